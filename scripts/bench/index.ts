@@ -1,0 +1,5 @@
+/** `npm run bench`: every benchmark of the project, one table per measurement, in one run. */
+import { benchTokens } from "./tokens.js";
+
+console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+await benchTokens();

@@ -1,0 +1,129 @@
+/**
+ * Token-counting benchmark: cold throughput of the shipped engine beside plain js-tiktoken, gpt-tokenizer and
+ * tiktoken (WASM) on the same text, the warm per-turn count, and pathological inputs. Run: npm run bench:tokens
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { createRequire } from "node:module";
+import { countMessageTokens } from "../../src/tokens/chat-format.js";
+import { getEngine } from "../../src/tokens/engines.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { generateHistory } from "../workload/history.js";
+import { pathologicalInputs } from "../workload/text.js";
+import { median, printTable, time } from "./table.js";
+
+const require = createRequire(import.meta.url);
+
+function textsOf(messages: readonly BaseMessage[]): string[] {
+  const texts: string[] = [];
+  for (const message of messages) countMessageTokens(message, (text) => (texts.push(text), 0));
+  return texts;
+}
+
+function bytes(texts: readonly string[]): number {
+  return texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+}
+
+export async function benchTokens(): Promise<void> {
+  const history = generateHistory({ seed: 7, messages: 2_000 });
+  const texts = textsOf(history);
+  const megabytes = bytes(texts) / 1e6;
+
+  const { Tiktoken } = require("js-tiktoken/lite") as typeof import("js-tiktoken/lite");
+  const o200k = require("js-tiktoken/ranks/o200k_base");
+  const { get_encoding } = require("tiktoken") as typeof import("tiktoken");
+  const gpt = require("gpt-tokenizer/encoding/o200k_base") as typeof import("gpt-tokenizer/encoding/o200k_base");
+
+  const inits = {
+    "js-tiktoken": time(() => new Tiktoken(o200k.default ?? o200k)),
+    tiktoken: time(() => get_encoding("o200k_base")),
+    "gpt-tokenizer": time(() => gpt.countTokens("warm up")),
+    shipped: time(() => new TokenCounter({ model: "gpt-4o" }).countText("warm up")),
+  };
+  const jsTiktoken = inits["js-tiktoken"].result;
+  const wasm = inits.tiktoken.result;
+  const asText = { disallowedSpecial: new Set<string>() };
+
+  const shipped = new TokenCounter({ model: "gpt-4o" });
+  const engines: Record<string, (text: string) => number> = {
+    "js-tiktoken (plain)": (text) => jsTiktoken.encode(text, [], []).length,
+    "tiktoken WASM (plain)": (text) => wasm.encode(text, [], []).length,
+    "gpt-tokenizer (plain)": (text) => gpt.countTokens(text, asText),
+    "shipped engine: TokenCounter.countText": (text) => shipped.countText(text),
+  };
+  // Interleaved rounds, best of 7 per engine, so machine noise hits every engine alike.
+  const best: Record<string, number> = {};
+  const totals: Record<string, number> = {};
+  for (let round = 0; round < 7; round++) {
+    for (const [name, count] of Object.entries(engines)) {
+      if (round >= 3 && name.startsWith("js-tiktoken")) continue; // slow; 3 rounds are plenty
+      const run = time(() => texts.reduce((sum, text) => sum + count(text), 0));
+      best[name] = Math.min(best[name] ?? Infinity, run.ms);
+      totals[name] = run.result;
+    }
+    const run = time(() => new TokenCounter({ model: "gpt-4o" }).countMessages(history));
+    best.messages = Math.min(best.messages ?? Infinity, run.ms);
+    totals.messages = run.result;
+  }
+  const rows: Array<Record<string, string | number>> = Object.keys(engines).map((name) => ({
+    engine: name,
+    "text tokens": totals[name]!,
+    "best ms": best[name]!.toFixed(1),
+    "MB/s": (megabytes / (best[name]! / 1000)).toFixed(2),
+  }));
+  rows.push({
+    engine: "shipped: countMessages, cold cache (incl. cache bookkeeping)",
+    "text tokens": `${totals.messages} (request)`,
+    "best ms": best.messages!.toFixed(1),
+    "MB/s": (megabytes / (best.messages! / 1000)).toFixed(2),
+  });
+  const reference = totals["gpt-tokenizer (plain)"];
+  const identical = Object.keys(engines).every((name) => totals[name] === reference);
+  printTable(
+    `Cold count of a 2,000-message history (${megabytes.toFixed(2)} MB of text); identical text counts across engines: ${identical ? "yes" : "NO"}`,
+    rows,
+  );
+  printTable(
+    "Encoder start-up (first use in this process)",
+    Object.entries(inits).map(([engine, run]) => ({ engine, ms: run.ms.toFixed(0) })),
+  );
+
+  // Warm: the thread after one more turn, counted with a warm cache (objects as a running graph returns them),
+  // and after a checkpoint reload (new objects, same ids).
+  const counter = new TokenCounter({ model: "gpt-4o" });
+  counter.countMessages(history);
+  const warm: number[] = [];
+  const reloaded: number[] = [];
+  let thread = history;
+  for (let turn = 0; turn < 50; turn++) {
+    thread = [...thread, new HumanMessage({ id: `turn-${turn}`, content: `Turn ${turn}: what changed in invoice ${turn * 37}?` })];
+    warm.push(time(() => counter.countMessages(thread)).ms);
+  }
+  const reloadedThread = thread.map((message) => {
+    const Constructor = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+    return new Constructor({ ...message });
+  });
+  for (let turn = 0; turn < 5; turn++) reloaded.push(time(() => counter.countMessages(reloadedThread)).ms);
+  printTable("Warm count after appending one message (2,000+ messages, 50 turns)", [
+    { case: "same objects (in-process graph)", "median ms": median(warm).toFixed(3), "max ms": Math.max(...warm).toFixed(3) },
+    { case: "reloaded checkpoint (new objects)", "median ms": median(reloaded).toFixed(3), "max ms": Math.max(...reloaded).toFixed(3) },
+  ]);
+
+  const pathological: Array<Record<string, string | number>> = [];
+  for (const size of [10_000, 100_000, 1_000_000]) {
+    for (const [name, text] of Object.entries(pathologicalInputs(size))) {
+      const run = time(() => shipped.countText(text));
+      const row: Record<string, string | number> = { input: name, size: size.toLocaleString("en"), tokens: run.result, "shipped ms": run.ms.toFixed(1) };
+      if (size === 10_000) {
+        const exact = time(() => gpt.countTokens(text, asText));
+        row["plain gpt-tokenizer ms"] = exact.ms.toFixed(1);
+        row["error vs exact"] = `${(((run.result - exact.result) / exact.result) * 100).toFixed(2)}%`;
+      }
+      pathological.push(row);
+    }
+  }
+  printTable("Pathological inputs (shipped engine; plain gpt-tokenizer at 10 KB for contrast)", pathological);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchTokens();
+}

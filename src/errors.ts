@@ -1,0 +1,71 @@
+/**
+ * Typed errors. Every error a caller can trigger carries a stable `code`, the offending value when there is one,
+ * and a message that says what was wrong and what to do. Recognise them with `CompactionError.isInstance(error)`
+ * (a marker check that survives duplicated copies of this package, unlike `instanceof`).
+ */
+
+const MARKER = Symbol.for("langgraph-compaction.error");
+
+export type CompactionErrorCode =
+  | "INVALID_ARGUMENT"
+  | "MISSING_THREAD_ID"
+  | "MISSING_CHECKPOINTER"
+  | "THREAD_NOT_FOUND"
+  | "THREAD_BUSY"
+  | "INVALID_HISTORY"
+  | "WRITE_CONFLICT"
+  | "SUMMARIZER_FAILED"
+  | "STORE_UNAVAILABLE"
+  | "CHECKPOINT_NOT_FOUND";
+
+export interface CompactionErrorOptions {
+  code: CompactionErrorCode;
+  message: string;
+  /** The option or parameter that was wrong, when one was. */
+  parameter?: string;
+  /** The offending value, when there is one. */
+  value?: unknown;
+  cause?: unknown;
+}
+
+export class CompactionError extends Error {
+  readonly [MARKER] = true;
+  readonly code: CompactionErrorCode;
+  readonly parameter?: string;
+  readonly value?: unknown;
+
+  constructor({ code, message, parameter, value, cause }: CompactionErrorOptions) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "CompactionError";
+    this.code = code;
+    this.parameter = parameter;
+    this.value = value;
+  }
+
+  static isInstance(error: unknown): error is CompactionError {
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** A short, safe rendering of a value for an error message (never dumps a whole history). */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  }
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) {
+    return String(value);
+  }
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  const name = (value as object).constructor?.name;
+  return name && name !== "Object" ? `a ${name}` : "an object";
+}
+
+export function invalidArgument(parameter: string, value: unknown, expectation: string): CompactionError {
+  return new CompactionError({
+    code: "INVALID_ARGUMENT",
+    parameter,
+    value,
+    message: `${parameter} must be ${expectation}; got ${describeValue(value)}.`,
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * Per-message token cache.
+ *
+ * Two levels: the message object itself (a WeakMap: a thread counted again after a turn holds mostly the same
+ * objects), and the message id with a comparison of everything that is counted — type, name, content, tool calls —
+ * so a checkpoint loaded again (new objects, same messages) still hits, while a message replaced under the same id
+ * misses. Messages without an id are keyed by a hash of that same description. An entry can never be stale: every
+ * hit is checked against the values that were counted, so a cached count always equals a cold count.
+ */
+
+import type { BaseMessage } from "@langchain/core/messages";
+
+interface Entry {
+  type: string;
+  name: unknown;
+  /** The content as counted: the string itself, or the JSON of a content array. */
+  content: string;
+  /** JSON of the tool calls ("" when none). */
+  calls: string;
+  tokens: number;
+}
+
+interface ObjectEntry {
+  content: unknown;
+  name: unknown;
+  toolCalls: unknown;
+  tokens: number;
+}
+
+/** Entries kept at the id level before the oldest are dropped. */
+export const DEFAULT_CACHE_ENTRIES = 100_000;
+
+// cyrb53: a fast, well-mixed 53-bit string hash (public domain), for messages that have no id.
+function hash53(text: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+function toolCallsOf(message: BaseMessage): unknown {
+  return (message as BaseMessage & { tool_calls?: unknown }).tool_calls;
+}
+
+function typeOf(message: BaseMessage): string {
+  const role = (message as BaseMessage & { role?: unknown }).role;
+  return role === undefined ? message.getType() : `${message.getType()}:${String(role)}`;
+}
+
+function describe(message: BaseMessage): Omit<Entry, "tokens"> {
+  const toolCalls = toolCallsOf(message);
+  return {
+    type: typeOf(message),
+    name: message.name,
+    content: typeof message.content === "string" ? message.content : JSON.stringify(message.content),
+    calls: Array.isArray(toolCalls) && toolCalls.length > 0 ? JSON.stringify(toolCalls) : "",
+  };
+}
+
+function sameDescription(entry: Entry, described: Omit<Entry, "tokens">): boolean {
+  return (
+    entry.type === described.type &&
+    entry.name === described.name &&
+    entry.calls === described.calls &&
+    entry.content === described.content
+  );
+}
+
+export class MessageTokenCache {
+  private readonly byObject = new WeakMap<BaseMessage, ObjectEntry>();
+  private readonly byKey = new Map<string, Entry>();
+  /** Messages actually encoded (cache misses) since construction. */
+  encoded = 0;
+  /** Lookups answered from the cache. */
+  hits = 0;
+
+  constructor(private readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
+
+  get(message: BaseMessage, compute: (message: BaseMessage) => number): number {
+    const cached = this.byObject.get(message);
+    if (
+      cached !== undefined &&
+      cached.content === message.content &&
+      cached.name === message.name &&
+      cached.toolCalls === toolCallsOf(message)
+    ) {
+      this.hits++;
+      return cached.tokens;
+    }
+    const described = describe(message);
+    const key =
+      typeof message.id === "string" && message.id.length > 0
+        ? `id:${message.id}`
+        : `hash:${described.content.length}:${hash53(described.content)}:${hash53(`${described.type}\u0000${String(described.name ?? "")}\u0000${described.calls}`)}`;
+    const entry = this.byKey.get(key);
+    let tokens: number;
+    if (entry !== undefined && sameDescription(entry, described)) {
+      this.hits++;
+      tokens = entry.tokens;
+    } else {
+      tokens = compute(message);
+      this.encoded++;
+      if (entry !== undefined) this.byKey.delete(key);
+      this.byKey.set(key, { ...described, tokens });
+      if (this.byKey.size > this.maxEntries) {
+        const oldest = this.byKey.keys().next().value;
+        if (oldest !== undefined) this.byKey.delete(oldest);
+      }
+    }
+    this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), tokens });
+    return tokens;
+  }
+
+  clear(): void {
+    this.byKey.clear();
+  }
+}

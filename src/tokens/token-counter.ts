@@ -1,0 +1,102 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { invalidArgument } from "../errors.js";
+import { countMessageTokens, REPLY_PRIMING_TOKENS } from "./chat-format.js";
+import { DEFAULT_ENGINE, ENGINE_NAMES, getEngine, type EngineName, type TokenizerEngine } from "./engines.js";
+import { MessageTokenCache } from "./message-cache.js";
+import { DEFAULT_MODEL, resolveModel, type ModelInfo } from "./models.js";
+import { countBounded, type SplitOptions } from "./split.js";
+import { countToolDefinitions, type ToolDefinitionLike } from "./tool-definitions.js";
+
+const SHORT_TEXT_LENGTH = 48;
+
+export interface TokenCounterOptions extends SplitOptions {
+  /** Picks the encoding and the context window. Unknown names fall back to o200k_base. @default "gpt-4o" */
+  model?: string;
+  /** The tokenizer implementation. @default "gpt-tokenizer" */
+  engine?: EngineName;
+}
+
+export interface CountMessagesOptions {
+  /** Tool definitions sent with the request: OpenAI format or LangChain tools. */
+  tools?: readonly ToolDefinitionLike[];
+}
+
+/**
+ * Counts tokens the way OpenAI bills a chat request.
+ *
+ * `countMessages` is incremental: each message is encoded once, then answered from a cache keyed by the message
+ * object and by its id and content, so counting a thread after a turn encodes only the new messages, and a cached
+ * count always equals a cold one. Counting never stalls on pathological text (see split.ts for the error bound).
+ *
+ * @throws CompactionError INVALID_ARGUMENT for a non-string model or an unknown engine.
+ */
+export class TokenCounter {
+  readonly model: string;
+  readonly modelInfo: ModelInfo;
+  private readonly engine: TokenizerEngine;
+  private readonly split: SplitOptions;
+  private readonly cache = new MessageTokenCache();
+
+  constructor({ model = DEFAULT_MODEL, engine = DEFAULT_ENGINE, segmentLength, maxRunLength }: TokenCounterOptions = {}) {
+    if (typeof model !== "string" || model.trim() === "") {
+      throw invalidArgument("model", model, 'a model name such as "gpt-4o"');
+    }
+    if (!ENGINE_NAMES.includes(engine)) {
+      throw invalidArgument("engine", engine, `one of ${ENGINE_NAMES.map((name) => `"${name}"`).join(", ")}`);
+    }
+    for (const [parameter, value] of [["segmentLength", segmentLength], ["maxRunLength", maxRunLength]] as const) {
+      if (value !== undefined && (!Number.isInteger(value) || value < 16)) {
+        throw invalidArgument(parameter, value, "an integer >= 16");
+      }
+    }
+    this.model = model;
+    this.modelInfo = resolveModel(model);
+    this.engine = getEngine(engine, this.modelInfo.encoding);
+    this.split = { segmentLength, maxRunLength };
+  }
+
+  get encoding() {
+    return this.modelInfo.encoding;
+  }
+
+  get contextWindow(): number {
+    return this.modelInfo.contextWindow;
+  }
+
+  /** Tokens of plain text. Special-token strings count as text. */
+  countText(text: string): number {
+    if (typeof text !== "string") throw invalidArgument("text", text, "a string");
+    if (text.length === 0) return 0;
+    if (text.length <= SHORT_TEXT_LENGTH) return this.engine.countShort(text);
+    return countBounded(text, this.engine.encoding, this.engine.count, this.split);
+  }
+
+  /** Tokens of one message, without the 3 tokens of reply priming. Cached. */
+  countMessage(message: BaseMessage): number {
+    return this.cache.get(message, (uncached) => countMessageTokens(uncached, (text) => this.countText(text)));
+  }
+
+  /** Tokens of each message, in order (reply priming not included). */
+  countEach(messages: readonly BaseMessage[]): number[] {
+    return messages.map((message) => this.countMessage(message));
+  }
+
+  /** Tokens of a whole request: messages, reply priming, and tool definitions when given. */
+  countMessages(messages: readonly BaseMessage[], { tools }: CountMessagesOptions = {}): number {
+    if (!Array.isArray(messages)) throw invalidArgument("messages", messages, "an array of BaseMessage");
+    let total = REPLY_PRIMING_TOKENS;
+    for (const message of messages) total += this.countMessage(message);
+    if (tools && tools.length > 0) total += this.countTools(tools);
+    return total;
+  }
+
+  /** Tokens of tool definitions (OpenAI's cookbook formula). */
+  countTools(tools: readonly ToolDefinitionLike[]): number {
+    return countToolDefinitions(tools, this.engine.encoding, (text) => this.countText(text));
+  }
+
+  /** How many messages were encoded and how many answered from the cache, since construction. */
+  get cacheStats(): { encoded: number; hits: number } {
+    return { encoded: this.cache.encoded, hits: this.cache.hits };
+  }
+}
