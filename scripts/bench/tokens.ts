@@ -5,7 +5,6 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { createRequire } from "node:module";
 import { countMessageTokens } from "../../src/tokens/chat-format.js";
-import { getEngine } from "../../src/tokens/engines.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateHistory } from "../workload/history.js";
 import { pathologicalInputs } from "../workload/text.js";

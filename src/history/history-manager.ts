@@ -1,0 +1,375 @@
+/**
+ * HistoryManager: read a thread, plan the cut, summarize, and force-write a replacement checkpoint that loses
+ * nothing (the recipe and its failure modes are in DESIGN.md; the compare-and-swap per backend in
+ * checkpoint/compare-and-swap.ts).
+ */
+
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import { copyCheckpoint, type BaseCheckpointSaver, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { idAfter } from "../checkpoint/ids.js";
+import { createWriter, maxVersion, type CompareAndSwapWriter } from "../checkpoint/compare-and-swap.js";
+import { CompactionError, invalidArgument } from "../errors.js";
+import { createDefaultSummarizer } from "../summarizers/default.js";
+import { validateSummaryText, LlmSummarizer } from "../summarizers/llm.js";
+import type { Summarizer } from "../summarizers/types.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
+import type { CompactionReport } from "./report.js";
+import {
+  createSummaryMessage,
+  DEFAULT_SUMMARY_ROLE,
+  getSummaryProvenance,
+  summaryText,
+  type SummaryRole,
+} from "./summary-message.js";
+import { threadLocks } from "./thread-lock.js";
+import { readThreadHead, type StateReader } from "./thread-state.js";
+import { validateHistory } from "./validate.js";
+
+export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
+export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
+
+export interface HistoryManagerOptions {
+  /** The store holding the threads. */
+  checkpointer: BaseCheckpointSaver;
+  /** Default: LlmSummarizer over `model` when given, else ChatOpenAI when OPENAI_API_KEY is set, else extractive. */
+  summarizer?: Summarizer;
+  /** A chat model for an LlmSummarizer (ignored when `summarizer` is given). */
+  model?: BaseChatModel;
+  /** Share of the oldest non-system messages to summarize. @default 0.5 */
+  compactionRatio?: number;
+  /** Keep the newest messages within this many tokens instead of using the ratio. */
+  keepTokens?: number;
+  /** Model name for the tokenizer. @default "gpt-4o" */
+  tokenModel?: string;
+  /** A shared counter (its cache makes repeated counts cheap). */
+  counter?: TokenCounter;
+  /** Role of the summary message. @default "human" */
+  summaryRole?: SummaryRole;
+  /** A summary that takes longer is abandoned and nothing is written. @default 120000 */
+  summaryTimeoutMs?: number;
+  /** Compare-and-swap attempts before reporting a conflict. @default 3 */
+  maxWriteAttempts?: number;
+  /** The compiled graph, when at hand: its getState reports interrupts and rebuilds delta channels. */
+  graph?: StateReader;
+}
+
+export interface CompactOverrides {
+  compactionRatio?: number;
+  keepTokens?: number;
+}
+
+export interface CompactedMessages {
+  /** `[leading system messages, summary, kept messages]`. */
+  messages: BaseMessage[];
+  summary: BaseMessage;
+  plan: CompactionPlan;
+  summarizerMs: number;
+}
+
+function threadIdOf(config: unknown): string {
+  const threadId = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
+  if (typeof threadId !== "string" && typeof threadId !== "number") {
+    throw new CompactionError({
+      code: "MISSING_THREAD_ID",
+      value: threadId,
+      message: `config.configurable.thread_id is required (a string); got ${threadId === undefined ? "none" : JSON.stringify(threadId)}`,
+    });
+  }
+  return String(threadId);
+}
+
+export class HistoryManager {
+  readonly checkpointer: BaseCheckpointSaver;
+  readonly summarizer: Summarizer;
+  readonly counter: TokenCounter;
+  private readonly compactionRatio: number;
+  private readonly keepTokens?: number;
+  private readonly summaryRole: SummaryRole;
+  private readonly summaryTimeoutMs: number;
+  private readonly maxWriteAttempts: number;
+  private readonly graph?: StateReader;
+  private readonly writer: CompareAndSwapWriter;
+
+  /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
+  constructor(options: HistoryManagerOptions) {
+    if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
+    const { checkpointer, summarizer, model, compactionRatio = DEFAULT_COMPACTION_RATIO, keepTokens } = options;
+    if (
+      typeof checkpointer !== "object" ||
+      checkpointer === null ||
+      typeof (checkpointer as BaseCheckpointSaver).getTuple !== "function" ||
+      typeof (checkpointer as BaseCheckpointSaver).put !== "function"
+    ) {
+      throw new CompactionError({
+        code: "MISSING_CHECKPOINTER",
+        parameter: "checkpointer",
+        value: checkpointer,
+        message: `checkpointer must be a LangGraph checkpoint saver (MemorySaver, SqliteSaver, PostgresSaver...); got ${checkpointer === undefined ? "none" : typeof checkpointer}`,
+      });
+    }
+    if (summarizer !== undefined && typeof (summarizer as Summarizer).summarize !== "function") {
+      throw invalidArgument("summarizer", summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
+    }
+    if (keepTokens !== undefined && (!Number.isInteger(keepTokens) || keepTokens < 0)) {
+      throw invalidArgument("keepTokens", keepTokens, "a non-negative integer");
+    }
+    const summaryTimeoutMs = options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
+    if (!Number.isFinite(summaryTimeoutMs) || summaryTimeoutMs <= 0) {
+      throw invalidArgument("summaryTimeoutMs", summaryTimeoutMs, "a positive number of milliseconds");
+    }
+    const maxWriteAttempts = options.maxWriteAttempts ?? DEFAULT_MAX_WRITE_ATTEMPTS;
+    if (!Number.isInteger(maxWriteAttempts) || maxWriteAttempts < 1) {
+      throw invalidArgument("maxWriteAttempts", maxWriteAttempts, "an integer >= 1");
+    }
+    const summaryRole = options.summaryRole ?? DEFAULT_SUMMARY_ROLE;
+    if (!["human", "system", "ai"].includes(summaryRole)) {
+      throw invalidArgument("summaryRole", summaryRole, '"human", "system" or "ai"');
+    }
+    this.checkpointer = checkpointer;
+    this.compactionRatio = validateRatio("compactionRatio", compactionRatio);
+    this.keepTokens = keepTokens;
+    this.counter = options.counter ?? new TokenCounter({ model: options.tokenModel });
+    this.summarizer = summarizer ?? (model ? new LlmSummarizer({ model }) : createDefaultSummarizer({ counter: this.counter }));
+    this.summaryRole = summaryRole;
+    this.summaryTimeoutMs = summaryTimeoutMs;
+    this.maxWriteAttempts = maxWriteAttempts;
+    this.graph = options.graph;
+    this.writer = createWriter(checkpointer);
+  }
+
+  /** Which compare-and-swap this manager uses: "sqlite", "postgres", or "generic" (best effort). */
+  get backend(): CompareAndSwapWriter["backend"] {
+    return this.writer.backend;
+  }
+
+  /** The dry run: what `compactThread` would summarize and keep. Pure. */
+  planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}): CompactionPlan {
+    return planCompaction(messages, {
+      compactionRatio: overrides.compactionRatio ?? this.compactionRatio,
+      keepTokens: overrides.keepTokens ?? this.keepTokens,
+      counter: this.counter,
+    });
+  }
+
+  /**
+   * Summarize the oldest part of `messages` and return `[system…, summary, kept…]`. Writes nothing.
+   * @throws CompactionError INVALID_HISTORY when the plan is not executable; SUMMARIZER_FAILED when the summarizer
+   *   throws, times out, or returns an empty, oversized or error-like text.
+   */
+  async compactMessages(
+    messages: readonly BaseMessage[],
+    overrides: CompactOverrides & { replacedCheckpointId?: string } = {},
+  ): Promise<CompactedMessages> {
+    const plan = this.planCompaction(messages, overrides);
+    if (!plan.executable) {
+      throw new CompactionError({ code: "INVALID_HISTORY", message: `cannot compact: ${plan.reason}` });
+    }
+    const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
+    const started = performance.now();
+    const text = await this.runSummarizer(plan);
+    const summarizerMs = performance.now() - started;
+    const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
+    const summary = createSummaryMessage(
+      text,
+      {
+        replacedCheckpointId: overrides.replacedCheckpointId ?? null,
+        coveredMessages: plan.summarize.length + (previous?.coveredMessages ?? 0),
+        coveredTokens: plan.tokens.summarized - (plan.previousSummary ? this.counter.countMessage(plan.previousSummary) : 0) + (previous?.coveredTokens ?? 0),
+        firstCoveredId: previous?.firstCoveredId ?? plan.summarize[0]?.id ?? null,
+        lastCoveredId: plan.summarize.at(-1)?.id ?? null,
+        coveredIds: ids,
+        previousSummaryId: plan.previousSummary?.id ?? null,
+        summarizer: this.summarizer.name,
+        model: this.summarizer.model ?? null,
+      },
+      this.summaryRole,
+    );
+    const result = [...plan.system, summary, ...plan.keep];
+    const problems = validateHistory(result);
+    if (problems.length > 0) {
+      throw new CompactionError({ code: "INVALID_HISTORY", message: `the compacted history would be invalid: ${problems[0]!.message}` });
+    }
+    return { messages: result, summary, plan, summarizerMs };
+  }
+
+  private async runSummarizer(plan: CompactionPlan): Promise<string> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new CompactionError({
+          code: "SUMMARIZER_FAILED",
+          value: this.summaryTimeoutMs,
+          message: `the summarizer did not answer within ${this.summaryTimeoutMs} ms (summaryTimeoutMs)`,
+        });
+        controller.abort(error);
+        reject(error);
+      }, this.summaryTimeoutMs);
+    });
+    try {
+      const text = await Promise.race([
+        this.summarizer.summarize({
+          previousSummary: plan.previousSummary ? summaryText(plan.previousSummary) : undefined,
+          messages: plan.summarize,
+          tokenBudget: plan.tokens.summaryBudget,
+          signal: controller.signal,
+        }),
+        timeout,
+      ]);
+      if (typeof text !== "string") {
+        throw new CompactionError({ code: "SUMMARIZER_FAILED", value: text, message: `the summarizer returned ${typeof text}, not text` });
+      }
+      return validateSummaryText(text, plan.tokens.summaryBudget);
+    } catch (error) {
+      if (CompactionError.isInstance(error)) throw error;
+      throw new CompactionError({
+        code: "SUMMARIZER_FAILED",
+        message: `the summarizer failed: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Force-write `messages` as the thread's new head: a new checkpoint whose id sorts right after the head, parent
+   * the head, `source: "update"`, step + 1, only the `messages` channel changed with its version bumped.
+   * Compare-and-swap: lands only if the head is still `expectedCheckpointId` (default: the head read now) and idle.
+   * @returns the new and previous checkpoint ids.
+   * @throws CompactionError THREAD_NOT_FOUND, THREAD_BUSY, WRITE_CONFLICT, INVALID_HISTORY.
+   */
+  async replaceThreadHistory(
+    config: unknown,
+    messages: readonly BaseMessage[],
+    { expectedCheckpointId, metadata }: { expectedCheckpointId?: string; metadata?: Record<string, unknown> } = {},
+  ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
+    const threadId = threadIdOf(config);
+    return threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, expectedCheckpointId, metadata));
+  }
+
+  private async replaceUnlocked(
+    threadId: string,
+    messages: readonly BaseMessage[],
+    expectedCheckpointId: string | undefined,
+    extraMetadata: Record<string, unknown> | undefined,
+  ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
+    const problems = validateHistory(messages);
+    if (problems.length > 0) {
+      throw new CompactionError({ code: "INVALID_HISTORY", value: problems, message: `refusing to write an invalid history: ${problems[0]!.message}` });
+    }
+    const head = await readThreadHead(this.checkpointer, threadId, this.graph);
+    if (!head) {
+      throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} has no checkpoint in this store` });
+    }
+    const headId = head.tuple.checkpoint.id;
+    if (expectedCheckpointId !== undefined && headId !== expectedCheckpointId) {
+      throw new CompactionError({
+        code: "WRITE_CONFLICT",
+        value: expectedCheckpointId,
+        message: `thread ${threadId}: the head is ${headId}, not the expected ${expectedCheckpointId}`,
+      });
+    }
+    if (head.busyReason) {
+      throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}` });
+    }
+    const step = ((head.tuple.metadata?.step as number | undefined) ?? -1) + 1;
+    const newId = idAfter(headId, step);
+    const proposed = this.checkpointer.getNextVersion(maxVersion(head.tuple.checkpoint.channel_versions) as number | undefined);
+    const outcome = await this.writer.write(threadId, headId, proposed, (version) => {
+      const checkpoint = copyCheckpoint(head.tuple.checkpoint);
+      checkpoint.id = newId;
+      checkpoint.ts = new Date().toISOString();
+      checkpoint.channel_values = { ...checkpoint.channel_values, messages: [...messages] };
+      checkpoint.channel_versions = { ...checkpoint.channel_versions, messages: version };
+      const metadata = {
+        source: "update",
+        step,
+        parents: (head.tuple.metadata?.parents as Record<string, string> | undefined) ?? {},
+        ...extraMetadata,
+      } as CheckpointMetadata;
+      return { checkpoint, metadata, newVersions: { messages: version } };
+    });
+    if (outcome.status === "busy") {
+      throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${outcome.reason}` });
+    }
+    if (outcome.status === "conflict") {
+      throw new CompactionError({ code: "WRITE_CONFLICT", value: outcome.headCheckpointId, message: `thread ${threadId}: ${outcome.reason}` });
+    }
+    return { checkpointId: newId, previousCheckpointId: headId };
+  }
+
+  /**
+   * Read the thread, plan, summarize and write, retrying the compare-and-swap on conflict. Never throws for a thread
+   * that cannot be compacted now (busy, interrupted, nothing to summarize, lost every race): the report says why.
+   * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),
+   *   SUMMARIZER_FAILED (nothing was written).
+   */
+  async compactThread(config: unknown, overrides: CompactOverrides = {}): Promise<CompactionReport> {
+    const threadId = threadIdOf(config);
+    return threadLocks.run(this.checkpointer, threadId, () => this.compactUnlocked(threadId, overrides));
+  }
+
+  private async compactUnlocked(threadId: string, overrides: CompactOverrides): Promise<CompactionReport> {
+    let lastReason = "";
+    let lastHead: string | null = null;
+    for (let attempt = 1; attempt <= this.maxWriteAttempts; attempt++) {
+      const head = await readThreadHead(this.checkpointer, threadId, this.graph);
+      if (!head) {
+        throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} has no checkpoint in this store` });
+      }
+      const headId = head.tuple.checkpoint.id;
+      lastHead = headId;
+      const base = {
+        threadId,
+        previousCheckpointId: headId,
+        messagesBefore: head.messages.length,
+        tokensBefore: this.counter.countMessages(head.messages),
+        summarizer: this.summarizer.name,
+        attempts: attempt,
+      };
+      if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
+      const plan = this.planCompaction(head.messages, overrides);
+      if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
+      const compacted = await this.compactMessages(head.messages, { ...overrides, replacedCheckpointId: headId });
+      const writeStarted = performance.now();
+      try {
+        const written = await this.replaceUnlocked(threadId, compacted.messages, headId, {
+          compaction: {
+            replacedCheckpointId: headId,
+            summarizedMessages: plan.summarize.length,
+            summaryId: compacted.summary.id,
+          },
+        });
+        return {
+          ...base,
+          status: "compacted",
+          reason: plan.reason,
+          newCheckpointId: written.checkpointId,
+          messagesAfter: compacted.messages.length,
+          tokensAfter: this.counter.countMessages(compacted.messages),
+          summarizedMessages: plan.summarize.length,
+          keptMessages: plan.keep.length,
+          summaryId: compacted.summary.id,
+          summarizerMs: compacted.summarizerMs,
+          writeMs: performance.now() - writeStarted,
+        };
+      } catch (error) {
+        if (!CompactionError.isInstance(error)) throw error;
+        if (error.code === "THREAD_BUSY") return { ...base, status: "skipped", reason: error.message };
+        if (error.code !== "WRITE_CONFLICT") throw error;
+        lastReason = error.message;
+      }
+    }
+    return {
+      threadId,
+      status: "conflict",
+      reason: `gave up after ${this.maxWriteAttempts} attempts: ${lastReason}`,
+      previousCheckpointId: lastHead,
+      summarizer: this.summarizer.name,
+      attempts: this.maxWriteAttempts,
+    };
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Planning a compaction: pure, no I/O — the dry run that `compactThread` executes.
+ *
+ * The history is read as [leading system messages][previous summary?][body]. A cut index splits the body into the
+ * part to summarize and the part kept verbatim. The cut always falls between atomic units (units.ts), never before
+ * the latest user message (the current turn is never summarized), and the planned result must pass
+ * `validateHistory`, otherwise the plan is not executable.
+ */
+
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { invalidArgument } from "../errors.js";
+import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+import { isSummaryMessage } from "./summary-message.js";
+import { groupUnits } from "./units.js";
+import { validateHistory, type HistoryProblem } from "./validate.js";
+
+export const DEFAULT_COMPACTION_RATIO = 0.5;
+/** Summary budget: this share of the summarized tokens... */
+export const DEFAULT_SUMMARY_BUDGET_RATIO = 0.2;
+/** ...at least this many tokens... */
+export const MIN_SUMMARY_TOKENS = 256;
+/** ...and at most this many. */
+export const MAX_SUMMARY_TOKENS = 2_000;
+
+export interface PlanOptions {
+  /** Share (0 < r < 1) of the oldest non-system messages to summarize. @default 0.5 */
+  compactionRatio?: number;
+  /** Instead of a ratio: keep the newest messages that fit in this many tokens, summarize the rest. */
+  keepTokens?: number;
+  /** Counter used for the token figures. @default a TokenCounter for "gpt-4o" */
+  counter?: TokenCounter;
+}
+
+export interface CompactionPlan {
+  /** True when there is something to summarize and the planned history is valid. */
+  executable: boolean;
+  /** Why the plan is (or is not) executable, in one sentence, for dry runs and reports. */
+  reason: string;
+  system: BaseMessage[];
+  previousSummary: BaseMessage | undefined;
+  /** Messages to fold into the summary, oldest first. */
+  summarize: BaseMessage[];
+  /** Messages kept verbatim after the summary. */
+  keep: BaseMessage[];
+  /** Atomic units in the body, and how many go to the summary. */
+  units: { total: number; summarized: number };
+  tokens: {
+    before: number;
+    summarized: number;
+    kept: number;
+    system: number;
+    /** Budget given to the summarizer. */
+    summaryBudget: number;
+    /** Estimate: system + summary budget + kept. */
+    afterEstimate: number;
+  };
+  /** Problems `validateHistory` found in the planned result (empty when valid). */
+  problems: HistoryProblem[];
+}
+
+/** Smallest budget ever given, however short the segment. */
+export const FLOOR_SUMMARY_TOKENS = 64;
+
+/**
+ * The summary budget for `tokens` of summarized text (including any previous summary being folded in): 20% of it,
+ * at least 256 and at most 2,000 tokens — but never more than half the summarized text, so a compaction always
+ * shrinks the history (down to a floor of 64 tokens for tiny segments).
+ */
+export function summaryBudget(tokens: number): number {
+  const budget = Math.max(MIN_SUMMARY_TOKENS, Math.min(MAX_SUMMARY_TOKENS, Math.round(tokens * DEFAULT_SUMMARY_BUDGET_RATIO)));
+  return Math.max(FLOOR_SUMMARY_TOKENS, Math.min(budget, Math.floor(tokens / 2)));
+}
+
+export function validateRatio(parameter: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value >= 1) {
+    throw invalidArgument(parameter, value, "a number between 0 and 1 (exclusive), e.g. 0.5");
+  }
+  return value;
+}
+
+const defaultCounter = (() => {
+  let counter: TokenCounter | undefined;
+  return () => (counter ??= new TokenCounter());
+})();
+
+/**
+ * Plan the compaction of `messages`. Pure: reads nothing, writes nothing, never mutates its input.
+ * @throws CompactionError INVALID_ARGUMENT for an out-of-range ratio or keepTokens, or a non-array.
+ */
+export function planCompaction(messages: readonly BaseMessage[], options: PlanOptions = {}): CompactionPlan {
+  if (!Array.isArray(messages)) throw invalidArgument("messages", messages, "an array of BaseMessage");
+  const ratio = validateRatio("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO);
+  if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
+    throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
+  }
+  const counter = options.counter ?? defaultCounter();
+  const inputProblems = validateHistory(messages).filter((problem) => problem.code === "NOT_A_MESSAGE");
+  if (inputProblems.length > 0) {
+    throw invalidArgument("messages", messages[inputProblems[0]!.index], "LangChain messages only (index " + inputProblems[0]!.index + ")");
+  }
+
+  let systemEnd = 0;
+  while (systemEnd < messages.length && messages[systemEnd]!.getType() === "system" && !isSummaryMessage(messages[systemEnd])) {
+    systemEnd++;
+  }
+  const system = messages.slice(0, systemEnd);
+  const previousSummary = systemEnd < messages.length && isSummaryMessage(messages[systemEnd]) ? messages[systemEnd] : undefined;
+  const bodyStart = systemEnd + (previousSummary ? 1 : 0);
+  const body = messages.slice(bodyStart);
+  const tokensEach = counter.countEach(messages);
+  const sum = (from: number, to: number) => tokensEach.slice(from, to).reduce((total, tokens) => total + tokens, 0);
+  const before = REPLY_PRIMING_TOKENS + sum(0, messages.length);
+  const systemTokens = sum(0, systemEnd);
+
+  const units = groupUnits(body);
+  let latestUser = -1;
+  for (let index = body.length - 1; index >= 0; index--) {
+    if (body[index]!.getType() === "human" && !isSummaryMessage(body[index])) {
+      latestUser = index;
+      break;
+    }
+  }
+  // The cut may fall at the start of any unit up to the latest user message (or the last unit if there is none).
+  const maxCut = latestUser >= 0 ? latestUser : (units.at(-1)?.start ?? 0);
+  const boundaries = units.map((unit) => unit.start).filter((start) => start > 0 && start <= maxCut);
+
+  const cut = chooseCut(boundaries, body.length, ratio, options.keepTokens, (from, to) => sum(bodyStart + from, bodyStart + to));
+  const summarize = body.slice(0, cut);
+  const keep = body.slice(cut);
+  const summarizedTokens = sum(bodyStart, bodyStart + cut) + (previousSummary ? sum(systemEnd, bodyStart) : 0);
+  const keptTokens = sum(bodyStart + cut, messages.length);
+  const budget = summaryBudget(summarizedTokens);
+  const plan: CompactionPlan = {
+    executable: false,
+    reason: "",
+    system,
+    previousSummary,
+    summarize,
+    keep,
+    units: { total: units.length, summarized: units.filter((unit) => unit.end <= cut).length },
+    tokens: {
+      before,
+      summarized: summarizedTokens,
+      kept: keptTokens,
+      system: systemTokens,
+      summaryBudget: budget,
+      afterEstimate: REPLY_PRIMING_TOKENS + systemTokens + budget + keptTokens,
+    },
+    problems: [],
+  };
+
+  if (cut === 0) {
+    plan.reason =
+      body.length === 0
+        ? "nothing to summarize: the history holds only system messages and a summary"
+        : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
+    return plan;
+  }
+  const placeholder = new HumanMessage({ id: "planned-summary", content: "(summary)" });
+  plan.problems = validateHistory([...system, placeholder, ...keep]);
+  if (plan.problems.length > 0) {
+    plan.reason = `the planned history would be rejected by a provider: ${plan.problems[0]!.message}`;
+    return plan;
+  }
+  plan.executable = true;
+  plan.reason = `summarize ${summarize.length} of ${body.length} messages (${plan.units.summarized} of ${units.length} units${previousSummary ? ", folding in the previous summary" : ""}); keep ${keep.length} verbatim`;
+  return plan;
+}
+
+function chooseCut(
+  boundaries: number[],
+  bodyLength: number,
+  ratio: number,
+  keepTokens: number | undefined,
+  tokensBetween: (from: number, to: number) => number,
+): number {
+  if (boundaries.length === 0) return 0;
+  if (keepTokens !== undefined) {
+    // The earliest boundary whose tail fits in keepTokens; the latest boundary if none does.
+    for (const boundary of boundaries) {
+      if (tokensBetween(boundary, bodyLength) <= keepTokens) return boundary;
+    }
+    return boundaries.at(-1)!;
+  }
+  const target = ratio * bodyLength;
+  let best = boundaries[0]!;
+  for (const boundary of boundaries) {
+    if (Math.abs(boundary - target) < Math.abs(best - target)) best = boundary;
+  }
+  return best;
+}

@@ -1,0 +1,26 @@
+/** What `compactThread` did, or why it did nothing. */
+export interface CompactionReport {
+  threadId: string;
+  /**
+   * - `compacted`: a replacement checkpoint was written;
+   * - `skipped`: nothing written: the thread is busy or interrupted, or there is nothing to summarize;
+   * - `conflict`: nothing written: the head kept moving during every attempt.
+   */
+  status: "compacted" | "skipped" | "conflict";
+  /** One sentence: what was done, or why nothing was. */
+  reason: string;
+  /** The head that was read (and, when compacted, replaced: fork from it to see every original message). */
+  previousCheckpointId: string | null;
+  newCheckpointId?: string;
+  messagesBefore?: number;
+  messagesAfter?: number;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  summarizedMessages?: number;
+  keptMessages?: number;
+  summaryId?: string;
+  summarizer: string;
+  summarizerMs?: number;
+  writeMs?: number;
+  attempts: number;
+}

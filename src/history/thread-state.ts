@@ -1,0 +1,85 @@
+/**
+ * Reading a thread's head and deciding whether it may be compacted.
+ */
+import { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { CompactionError } from "../errors.js";
+
+export interface ThreadHead {
+  tuple: CheckpointTuple;
+  messages: BaseMessage[];
+  /** Why the thread may not be compacted now, or undefined when it is idle. */
+  busyReason: string | undefined;
+}
+
+/** The subset of a compiled graph used to read state (rebuilds delta channels, reports `next`). */
+export interface StateReader {
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown; next: readonly string[]; tasks?: readonly { interrupts?: readonly unknown[] }[] }>;
+}
+
+/**
+ * Nodes a checkpoint would still run, computed the way LangGraph triggers them: a `branch:to:<node>` channel that
+ * holds a value (trigger channels are emptied once consumed) at a version the node has not seen. Lets a store be
+ * inspected without the graph.
+ */
+export function pendingNodes(tuple: CheckpointTuple): string[] {
+  const { channel_versions: versions, versions_seen: seen } = tuple.checkpoint;
+  const nodes: string[] = [];
+  for (const [channel, version] of Object.entries(versions)) {
+    if (!channel.startsWith("branch:to:")) continue;
+    if (!(channel in tuple.checkpoint.channel_values)) continue;
+    const node = channel.slice("branch:to:".length);
+    const seenVersion = seen?.[node]?.[channel];
+    if (seenVersion === undefined || String(seenVersion).localeCompare(String(version), undefined, { numeric: true }) < 0) {
+      nodes.push(node);
+    }
+  }
+  return nodes;
+}
+
+export async function readThreadHead(saver: BaseCheckpointSaver, threadId: string, graph?: StateReader): Promise<ThreadHead | undefined> {
+  const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+  if (!tuple) return undefined;
+  const values = tuple.checkpoint.channel_values as Record<string, unknown>;
+  let raw: unknown = values.messages;
+  let busyReason: string | undefined;
+  if ((tuple.pendingWrites?.length ?? 0) > 0) {
+    const interrupted = tuple.pendingWrites!.some(([, channel]) => channel === "__interrupt__");
+    busyReason = interrupted
+      ? "the thread is paused at an interrupt(); resume it first"
+      : `the head has ${tuple.pendingWrites!.length} pending write(s): a run is in progress`;
+  }
+  if (graph) {
+    const state = await graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: tuple.checkpoint.id } });
+    raw = (state.values as Record<string, unknown> | undefined)?.messages;
+    if (!busyReason && state.next.length > 0) {
+      const interrupted = state.tasks?.some((task) => (task.interrupts?.length ?? 0) > 0);
+      busyReason = interrupted
+        ? "the thread is paused at an interrupt(); resume it first"
+        : `the thread has pending nodes (${state.next.join(", ")}): a run is in progress or was cut short`;
+    }
+  } else if (!busyReason) {
+    const pending = pendingNodes(tuple);
+    if (pending.length > 0) busyReason = `the thread has pending nodes (${pending.join(", ")}): a run is in progress or was cut short`;
+    else if (raw === undefined && "messages" in tuple.checkpoint.channel_versions) {
+      busyReason = "the messages channel is stored as deltas (DeltaChannel); pass the graph to read it";
+    }
+  }
+  if (raw === undefined) raw = [];
+  if (!Array.isArray(raw)) {
+    throw new CompactionError({
+      code: "INVALID_HISTORY",
+      value: raw,
+      message: `thread ${threadId}: the "messages" channel does not hold an array; is this a messages graph?`,
+    });
+  }
+  const badIndex = raw.findIndex((message) => !BaseMessage.isInstance(message));
+  if (badIndex >= 0) {
+    throw new CompactionError({
+      code: "INVALID_HISTORY",
+      value: raw[badIndex],
+      message: `thread ${threadId}: messages[${badIndex}] is not a LangChain message (a plain object was written to the checkpoint?)`,
+    });
+  }
+  return { tuple, messages: raw as BaseMessage[], busyReason };
+}

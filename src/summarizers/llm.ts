@@ -1,0 +1,127 @@
+/**
+ * LlmSummarizer: a structured running summary written by any LangChain chat model.
+ *
+ * - No tools are bound: the model is invoked as given, with a system prompt and one data message.
+ * - Its tokens never reach the caller's stream: the call is tagged `nostream` (LangGraph's stream handlers skip
+ *   such runs) and made with no inherited callbacks.
+ * - Its output is validated (non-empty text, within a bound, not an error message); a bad answer is an error.
+ * - Transient failures are retried with exponential backoff; when every attempt fails, the error propagates and
+ *   the compaction writes nothing.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { CompactionError, invalidArgument } from "../errors.js";
+import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
+import { contentText } from "./render.js";
+import type { SummarizeInput, Summarizer } from "./types.js";
+
+export interface LlmSummarizerOptions {
+  /** The chat model. Required unless OPENAI_API_KEY is set, in which case ChatOpenAI is used. */
+  model?: BaseChatModel;
+  /** Attempts per summary (the first try included). @default 3 */
+  maxAttempts?: number;
+  /** Delay before the first retry; doubled each time. @default 500 */
+  retryDelayMs?: number;
+}
+
+export const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
+
+/** Text that looks like a failure rather than a summary. */
+const ERROR_LIKE =
+  /^\s*(?:error\b|exception\b|traceback\b|i'?m sorry\b|i cannot\b|i can't\b|as an ai\b|rate limit|context_length_exceeded|request failed|internal server error)/i;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}
+
+function modelName(model: BaseChatModel): string | undefined {
+  const candidate = model as BaseChatModel & { model?: unknown; modelName?: unknown };
+  const name = candidate.model ?? candidate.modelName;
+  return typeof name === "string" ? name : undefined;
+}
+
+export function validateSummaryText(text: string, tokenBudget: number): string {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) {
+    throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer returned an empty summary" });
+  }
+  if (ERROR_LIKE.test(trimmed)) {
+    throw new CompactionError({
+      code: "SUMMARIZER_FAILED",
+      value: trimmed.slice(0, 120),
+      message: `the summarizer returned an error message instead of a summary: ${JSON.stringify(trimmed.slice(0, 120))}`,
+    });
+  }
+  // Rough bound without a tokenizer: ~4 characters a token, with generous slack (3x the budget).
+  const limit = Math.max(2_000, tokenBudget * 4 * 3);
+  if (trimmed.length > limit) {
+    throw new CompactionError({
+      code: "SUMMARIZER_FAILED",
+      value: trimmed.length,
+      message: `the summarizer returned ${trimmed.length} characters, over the bound of ${limit} for a ${tokenBudget}-token budget`,
+    });
+  }
+  return trimmed;
+}
+
+export class LlmSummarizer implements Summarizer {
+  readonly name = "llm";
+  readonly model?: string;
+  private readonly chatModel: BaseChatModel;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+
+  /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or bad retry options. */
+  constructor({ model, maxAttempts = 3, retryDelayMs = 500 }: LlmSummarizerOptions = {}) {
+    if (model === undefined) {
+      throw invalidArgument("model", model, "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)");
+    }
+    if (typeof (model as { invoke?: unknown }).invoke !== "function") {
+      throw invalidArgument("model", model, "a LangChain chat model with invoke()");
+    }
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw invalidArgument("maxAttempts", maxAttempts, "an integer >= 1");
+    if (!Number.isFinite(retryDelayMs) || retryDelayMs < 0) throw invalidArgument("retryDelayMs", retryDelayMs, "a number >= 0");
+    this.chatModel = model;
+    this.model = modelName(model);
+    this.maxAttempts = maxAttempts;
+    this.retryDelayMs = retryDelayMs;
+  }
+
+  async summarize({ previousSummary, messages, tokenBudget, signal }: SummarizeInput): Promise<string> {
+    const request: BaseMessage[] = [
+      new SystemMessage(SUMMARY_SYSTEM_PROMPT.replace("{budget}", String(tokenBudget))),
+      new HumanMessage(buildSummaryRequest(previousSummary, messages)),
+    ];
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+      signal?.throwIfAborted();
+      try {
+        const response = await this.chatModel.invoke(request, {
+          callbacks: [],
+          tags: ["nostream", "langgraph-compaction:summary"],
+          runName: "compaction-summary",
+          signal,
+        });
+        const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
+        if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
+          throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer answered with a tool call instead of text" });
+        }
+        return validateSummaryText(contentText(response), tokenBudget);
+      } catch (error) {
+        lastError = error;
+        if (signal?.aborted) break;
+        if (attempt < this.maxAttempts) await sleep(this.retryDelayMs * 2 ** (attempt - 1), signal);
+      }
+    }
+    if (CompactionError.isInstance(lastError)) throw lastError;
+    throw new CompactionError({
+      code: "SUMMARIZER_FAILED",
+      message: `the summary model failed after ${this.maxAttempts} attempt(s): ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+      cause: lastError,
+    });
+  }
+}

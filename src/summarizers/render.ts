@@ -1,0 +1,30 @@
+/**
+ * Rendering messages as plain lines for summarizers: who spoke (role and agent name), tool calls, tool results.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { toolCallsOf, toolCallIdOf } from "../history/units.js";
+
+export function speaker(message: BaseMessage): string {
+  const type = message.getType();
+  const role = type === "human" ? "user" : type === "ai" ? "assistant" : type;
+  if (type === "tool") return `tool ${message.name ?? ""}`.trim();
+  return message.name ? `${role} ${message.name}` : role;
+}
+
+export function contentText(message: BaseMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part.text === "string" ? part.text : `[${part.type}]`))
+    .join("\n");
+}
+
+/** One message as text: "speaker: content", with tool calls spelled out. */
+export function renderMessage(message: BaseMessage): string {
+  const calls = toolCallsOf(message)
+    .map((call) => `${call.name}(${JSON.stringify((call as { args?: unknown }).args ?? {})})`)
+    .join(", ");
+  const text = contentText(message);
+  const callId = toolCallIdOf(message);
+  const head = `${speaker(message)}${callId ? ` [${callId}]` : ""}`;
+  return `${head}: ${text}${calls ? `${text ? " " : ""}[calls ${calls}]` : ""}`;
+}
