@@ -1,4 +1,5 @@
 export { CompactionError, type CompactionErrorCode } from "./errors.js";
+
 export { TokenCounter, type TokenCounterOptions, type CountMessagesOptions } from "./tokens/token-counter.js";
 export {
   resolveModel,
@@ -12,3 +13,21 @@ export {
 } from "./tokens/models.js";
 export { DEFAULT_ENGINE, type EngineName } from "./tokens/engines.js";
 export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-definitions.js";
+
+export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type CompactedMessages } from "./history/history-manager.js";
+export { planCompaction, summaryBudget, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
+export type { CompactionReport } from "./history/report.js";
+export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./history/validate.js";
+export { groupUnits, type MessageUnit, type UnitKind } from "./history/units.js";
+export {
+  isSummaryMessage,
+  getSummaryProvenance,
+  createSummaryMessage,
+  type SummaryProvenance,
+  type SummaryRole,
+} from "./history/summary-message.js";
+
+export { ExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./summarizers/extractive.js";
+export { LlmSummarizer, type LlmSummarizerOptions } from "./summarizers/llm.js";
+export { createDefaultSummarizer } from "./summarizers/default.js";
+export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
