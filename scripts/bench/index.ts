@@ -1,5 +1,7 @@
 /** `npm run bench`: every benchmark of the project, one table per measurement, in one run. */
+import { benchHistory } from "./history.js";
 import { benchTokens } from "./tokens.js";
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await benchTokens();
+await benchHistory();

@@ -24,7 +24,7 @@ import {
   type SummaryRole,
 } from "./summary-message.js";
 import { threadLocks } from "./thread-lock.js";
-import { readThreadHead, type StateReader } from "./thread-state.js";
+import { readThreadHead, type StateReader, type ThreadHead } from "./thread-state.js";
 import { validateHistory } from "./validate.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
@@ -166,6 +166,10 @@ export class HistoryManager {
     if (!plan.executable) {
       throw new CompactionError({ code: "INVALID_HISTORY", message: `cannot compact: ${plan.reason}` });
     }
+    return this.summarizePlan(plan, overrides.replacedCheckpointId);
+  }
+
+  private async summarizePlan(plan: CompactionPlan, replacedCheckpointId: string | undefined): Promise<CompactedMessages> {
     const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
     const started = performance.now();
     const text = await this.runSummarizer(plan);
@@ -174,7 +178,7 @@ export class HistoryManager {
     const summary = createSummaryMessage(
       text,
       {
-        replacedCheckpointId: overrides.replacedCheckpointId ?? null,
+        replacedCheckpointId: replacedCheckpointId ?? null,
         coveredMessages: plan.summarize.length + (previous?.coveredMessages ?? 0),
         coveredTokens: plan.tokens.summarized - (plan.previousSummary ? this.counter.countMessage(plan.previousSummary) : 0) + (previous?.coveredTokens ?? 0),
         firstCoveredId: previous?.firstCoveredId ?? plan.summarize[0]?.id ?? null,
@@ -250,17 +254,22 @@ export class HistoryManager {
     return threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, expectedCheckpointId, metadata));
   }
 
+  /**
+   * `knownHead`: the head just read by compactThread, to avoid deserializing the thread twice; the
+   * compare-and-swap still checks, inside the write transaction, that it is the head.
+   */
   private async replaceUnlocked(
     threadId: string,
     messages: readonly BaseMessage[],
     expectedCheckpointId: string | undefined,
     extraMetadata: Record<string, unknown> | undefined,
+    knownHead?: ThreadHead,
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
     const problems = validateHistory(messages);
     if (problems.length > 0) {
       throw new CompactionError({ code: "INVALID_HISTORY", value: problems, message: `refusing to write an invalid history: ${problems[0]!.message}` });
     }
-    const head = await readThreadHead(this.checkpointer, threadId, this.graph);
+    const head = knownHead ?? (await readThreadHead(this.checkpointer, threadId, this.graph));
     if (!head) {
       throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} has no checkpoint in this store` });
     }
@@ -333,7 +342,7 @@ export class HistoryManager {
       if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
       const plan = this.planCompaction(head.messages, overrides);
       if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
-      const compacted = await this.compactMessages(head.messages, { ...overrides, replacedCheckpointId: headId });
+      const compacted = await this.summarizePlan(plan, headId);
       const writeStarted = performance.now();
       try {
         const written = await this.replaceUnlocked(threadId, compacted.messages, headId, {
@@ -342,7 +351,7 @@ export class HistoryManager {
             summarizedMessages: plan.summarize.length,
             summaryId: compacted.summary.id,
           },
-        });
+        }, head);
         return {
           ...base,
           status: "compacted",
