@@ -31,3 +31,8 @@ export { ExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./summar
 export { LlmSummarizer, type LlmSummarizerOptions } from "./summarizers/llm.js";
 export { createDefaultSummarizer } from "./summarizers/default.js";
 export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
+
+export { CompactingSupervisor, COMPACTION_EVENT, type CompactableGraph } from "./supervisor/compacting-supervisor.js";
+export type { CompactingSupervisorOptions } from "./supervisor/options.js";
+export type { TokenStreamEvent } from "./supervisor/token-events.js";
+export { isContextOverflowError } from "./supervisor/overflow.js";

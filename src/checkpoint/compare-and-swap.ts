@@ -41,7 +41,21 @@ export interface CompareAndSwapWriter {
    * Insert the checkpoint `build` returns if the head is still `expectedCheckpointId` with no pending writes.
    * `proposedVersion` is the `messages` version computed from the head's channel versions; a backend may raise it.
    */
-  write(threadId: string, expectedCheckpointId: string, proposedVersion: number | string, build: ReplacementBuilder): Promise<WriteOutcome>;
+  write(
+    threadId: string,
+    expectedCheckpointId: string,
+    proposedVersion: number | string,
+    build: ReplacementBuilder,
+    options?: WriteOptions,
+  ): Promise<WriteOutcome>;
+}
+
+export interface WriteOptions {
+  /**
+   * Replace the head even if it has pending writes. Only for recovering a turn that failed (its writes belong to
+   * the failed attempt, which stays in the history): never for a running or interrupted thread.
+   */
+  ignorePendingWrites?: boolean;
 }
 
 type Serde = { dumpsTyped(value: unknown): Promise<[string, Uint8Array]> | [string, Uint8Array] };
@@ -72,7 +86,13 @@ class SqliteWriter implements CompareAndSwapWriter {
   readonly backend = "sqlite" as const;
   constructor(private readonly saver: SqliteSaverLike) {}
 
-  async write(threadId: string, expectedCheckpointId: string, proposedVersion: number | string, build: ReplacementBuilder): Promise<WriteOutcome> {
+  async write(
+    threadId: string,
+    expectedCheckpointId: string,
+    proposedVersion: number | string,
+    build: ReplacementBuilder,
+    { ignorePendingWrites = false }: WriteOptions = {},
+  ): Promise<WriteOutcome> {
     // setup() is idempotent and creates the tables a fresh file lacks.
     (this.saver as unknown as { setup(): void }).setup();
     const db = this.saver.db;
@@ -97,7 +117,7 @@ class SqliteWriter implements CompareAndSwapWriter {
       const pending = db
         .prepare(`SELECT COUNT(*) AS n FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`)
         .get(threadId, expectedCheckpointId) as { n: number };
-      if (pending.n > 0) return { status: "busy", reason: `the head has ${pending.n} pending write(s): a run is in progress or interrupted` };
+      if (pending.n > 0 && !ignorePendingWrites) return { status: "busy", reason: `the head has ${pending.n} pending write(s): a run is in progress or interrupted` };
       db.prepare(
         `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, ?, ?, ?)`,
       ).run(threadId, checkpoint.id, expectedCheckpointId, type, serializedCheckpoint, serializedMetadata);
@@ -137,7 +157,13 @@ class PostgresWriter implements CompareAndSwapWriter {
   readonly backend = "postgres" as const;
   constructor(private readonly saver: PostgresSaverInternals) {}
 
-  async write(threadId: string, expectedCheckpointId: string, proposedVersion: number | string, build: ReplacementBuilder): Promise<WriteOutcome> {
+  async write(
+    threadId: string,
+    expectedCheckpointId: string,
+    proposedVersion: number | string,
+    build: ReplacementBuilder,
+    { ignorePendingWrites = false }: WriteOptions = {},
+  ): Promise<WriteOutcome> {
     const schema = `"${this.saver.options.schema.replace(/"/g, '""')}"`;
     const client = await this.saver.pool.connect();
     try {
@@ -157,7 +183,7 @@ class PostgresWriter implements CompareAndSwapWriter {
           `SELECT 1 FROM ${schema}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2 LIMIT 1`,
           [threadId, expectedCheckpointId],
         );
-        if (pending.rows.length > 0) {
+        if (pending.rows.length > 0 && !ignorePendingWrites) {
           await client.query("ROLLBACK");
           return { status: "busy", reason: "the head has pending writes: a run is in progress or interrupted" };
         }
@@ -198,13 +224,19 @@ class GenericWriter implements CompareAndSwapWriter {
   readonly backend = "generic" as const;
   constructor(private readonly saver: BaseCheckpointSaver) {}
 
-  async write(threadId: string, expectedCheckpointId: string, proposedVersion: number | string, build: ReplacementBuilder): Promise<WriteOutcome> {
+  async write(
+    threadId: string,
+    expectedCheckpointId: string,
+    proposedVersion: number | string,
+    build: ReplacementBuilder,
+    { ignorePendingWrites = false }: WriteOptions = {},
+  ): Promise<WriteOutcome> {
     const head = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
     const current = head?.checkpoint.id ?? null;
     if (current !== expectedCheckpointId) {
       return { status: "conflict", reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`, headCheckpointId: current };
     }
-    if ((head?.pendingWrites?.length ?? 0) > 0) {
+    if ((head?.pendingWrites?.length ?? 0) > 0 && !ignorePendingWrites) {
       return { status: "busy", reason: "the head has pending writes: a run is in progress or interrupted" };
     }
     const { checkpoint, metadata, newVersions } = build(proposedVersion);

@@ -311,6 +311,70 @@ export class HistoryManager {
   }
 
   /**
+   * Recovery after a turn failed because the request outgrew the model's window: the head is whatever the failed
+   * run left (its input, maybe partial work, an error write). This writes, after that head, a checkpoint made from
+   * the last checkpoint before the failed turn (`baseCheckpointId`), with its history compacted harder — so the turn
+   * can be retried from an idle thread and its input appears exactly once. The failed attempt stays in the history.
+   * @returns the report; `skipped` when the pre-turn history cannot be compacted.
+   */
+  async recoverFailedTurn(config: unknown, { baseCheckpointId, compactionRatio = 0.8 }: { baseCheckpointId: string; compactionRatio?: number }): Promise<CompactionReport> {
+    const threadId = threadIdOf(config);
+    validateRatio("compactionRatio", compactionRatio);
+    return threadLocks.run(this.checkpointer, threadId, async () => {
+      const current = await this.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+      const base = await this.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: baseCheckpointId } });
+      if (!current || !base) {
+        throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: baseCheckpointId, message: `thread ${threadId}: checkpoint ${baseCheckpointId} not found` });
+      }
+      const messages = (base.checkpoint.channel_values as Record<string, unknown>).messages;
+      const history = Array.isArray(messages) ? (messages as BaseMessage[]) : [];
+      const report = { threadId, previousCheckpointId: current.checkpoint.id, messagesBefore: history.length, tokensBefore: this.counter.countMessages(history), summarizer: this.summarizer.name, attempts: 1 };
+      const plan = this.planCompaction(history, { compactionRatio });
+      if (!plan.executable) return { ...report, status: "skipped" as const, reason: plan.reason };
+      const compacted = await this.summarizePlan(plan, base.checkpoint.id);
+      const step = ((current.metadata?.step as number | undefined) ?? -1) + 1;
+      const newId = idAfter(current.checkpoint.id, step);
+      const versions = { ...current.checkpoint.channel_versions, ...base.checkpoint.channel_versions };
+      const proposed = this.checkpointer.getNextVersion(maxVersion(versions) as number | undefined);
+      const started = performance.now();
+      const outcome = await this.writer.write(
+        threadId,
+        current.checkpoint.id,
+        proposed,
+        (version) => {
+          const checkpoint = copyCheckpoint(base.checkpoint);
+          checkpoint.id = newId;
+          checkpoint.ts = new Date().toISOString();
+          checkpoint.channel_values = { ...checkpoint.channel_values, messages: compacted.messages };
+          checkpoint.channel_versions = { ...checkpoint.channel_versions, messages: version };
+          const metadata = {
+            source: "update",
+            step,
+            parents: (base.metadata?.parents as Record<string, string> | undefined) ?? {},
+            compaction: { replacedCheckpointId: current.checkpoint.id, recoveredFrom: base.checkpoint.id, summarizedMessages: plan.summarize.length, summaryId: compacted.summary.id },
+          } as CheckpointMetadata;
+          return { checkpoint, metadata, newVersions: { messages: version } };
+        },
+        { ignorePendingWrites: true },
+      );
+      if (outcome.status !== "written") return { ...report, status: "conflict" as const, reason: outcome.reason };
+      return {
+        ...report,
+        status: "compacted" as const,
+        reason: `recovered from an overflowing turn: ${plan.reason}`,
+        newCheckpointId: newId,
+        messagesAfter: compacted.messages.length,
+        tokensAfter: this.counter.countMessages(compacted.messages),
+        summarizedMessages: plan.summarize.length,
+        keptMessages: plan.keep.length,
+        summaryId: compacted.summary.id,
+        summarizerMs: compacted.summarizerMs,
+        writeMs: performance.now() - started,
+      };
+    });
+  }
+
+  /**
    * Read the thread, plan, summarize and write, retrying the compare-and-swap on conflict. Never throws for a thread
    * that cannot be compacted now (busy, interrupted, nothing to summarize, lost every race): the report says why.
    * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),

@@ -1,0 +1,333 @@
+/**
+ * CompactingSupervisor: wraps any compiled LangGraph graph's invoke and stream without changing the graph. After
+ * each turn it counts the thread's tokens; over the limit, it compacts the thread through a HistoryManager.
+ */
+
+import { BaseMessage } from "@langchain/core/messages";
+import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { CompactionError, describeValue } from "../errors.js";
+import { HistoryManager } from "../history/history-manager.js";
+import type { CompactionReport } from "../history/report.js";
+import { threadLocks } from "../history/thread-lock.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
+import { isContextOverflowError } from "./overflow.js";
+import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
+
+/** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
+export const COMPACTION_EVENT = "langgraph_compaction";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the wrapper is generic over every compiled graph's own types */
+/** What the wrapper needs from a compiled graph (a `CompiledStateGraph`, `createReactAgent`, `createSupervisor`). */
+export interface CompactableGraph {
+  invoke(input: any, config?: any): Promise<any>;
+  stream(input: any, config?: any): Promise<AsyncIterable<any>>;
+  getState(config: any, options?: any): Promise<any>;
+  getStateHistory(config: any, options?: any): AsyncIterableIterator<any>;
+  updateState(config: any, values: any, asNode?: any): Promise<any>;
+  checkpointer?: BaseCheckpointSaver | boolean;
+  channels?: Record<string, unknown>;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<string, unknown>;
+
+function threadIdOf(config: unknown, method: string): string {
+  const threadId = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
+  if ((typeof threadId !== "string" || threadId === "") && typeof threadId !== "number") {
+    throw new CompactionError({
+      code: "MISSING_THREAD_ID",
+      parameter: "config.configurable.thread_id",
+      value: threadId,
+      message: `${method}() needs config.configurable.thread_id to know which thread to compact; got ${describeValue(threadId)}. Pass { configurable: { thread_id: "..." } }.`,
+    });
+  }
+  return String(threadId);
+}
+
+function messagesOf(value: unknown): BaseMessage[] | undefined {
+  const messages = (value as { messages?: unknown } | undefined)?.messages;
+  return Array.isArray(messages) && messages.every((message) => BaseMessage.isInstance(message)) ? (messages as BaseMessage[]) : undefined;
+}
+
+export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph> {
+  readonly graph: G;
+  readonly manager: HistoryManager;
+  readonly counter: TokenCounter;
+  readonly options: ResolvedOptions;
+  private readonly checkpointer: BaseCheckpointSaver;
+  private readonly hooks: Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError">;
+  private readonly pending = new Map<string, Promise<void>>();
+  /** Token count of each thread after its last turn through this wrapper (for the proactive check). */
+  private readonly lastCount = new Map<string, number>();
+
+  /**
+   * @throws CompactionError MISSING_CHECKPOINTER when the graph was compiled without a checkpointer;
+   *   INVALID_ARGUMENT naming the bad option and its value.
+   */
+  constructor(graph: G, options: CompactingSupervisorOptions) {
+    if (typeof graph !== "object" || graph === null || typeof graph.invoke !== "function" || typeof graph.stream !== "function") {
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "graph",
+        value: graph,
+        message: `graph must be a compiled LangGraph graph (the result of .compile(), createReactAgent or createSupervisor(...).compile()); got ${describeValue(graph)}`,
+      });
+    }
+    const checkpointer = graph.checkpointer;
+    if (typeof checkpointer !== "object" || checkpointer === null) {
+      throw new CompactionError({
+        code: "MISSING_CHECKPOINTER",
+        parameter: "graph.checkpointer",
+        value: checkpointer,
+        message: `the graph has no checkpointer (${describeValue(checkpointer)}), so there is no stored thread to compact: compile it with { checkpointer } (MemorySaver, SqliteSaver, PostgresSaver)`,
+      });
+    }
+    if (graph.channels && !("messages" in graph.channels)) {
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "graph",
+        value: Object.keys(graph.channels).filter((name) => !name.startsWith("branch:") && !name.startsWith("__")),
+        message: `the graph has no "messages" channel (its channels: ${Object.keys(graph.channels).filter((name) => !name.startsWith("branch:") && !name.startsWith("__")).join(", ")}); compaction needs a messages state such as MessagesAnnotation`,
+      });
+    }
+    this.graph = graph;
+    this.options = resolveOptions(options);
+    this.checkpointer = checkpointer;
+    this.counter = new TokenCounter({ model: this.options.modelName });
+    this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError };
+    this.manager = new HistoryManager({
+      checkpointer,
+      summarizer: options.summarizer,
+      compactionRatio: this.options.compactionRatio,
+      counter: this.counter,
+      summaryRole: options.summaryRole,
+      summaryTimeoutMs: options.summaryTimeoutMs,
+      graph,
+    });
+  }
+
+  /** Same input, same config, same result as `graph.invoke`; compaction runs after (or before, see `hardLimit`). */
+  async invoke(...args: Parameters<G["invoke"]>): Promise<Awaited<ReturnType<G["invoke"]>>> {
+    const [input, config] = args as unknown as [unknown, ThreadConfig];
+    const threadId = threadIdOf(config, "invoke");
+    await this.beforeTurn(threadId, input, config);
+    const result = await this.withRecovery(threadId, config, () => this.graph.invoke(input, config));
+    await this.afterTurn(threadId, config, messagesOf(result));
+    return result as Awaited<ReturnType<G["invoke"]>>;
+  }
+
+  /**
+   * Yields exactly the chunks `graph.stream` yields, as they arrive, for every `streamMode` and `subgraphs`.
+   * The stream ends when the graph's does; compaction runs after it (unless `background: false`).
+   */
+  async stream(...args: Parameters<G["stream"]>): Promise<Awaited<ReturnType<G["stream"]>>> {
+    const [input, config] = args as unknown as [unknown, ThreadConfig];
+    const threadId = threadIdOf(config, "stream");
+    const generator = this.streamTurn(threadId, input, config, true);
+    return IterableReadableStream.fromAsyncGenerator(generator) as unknown as Awaited<ReturnType<G["stream"]>>;
+  }
+
+  private async *streamTurn(threadId: string, input: unknown, config: ThreadConfig, compactAfter: boolean): AsyncGenerator<unknown> {
+    await this.beforeTurn(threadId, input, config);
+    const modes = config.streamMode === undefined ? ["values"] : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
+    const single = !Array.isArray(config.streamMode);
+    const subgraphs = config.subgraphs === true;
+    let lastValues: BaseMessage[] | undefined;
+    let yielded = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stream = await this.graph.stream(input, config);
+        for await (const chunk of stream) {
+          lastValues = this.valuesOf(chunk, modes, single, subgraphs) ?? lastValues;
+          yielded = true;
+          yield chunk;
+        }
+        break;
+      } catch (error) {
+        if (attempt > 0 || !isContextOverflowError(error) || !(await this.recover(threadId, config))) throw error;
+        void yielded;
+      }
+    }
+    if (compactAfter) await this.afterTurn(threadId, config, lastValues);
+  }
+
+  private valuesOf(chunk: unknown, modes: unknown[], single: boolean, subgraphs: boolean): BaseMessage[] | undefined {
+    if (!modes.includes("values")) return undefined;
+    let payload = chunk;
+    if (subgraphs) {
+      if (!Array.isArray(payload) || payload.length < 2 || (payload[0] as unknown[]).length > 0) return undefined;
+      payload = single ? payload[1] : payload.slice(1);
+    }
+    if (!single) {
+      if (!Array.isArray(payload) || payload[0] !== "values") return undefined;
+      payload = payload[1];
+    }
+    return messagesOf(payload);
+  }
+
+  /**
+   * The seed's convenience stream: `{ type: "token", content, agent }` per model token (sub-agents included), then
+   * `{ type: "compaction", report }` if the turn pushed the thread over the limit (after every token was delivered),
+   * then `{ type: "done" }`. The summarizer's own tokens never appear.
+   */
+  async *streamTokens(input: Parameters<G["stream"]>[0], config: Parameters<G["stream"]>[1]): AsyncGenerator<TokenStreamEvent> {
+    const threadId = threadIdOf(config, "streamTokens");
+    const turnConfig = { ...(config as ThreadConfig), streamMode: "messages", subgraphs: true } as ThreadConfig;
+    for await (const chunk of this.streamTurn(threadId, input, turnConfig, false)) {
+      const event = toTokenEvent(chunk);
+      if (event) yield event;
+    }
+    const report = await this.countAndMaybeCompact(threadId, config as ThreadConfig, undefined, { forceSync: true });
+    if (report?.status === "compacted") yield { type: "compaction", report };
+    yield { type: "done" };
+  }
+
+  /** Resolves once every compaction started so far (on any thread) has finished. */
+  async flush(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending.values()]);
+  }
+
+  getState(...args: Parameters<G["getState"]>): ReturnType<G["getState"]> {
+    return this.graph.getState(...(args as unknown as [unknown, unknown])) as ReturnType<G["getState"]>;
+  }
+
+  getStateHistory(...args: Parameters<G["getStateHistory"]>): ReturnType<G["getStateHistory"]> {
+    return this.graph.getStateHistory(...(args as unknown as [unknown, unknown])) as ReturnType<G["getStateHistory"]>;
+  }
+
+  updateState(...args: Parameters<G["updateState"]>): ReturnType<G["updateState"]> {
+    return this.graph.updateState(...(args as unknown as [unknown, unknown, unknown])) as ReturnType<G["updateState"]>;
+  }
+
+  // ------------------------------------------------------------------------------------------ turn lifecycle
+
+  private async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<void> {
+    // The next call on a thread waits for the compaction in flight on it.
+    await this.pending.get(threadId);
+    await threadLocks.idle(this.checkpointer, threadId);
+    let stored = this.lastCount.get(threadId);
+    const inputTokens = this.counter.countMessages(messagesOf(input) ?? []);
+    if (stored === undefined || stored + inputTokens > this.options.hardLimit) {
+      const state = await this.graph.getState({ configurable: { ...config.configurable } });
+      stored = this.counter.countMessages(messagesOf(state?.values) ?? []);
+      this.lastCount.set(threadId, stored);
+    }
+    if (stored + inputTokens > this.options.hardLimit) {
+      await this.compactNow(threadId, config);
+    }
+  }
+
+  private async afterTurn(threadId: string, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<void> {
+    if (this.options.background) {
+      const task = this.countAndMaybeCompact(threadId, config, messages).then(() => undefined);
+      this.track(threadId, task);
+    } else {
+      await this.countAndMaybeCompact(threadId, config, messages);
+    }
+  }
+
+  private track(threadId: string, task: Promise<void>): void {
+    const previous = this.pending.get(threadId);
+    const chained = (previous ? previous.then(() => task) : task).finally(() => {
+      if (this.pending.get(threadId) === chained) this.pending.delete(threadId);
+    });
+    this.pending.set(threadId, chained);
+  }
+
+  /** Count the thread (from the turn's own state when available) and compact it when over the limit. */
+  private async countAndMaybeCompact(
+    threadId: string,
+    config: ThreadConfig,
+    messages: BaseMessage[] | undefined,
+    { forceSync = false }: { forceSync?: boolean } = {},
+  ): Promise<CompactionReport | undefined> {
+    void forceSync;
+    try {
+      let current = messages;
+      if (!current) {
+        const state = await this.graph.getState({ configurable: { ...config.configurable } });
+        current = messagesOf(state?.values) ?? [];
+      }
+      const tokens = this.counter.countMessages(current);
+      this.lastCount.set(threadId, tokens);
+      if (tokens <= this.options.tokenLimit) return undefined;
+      return await this.compactNow(threadId, config);
+    } catch (error) {
+      await this.reportError(error);
+      return undefined;
+    }
+  }
+
+  private async compactNow(threadId: string, config: ThreadConfig): Promise<CompactionReport | undefined> {
+    try {
+      const report = await this.manager.compactThread({ configurable: { thread_id: threadId } });
+      if (report.status === "compacted") {
+        this.lastCount.set(threadId, report.tokensAfter ?? 0);
+        await this.emit(report, config);
+      }
+      return report;
+    } catch (error) {
+      await this.reportError(error);
+      return undefined;
+    }
+  }
+
+  /** Overflow recovery: rewrite the thread from before the failed turn, compacted harder. True when retryable. */
+  private async recover(threadId: string, config: ThreadConfig): Promise<boolean> {
+    let baseCheckpointId: string | undefined;
+    for await (const tuple of this.checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { limit: 200 })) {
+      if (tuple.metadata?.source === "input") {
+        baseCheckpointId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+        break;
+      }
+    }
+    if (!baseCheckpointId) return false;
+    try {
+      const report = await this.manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId, compactionRatio: this.options.recoveryRatio });
+      if (report.status !== "compacted") return false;
+      this.lastCount.set(threadId, report.tokensAfter ?? 0);
+      await this.emit(report, config);
+      return true;
+    } catch (error) {
+      await this.reportError(error);
+      return false;
+    }
+  }
+
+  private async withRecovery<T>(threadId: string, config: ThreadConfig, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isContextOverflowError(error) || !(await this.recover(threadId, config))) throw error;
+      return run();
+    }
+  }
+
+  private async emit(report: CompactionReport, config: ThreadConfig): Promise<void> {
+    try {
+      await this.hooks.onCompaction?.(report);
+    } catch (error) {
+      await this.reportError(error);
+    }
+    const callbacks = (config as { callbacks?: unknown }).callbacks;
+    if (callbacks) {
+      const dispatch = RunnableLambda.from(async (payload: CompactionReport, runConfig) => {
+        await dispatchCustomEvent(COMPACTION_EVENT, payload, runConfig);
+        return payload;
+      });
+      await dispatch.invoke(report, { callbacks: callbacks as never, runName: "compaction", tags: ["langgraph-compaction"] }).catch(() => undefined);
+    }
+  }
+
+  private async reportError(error: unknown): Promise<void> {
+    try {
+      await this.hooks.onCompactionError?.(error);
+    } catch {
+      // A failing error hook must never break the caller's turn.
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * CompactingSupervisor options: validated once, at construction, with errors that name the option and the value.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { CompactionError, invalidArgument } from "../errors.js";
+import type { CompactionReport } from "../history/report.js";
+import type { SummaryRole } from "../history/summary-message.js";
+import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
+import type { Summarizer } from "../summarizers/types.js";
+import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
+
+export const DEFAULT_HARD_LIMIT = 0.9;
+export const DEFAULT_RECOVERY_RATIO = 0.8;
+
+export interface CompactingSupervisorOptions {
+  /** Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window. */
+  tokenLimit: number;
+  /** Share of the oldest non-system messages summarized by a compaction. @default 0.5 */
+  compactionRatio?: number;
+  /** @default ExtractiveSummarizer offline; LlmSummarizer over ChatOpenAI when OPENAI_API_KEY is set */
+  summarizer?: Summarizer;
+  /**
+   * The model the agents talk to: a name ("gpt-4o") or a chat model (its name is read). Picks the tokenizer and the
+   * context window used by fractional limits. @default "gpt-4o"
+   */
+  model?: string | BaseChatModel;
+  /**
+   * Before a turn, if the stored thread plus the new input exceed this limit (tokens, or a fraction <= 1 of the
+   * window), compact first, synchronously. @default 0.9
+   */
+  hardLimit?: number;
+  /** Share summarized when recovering from a context-length error. @default 0.8 */
+  recoveryRatio?: number;
+  /** Run compaction after the call returned (true) or before it returns (false). @default true */
+  background?: boolean;
+  /** Role of the summary message. @default "human" */
+  summaryRole?: SummaryRole;
+  /** A summary slower than this is abandoned; nothing is written. @default 120000 */
+  summaryTimeoutMs?: number;
+  /** Called after every compaction that wrote a checkpoint. */
+  onCompaction?: (report: CompactionReport) => void | Promise<void>;
+  /** Called when a compaction fails (nothing was written; the turn's result is unaffected). */
+  onCompactionError?: (error: unknown) => void | Promise<void>;
+}
+
+export interface ResolvedOptions {
+  tokenLimit: number;
+  hardLimit: number;
+  compactionRatio: number;
+  recoveryRatio: number;
+  modelName: string;
+  background: boolean;
+}
+
+function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
+  if (model === undefined) return DEFAULT_MODEL;
+  if (typeof model === "string") {
+    if (model.trim() === "") throw invalidArgument("model", model, 'a model name such as "gpt-4o", or a chat model');
+    return model;
+  }
+  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") {
+    const candidate = model as unknown as { model?: unknown; modelName?: unknown };
+    const name = candidate.model ?? candidate.modelName;
+    return typeof name === "string" && name ? name : DEFAULT_MODEL;
+  }
+  throw invalidArgument("model", model, 'a model name such as "gpt-4o", or a chat model');
+}
+
+function limit(parameter: string, value: unknown, window: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw invalidArgument(parameter, value, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window");
+  }
+  const tokens = value <= 1 ? Math.floor(value * window) : Math.floor(value);
+  if (tokens < 100) throw invalidArgument(parameter, value, "at least 100 tokens once resolved");
+  return tokens;
+}
+
+export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
+  }
+  const modelName = modelNameOf(options.model);
+  const window = resolveModel(modelName).contextWindow;
+  const tokenLimit = limit("tokenLimit", options.tokenLimit, window);
+  const hardLimit = limit("hardLimit", options.hardLimit ?? DEFAULT_HARD_LIMIT, window);
+  const compactionRatio = validateRatio("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO);
+  const recoveryRatio = validateRatio("recoveryRatio", options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
+  if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
+  for (const hook of ["onCompaction", "onCompactionError"] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== "function") throw invalidArgument(hook, options[hook], "a function");
+  }
+  if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
+    throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
+  }
+  return { tokenLimit, hardLimit: Math.max(hardLimit, tokenLimit), compactionRatio, recoveryRatio, modelName, background: options.background ?? true };
+}

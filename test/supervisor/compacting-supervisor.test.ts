@@ -1,0 +1,233 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { ContextOverflowError } from "@langchain/core/errors";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { MessagesAnnotation, StateGraph, START, END, Annotation } from "@langchain/langgraph";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CompactionError } from "../../src/errors.js";
+import type { CompactionReport } from "../../src/history/report.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
+import { validateHistory } from "../../src/history/validate.js";
+import { LlmSummarizer } from "../../src/summarizers/llm.js";
+import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/supervisor/compacting-supervisor.js";
+import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
+import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
+import { createTeam } from "../../scripts/demo/team.js";
+
+const REQUESTS = [
+  "What did incident INC-2291 cost us, and who approved the refunds?",
+  "Please fix the rounding test for 0.005 EUR amounts.",
+  "What are the Stripe fees for EU cards, and when is the renewal due?",
+  "Run the invoice tests again after the fix.",
+];
+
+/** The stored bytes of every sub-agent checkpoint (namespaces other than the root) of a thread. */
+function subAgentCheckpoints(saver: SqliteSaver, threadId: string): Map<string, string> {
+  if (!saver.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'checkpoints'`).get()) return new Map();
+  const rows = saver.db
+    .prepare(`SELECT checkpoint_ns, checkpoint_id, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != ''`)
+    .all(threadId) as Array<{ checkpoint_ns: string; checkpoint_id: string; checkpoint: Buffer; metadata: Buffer }>;
+  return new Map(rows.map((row) => [`${row.checkpoint_ns}/${row.checkpoint_id}`, `${row.checkpoint.toString("base64")}:${row.metadata.toString("base64")}`]));
+}
+
+describe("CompactingSupervisor over a real createSupervisor team", () => {
+  let dir: string;
+  let saver: SqliteSaver;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "compaction-supervisor-"));
+    saver = SqliteSaver.fromConnString(join(dir, "team.sqlite"));
+  });
+  afterEach(() => {
+    saver.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("holds 32 turns under a small limit, compacting several times, the history always valid", async () => {
+    const team = createTeam(saver);
+    const reports: CompactionReport[] = [];
+    const errors: unknown[] = [];
+    const supervisor = new CompactingSupervisor(team, {
+      tokenLimit: 2_500,
+      background: true,
+      onCompaction: (report) => void reports.push(report),
+      onCompactionError: (error) => void errors.push(error),
+    });
+    const config = { configurable: { thread_id: "team" } };
+    let subAgentsBefore = new Map<string, string>();
+    for (let turn = 0; turn < 32; turn++) {
+      const compactionsBefore = reports.length;
+      subAgentsBefore = subAgentCheckpoints(saver, "team");
+      const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `${REQUESTS[turn % 4]} (turn ${turn})` })] }, config);
+      const last = (result.messages as BaseMessage[]).at(-1)!;
+      expect(String(last.content)).toMatch(/^Here is what the team found: From (search_docs|run_tests)/);
+      await supervisor.flush();
+      if (reports.length > compactionsBefore) {
+        const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
+        expect(validateHistory(head)).toEqual([]);
+        expect(isSummaryMessage(head[0])).toBe(true);
+        // Every sub-agent checkpoint that existed before the compaction is still there, unchanged.
+        const subAgentsAfter = subAgentCheckpoints(saver, "team");
+        expect(subAgentsBefore.size).toBeGreaterThan(0);
+        for (const [key, value] of subAgentsBefore) expect(subAgentsAfter.get(key)).toBe(value);
+      }
+    }
+    expect(errors).toEqual([]);
+    expect(reports.length).toBeGreaterThanOrEqual(3);
+    const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
+    expect(supervisor.counter.countMessages(head)).toBeLessThan(2_500 * 1.6);
+    // The running summary still knows the first turn's request, through every fold.
+    expect(getSummaryProvenance(head[0])!.firstCoveredId).toBe("ask-0");
+  });
+
+  it("streams chunks identical to the bare graph's, mode by mode", async () => {
+    const normalize = (chunks: unknown[]) => {
+      const seen = new Map<string, string>();
+      return JSON.stringify(chunks).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|call_scripted_\d+|"ts":"[^"]+"|"createdAt":"[^"]+"/g, (match) => {
+        if (!seen.has(match)) seen.set(match, `#${seen.size}`);
+        return seen.get(match)!;
+      });
+    };
+    const modes: Array<Record<string, unknown>> = [
+      {},
+      { streamMode: "values" },
+      { streamMode: "updates" },
+      { streamMode: "messages" },
+      { streamMode: ["values", "messages"] },
+      { streamMode: "updates", subgraphs: true },
+      { streamMode: ["messages", "updates"], subgraphs: true },
+    ];
+    for (const [index, mode] of modes.entries()) {
+      const run = async (wrap: boolean) => {
+        const memory = new MemorySaver();
+        const team = createTeam(memory);
+        const target = wrap ? new CompactingSupervisor(team, { tokenLimit: 100_000 }) : team;
+        const chunks: unknown[] = [];
+        for (const request of REQUESTS.slice(0, 2)) {
+          const stream = await target.stream({ messages: [new HumanMessage({ id: `r-${request.length}`, content: request })] }, { configurable: { thread_id: `modes-${index}` }, ...mode });
+          for await (const chunk of stream) chunks.push(chunk);
+        }
+        return normalize(chunks);
+      };
+      const bare = await run(false);
+      expect(await run(true), JSON.stringify(mode)).toBe(bare);
+      expect(bare.length).toBeGreaterThan(100);
+    }
+  });
+
+  it("streamTokens names the speaking agent, reports the compaction after the last token, and never leaks summary tokens", async () => {
+    const summaryModel = new ScriptedChatModel({ reply: () => ({ content: "## Facts and figures\n- SUMMARYTOKEN budget 4,200 EUR" }) });
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 400, summarizer: new LlmSummarizer({ model: summaryModel }) });
+    const config = { configurable: { thread_id: "tokens" } };
+    await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
+    await supervisor.flush();
+    const events: TokenStreamEvent[] = [];
+    for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[1]!)] }, config)) events.push(event);
+    const tokens = events.filter((event) => event.type === "token");
+    expect(new Set(tokens.map((event) => event.agent))).toEqual(new Set(["supervisor", "coder"]));
+    expect(tokens.map((event) => event.content).join("")).toContain("From run_tests:");
+    expect(JSON.stringify(events)).not.toContain("SUMMARYTOKEN\"");
+    expect(tokens.some((event) => event.content.includes("SUMMARYTOKEN"))).toBe(false);
+    const types = events.map((event) => event.type);
+    expect(types.at(-1)).toBe("done");
+    expect(types.at(-2)).toBe("compaction");
+    expect(types.indexOf("compaction")).toBeGreaterThan(types.lastIndexOf("token"));
+    expect(summaryModel.calls.length).toBeGreaterThan(0);
+  });
+
+  it("sends compaction events to LangChain callbacks", async () => {
+    const names: string[] = [];
+    class Collector extends BaseCallbackHandler {
+      name = "collector";
+      async handleCustomEvent(eventName: string) {
+        names.push(eventName);
+      }
+    }
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, background: false });
+    const config = { configurable: { thread_id: "events" }, callbacks: [new Collector()] };
+    for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
+    expect(names).toContain(COMPACTION_EVENT);
+  });
+});
+
+describe("CompactingSupervisor errors", () => {
+  it("rejects a graph without checkpointer, a call without thread_id, and bad options, naming the value", async () => {
+    const bare = createTeam(undefined as never);
+    expect(() => new CompactingSupervisor(bare, { tokenLimit: 1000 })).toThrow(/no checkpointer/);
+    const team = createTeam(new MemorySaver());
+    expect(() => new CompactingSupervisor(team, { tokenLimit: -5 })).toThrow(/tokenLimit must be .*got -5/);
+    expect(() => new CompactingSupervisor(team, { tokenLimit: "1000" as never })).toThrow(/tokenLimit must be .*got "1000"/);
+    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, compactionRatio: 2 })).toThrow(/compactionRatio must be .*got 2/);
+    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, onCompaction: "yes" as never })).toThrow(/onCompaction must be a function/);
+    const supervisor = new CompactingSupervisor(team, { tokenLimit: 0.5, model: "gpt-4o" });
+    expect(supervisor.options.tokenLimit).toBe(64_000);
+    const error = await supervisor.invoke({ messages: [new HumanMessage("hi")] }, {}).catch((caught: unknown) => caught);
+    expect(CompactionError.isInstance(error) && error.code).toBe("MISSING_THREAD_ID");
+    const noMessages = new StateGraph(Annotation.Root({ count: Annotation<number> }))
+      .addNode("inc", (state) => ({ count: (state.count ?? 0) + 1 }))
+      .addEdge(START, "inc")
+      .addEdge("inc", END)
+      .compile({ checkpointer: new MemorySaver() });
+    expect(() => new CompactingSupervisor(noMessages, { tokenLimit: 1000 })).toThrow(/no "messages" channel/);
+  });
+});
+
+describe("overflow recovery", () => {
+  /** A model that refuses requests over `maxMessages` messages, like a provider past its window. */
+  function overflowingGraph(saver: BaseCheckpointSaver, maxMessages: number | (() => number)) {
+    const model = new ScriptedChatModel({ reply: (messages) => ({ content: `answer #${messages.length}` }) });
+    return new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (state) => {
+        const limit = typeof maxMessages === "function" ? maxMessages() : maxMessages;
+        if (state.messages.length > limit) throw new ContextOverflowError(`prompt is too long: ${state.messages.length} messages`);
+        return { messages: [await model.invoke(state.messages)] };
+      })
+      .addEdge(START, "agent")
+      .addEdge("agent", END)
+      .compile({ checkpointer: saver });
+  }
+
+  it("compacts harder and retries once; the input appears exactly once", async () => {
+    const saver = new MemorySaver();
+    const graph = overflowingGraph(saver, 20);
+    const reports: CompactionReport[] = [];
+    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1_000_000, onCompaction: (report) => void reports.push(report) });
+    const config = { configurable: { thread_id: "overflow" } };
+    for (let turn = 0; turn < 10; turn++) await supervisor.invoke({ messages: [new HumanMessage(`question ${turn} about invoice ord_${turn}`)] }, config);
+    const result = await supervisor.invoke({ messages: [new HumanMessage("the overflowing question")] }, config);
+    expect((result.messages as BaseMessage[]).at(-1)!.content).toMatch(/^answer #/);
+    const head = (await graph.getState(config)).values.messages as BaseMessage[];
+    expect(head.filter((message) => message.content === "the overflowing question")).toHaveLength(1);
+    expect(isSummaryMessage(head[0])).toBe(true);
+    expect(validateHistory(head)).toEqual([]);
+    expect(reports.at(-1)!.reason).toMatch(/recovered/);
+  });
+
+  it("surfaces a second failure to the caller unchanged", async () => {
+    const saver = new MemorySaver();
+    let limit = 100;
+    const graph = overflowingGraph(saver, () => limit);
+    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1_000_000 });
+    const config = { configurable: { thread_id: "overflow-twice" } };
+    for (let turn = 0; turn < 8; turn++) await supervisor.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, config);
+    limit = 0;
+    const error = await supervisor.invoke({ messages: [new HumanMessage("too much")] }, config).catch((caught: unknown) => caught);
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/prompt is too long/);
+  });
+
+  it("passes other errors through untouched", async () => {
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async () => {
+        throw new Error("tool backend down");
+      })
+      .addEdge(START, "agent")
+      .addEdge("agent", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1000 });
+    await expect(supervisor.invoke({ messages: [new AIMessage("x")] }, { configurable: { thread_id: "e" } })).rejects.toThrow("tool backend down");
+  });
+});
