@@ -6,7 +6,7 @@ import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { CompactionReport } from "../history/report.js";
 
 export type TokenStreamEvent =
-  | { type: "token"; content: string; agent: string }
+  | { type: "token"; content: string; agent: string; /** Id of the message the token belongs to. */ messageId?: string }
   | { type: "compaction"; report: CompactionReport }
   | { type: "done" };
 
@@ -30,5 +30,5 @@ export function toTokenEvent(chunk: unknown): TokenStreamEvent | undefined {
     (typeof message.name === "string" && message.name) ||
     (namespace.length > 0 ? namespace[0]!.split(":")[0]! : undefined) ||
     String(metadata?.langgraph_node ?? "agent");
-  return { type: "token", content, agent };
+  return { type: "token", content, agent, messageId: message.id };
 }

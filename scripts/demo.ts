@@ -1,0 +1,92 @@
+/**
+ * `npm start`: a supervisor with two sub-agents holds a multi-turn conversation (read from data/), streaming tokens
+ * with the speaking agent's name, printing the thread's token count after each turn and each compaction. The thread
+ * is stored in a SQLite file under data/. Offline by default (scripted models); real OpenAI models when
+ * OPENAI_API_KEY is set.
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { ChatOpenAI } from "@langchain/openai";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+import { CompactingSupervisor } from "../src/supervisor/compacting-supervisor.js";
+import { createDefaultSummarizer } from "../src/summarizers/default.js";
+import { createTeam, scriptedModels, type TeamModels } from "./demo/team.js";
+
+if (existsSync(".env")) process.loadEnvFile(".env");
+const env = process.env;
+const colour = process.stdout.isTTY && !env.NO_COLOR;
+const paint = (code: number, text: string) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+const AGENT_COLOURS: Record<string, number> = { supervisor: 36, researcher: 33, coder: 35 };
+
+const databasePath = resolve(env.DATABASE_PATH || "data/demo.sqlite");
+const tokenLimit = Number(env.DEMO_TOKEN_LIMIT || env.TOKEN_LIMIT || 2_500);
+const compactionRatio = Number(env.COMPACTION_RATIO || 0.5);
+const conversation = JSON.parse(readFileSync(resolve(env.DEMO_CONVERSATION || "data/demo-conversation.json"), "utf8")) as { title: string; turns: string[] };
+const turnLimit = env.DEMO_TURNS ? Number(env.DEMO_TURNS) : conversation.turns.length;
+
+function models(): { models: TeamModels; label: string } {
+  if (!env.OPENAI_API_KEY) return { models: scriptedModels(env.DEMO_TOKEN_DELAY_MS ? Number(env.DEMO_TOKEN_DELAY_MS) : 8), label: "scripted models (offline)" };
+  const name = env.OPENAI_MODEL || "gpt-4o-mini";
+  const make = () => new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined });
+  return { models: { supervisor: make(), researcher: make(), coder: make() }, label: `OpenAI ${name}` };
+}
+
+mkdirSync(dirname(databasePath), { recursive: true });
+const saver = SqliteSaver.fromConnString(databasePath);
+const { models: teamModels, label } = models();
+const team = createTeam(saver, teamModels);
+const summarizer = createDefaultSummarizer();
+const supervisor = new CompactingSupervisor(team, {
+  tokenLimit,
+  compactionRatio,
+  model: env.TOKEN_MODEL || env.OPENAI_MODEL || "gpt-4o",
+  summarizer,
+  onCompactionError: (error) => console.error(paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`)),
+});
+const threadId = env.DEMO_THREAD_ID || `demo-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
+const config = { configurable: { thread_id: threadId } };
+
+console.log(paint(1, conversation.title));
+console.log(`thread ${threadId} in ${relative(process.cwd(), databasePath)} · ${label} · summarizer: ${summarizer.name} · limit ${tokenLimit.toLocaleString("en")} tokens\n`);
+
+let compactions = 0;
+for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
+  console.log(paint(1, `\n[${index + 1}] user: `) + text);
+  let speaking = "";
+  let messageId: string | undefined;
+  for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(text)] }, config)) {
+    if (event.type === "token") {
+      if (event.agent !== speaking || event.messageId !== messageId) {
+        speaking = event.agent;
+        messageId = event.messageId;
+        process.stdout.write(`\n  ${paint(AGENT_COLOURS[speaking] ?? 32, `${speaking}:`)} `);
+      }
+      process.stdout.write(event.content);
+    } else if (event.type === "compaction") {
+      const report = event.report;
+      compactions++;
+      console.log(
+        paint(
+          32,
+          `\n  ⤷ compaction: ${report.tokensBefore?.toLocaleString("en")} → ${report.tokensAfter?.toLocaleString("en")} tokens, ` +
+            `${report.summarizedMessages} messages summarized (${report.messagesBefore} → ${report.messagesAfter} messages), ` +
+            `checkpoint ${report.previousCheckpointId} → ${report.newCheckpointId}`,
+        ),
+      );
+    }
+  }
+  const state = await supervisor.getState(config);
+  const messages = state.values.messages as BaseMessage[];
+  const tokens = supervisor.counter.countMessages(messages);
+  console.log(paint(90, `\n  thread: ${messages.length} messages, ${tokens.toLocaleString("en")} / ${tokenLimit.toLocaleString("en")} tokens`));
+}
+await supervisor.flush();
+
+const dbArgument = relative(process.cwd(), databasePath);
+console.log(paint(1, `\nDone: ${Math.min(turnLimit, conversation.turns.length)} turns, ${compactions} compactions.`));
+console.log("Inspect or compact the stored thread with the compaction script:");
+console.log(`  npm run compact -- inspect ${threadId} --db ${dbArgument}`);
+console.log(`  npm run compact -- history ${threadId} --db ${dbArgument}`);
+console.log(`  npm run compact -- compact ${threadId} --db ${dbArgument} --dry-run`);
+saver.db.close();
