@@ -1,0 +1,144 @@
+import { ChatOpenAI } from "@langchain/openai";
+import { CompactionError, invalidArgument } from "../../errors.js";
+import { HistoryManager } from "../../history/history-manager.js";
+import { validateRatio, type CompactionPlan } from "../../history/plan.js";
+import type { CompactionReport } from "../../history/report.js";
+import { readThreadHead } from "../../history/thread-state.js";
+import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
+import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "../../summarizers/llm.js";
+import type { Summarizer } from "../../summarizers/types.js";
+import { positiveInteger, requireThread, type CliContext } from "../context.js";
+import { bar, number, paint } from "../format.js";
+
+export const COMPACT_HELP = `compact <thread> — print the plan (what is summarized, what is kept, tokens before → after), then do it
+unless --dry-run; prints the new and the previous checkpoint ids. The write is a compare-and-swap: a turn that
+lands meanwhile is never lost. Nothing is written for a busy or interrupted thread.
+
+Usage: compact-thread compact <thread> (--db <file> | --postgres <url>) [--limit N] [--ratio R]
+                              [--summarizer extractive|openai] [--model M] [--dry-run] [--json]
+       compact-thread compact --all --over N (--db <file> | --postgres <url>) [...]
+
+  --limit N        only compact when the thread holds more than N tokens
+  --ratio R        share (0 < R < 1) of the oldest non-system messages to summarize (default 0.5)
+  --summarizer S   extractive (offline, default) or openai (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)
+  --model M        tokenizer model (default gpt-4o); with --summarizer openai also the summary model
+  --all --over N   compact every thread above N tokens, with a progress bar
+
+Examples:
+  npm run compact -- compact demo-20261121-101500 --db data/demo.sqlite --dry-run
+  npm run compact -- compact support-42 --postgres "$POSTGRES_URL" --ratio 0.7 --summarizer openai
+  npm run compact -- compact --all --over 60000 --db data/app.sqlite`;
+
+function createSummarizer(context: CliContext): Summarizer {
+  const choice = context.options.summarizer ?? "extractive";
+  if (choice === "extractive") return new ExtractiveSummarizer({ counter: context.counter });
+  if (choice !== "openai") throw invalidArgument("--summarizer", choice, '"extractive" or "openai"');
+  if (!context.env.OPENAI_API_KEY) throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
+  const model = new ChatOpenAI({
+    apiKey: context.env.OPENAI_API_KEY,
+    model: context.options.model ?? context.env.SUMMARY_MODEL ?? DEFAULT_SUMMARY_MODEL,
+    temperature: 0,
+    configuration: context.env.OPENAI_BASE_URL ? { baseURL: context.env.OPENAI_BASE_URL } : undefined,
+  });
+  return new LlmSummarizer({ model });
+}
+
+function describePlan(plan: CompactionPlan) {
+  return {
+    executable: plan.executable,
+    reason: plan.reason,
+    summarize: { messages: plan.summarize.length, firstId: plan.summarize[0]?.id ?? null, lastId: plan.summarize.at(-1)?.id ?? null },
+    keep: { messages: plan.keep.length, firstId: plan.keep[0]?.id ?? null },
+    system: plan.system.length,
+    foldsPreviousSummary: plan.previousSummary !== undefined,
+    tokens: plan.tokens,
+  };
+}
+
+export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
+  const ratio = context.options.ratio === undefined ? undefined : validateRatio("--ratio", Number(context.options.ratio));
+  const summarizer = createSummarizer(context);
+  const manager = new HistoryManager({ checkpointer: context.store.saver, summarizer, counter: context.counter, compactionRatio: ratio });
+  if (context.options.all) return compactAll(context, manager);
+  if (context.options.over !== undefined) throw invalidArgument("--over", context.options.over, "used with --all");
+  const head = await requireThread(context, threadId);
+  const tokens = context.counter.countMessages(head.messages);
+  const plan = manager.planCompaction(head.messages);
+  const onlyOver = positiveInteger("--limit", context.options.limit);
+  const dryRun = Boolean(context.options["dry-run"]);
+  const printer = context.printer;
+  const out: Record<string, unknown> = { threadId, checkpointId: head.tuple.checkpoint.id, tokens, plan: describePlan(plan), dryRun };
+  if (!context.json) {
+    printer.line(`${paint(printer, 1, `thread ${threadId}`)}: ${head.messages.length} messages, ${number(tokens)} tokens (head ${head.tuple.checkpoint.id})`);
+    printer.line(`plan: ${plan.reason}`);
+    if (plan.executable) {
+      printer.line(`  summarize ${plan.summarize.length} messages (${plan.summarize[0]?.id} … ${plan.summarize.at(-1)?.id}), ${number(plan.tokens.summarized)} tokens${plan.previousSummary ? ", folding in the previous summary" : ""}`);
+      printer.line(`  keep      ${plan.keep.length} messages verbatim, ${number(plan.tokens.kept)} tokens; ${plan.system.length} system message(s) untouched`);
+      printer.line(`  tokens    ${number(tokens)} → ~${number(plan.tokens.afterEstimate)}  ${bar(plan.tokens.afterEstimate, tokens)}`);
+    }
+  }
+  if (head.busyReason) {
+    throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}; nothing written` });
+  }
+  if (onlyOver !== undefined && tokens <= onlyOver) {
+    out.status = "skipped";
+    out.reason = `${number(tokens)} tokens, not over the limit of ${number(onlyOver)}`;
+  } else if (!plan.executable) {
+    out.status = "skipped";
+    out.reason = plan.reason;
+  } else if (dryRun) {
+    out.status = "dry-run";
+  } else {
+    const report = await manager.compactThread({ configurable: { thread_id: threadId } }, { compactionRatio: ratio });
+    out.status = report.status;
+    out.report = report;
+    if (report.status === "conflict") throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
+    if (report.status === "skipped") throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
+  }
+  if (context.json) {
+    printer.line(JSON.stringify(out, null, 2));
+  } else if (out.status === "compacted") {
+    const report = out.report as CompactionReport;
+    printer.line(paint(printer, 32, `compacted: ${number(report.tokensBefore)} → ${number(report.tokensAfter)} tokens, ${report.messagesBefore} → ${report.messagesAfter} messages`));
+    printer.line(`new checkpoint      ${report.newCheckpointId}`);
+    printer.line(`previous checkpoint ${report.previousCheckpointId} (restore with: restore ${threadId} --checkpoint ${report.previousCheckpointId})`);
+  } else {
+    printer.line(out.status === "dry-run" ? "dry run: nothing written" : `nothing written: ${String(out.reason)}`);
+  }
+  return 0;
+}
+
+async function compactAll(context: CliContext, manager: HistoryManager): Promise<number> {
+  const over = positiveInteger("--over", context.options.over);
+  if (over === undefined) throw invalidArgument("--over", context.options.over, "given with --all (compact threads above N tokens)");
+  const candidates: Array<{ threadId: string; tokens: number }> = [];
+  for (const row of await context.store.listThreads()) {
+    const head = await readThreadHead(context.store.saver, row.threadId);
+    if (!head) continue;
+    const tokens = context.counter.countMessages(head.messages);
+    if (tokens > over) candidates.push({ threadId: row.threadId, tokens });
+  }
+  const results: Array<Record<string, unknown>> = [];
+  const tty = process.stderr.isTTY && !context.json;
+  for (const [index, candidate] of candidates.entries()) {
+    if (tty) process.stderr.write(`\r${bar(index, candidates.length, 30)} ${index}/${candidates.length} ${candidate.threadId.slice(0, 30).padEnd(30)}`);
+    try {
+      if (context.options["dry-run"]) {
+        results.push({ threadId: candidate.threadId, status: "dry-run", tokens: candidate.tokens });
+        continue;
+      }
+      const report = await manager.compactThread({ configurable: { thread_id: candidate.threadId } });
+      results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, newCheckpointId: report.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
+    } catch (error) {
+      results.push({ threadId: candidate.threadId, status: "failed", reason: error instanceof Error ? error.message : String(error) });
+    }
+    if (!tty && !context.json) {
+      const last = results.at(-1)!;
+      context.printer.line(`[${index + 1}/${candidates.length}] ${candidate.threadId}: ${String(last.status)} ${last.tokensAfter !== undefined ? `${number(last.tokensBefore as number)} → ${number(last.tokensAfter as number)} tokens` : String(last.reason ?? "")}`);
+    }
+  }
+  if (tty) process.stderr.write(`\r${bar(1, 1, 30)} ${candidates.length}/${candidates.length}${" ".repeat(32)}\n`);
+  if (context.json) context.printer.line(JSON.stringify({ over, threads: results }, null, 2));
+  else context.printer.line(`${results.filter((result) => result.status === "compacted").length} of ${candidates.length} thread(s) above ${number(over)} tokens compacted`);
+  return results.some((result) => result.status === "failed") ? 1 : 0;
+}

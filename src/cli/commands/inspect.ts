@@ -1,0 +1,66 @@
+import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../history/summary-message.js";
+import { planCompaction } from "../../history/plan.js";
+import { contentText, speaker } from "../../summarizers/render.js";
+import { requireThread, type CliContext } from "../context.js";
+import { bar, number, paint, preview, table } from "../format.js";
+
+export const INSPECT_HELP = `inspect <thread> — the head's messages (role, agent, tokens, preview), the total against a limit, the current
+summary if any, and whether the thread may be compacted now
+
+Usage: compact-thread inspect <thread> (--db <file> | --postgres <url>) [--limit N] [--model M] [--json]
+
+Examples:
+  npm run compact -- inspect demo-20261121-101500 --db data/demo.sqlite
+  npm run compact -- inspect support-42 --postgres "$POSTGRES_URL" --limit 32000 --json`;
+
+export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
+  const head = await requireThread(context, threadId);
+  const each = context.counter.countEach(head.messages);
+  const total = context.counter.countMessages(head.messages);
+  const summary = head.messages.find((message) => isSummaryMessage(message));
+  const plan = planCompaction(head.messages, { counter: context.counter });
+  const compactable = head.busyReason === undefined && plan.executable;
+  const reason = head.busyReason ?? plan.reason;
+  const result = {
+    threadId,
+    checkpointId: head.tuple.checkpoint.id,
+    messages: head.messages.map((message, index) => ({
+      index,
+      role: message.getType(),
+      agent: message.name ?? null,
+      id: message.id ?? null,
+      tokens: each[index],
+      summary: isSummaryMessage(message),
+      preview: preview(contentText(message), 80),
+    })),
+    tokens: total,
+    limit: context.limit,
+    overLimit: total > context.limit,
+    summary: summary ? { text: summaryText(summary), provenance: getSummaryProvenance(summary) } : null,
+    compactable,
+    reason,
+  };
+  if (context.json) return context.printer.line(JSON.stringify(result, null, 2));
+  const { printer } = context;
+  printer.line(`${paint(printer, 1, `thread ${threadId}`)}  head ${head.tuple.checkpoint.id}`);
+  for (const line of table(
+    head.messages.map((message, index) => ({
+      "#": index,
+      role: isSummaryMessage(message) ? "summary" : speaker(message).split(" ")[0]!,
+      agent: message.name ?? "",
+      tokens: number(each[index]),
+      preview: preview(contentText(message), 70),
+    })),
+  )) {
+    printer.line(line);
+  }
+  printer.line();
+  printer.line(`total ${number(total)} tokens  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${total > context.limit ? paint(printer, 31, "  (over the limit)") : ""}`);
+  if (summary) {
+    const provenance = getSummaryProvenance(summary)!;
+    printer.line(`summary: covers ${number(provenance.coveredMessages)} messages (${number(provenance.coveredTokens)} tokens), replaced checkpoint ${provenance.replacedCheckpointId}`);
+  } else {
+    printer.line("summary: none yet");
+  }
+  printer.line(`compactable: ${compactable ? paint(printer, 32, "yes") : paint(printer, 33, "no")} — ${reason}`);
+}

@@ -1,0 +1,50 @@
+import { invalidArgument } from "../../errors.js";
+import { readThreadHead } from "../../history/thread-state.js";
+import type { CliContext } from "../context.js";
+import { bar, number, table } from "../format.js";
+
+export const LIST_HELP = `list — every thread in the store: messages, tokens, checkpoints, last update, idle or busy
+
+Usage: compact-thread list (--db <file> | --postgres <url>) [--sort tokens|name|updated] [--limit N] [--json]
+
+Examples:
+  npm run compact -- list --db data/demo.sqlite --sort tokens
+  npm run compact -- list --postgres postgresql://user:pass@localhost/app --json`;
+
+export async function listCommand(context: CliContext): Promise<void> {
+  const sort = context.options.sort ?? "tokens";
+  if (!["tokens", "name", "updated"].includes(sort)) throw invalidArgument("--sort", sort, '"tokens", "name" or "updated"');
+  const threads = [];
+  for (const row of await context.store.listThreads()) {
+    const head = await readThreadHead(context.store.saver, row.threadId);
+    if (!head) continue;
+    threads.push({
+      threadId: row.threadId,
+      messages: head.messages.length,
+      tokens: context.counter.countMessages(head.messages),
+      checkpoints: row.checkpoints,
+      lastUpdate: head.tuple.checkpoint.ts,
+      idle: head.busyReason === undefined,
+      busyReason: head.busyReason ?? null,
+    });
+  }
+  threads.sort((a, b) =>
+    sort === "tokens" ? b.tokens - a.tokens : sort === "updated" ? b.lastUpdate.localeCompare(a.lastUpdate) : a.threadId.localeCompare(b.threadId),
+  );
+  if (context.json) return context.printer.line(JSON.stringify({ threads, limit: context.limit }, null, 2));
+  if (threads.length === 0) return context.printer.line("No threads in this store.");
+  const max = Math.max(context.limit, ...threads.map((thread) => thread.tokens));
+  for (const line of table(
+    threads.map((thread) => ({
+      thread: thread.threadId,
+      messages: number(thread.messages),
+      tokens: number(thread.tokens),
+      [`vs limit ${number(context.limit)}`]: bar(thread.tokens, max, 20),
+      checkpoints: number(thread.checkpoints),
+      "last update": thread.lastUpdate.replace("T", " ").slice(0, 19),
+      state: thread.idle ? "idle" : "busy",
+    })),
+  )) {
+    context.printer.line(line);
+  }
+}

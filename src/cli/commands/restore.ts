@@ -1,0 +1,38 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { CompactionError } from "../../errors.js";
+import { HistoryManager } from "../../history/history-manager.js";
+import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
+import { requireThread, type CliContext } from "../context.js";
+import { number, paint } from "../format.js";
+
+export const RESTORE_HELP = `restore <thread> --checkpoint <id> — make an earlier checkpoint's messages (e.g. from before a compaction)
+the head again, written as a new checkpoint: an undo that itself loses nothing. Other channels keep their current
+values. Refused for a busy or interrupted thread, or a checkpoint that is not in the thread.
+
+Usage: compact-thread restore <thread> --checkpoint <id> (--db <file> | --postgres <url>) [--json]
+
+Examples:
+  npm run compact -- restore demo-20261121-101500 --checkpoint 1f0c2a4e-... --db data/demo.sqlite`;
+
+export async function restoreCommand(context: CliContext, threadId: string | undefined): Promise<void> {
+  const head = await requireThread(context, threadId);
+  const checkpointId = context.options.checkpoint;
+  if (!checkpointId) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--checkpoint", value: checkpointId, message: "restore needs --checkpoint <id> (see the history command)" });
+  }
+  const target = await context.store.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } });
+  if (!target || target.checkpoint.id !== checkpointId) {
+    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: checkpointId, message: `checkpoint ${checkpointId} does not belong to thread ${threadId} (see the history command)` });
+  }
+  const messages = ((target.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
+  const manager = new HistoryManager({ checkpointer: context.store.saver, summarizer: new ExtractiveSummarizer({ counter: context.counter }), counter: context.counter });
+  const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
+    expectedCheckpointId: head.tuple.checkpoint.id,
+    metadata: { restore: { fromCheckpointId: checkpointId, replacedCheckpointId: head.tuple.checkpoint.id } },
+  });
+  const result = { threadId, restoredFrom: checkpointId, newCheckpointId: written.checkpointId, previousCheckpointId: written.previousCheckpointId, messages: messages.length, tokens: context.counter.countMessages(messages) };
+  if (context.json) return context.printer.line(JSON.stringify(result, null, 2));
+  context.printer.line(paint(context.printer, 32, `restored ${number(result.messages)} messages (${number(result.tokens)} tokens) from ${checkpointId}`));
+  context.printer.line(`new checkpoint      ${result.newCheckpointId}`);
+  context.printer.line(`previous checkpoint ${result.previousCheckpointId}`);
+}

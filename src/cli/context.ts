@@ -1,0 +1,77 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { CompactionError, invalidArgument } from "../errors.js";
+import { openPostgresStore, openSqliteStore, type OpenedStore } from "../checkpoint/open.js";
+import { readThreadHead, type ThreadHead } from "../history/thread-state.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+import { createPrinter, type Printer } from "./format.js";
+
+export const OPTIONS = {
+  db: { type: "string" },
+  postgres: { type: "string" },
+  schema: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  limit: { type: "string" },
+  model: { type: "string" },
+  ratio: { type: "string" },
+  summarizer: { type: "string" },
+  "dry-run": { type: "boolean" },
+  all: { type: "boolean" },
+  over: { type: "string" },
+  checkpoint: { type: "string" },
+  sort: { type: "string" },
+} as const;
+
+export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];
+
+export function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: argv.join(" "), message: `${(error as Error).message}. Run with --help for usage.` });
+  }
+}
+
+export function positiveInteger(parameter: string, raw: string | undefined, fallback?: number): number | undefined {
+  if (raw === undefined) return fallback;
+  const value = Number(raw.replace(/_/g, ""));
+  if (!Number.isInteger(value) || value <= 0) throw invalidArgument(parameter, raw, "a positive integer number of tokens");
+  return value;
+}
+
+export interface CliContext {
+  store: OpenedStore;
+  counter: TokenCounter;
+  printer: Printer;
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+  /** The token limit shown against threads (--limit, TOKEN_LIMIT, or 4,000). */
+  limit: number;
+  options: ParsedOptions;
+}
+
+export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv): Promise<CliContext> {
+  const dbPath = options.db ?? (options.postgres ? undefined : env.DATABASE_PATH);
+  const url = options.postgres ?? (dbPath ? undefined : env.POSTGRES_URL);
+  if (options.db && options.postgres) throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
+  if (!dbPath && !url) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--db", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
+  }
+  const limit = positiveInteger("--limit", options.limit, positiveInteger("TOKEN_LIMIT", env.TOKEN_LIMIT && Number(env.TOKEN_LIMIT) > 1 ? env.TOKEN_LIMIT : undefined, 4_000))!;
+  const model = options.model ?? env.TOKEN_MODEL ?? "gpt-4o";
+  const counter = new TokenCounter({ model });
+  const store = dbPath ? await openSqliteStore(dbPath) : await openPostgresStore(url!, { schema: options.schema ?? "public" });
+  return { store, counter, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit, options };
+}
+
+export async function requireThread(context: CliContext, threadId: string | undefined): Promise<ThreadHead> {
+  if (!threadId) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: threadId, message: "a thread id is required (see the list command)" });
+  const head = await readThreadHead(context.store.saver, threadId);
+  if (!head) throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} is not in this store (see the list command)` });
+  return head;
+}
+
+export function loadDotEnv(env: NodeJS.ProcessEnv): void {
+  if (env === process.env && existsSync(".env")) process.loadEnvFile(".env");
+}

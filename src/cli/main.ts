@@ -1,0 +1,82 @@
+/**
+ * The compaction script: inspect and compact stored threads (SQLite or Postgres) with no graph running.
+ */
+import { CompactionError } from "../errors.js";
+import { COMPACT_HELP, compactCommand } from "./commands/compact.js";
+import { HISTORY_HELP, historyCommand } from "./commands/history.js";
+import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
+import { LIST_HELP, listCommand } from "./commands/list.js";
+import { RESTORE_HELP, restoreCommand } from "./commands/restore.js";
+import { loadDotEnv, openContext, parseCommandLine } from "./context.js";
+import { EXIT, exitCodeOf } from "./exit-codes.js";
+
+export const MAIN_HELP = `compact-thread — inspect and compact stored LangGraph threads, SQLite or Postgres
+
+Usage: compact-thread <command> [thread] (--db <file.sqlite> | --postgres <url>) [options] [--json]
+
+Commands:
+  list                         every thread: messages, tokens, checkpoints, last update, idle or busy
+  inspect <thread>             the head's messages, total against a limit, current summary, compactable?
+  compact <thread>             plan and compact (--dry-run to only plan); compact --all --over N for many
+  history <thread>             checkpoints with tokens; compactions marked
+  restore <thread> --checkpoint <id>
+                               make an earlier checkpoint's messages the head again (an undo)
+
+The store can also come from .env: DATABASE_PATH or POSTGRES_URL. Run "<command> --help" for each command.
+Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
+5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict.`;
+
+const HELP: Record<string, string> = { list: LIST_HELP, inspect: INSPECT_HELP, compact: COMPACT_HELP, history: HISTORY_HELP, restore: RESTORE_HELP };
+
+/** Run the script; resolves to the exit code. Errors are one line on stderr. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    loadDotEnv(env);
+    const { values: options, positionals } = parseCommandLine(argv);
+    const [command, threadId, ...extra] = positionals;
+    if (!command) {
+      process.stdout.write(`${MAIN_HELP}\n`);
+      return options.help ? EXIT.ok : EXIT.usage;
+    }
+    if (!(command in HELP)) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "command", value: command, message: `unknown command ${JSON.stringify(command)}; one of ${Object.keys(HELP).join(", ")}` });
+    }
+    if (options.help) {
+      process.stdout.write(`${HELP[command]}\n`);
+      return EXIT.ok;
+    }
+    if (extra.length > 0) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: extra.join(" "), message: `unexpected argument(s): ${extra.join(" ")}` });
+    }
+    if (command === "list" && threadId) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `list takes no thread (got ${threadId})` });
+    }
+    const context = await openContext(options, env);
+    try {
+      switch (command) {
+        case "list":
+          await listCommand(context);
+          return EXIT.ok;
+        case "inspect":
+          await inspectCommand(context, threadId);
+          return EXIT.ok;
+        case "compact":
+          return await compactCommand(context, threadId);
+        case "history":
+          await historyCommand(context, threadId);
+          return EXIT.ok;
+        default:
+          await restoreCommand(context, threadId);
+          return EXIT.ok;
+      }
+    } finally {
+      await context.store.close();
+    }
+  } catch (error) {
+    const code = exitCodeOf(error);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`compact-thread: ${message.split("\n")[0]}\n`);
+    if (code === EXIT.unexpected && env.DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    return code;
+  }
+}
