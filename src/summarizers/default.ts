@@ -18,6 +18,8 @@ export function createDefaultSummarizer(
     apiKey,
     model: env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL,
     temperature: 0,
+    // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.
+    maxRetries: 0,
     configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined,
   });
   return new LlmSummarizer({ model });

@@ -38,6 +38,8 @@ function createSummarizer(context: CliContext): Summarizer {
     apiKey: context.env.OPENAI_API_KEY,
     model: context.options.model ?? context.env.SUMMARY_MODEL ?? DEFAULT_SUMMARY_MODEL,
     temperature: 0,
+    // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.
+    maxRetries: 0,
     configuration: context.env.OPENAI_BASE_URL ? { baseURL: context.env.OPENAI_BASE_URL } : undefined,
   });
   return new LlmSummarizer({ model });

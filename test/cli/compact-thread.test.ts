@@ -1,0 +1,187 @@
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
+import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { createTeam } from "../../scripts/demo/team.js";
+import { startChatCompletionsServer, type ChatCompletionsServer } from "../../scripts/fakes/chat-completions-server.js";
+import { createCustomGraph } from "../support/custom-graph.js";
+import { compactThread, runTs } from "../support/run-script.js";
+
+const THREAD = "demo-cli";
+let dir: string;
+let db: string;
+
+function sha(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+/** Fold the WAL into the main file so the main file's bytes are the whole store. */
+function settle(path: string): void {
+  const handle = new Database(path);
+  handle.pragma("wal_checkpoint(TRUNCATE)");
+  handle.close();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-cli-"));
+  db = join(dir, "demo.sqlite");
+  const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: db, DEMO_THREAD_ID: THREAD, DEMO_TURNS: "10", DEMO_TOKEN_DELAY_MS: "0" });
+  expect(demo.code, demo.stderr).toBe(0);
+  expect(demo.stdout).toContain(`npm run compact -- inspect ${THREAD} --db`);
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the compaction script on a thread written by the demo", () => {
+  it("inspects, plans, compacts, shows history and restores, with --json that parses", async () => {
+    const inspected = await compactThread(["inspect", THREAD, "--db", db, "--json", "--limit", "500"]);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const inspection = JSON.parse(inspected.stdout);
+    expect(inspection.overLimit).toBe(true);
+    expect(inspection.compactable).toBe(true);
+    expect(inspection.messages.length).toBeGreaterThan(10);
+
+    settle(db);
+    const before = sha(db);
+    const dry = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--json"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout).status).toBe("dry-run");
+    settle(db);
+    expect(sha(db)).toBe(before);
+
+    const compacted = await compactThread(["compact", THREAD, "--db", db, "--json"]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const report = JSON.parse(compacted.stdout).report;
+    expect(report.status).toBe("compacted");
+    expect(report.newCheckpointId).toBeTruthy();
+
+    const human = await compactThread(["compact", THREAD, "--db", db, "--dry-run"]);
+    expect(human.stdout).toMatch(/plan: summarize \d+ of \d+ messages/);
+
+    const history = JSON.parse((await compactThread(["history", THREAD, "--db", db, "--json"])).stdout);
+    const marked = history.checkpoints.filter((checkpoint: { compaction: unknown }) => checkpoint.compaction);
+    expect(marked.at(-1).checkpointId).toBe(report.newCheckpointId);
+
+    // The thread continues in the wrapper after the script's compaction.
+    const saver = SqliteSaver.fromConnString(db);
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 100_000 });
+    const result = await supervisor.invoke({ messages: [new HumanMessage("One more: what are the Stripe fees?")] }, { configurable: { thread_id: THREAD } });
+    const messages = result.messages as BaseMessage[];
+    expect(isSummaryMessage(messages[0])).toBe(true);
+    expect(String(messages.at(-1)!.content)).toMatch(/^Here is what the team found/);
+    saver.db.close();
+
+    const restored = await compactThread(["restore", THREAD, "--db", db, "--checkpoint", report.previousCheckpointId, "--json"]);
+    expect(restored.code, restored.stderr).toBe(0);
+    const check = SqliteSaver.fromConnString(db);
+    const head = await check.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } });
+    const old = await check.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "", checkpoint_id: report.previousCheckpointId } });
+    const ids = (tuple: typeof head) => ((tuple!.checkpoint.channel_values.messages as BaseMessage[]) ?? []).map((message) => message.id);
+    expect(head!.checkpoint.id).toBe(JSON.parse(restored.stdout).newCheckpointId);
+    expect(ids(head)).toEqual(ids(old));
+    check.db.close();
+
+    const listed = JSON.parse((await compactThread(["list", "--db", db, "--json"])).stdout);
+    expect(listed.threads.map((thread: { threadId: string }) => thread.threadId)).toContain(THREAD);
+    for (const command of ["list", "inspect", "compact", "history", "restore"]) {
+      const help = await compactThread([command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/Examples:/);
+    }
+  });
+});
+
+describe("bad input: one clear line, a distinct exit code, nothing written", () => {
+  let server: ChatCompletionsServer;
+  let busyDb: string;
+  let pausedDb: string;
+  beforeAll(async () => {
+    server = await startChatCompletionsServer(() => ({ status: 500, error: { message: "summarizer backend down", type: "server_error" } }));
+    busyDb = join(dir, "busy.sqlite");
+    copyFileSync(db, busyDb);
+    const saver = SqliteSaver.fromConnString(busyDb);
+    const head = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!;
+    await saver.putWrites(head.config, [["messages", [new AIMessage({ id: "in-flight", content: "half a turn" })]]], "task-in-flight");
+    saver.db.close();
+    pausedDb = join(dir, "paused.sqlite");
+    const pausedSaver = SqliteSaver.fromConnString(pausedDb);
+    const graph = createCustomGraph(pausedSaver);
+    for (let index = 0; index < 5; index++) await graph.invoke({ messages: [new HumanMessage(`request ${index}`)] }, { configurable: { thread_id: "paused" } });
+    await graph.invoke({ messages: [new HumanMessage("please approve the refund")] }, { configurable: { thread_id: "paused" } });
+    pausedSaver.db.close();
+    writeFileSync(join(dir, "text.sqlite"), "this is not a database\n".repeat(100));
+    const other = new Database(join(dir, "other.sqlite"));
+    other.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('x');");
+    other.close();
+    for (const path of [db, busyDb, pausedDb]) settle(path);
+  });
+  afterAll(async () => server.close());
+
+  const cases: Array<[string, () => string[], number, RegExp, Record<string, string>?]> = [
+    ["a missing file", () => ["inspect", THREAD, "--db", join(dir, "missing.sqlite")], 3, /no SQLite file/],
+    ["a file that is not SQLite", () => ["list", "--db", join(dir, "text.sqlite")], 4, /not a SQLite database/],
+    ["a SQLite file that is not a checkpoint store", () => ["list", "--db", join(dir, "other.sqlite")], 4, /not a LangGraph checkpoint store/],
+    ["an unreachable Postgres", () => ["list", "--postgres", "postgresql://app:hunter2@127.0.0.1:9/app"], 3, /cannot reach Postgres at postgresql:\/\/app:\*\*\*@/],
+    ["an unknown thread", () => ["compact", "no-such-thread", "--db", db], 5, /not in this store/],
+    ["a busy thread", () => ["compact", THREAD, "--db", busyDb], 6, /not idle: .*pending write/],
+    ["an interrupted thread", () => ["compact", "paused", "--db", pausedDb], 6, /interrupt/],
+    ["an out-of-range --ratio", () => ["compact", THREAD, "--db", db, "--ratio", "1.5"], 2, /--ratio must be .* got 1\.5/],
+    ["a summarizer error", () => ["compact", THREAD, "--db", db, "--summarizer", "openai"], 7, /summar/i, { OPENAI_API_KEY: "sk-secret-test-key" }],
+    ["a checkpoint that is not the thread's", () => ["restore", THREAD, "--db", db, "--checkpoint", "1f000000-0000-6000-8000-000000000000"], 8, /does not belong to thread/],
+    ["an unknown command", () => ["shrink", THREAD, "--db", db], 2, /unknown command "shrink"/],
+    ["an unknown option", () => ["compact", THREAD, "--db", db, "--ratoi", "0.5"], 2, /Unknown option '--ratoi'/],
+    ["restore without --checkpoint", () => ["restore", THREAD, "--db", db], 2, /needs --checkpoint/],
+  ];
+
+  it.each(cases)("%s", async (_, args, code, message, env) => {
+    const files = [db, busyDb, pausedDb, join(dir, "text.sqlite"), join(dir, "other.sqlite")];
+    const before = files.map(sha);
+    const result = await compactThread(args(), { ...env, OPENAI_BASE_URL: server.url });
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain("sk-secret-test-key");
+    for (const path of [db, busyDb, pausedDb]) settle(path);
+    expect(files.map(sha)).toEqual(before);
+  });
+});
+
+describe("concurrency", () => {
+  it("never loses a turn appended by another process while the script compacts", async () => {
+    const path = join(dir, "race.sqlite");
+    const seed = await runTs("test/support/append-turns.ts", [path, "race", "8", "seed"]);
+    expect(seed.code, seed.stderr).toBe(0);
+    const appender = runTs("test/support/append-turns.ts", [path, "race", "25", "raced"]);
+    const compactions: number[] = [];
+    let finished = false;
+    void appender.then(() => (finished = true));
+    while (!finished) {
+      const result = await compactThread(["compact", "race", "--db", path, "--json"]);
+      compactions.push(result.code);
+    }
+    expect((await appender).code).toBe(0);
+    expect(compactions.filter((code) => code === 0).length).toBeGreaterThan(0);
+    expect(compactions.every((code) => [0, 6, 9].includes(code))).toBe(true);
+
+    const saver = SqliteSaver.fromConnString(path);
+    const head = (await saver.getTuple({ configurable: { thread_id: "race", checkpoint_ns: "" } }))!.checkpoint.channel_values.messages as BaseMessage[];
+    const covered = new Set<string>();
+    for await (const tuple of saver.list({ configurable: { thread_id: "race", checkpoint_ns: "" } })) {
+      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) {
+        for (const id of getSummaryProvenance(message)?.coveredIds ?? []) covered.add(id);
+      }
+    }
+    const headIds = head.map((message) => message.id);
+    expect(new Set(headIds).size).toBe(headIds.length);
+    const expected = [...Array.from({ length: 8 }, (_, index) => `seed-${index}`), ...Array.from({ length: 25 }, (_, index) => `raced-${index}`)];
+    const missing = expected.filter((id) => !headIds.includes(id) && !covered.has(id));
+    expect(missing).toEqual([]);
+    saver.db.close();
+  }, 180_000);
+});

@@ -1,0 +1,35 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+
+export interface ScriptResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a TypeScript entry point of the project in a child process (node --import tsx). */
+export function runTs(script: string, args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 120_000): Promise<ScriptResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, script), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${script} ${args.join(" ")} timed out\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+export const compactThread = (args: string[], env: Record<string, string | undefined> = {}) => runTs("scripts/compact-thread.ts", args, env);
