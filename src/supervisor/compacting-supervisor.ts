@@ -17,6 +17,9 @@ import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions 
 import { isContextOverflowError } from "./overflow.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 
+/** At most this many streamed turns in a row are counted by estimate before an exact count. */
+const ESTIMATED_TURNS = 5;
+
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
 export const COMPACTION_EVENT = "langgraph_compaction";
 
@@ -63,6 +66,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   private readonly pending = new Map<string, Promise<void>>();
   /** Token count of each thread after its last turn through this wrapper (for the proactive check). */
   private readonly lastCount = new Map<string, number>();
+  /** Consecutive turns whose count was estimated from the stream rather than counted exactly. */
+  private readonly estimatedTurns = new Map<string, number>();
 
   /**
    * @throws CompactionError MISSING_CHECKPOINTER when the graph was compiled without a checkpointer;
@@ -133,26 +138,49 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
 
   private async *streamTurn(threadId: string, input: unknown, config: ThreadConfig, compactAfter: boolean): AsyncGenerator<unknown> {
     await this.beforeTurn(threadId, input, config);
-    const modes = config.streamMode === undefined ? ["values"] : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
+    const defaultModes = (this.graph as { streamMode?: unknown }).streamMode;
+    const modes: unknown[] =
+      config.streamMode === undefined ? (Array.isArray(defaultModes) ? defaultModes : ["values"]) : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
     const single = !Array.isArray(config.streamMode);
     const subgraphs = config.subgraphs === true;
     let lastValues: BaseMessage[] | undefined;
-    let yielded = false;
+    let streamed = 0;
     for (let attempt = 0; ; attempt++) {
       try {
         const stream = await this.graph.stream(input, config);
         for await (const chunk of stream) {
           lastValues = this.valuesOf(chunk, modes, single, subgraphs) ?? lastValues;
-          yielded = true;
+          if (!lastValues) streamed += this.streamedTokens(chunk, 0);
           yield chunk;
         }
         break;
       } catch (error) {
         if (attempt > 0 || !isContextOverflowError(error) || !(await this.recover(threadId, config))) throw error;
-        void yielded;
+        streamed = 0;
       }
     }
-    if (compactAfter) await this.afterTurn(threadId, config, lastValues);
+    const before = this.lastCount.get(threadId);
+    const estimate =
+      lastValues === undefined && streamed > 0 && before !== undefined
+        ? before + this.counter.countMessages(messagesOf(input) ?? []) + streamed
+        : undefined;
+    if (compactAfter) await this.afterTurn(threadId, config, lastValues, estimate);
+  }
+
+  /**
+   * Tokens of the messages (or message chunks) in a streamed chunk — an estimate of what the turn added, used when
+   * the stream carries no full state, so the thread need not be read back after every streamed turn.
+   */
+  private streamedTokens(value: unknown, depth: number): number {
+    if (depth > 5 || value === null || typeof value !== "object") return 0;
+    if (BaseMessage.isInstance(value)) {
+      const chunkArgs = (value as BaseMessage & { tool_call_chunks?: Array<{ args?: string; name?: string }> }).tool_call_chunks ?? [];
+      const calls = chunkArgs.reduce((sum, call) => sum + this.counter.countText(`${call.name ?? ""}${call.args ?? ""}`), 0);
+      return (value.constructor.name.endsWith("Chunk") ? this.counter.countText(typeof value.content === "string" ? value.content : value.text) + 1 : this.counter.countMessage(value)) + calls;
+    }
+    let total = 0;
+    for (const item of Array.isArray(value) ? value : Object.values(value)) total += this.streamedTokens(item, depth + 1);
+    return total;
   }
 
   private valuesOf(chunk: unknown, modes: unknown[], single: boolean, subgraphs: boolean): BaseMessage[] | undefined {
@@ -221,13 +249,29 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     }
   }
 
-  private async afterTurn(threadId: string, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<void> {
+  private async afterTurn(threadId: string, config: ThreadConfig, messages: BaseMessage[] | undefined, estimate?: number): Promise<void> {
+    if (estimate !== undefined && this.acceptEstimate(threadId, estimate)) return;
     if (this.options.background) {
       const task = this.countAndMaybeCompact(threadId, config, messages).then(() => undefined);
       this.track(threadId, task);
     } else {
       await this.countAndMaybeCompact(threadId, config, messages);
     }
+  }
+
+  /**
+   * Trust a streamed estimate only well below the limit (80%) and for at most ESTIMATED_TURNS turns in a row, so
+   * estimation error can never accumulate into a missed compaction; otherwise the thread is counted exactly.
+   */
+  private acceptEstimate(threadId: string, estimate: number): boolean {
+    const streak = this.estimatedTurns.get(threadId) ?? 0;
+    if (estimate > this.options.tokenLimit * 0.8 || streak >= ESTIMATED_TURNS) {
+      this.estimatedTurns.set(threadId, 0);
+      return false;
+    }
+    this.estimatedTurns.set(threadId, streak + 1);
+    this.lastCount.set(threadId, estimate);
+    return true;
   }
 
   private track(threadId: string, task: Promise<void>): void {
@@ -254,6 +298,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       }
       const tokens = this.counter.countMessages(current);
       this.lastCount.set(threadId, tokens);
+      this.estimatedTurns.set(threadId, 0);
       if (tokens <= this.options.tokenLimit) return undefined;
       return await this.compactNow(threadId, config);
     } catch (error) {

@@ -83,6 +83,21 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     expect(getSummaryProvenance(head[0])!.firstCoveredId).toBe("ask-0");
   });
 
+  it("keeps compacting a thread driven only through stream(), whatever the stream mode", async () => {
+    for (const streamMode of ["messages", "updates", "custom"] as const) {
+      const reports: CompactionReport[] = [];
+      const supervisor = new CompactingSupervisor(createTeam(new MemorySaver()), { tokenLimit: 1_500, onCompaction: (report) => void reports.push(report) });
+      const config = { configurable: { thread_id: `stream-${streamMode}` }, streamMode };
+      for (let turn = 0; turn < 16; turn++) {
+        for await (const _ of await supervisor.stream({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config)) void _;
+      }
+      await supervisor.flush();
+      expect(reports.length, streamMode).toBeGreaterThanOrEqual(2);
+      const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
+      expect(supervisor.counter.countMessages(head), streamMode).toBeLessThan(1_500 * 1.5);
+    }
+  });
+
   it("streams chunks identical to the bare graph's, mode by mode", async () => {
     const normalize = (chunks: unknown[]) => {
       const seen = new Map<string, string>();

@@ -1,0 +1,85 @@
+/**
+ * The wrapper's cost when no compaction triggers: per-turn time of invoke and stream through CompactingSupervisor
+ * against the bare graph on a 1,000-message SQLite thread, interleaved in one run, and the time to the first
+ * streamed token. Run: npm run bench:wrapper
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { generateHistory } from "../workload/history.js";
+import { median, printTable } from "./table.js";
+
+const TURNS = 25;
+
+export async function benchWrapper(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "compaction-wrapper-"));
+  const saver = SqliteSaver.fromConnString(join(dir, "wrapper.sqlite"));
+  try {
+    const history = generateHistory({ seed: 21, messages: 1_000 });
+    const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
+    const graph = createReactAgent({ llm: model, tools: [], checkpointer: saver });
+    const wrapper = new CompactingSupervisor(graph, { tokenLimit: 10_000_000, hardLimit: 20_000_000 });
+    for (const threadId of ["bare", "wrapped"]) {
+      const checkpoint = emptyCheckpoint();
+      checkpoint.id = uuid6(0);
+      checkpoint.channel_values = { messages: history };
+      checkpoint.channel_versions = { messages: 1 };
+      await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} });
+    }
+    const samples: Record<string, number[]> = {};
+    const record = (name: string, ms: number) => (samples[name] ??= []).push(ms);
+    const turn = (index: number) => ({ messages: [new HumanMessage(`turn ${index}: what is the invoice total?`)] });
+    // Warm-up: the first call through the wrapper reads the thread once for its proactive check.
+    await graph.invoke(turn(-1), { configurable: { thread_id: "bare" } });
+    await wrapper.invoke(turn(-1), { configurable: { thread_id: "wrapped" } });
+    for (let index = 0; index < TURNS; index++) {
+      for (const wrapped of [false, true]) {
+        const target = wrapped ? wrapper : graph;
+        const config = { configurable: { thread_id: wrapped ? "wrapped" : "bare" } };
+        let started = performance.now();
+        await target.invoke(turn(index), config);
+        if (wrapped) await wrapper.flush();
+        record(`invoke ${wrapped ? "wrapped" : "bare"}`, performance.now() - started);
+
+        started = performance.now();
+        for await (const _ of await target.stream(turn(index), config)) void _;
+        if (wrapped) await wrapper.flush();
+        record(`stream ${wrapped ? "wrapped" : "bare"}`, performance.now() - started);
+
+        started = performance.now();
+        let first = 0;
+        for await (const _ of await target.stream(turn(index), { ...config, streamMode: "messages" })) {
+          void _;
+          if (!first) first = performance.now() - started;
+        }
+        if (wrapped) await wrapper.flush();
+        record(`first token ${wrapped ? "wrapped" : "bare"}`, first);
+        record(`stream messages ${wrapped ? "wrapped" : "bare"}`, performance.now() - started);
+      }
+    }
+    const rows = ["invoke", "stream", "stream messages", "first token"].map((name) => {
+      const bare = median(samples[`${name} bare`]!);
+      const wrapped = median(samples[`${name} wrapped`]!);
+      return {
+        measurement: name === "first token" ? "time to first token (streamMode messages)" : `${name} per turn (incl. the wrapper's counting)`,
+        "bare ms": bare.toFixed(1),
+        "wrapped ms": wrapped.toFixed(1),
+        overhead: `${(((wrapped - bare) / bare) * 100).toFixed(1)}%`,
+      };
+    });
+    printTable(`Wrapper overhead, no compaction, 1,000-message SQLite thread (median of ${TURNS} interleaved turns; target <= 5%)`, rows);
+  } finally {
+    saver.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchWrapper();
+}
