@@ -37,20 +37,16 @@ export interface ReplacementBuilder {
 
 export interface CompareAndSwapWriter {
   readonly backend: "sqlite" | "postgres" | "generic";
-  /**
-   * Insert the checkpoint `build` returns if the head is still `expectedCheckpointId` with no pending writes.
-   * `proposedVersion` is the `messages` version computed from the head's channel versions; a backend may raise it.
-   */
-  write(
-    threadId: string,
-    expectedCheckpointId: string,
-    proposedVersion: number | string,
-    build: ReplacementBuilder,
-    options?: WriteOptions,
-  ): Promise<WriteOutcome>;
+  /** Insert the checkpoint `build` returns if the head is still `expectedCheckpointId` with no pending writes. */
+  write(request: WriteRequest): Promise<WriteOutcome>;
 }
 
-export interface WriteOptions {
+export interface WriteRequest {
+  threadId: string;
+  expectedCheckpointId: string;
+  /** The `messages` version computed from the head's channel versions; a backend may raise it. */
+  proposedVersion: number | string;
+  build: ReplacementBuilder;
   /**
    * Replace the head even if it has pending writes. Only for recovering a turn that failed (its writes belong to
    * the failed attempt, which stays in the history): never for a running or interrupted thread.
@@ -86,13 +82,7 @@ class SqliteWriter implements CompareAndSwapWriter {
   readonly backend = "sqlite" as const;
   constructor(private readonly saver: SqliteSaverLike) {}
 
-  async write(
-    threadId: string,
-    expectedCheckpointId: string,
-    proposedVersion: number | string,
-    build: ReplacementBuilder,
-    { ignorePendingWrites = false }: WriteOptions = {},
-  ): Promise<WriteOutcome> {
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
     // setup() is idempotent and creates the tables a fresh file lacks.
     (this.saver as unknown as { setup(): void }).setup();
     const db = this.saver.db;
@@ -157,13 +147,7 @@ class PostgresWriter implements CompareAndSwapWriter {
   readonly backend = "postgres" as const;
   constructor(private readonly saver: PostgresSaverInternals) {}
 
-  async write(
-    threadId: string,
-    expectedCheckpointId: string,
-    proposedVersion: number | string,
-    build: ReplacementBuilder,
-    { ignorePendingWrites = false }: WriteOptions = {},
-  ): Promise<WriteOutcome> {
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
     const schema = `"${this.saver.options.schema.replace(/"/g, '""')}"`;
     const client = await this.saver.pool.connect();
     try {
@@ -224,13 +208,7 @@ class GenericWriter implements CompareAndSwapWriter {
   readonly backend = "generic" as const;
   constructor(private readonly saver: BaseCheckpointSaver) {}
 
-  async write(
-    threadId: string,
-    expectedCheckpointId: string,
-    proposedVersion: number | string,
-    build: ReplacementBuilder,
-    { ignorePendingWrites = false }: WriteOptions = {},
-  ): Promise<WriteOutcome> {
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
     const head = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
     const current = head?.checkpoint.id ?? null;
     if (current !== expectedCheckpointId) {

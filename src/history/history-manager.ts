@@ -287,7 +287,7 @@ export class HistoryManager {
     const step = ((head.tuple.metadata?.step as number | undefined) ?? -1) + 1;
     const newId = idAfter(headId, step);
     const proposed = this.checkpointer.getNextVersion(maxVersion(head.tuple.checkpoint.channel_versions) as number | undefined);
-    const outcome = await this.writer.write(threadId, headId, proposed, (version) => {
+    const outcome = await this.writer.write({ threadId, expectedCheckpointId: headId, proposedVersion: proposed, build: (version) => {
       const checkpoint = copyCheckpoint(head.tuple.checkpoint);
       checkpoint.id = newId;
       checkpoint.ts = new Date().toISOString();
@@ -300,7 +300,7 @@ export class HistoryManager {
         ...extraMetadata,
       } as CheckpointMetadata;
       return { checkpoint, metadata, newVersions: { messages: version } };
-    });
+    } });
     if (outcome.status === "busy") {
       throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${outcome.reason}` });
     }
@@ -337,11 +337,12 @@ export class HistoryManager {
       const versions = { ...current.checkpoint.channel_versions, ...base.checkpoint.channel_versions };
       const proposed = this.checkpointer.getNextVersion(maxVersion(versions) as number | undefined);
       const started = performance.now();
-      const outcome = await this.writer.write(
+      const outcome = await this.writer.write({
         threadId,
-        current.checkpoint.id,
-        proposed,
-        (version) => {
+        expectedCheckpointId: current.checkpoint.id,
+        proposedVersion: proposed,
+        ignorePendingWrites: true,
+        build: (version) => {
           const checkpoint = copyCheckpoint(base.checkpoint);
           checkpoint.id = newId;
           checkpoint.ts = new Date().toISOString();
@@ -355,23 +356,25 @@ export class HistoryManager {
           } as CheckpointMetadata;
           return { checkpoint, metadata, newVersions: { messages: version } };
         },
-        { ignorePendingWrites: true },
-      );
+      });
       if (outcome.status !== "written") return { ...report, status: "conflict" as const, reason: outcome.reason };
-      return {
-        ...report,
-        status: "compacted" as const,
-        reason: `recovered from an overflowing turn: ${plan.reason}`,
-        newCheckpointId: newId,
-        messagesAfter: compacted.messages.length,
-        tokensAfter: this.counter.countMessages(compacted.messages),
-        summarizedMessages: plan.summarize.length,
-        keptMessages: plan.keep.length,
-        summaryId: compacted.summary.id,
-        summarizerMs: compacted.summarizerMs,
-        writeMs: performance.now() - started,
-      };
+      return { ...report, ...this.compactedFields(`recovered from an overflowing turn: ${plan.reason}`, newId, compacted, started) };
     });
+  }
+
+  private compactedFields(reason: string, newCheckpointId: string, compacted: CompactedMessages, writeStarted: number) {
+    return {
+      status: "compacted" as const,
+      reason,
+      newCheckpointId,
+      messagesAfter: compacted.messages.length,
+      tokensAfter: this.counter.countMessages(compacted.messages),
+      summarizedMessages: compacted.plan.summarize.length,
+      keptMessages: compacted.plan.keep.length,
+      summaryId: compacted.summary.id,
+      summarizerMs: compacted.summarizerMs,
+      writeMs: performance.now() - writeStarted,
+    };
   }
 
   /**
@@ -416,19 +419,7 @@ export class HistoryManager {
             summaryId: compacted.summary.id,
           },
         }, head);
-        return {
-          ...base,
-          status: "compacted",
-          reason: plan.reason,
-          newCheckpointId: written.checkpointId,
-          messagesAfter: compacted.messages.length,
-          tokensAfter: this.counter.countMessages(compacted.messages),
-          summarizedMessages: plan.summarize.length,
-          keptMessages: plan.keep.length,
-          summaryId: compacted.summary.id,
-          summarizerMs: compacted.summarizerMs,
-          writeMs: performance.now() - writeStarted,
-        };
+        return { ...base, ...this.compactedFields(plan.reason, written.checkpointId, compacted, writeStarted) };
       } catch (error) {
         if (!CompactionError.isInstance(error)) throw error;
         if (error.code === "THREAD_BUSY") return { ...base, status: "skipped", reason: error.message };
