@@ -7,8 +7,8 @@
  * 10,000 CJK characters. So text is counted in pieces:
  *
  * 1. It is cut into segments of at most `segmentLength` characters, each cut placed just before a space that follows
- *    a non-space. The o200k and cl100k pre-tokenizers never put such a pair into one pre-token, so these cuts are
- *    exact: the sum over segments equals the count of the whole text.
+ *    a non-space, or else between an ASCII letter and an ASCII digit. The o200k and cl100k pre-tokenizers never put
+ *    such a pair into one pre-token, so these cuts are exact: the sum over segments equals the count of the whole text.
  * 2. A stretch with no such cut point, or one holding a candidate long pre-token (a run of `maxRunLength` letters,
  *    whitespace or punctuation), is pre-tokenized with the encoding's own pattern and regrouped into segments of
  *    whole pre-tokens (still exact).
@@ -90,11 +90,33 @@ function isExactCut(text: string, index: number): boolean {
   return text.charCodeAt(index) === 32 && index > 0 && !isWhitespace(text.charCodeAt(index - 1));
 }
 
+function isAsciiLetter(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+function isAsciiDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * A cut between an ASCII letter and an ASCII digit (either order) is exact too: letter pre-tokens never hold digits,
+ * and a digit run is grouped in threes from its own start, which the cut does not move. This gives base64 blobs, hashes
+ * and identifiers without spaces exact cut points.
+ */
+function isLetterDigitCut(text: string, index: number): boolean {
+  const before = text.charCodeAt(index - 1);
+  const after = text.charCodeAt(index);
+  return (isAsciiLetter(before) && isAsciiDigit(after)) || (isAsciiDigit(before) && isAsciiLetter(after));
+}
+
 function lastExactCut(text: string, from: number, before: number): number {
   let index = text.lastIndexOf(" ", before);
   while (index > from) {
     if (isExactCut(text, index)) return index;
     index = text.lastIndexOf(" ", index - 1);
+  }
+  for (let candidate = before; candidate > from + 1; candidate--) {
+    if (isLetterDigitCut(text, candidate)) return candidate;
   }
   return -1;
 }

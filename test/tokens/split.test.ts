@@ -31,6 +31,17 @@ describe.each(encodings)("bounded counting (%s)", (encoding) => {
     );
   });
 
+  it("is exact on text without spaces (base64, hashes, identifiers), cut between letters and digits", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-";
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet.split("")), { minLength: 200, maxLength: 3_000 }), fc.integer({ min: 16, max: 300 }), (chars, segmentLength) => {
+        const text = chars.join("");
+        expect(countBounded(text, encoding, engine.count, { segmentLength, maxRunLength: 128 })).toBe(engine.count(text));
+      }),
+      { numRuns: 100, seed: 99 },
+    );
+  });
+
   it("stays within one token per blind cut on pathological runs", () => {
     const maxRunLength = 128;
     for (const [name, text] of Object.entries(pathologicalInputs(4_000))) {
