@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { GenerationalCache } from "./generational-cache.js";
 import type { EncodingName } from "./models.js";
 
 /**
@@ -51,19 +52,40 @@ export const DEFAULT_ENGINE: EngineName = "gpt-tokenizer";
 const require = createRequire(import.meta.url);
 const engines = new Map<string, TokenizerEngine>();
 
-interface GptTokenizerModule {
+interface GptTokenizerApi {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+  setMergeCacheSize(size: number): void;
+}
+
+interface GptEncodingModule {
+  GptEncoding: { getEncodingApi(encoding: string, getRanks: () => unknown): GptTokenizerApi };
 }
 
 interface JsTiktokenModule {
   Tiktoken: new (ranks: unknown) => { encode(text: string, allowed: string[], disallowed: string[]): number[] };
 }
 
+/** Entries per generation of the encoder's merge cache (per-pre-token results; see generational-cache.ts). */
+const MERGE_CACHE_GENERATION = 100_000;
+
 function buildGptTokenizer(encoding: EncodingName): Omit<TokenizerEngine, "countShort"> {
-  const module = require(`gpt-tokenizer/encoding/${encoding}`) as GptTokenizerModule;
+  // A private encoder instance rather than the package's shared one, so nothing here leaks to other users of
+  // gpt-tokenizer in the process. Its merge cache (~2.5x faster on ordinary text) is swapped for a generational one
+  // with O(1) eviction; if a future version moves that field, the encoder runs without a cache rather than with the
+  // slow one.
+  const { GptEncoding } = require("gpt-tokenizer/GptEncoding") as GptEncodingModule;
+  const loaded = require(`gpt-tokenizer/bpeRanks/${encoding}`) as { default?: unknown };
+  const ranks = loaded.default ?? loaded;
+  const api = GptEncoding.getEncodingApi(encoding, () => ranks);
+  const core = (api as unknown as { bytePairEncodingCoreProcessor?: { mergeCache?: unknown; mergeCacheSize?: number } }).bytePairEncodingCoreProcessor;
+  if (core && core.mergeCache instanceof Map) {
+    core.mergeCache = new GenerationalCache<string, number[]>(MERGE_CACHE_GENERATION);
+  } else {
+    api.setMergeCacheSize(0);
+  }
   // An empty disallowed set makes special-token strings ordinary text instead of an exception.
   const asPlainText = { disallowedSpecial: new Set<string>() };
-  return { name: "gpt-tokenizer", encoding, count: (text) => module.countTokens(text, asPlainText) };
+  return { name: "gpt-tokenizer", encoding, count: (text) => api.countTokens(text, asPlainText) };
 }
 
 function buildJsTiktoken(encoding: EncodingName): Omit<TokenizerEngine, "countShort"> {

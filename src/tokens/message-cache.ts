@@ -27,7 +27,7 @@ interface ObjectEntry {
   tokens: number;
 }
 
-/** Entries kept at the id level before the oldest are dropped. */
+/** Entries kept at the id level (at most; the older half is dropped at once). */
 export const DEFAULT_CACHE_ENTRIES = 100_000;
 
 // cyrb53: a fast, well-mixed 53-bit string hash (public domain), for messages that have no id.
@@ -74,7 +74,10 @@ function sameDescription(entry: Entry, described: Omit<Entry, "tokens">): boolea
 
 export class MessageTokenCache {
   private readonly byObject = new WeakMap<BaseMessage, ObjectEntry>();
-  private readonly byKey = new Map<string, Entry>();
+  // Two generations instead of an LRU: evicting a Map's oldest key one at a time makes keys().next() walk every
+  // deleted entry (quadratic once full); dropping a whole generation is O(1) amortized and bounds memory.
+  private current = new Map<string, Entry>();
+  private previous = new Map<string, Entry>();
   /** Messages actually encoded (cache misses) since construction. */
   encoded = 0;
   /** Lookups answered from the cache. */
@@ -98,26 +101,31 @@ export class MessageTokenCache {
       typeof message.id === "string" && message.id.length > 0
         ? `id:${message.id}`
         : `hash:${described.content.length}:${hash53(described.content)}:${hash53(`${described.type}\u0000${String(described.name ?? "")}\u0000${described.calls}`)}`;
-    const entry = this.byKey.get(key);
+    const entry = this.current.get(key) ?? this.previous.get(key);
     let tokens: number;
     if (entry !== undefined && sameDescription(entry, described)) {
       this.hits++;
       tokens = entry.tokens;
+      if (!this.current.has(key)) this.remember(key, entry);
     } else {
       tokens = compute(message);
       this.encoded++;
-      if (entry !== undefined) this.byKey.delete(key);
-      this.byKey.set(key, { ...described, tokens });
-      if (this.byKey.size > this.maxEntries) {
-        const oldest = this.byKey.keys().next().value;
-        if (oldest !== undefined) this.byKey.delete(oldest);
-      }
+      this.remember(key, { ...described, tokens });
     }
     this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), tokens });
     return tokens;
   }
 
+  private remember(key: string, entry: Entry): void {
+    this.current.set(key, entry);
+    if (this.current.size >= this.maxEntries / 2) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+  }
+
   clear(): void {
-    this.byKey.clear();
+    this.current.clear();
+    this.previous.clear();
   }
 }
