@@ -97,6 +97,25 @@ describe("the compaction script on a thread written by the demo", () => {
   });
 });
 
+describe("compact --all", () => {
+  it("compacts every thread above the threshold and reports each", async () => {
+    const path = join(dir, "many.sqlite");
+    for (const [thread, turns] of [["small", "2"], ["big-1", "9"], ["big-2", "9"]] as const) {
+      const seeded = await runTs("test/support/append-turns.ts", [path, thread, turns, thread]);
+      expect(seeded.code, seeded.stderr).toBe(0);
+    }
+    const listed = JSON.parse((await compactThread(["list", "--db", path, "--json"])).stdout) as { threads: Array<{ threadId: string; tokens: number }> };
+    const small = listed.threads.find((thread) => thread.threadId === "small")!.tokens;
+    const result = await compactThread(["compact", "--all", "--over", String(small + 1), "--db", path, "--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const threads = (JSON.parse(result.stdout) as { threads: Array<{ threadId: string; status: string }> }).threads;
+    expect(threads.map((thread) => thread.threadId).sort()).toEqual(["big-1", "big-2"]);
+    expect(threads.every((thread) => thread.status === "compacted")).toBe(true);
+    const human = await compactThread(["compact", "--all", "--over", "1", "--db", path, "--dry-run"]);
+    expect(human.stdout).toMatch(/\[1\/3\] .*dry-run/);
+  });
+});
+
 describe("bad input: one clear line, a distinct exit code, nothing written", () => {
   let server: ChatCompletionsServer;
   let busyDb: string;

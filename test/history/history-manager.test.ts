@@ -123,6 +123,29 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     expect(head.some((message) => String(message.content).startsWith("You said: a turn that raced"))).toBe(true);
   });
 
+  it("never runs two compactions of one thread at once in one process", async () => {
+    const { agent } = createTestAgent(store.saver);
+    await seedThread(agent, "locked", 9);
+    let running = 0;
+    let overlap = 0;
+    const extractive = new ExtractiveSummarizer();
+    const slow: Summarizer = {
+      name: "slow",
+      async summarize(input) {
+        running++;
+        overlap = Math.max(overlap, running);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        running--;
+        return extractive.summarize(input);
+      },
+    };
+    const managers = [0, 1, 2].map(() => new HistoryManager({ checkpointer: store.saver, summarizer: slow }));
+    const reports = await Promise.all(managers.map((manager) => manager.compactThread({ configurable: { thread_id: "locked" } })));
+    expect(overlap).toBe(1);
+    expect(reports.every((report) => report.attempts === 1)).toBe(true);
+    expect(validateHistory((await agent.getState({ configurable: { thread_id: "locked" } })).values.messages as BaseMessage[])).toEqual([]);
+  });
+
   it.each([
     ["throws", async () => Promise.reject(new Error("model exploded"))],
     ["returns empty text", async () => "   "],

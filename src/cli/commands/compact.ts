@@ -126,11 +126,11 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
     if (tty) process.stderr.write(`\r${bar(index, candidates.length, 30)} ${index}/${candidates.length} ${candidate.threadId.slice(0, 30).padEnd(30)}`);
     try {
       if (context.options["dry-run"]) {
-        results.push({ threadId: candidate.threadId, status: "dry-run", tokens: candidate.tokens });
-        continue;
+        results.push({ threadId: candidate.threadId, status: "dry-run", reason: `${number(candidate.tokens)} tokens` });
+      } else {
+        const report = await manager.compactThread({ configurable: { thread_id: candidate.threadId } });
+        results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, newCheckpointId: report.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
       }
-      const report = await manager.compactThread({ configurable: { thread_id: candidate.threadId } });
-      results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, newCheckpointId: report.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
     } catch (error) {
       results.push({ threadId: candidate.threadId, status: "failed", reason: error instanceof Error ? error.message : String(error) });
     }
