@@ -16,7 +16,7 @@ import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/supervisor/compacting-supervisor.js";
 import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
 import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
-import { createTeam } from "../../scripts/demo/team.js";
+import { createTeam, scriptedModels } from "../../scripts/demo/team.js";
 
 const REQUESTS = [
   "What did incident INC-2291 cost us, and who approved the refunds?",
@@ -96,6 +96,26 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
       expect(supervisor.counter.countMessages(head), streamMode).toBeLessThan(1_500 * 1.5);
     }
+  });
+
+  it("compacts first, synchronously, when the stored thread plus the input already exceed the hard limit", async () => {
+    const models = scriptedModels();
+    const team = createTeam(saver, models);
+    const config = { configurable: { thread_id: "proactive" } };
+    // The thread grew without the wrapper (another process, an older deployment...).
+    for (let turn = 0; turn < 8; turn++) await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
+    const reports: CompactionReport[] = [];
+    const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_000, hardLimit: 1_200, onCompaction: (report) => void reports.push(report) });
+    models.supervisor.calls.length = 0;
+    await supervisor.invoke({ messages: [new HumanMessage("A question after a long pause.")] }, config);
+    expect(reports.length).toBeGreaterThanOrEqual(1);
+    // The turn itself already ran on the compacted history.
+    expect(isSummaryMessage(models.supervisor.calls[0]!.find((message) => isSummaryMessage(message)))).toBe(true);
+    // Pass-throughs: state history and updates go to the graph unchanged.
+    const history = [];
+    for await (const snapshot of supervisor.getStateHistory(config, { limit: 3 })) history.push(snapshot);
+    expect(history).toHaveLength(3);
+    await supervisor.flush();
   });
 
   it("streams chunks identical to the bare graph's, mode by mode", async () => {
