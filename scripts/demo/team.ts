@@ -80,7 +80,7 @@ export interface TeamModels {
   coder: BaseChatModel;
 }
 
-export function scriptedModels(tokenDelayMs = 0): TeamModels & { all: ScriptedChatModel[] } {
+export function scriptedModels(tokenDelayMs = 0): { supervisor: ScriptedChatModel; researcher: ScriptedChatModel; coder: ScriptedChatModel; all: ScriptedChatModel[] } {
   const supervisor = new ScriptedChatModel({ reply: supervisorPolicy, modelName: "scripted-supervisor", tokenDelayMs });
   const researcher = new ScriptedChatModel({ reply: agentPolicy("search_docs", "query"), modelName: "scripted-researcher", tokenDelayMs });
   const coder = new ScriptedChatModel({ reply: agentPolicy("run_tests", "target"), modelName: "scripted-coder", tokenDelayMs });
