@@ -69,3 +69,27 @@ export function invalidArgument(parameter: string, value: unknown, expectation: 
     message: `${parameter} must be ${expectation}; got ${describeValue(value)}.`,
   });
 }
+
+/**
+ * The thread id of a LangGraph config, or a MISSING_THREAD_ID error naming the call that needed it.
+ */
+export function requireThreadId(config: unknown, method: string): string {
+  const threadId = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
+  if ((typeof threadId !== "string" || threadId === "") && typeof threadId !== "number") {
+    throw new CompactionError({
+      code: "MISSING_THREAD_ID",
+      parameter: "config.configurable.thread_id",
+      value: threadId,
+      message: `${method}() needs config.configurable.thread_id to know which thread to compact; got ${describeValue(threadId)}. Pass { configurable: { thread_id: "..." } }.`,
+    });
+  }
+  return String(threadId);
+}
+
+export function threadNotFound(threadId: string): CompactionError {
+  return new CompactionError({
+    code: "THREAD_NOT_FOUND",
+    value: threadId,
+    message: `thread ${JSON.stringify(threadId)} is not in this store (see the list command)`,
+  });
+}

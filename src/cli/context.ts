@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../checkpoint/open.js";
 import { readThreadHead, type ThreadHead } from "../history/thread-state.js";
 import { TokenCounter } from "../tokens/token-counter.js";
@@ -68,7 +68,7 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
 export async function requireThread(context: CliContext, threadId: string | undefined): Promise<ThreadHead> {
   if (!threadId) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: threadId, message: "a thread id is required (see the list command)" });
   const head = await readThreadHead(context.store.saver, threadId);
-  if (!head) throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} is not in this store (see the list command)` });
+  if (!head) throw threadNotFound(threadId);
   return head;
 }
 

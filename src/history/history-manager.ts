@@ -6,12 +6,13 @@
 
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import { copyCheckpoint, type BaseCheckpointSaver, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { copyCheckpoint, type BaseCheckpointSaver, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { idAfter } from "../checkpoint/ids.js";
-import { createWriter, maxVersion, type CompareAndSwapWriter } from "../checkpoint/compare-and-swap.js";
-import { CompactionError, invalidArgument } from "../errors.js";
+import { createWriter, maxVersion, type CompareAndSwapWriter, type ReplacementBuilder } from "../checkpoint/compare-and-swap.js";
+import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { createDefaultSummarizer } from "../summarizers/default.js";
-import { validateSummaryText, LlmSummarizer } from "../summarizers/llm.js";
+import { LlmSummarizer } from "../summarizers/llm.js";
+import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
@@ -51,7 +52,7 @@ export interface HistoryManagerOptions {
   summaryTimeoutMs?: number;
   /** Compare-and-swap attempts before reporting a conflict. @default 3 */
   maxWriteAttempts?: number;
-  /** The compiled graph, when at hand: its getState reports interrupts and rebuilds delta channels. */
+  /** The compiled graph, when at hand: needed only to read a `messages` channel stored as deltas (DeltaChannel). */
   graph?: StateReader;
 }
 
@@ -68,16 +69,35 @@ export interface CompactedMessages {
   summarizerMs: number;
 }
 
-function threadIdOf(config: unknown): string {
-  const threadId = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
-  if (typeof threadId !== "string" && typeof threadId !== "number") {
-    throw new CompactionError({
-      code: "MISSING_THREAD_ID",
-      value: threadId,
-      message: `config.configurable.thread_id is required (a string); got ${threadId === undefined ? "none" : JSON.stringify(threadId)}`,
-    });
-  }
-  return String(threadId);
+/**
+ * The replacement checkpoint of the recipe in DESIGN.md: a copy of `base` (the head itself, or for recovery the last
+ * checkpoint before a failed turn) with `messages` replaced and its version bumped, written after `head`: the id
+ * right after the head's, step + 1, `source: "update"`. `baseVersion` feeds the saver's `getNextVersion`.
+ */
+function buildReplacement(
+  head: CheckpointTuple,
+  base: CheckpointTuple,
+  messages: readonly BaseMessage[],
+  extraMetadata: Record<string, unknown> | undefined,
+): { id: string; baseVersion: number | string | undefined; build: ReplacementBuilder } {
+  const step = ((head.metadata?.step as number | undefined) ?? -1) + 1;
+  const id = idAfter(head.checkpoint.id, step);
+  const baseVersion = maxVersion({ head: maxVersion(head.checkpoint.channel_versions) ?? 0, base: maxVersion(base.checkpoint.channel_versions) ?? 0 });
+  const build: ReplacementBuilder = (version) => {
+    const checkpoint = copyCheckpoint(base.checkpoint);
+    checkpoint.id = id;
+    checkpoint.ts = new Date().toISOString();
+    checkpoint.channel_values = { ...checkpoint.channel_values, messages: [...messages] };
+    checkpoint.channel_versions = { ...checkpoint.channel_versions, messages: version };
+    const metadata = {
+      source: "update",
+      step,
+      parents: (base.metadata?.parents as Record<string, string> | undefined) ?? {},
+      ...extraMetadata,
+    } as CheckpointMetadata;
+    return { checkpoint, metadata, newVersions: { messages: version } };
+  };
+  return { id, baseVersion, build };
 }
 
 export class HistoryManager {
@@ -250,7 +270,7 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     { expectedCheckpointId, metadata }: { expectedCheckpointId?: string; metadata?: Record<string, unknown> } = {},
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
-    const threadId = threadIdOf(config);
+    const threadId = requireThreadId(config, "replaceThreadHistory");
     return threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, expectedCheckpointId, metadata));
   }
 
@@ -271,7 +291,7 @@ export class HistoryManager {
     }
     const head = knownHead ?? (await readThreadHead(this.checkpointer, threadId, this.graph));
     if (!head) {
-      throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} has no checkpoint in this store` });
+      throw threadNotFound(threadId);
     }
     const headId = head.tuple.checkpoint.id;
     if (expectedCheckpointId !== undefined && headId !== expectedCheckpointId) {
@@ -284,23 +304,14 @@ export class HistoryManager {
     if (head.busyReason) {
       throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}` });
     }
-    const step = ((head.tuple.metadata?.step as number | undefined) ?? -1) + 1;
-    const newId = idAfter(headId, step);
-    const proposed = this.checkpointer.getNextVersion(maxVersion(head.tuple.checkpoint.channel_versions) as number | undefined);
-    const outcome = await this.writer.write({ threadId, expectedCheckpointId: headId, proposedVersion: proposed, build: (version) => {
-      const checkpoint = copyCheckpoint(head.tuple.checkpoint);
-      checkpoint.id = newId;
-      checkpoint.ts = new Date().toISOString();
-      checkpoint.channel_values = { ...checkpoint.channel_values, messages: [...messages] };
-      checkpoint.channel_versions = { ...checkpoint.channel_versions, messages: version };
-      const metadata = {
-        source: "update",
-        step,
-        parents: (head.tuple.metadata?.parents as Record<string, string> | undefined) ?? {},
-        ...extraMetadata,
-      } as CheckpointMetadata;
-      return { checkpoint, metadata, newVersions: { messages: version } };
-    } });
+    const replacement = buildReplacement(head.tuple, head.tuple, messages, extraMetadata);
+    const outcome = await this.writer.write({
+      threadId,
+      expectedCheckpointId: headId,
+      proposedVersion: this.checkpointer.getNextVersion(replacement.baseVersion as number | undefined),
+      build: replacement.build,
+    });
+    const newId = replacement.id;
     if (outcome.status === "busy") {
       throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${outcome.reason}` });
     }
@@ -318,7 +329,7 @@ export class HistoryManager {
    * @returns the report; `skipped` when the pre-turn history cannot be compacted.
    */
   async recoverFailedTurn(config: unknown, { baseCheckpointId, compactionRatio = 0.8 }: { baseCheckpointId: string; compactionRatio?: number }): Promise<CompactionReport> {
-    const threadId = threadIdOf(config);
+    const threadId = requireThreadId(config, "recoverFailedTurn");
     validateRatio("compactionRatio", compactionRatio);
     return threadLocks.run(this.checkpointer, threadId, async () => {
       const current = await this.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
@@ -332,30 +343,17 @@ export class HistoryManager {
       const plan = this.planCompaction(history, { compactionRatio });
       if (!plan.executable) return { ...report, status: "skipped" as const, reason: plan.reason };
       const compacted = await this.summarizePlan(plan, base.checkpoint.id);
-      const step = ((current.metadata?.step as number | undefined) ?? -1) + 1;
-      const newId = idAfter(current.checkpoint.id, step);
-      const versions = { ...current.checkpoint.channel_versions, ...base.checkpoint.channel_versions };
-      const proposed = this.checkpointer.getNextVersion(maxVersion(versions) as number | undefined);
+      const replacement = buildReplacement(current, base, compacted.messages, {
+        compaction: { replacedCheckpointId: current.checkpoint.id, recoveredFrom: base.checkpoint.id, summarizedMessages: plan.summarize.length, summaryId: compacted.summary.id },
+      });
+      const newId = replacement.id;
       const started = performance.now();
       const outcome = await this.writer.write({
         threadId,
         expectedCheckpointId: current.checkpoint.id,
-        proposedVersion: proposed,
+        proposedVersion: this.checkpointer.getNextVersion(replacement.baseVersion as number | undefined),
         ignorePendingWrites: true,
-        build: (version) => {
-          const checkpoint = copyCheckpoint(base.checkpoint);
-          checkpoint.id = newId;
-          checkpoint.ts = new Date().toISOString();
-          checkpoint.channel_values = { ...checkpoint.channel_values, messages: compacted.messages };
-          checkpoint.channel_versions = { ...checkpoint.channel_versions, messages: version };
-          const metadata = {
-            source: "update",
-            step,
-            parents: (base.metadata?.parents as Record<string, string> | undefined) ?? {},
-            compaction: { replacedCheckpointId: current.checkpoint.id, recoveredFrom: base.checkpoint.id, summarizedMessages: plan.summarize.length, summaryId: compacted.summary.id },
-          } as CheckpointMetadata;
-          return { checkpoint, metadata, newVersions: { messages: version } };
-        },
+        build: replacement.build,
       });
       if (outcome.status !== "written") return { ...report, status: "conflict" as const, reason: outcome.reason };
       return { ...report, ...this.compactedFields(`recovered from an overflowing turn: ${plan.reason}`, newId, compacted, started) };
@@ -384,7 +382,7 @@ export class HistoryManager {
    *   SUMMARIZER_FAILED (nothing was written).
    */
   async compactThread(config: unknown, overrides: CompactOverrides = {}): Promise<CompactionReport> {
-    const threadId = threadIdOf(config);
+    const threadId = requireThreadId(config, "compactThread");
     return threadLocks.run(this.checkpointer, threadId, () => this.compactUnlocked(threadId, overrides));
   }
 
@@ -394,7 +392,7 @@ export class HistoryManager {
     for (let attempt = 1; attempt <= this.maxWriteAttempts; attempt++) {
       const head = await readThreadHead(this.checkpointer, threadId, this.graph);
       if (!head) {
-        throw new CompactionError({ code: "THREAD_NOT_FOUND", value: threadId, message: `thread ${JSON.stringify(threadId)} has no checkpoint in this store` });
+        throw threadNotFound(threadId);
       }
       const headId = head.tuple.checkpoint.id;
       lastHead = headId;

@@ -108,8 +108,10 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const previousSummary = systemEnd < messages.length && isSummaryMessage(messages[systemEnd]) ? messages[systemEnd] : undefined;
   const bodyStart = systemEnd + (previousSummary ? 1 : 0);
   const body = messages.slice(bodyStart);
-  const tokensEach = counter.countEach(messages);
-  const sum = (from: number, to: number) => tokensEach.slice(from, to).reduce((total, tokens) => total + tokens, 0);
+  // prefix[i] = tokens of messages[0..i): any range sums in O(1).
+  const prefix = [0];
+  for (const tokens of counter.countEach(messages)) prefix.push(prefix.at(-1)! + tokens);
+  const sum = (from: number, to: number) => prefix[to]! - prefix[from]!;
   const before = REPLY_PRIMING_TOKENS + sum(0, messages.length);
   const systemTokens = sum(0, systemEnd);
 

@@ -12,9 +12,9 @@ export interface ThreadHead {
   busyReason: string | undefined;
 }
 
-/** The subset of a compiled graph used to read state (rebuilds delta channels, reports `next`). */
+/** The subset of a compiled graph used to read state: it rebuilds delta channels. */
 export interface StateReader {
-  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown; next: readonly string[]; tasks?: readonly { interrupts?: readonly unknown[] }[] }>;
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown }>;
 }
 
 /**
@@ -37,32 +37,30 @@ export function pendingNodes(tuple: CheckpointTuple): string[] {
   return nodes;
 }
 
+/** Why a head may not be rewritten now: pending writes (a run in progress, an interrupt) or nodes still to run. */
+function busyReasonOf(tuple: CheckpointTuple): string | undefined {
+  const writes = tuple.pendingWrites ?? [];
+  if (writes.length > 0) {
+    return writes.some(([, channel]) => channel === "__interrupt__")
+      ? "the thread is paused at an interrupt(); resume it first"
+      : `the head has ${writes.length} pending write(s): a run is in progress`;
+  }
+  const pending = pendingNodes(tuple);
+  return pending.length > 0 ? `the thread has pending nodes (${pending.join(", ")}): a run is in progress or was cut short` : undefined;
+}
+
 export async function readThreadHead(saver: BaseCheckpointSaver, threadId: string, graph?: StateReader): Promise<ThreadHead | undefined> {
   const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
   if (!tuple) return undefined;
-  const values = tuple.checkpoint.channel_values as Record<string, unknown>;
-  let raw: unknown = values.messages;
-  let busyReason: string | undefined;
-  if ((tuple.pendingWrites?.length ?? 0) > 0) {
-    const interrupted = tuple.pendingWrites!.some(([, channel]) => channel === "__interrupt__");
-    busyReason = interrupted
-      ? "the thread is paused at an interrupt(); resume it first"
-      : `the head has ${tuple.pendingWrites!.length} pending write(s): a run is in progress`;
-  }
-  if (graph) {
-    const state = await graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: tuple.checkpoint.id } });
-    raw = (state.values as Record<string, unknown> | undefined)?.messages;
-    if (!busyReason && state.next.length > 0) {
-      const interrupted = state.tasks?.some((task) => (task.interrupts?.length ?? 0) > 0);
-      busyReason = interrupted
-        ? "the thread is paused at an interrupt(); resume it first"
-        : `the thread has pending nodes (${state.next.join(", ")}): a run is in progress or was cut short`;
-    }
-  } else if (!busyReason) {
-    const pending = pendingNodes(tuple);
-    if (pending.length > 0) busyReason = `the thread has pending nodes (${pending.join(", ")}): a run is in progress or was cut short`;
-    else if (raw === undefined && "messages" in tuple.checkpoint.channel_versions) {
-      busyReason = "the messages channel is stored as deltas (DeltaChannel); pass the graph to read it";
+  let raw: unknown = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
+  let busyReason = busyReasonOf(tuple);
+  // One read is enough unless `messages` is a delta channel, which only the graph can rebuild.
+  if (raw === undefined && "messages" in tuple.checkpoint.channel_versions) {
+    if (graph) {
+      const state = await graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: tuple.checkpoint.id } });
+      raw = (state.values as Record<string, unknown> | undefined)?.messages;
+    } else {
+      busyReason ??= "the messages channel is stored as deltas (DeltaChannel); pass the graph to read it";
     }
   }
   if (raw === undefined) raw = [];

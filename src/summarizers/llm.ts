@@ -11,6 +11,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { CompactionError, invalidArgument } from "../errors.js";
+import { validateSummaryText } from "./output.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
 import { contentText } from "./render.js";
 import type { SummarizeInput, Summarizer } from "./types.js";
@@ -26,10 +27,6 @@ export interface LlmSummarizerOptions {
 
 export const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
 
-/** Text that looks like a failure rather than a summary. */
-const ERROR_LIKE =
-  /^\s*(?:error\b|exception\b|traceback\b|i'?m sorry\b|i cannot\b|i can't\b|as an ai\b|rate limit|context_length_exceeded|request failed|internal server error)/i;
-
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -42,30 +39,6 @@ function modelName(model: BaseChatModel): string | undefined {
   const candidate = model as BaseChatModel & { model?: unknown; modelName?: unknown };
   const name = candidate.model ?? candidate.modelName;
   return typeof name === "string" ? name : undefined;
-}
-
-export function validateSummaryText(text: string, tokenBudget: number): string {
-  const trimmed = text.trim();
-  if (trimmed.length === 0) {
-    throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer returned an empty summary" });
-  }
-  if (ERROR_LIKE.test(trimmed)) {
-    throw new CompactionError({
-      code: "SUMMARIZER_FAILED",
-      value: trimmed.slice(0, 120),
-      message: `the summarizer returned an error message instead of a summary: ${JSON.stringify(trimmed.slice(0, 120))}`,
-    });
-  }
-  // Rough bound without a tokenizer: ~4 characters a token, with generous slack (3x the budget).
-  const limit = Math.max(2_000, tokenBudget * 4 * 3);
-  if (trimmed.length > limit) {
-    throw new CompactionError({
-      code: "SUMMARIZER_FAILED",
-      value: trimmed.length,
-      message: `the summarizer returned ${trimmed.length} characters, over the bound of ${limit} for a ${tokenBudget}-token budget`,
-    });
-  }
-  return trimmed;
 }
 
 export class LlmSummarizer implements Summarizer {

@@ -3,12 +3,12 @@
  * each turn it counts the thread's tokens; over the limit, it compacts the thread through a HistoryManager.
  */
 
-import { BaseMessage } from "@langchain/core/messages";
+import { BaseMessage, BaseMessageChunk } from "@langchain/core/messages";
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, describeValue } from "../errors.js";
+import { CompactionError, describeValue, requireThreadId } from "../errors.js";
 import { HistoryManager } from "../history/history-manager.js";
 import type { CompactionReport } from "../history/report.js";
 import { threadLocks } from "../history/thread-lock.js";
@@ -22,6 +22,12 @@ const ESTIMATED_TURNS = 5;
 
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
 export const COMPACTION_EVENT = "langgraph_compaction";
+
+/** A traced run named "compaction" that carries the report as a custom event. */
+const dispatchCompaction = RunnableLambda.from(async (report: CompactionReport, config) => {
+  await dispatchCustomEvent(COMPACTION_EVENT, report, config);
+  return report;
+});
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the wrapper is generic over every compiled graph's own types */
 /** What the wrapper needs from a compiled graph (a `CompiledStateGraph`, `createReactAgent`, `createSupervisor`). */
@@ -37,19 +43,6 @@ export interface CompactableGraph {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<string, unknown>;
-
-function threadIdOf(config: unknown, method: string): string {
-  const threadId = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
-  if ((typeof threadId !== "string" || threadId === "") && typeof threadId !== "number") {
-    throw new CompactionError({
-      code: "MISSING_THREAD_ID",
-      parameter: "config.configurable.thread_id",
-      value: threadId,
-      message: `${method}() needs config.configurable.thread_id to know which thread to compact; got ${describeValue(threadId)}. Pass { configurable: { thread_id: "..." } }.`,
-    });
-  }
-  return String(threadId);
-}
 
 function messagesOf(value: unknown): BaseMessage[] | undefined {
   const messages = (value as { messages?: unknown } | undefined)?.messages;
@@ -118,7 +111,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   /** Same input, same config, same result as `graph.invoke`; compaction runs after (or before, see `hardLimit`). */
   async invoke(...args: Parameters<G["invoke"]>): Promise<Awaited<ReturnType<G["invoke"]>>> {
     const [input, config] = args as unknown as [unknown, ThreadConfig];
-    const threadId = threadIdOf(config, "invoke");
+    const threadId = requireThreadId(config, "invoke");
     await this.beforeTurn(threadId, input, config);
     const result = await this.withRecovery(threadId, config, () => this.graph.invoke(input, config));
     await this.afterTurn(threadId, config, messagesOf(result));
@@ -131,7 +124,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    */
   async stream(...args: Parameters<G["stream"]>): Promise<Awaited<ReturnType<G["stream"]>>> {
     const [input, config] = args as unknown as [unknown, ThreadConfig];
-    const threadId = threadIdOf(config, "stream");
+    const threadId = requireThreadId(config, "stream");
     const generator = this.streamTurn(threadId, input, config, true);
     return IterableReadableStream.fromAsyncGenerator(generator) as unknown as Awaited<ReturnType<G["stream"]>>;
   }
@@ -176,7 +169,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     if (BaseMessage.isInstance(value)) {
       const chunkArgs = (value as BaseMessage & { tool_call_chunks?: Array<{ args?: string; name?: string }> }).tool_call_chunks ?? [];
       const calls = chunkArgs.reduce((sum, call) => sum + this.counter.countText(`${call.name ?? ""}${call.args ?? ""}`), 0);
-      return (value.constructor.name.endsWith("Chunk") ? this.counter.countText(typeof value.content === "string" ? value.content : value.text) + 1 : this.counter.countMessage(value)) + calls;
+      const own = BaseMessageChunk.isInstance(value) ? this.counter.countText(value.text) + 1 : this.counter.countMessage(value);
+      return own + calls;
     }
     let total = 0;
     for (const item of Array.isArray(value) ? value : Object.values(value)) total += this.streamedTokens(item, depth + 1);
@@ -203,13 +197,13 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    * then `{ type: "done" }`. The summarizer's own tokens never appear.
    */
   async *streamTokens(input: Parameters<G["stream"]>[0], config: Parameters<G["stream"]>[1]): AsyncGenerator<TokenStreamEvent> {
-    const threadId = threadIdOf(config, "streamTokens");
+    const threadId = requireThreadId(config, "streamTokens");
     const turnConfig = { ...(config as ThreadConfig), streamMode: "messages", subgraphs: true } as ThreadConfig;
     for await (const chunk of this.streamTurn(threadId, input, turnConfig, false)) {
       const event = toTokenEvent(chunk);
       if (event) yield event;
     }
-    const report = await this.countAndMaybeCompact(threadId, config as ThreadConfig, undefined, { forceSync: true });
+    const report = await this.countAndMaybeCompact(threadId, config as ThreadConfig, undefined);
     if (report?.status === "compacted") yield { type: "compaction", report };
     yield { type: "done" };
   }
@@ -287,9 +281,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     threadId: string,
     config: ThreadConfig,
     messages: BaseMessage[] | undefined,
-    { forceSync = false }: { forceSync?: boolean } = {},
   ): Promise<CompactionReport | undefined> {
-    void forceSync;
     try {
       let current = messages;
       if (!current) {
@@ -360,11 +352,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     }
     const callbacks = (config as { callbacks?: unknown }).callbacks;
     if (callbacks) {
-      const dispatch = RunnableLambda.from(async (payload: CompactionReport, runConfig) => {
-        await dispatchCustomEvent(COMPACTION_EVENT, payload, runConfig);
-        return payload;
-      });
-      await dispatch.invoke(report, { callbacks: callbacks as never, runName: "compaction", tags: ["langgraph-compaction"] }).catch(() => undefined);
+      await dispatchCompaction.invoke(report, { callbacks: callbacks as never, runName: "compaction", tags: ["langgraph-compaction"] }).catch(() => undefined);
     }
   }
 

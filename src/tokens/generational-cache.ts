@@ -19,8 +19,14 @@ export class GenerationalCache<K, V> {
     return this.current.has(key) || this.previous.has(key);
   }
 
+  /** A hit in the older generation is moved to the newer one, so entries in use survive the next switch. */
   get(key: K): V | undefined {
-    return this.current.get(key) ?? this.previous.get(key);
+    const value = this.current.get(key);
+    if (value !== undefined || !this.previous.has(key)) return value;
+    const promoted = this.previous.get(key) as V;
+    this.previous.delete(key);
+    this.set(key, promoted);
+    return promoted;
   }
 
   set(key: K, value: V): this {

@@ -9,6 +9,7 @@
  */
 
 import type { BaseMessage } from "@langchain/core/messages";
+import { GenerationalCache } from "./generational-cache.js";
 
 interface Entry {
   type: string;
@@ -74,16 +75,17 @@ function sameDescription(entry: Entry, described: Omit<Entry, "tokens">): boolea
 
 export class MessageTokenCache {
   private readonly byObject = new WeakMap<BaseMessage, ObjectEntry>();
-  // Two generations instead of an LRU: evicting a Map's oldest key one at a time makes keys().next() walk every
-  // deleted entry (quadratic once full); dropping a whole generation is O(1) amortized and bounds memory.
-  private current = new Map<string, Entry>();
-  private previous = new Map<string, Entry>();
+  // Generations instead of an LRU: evicting a Map's oldest key one at a time makes keys().next() walk every
+  // deleted entry (quadratic once full).
+  private readonly byKey: GenerationalCache<string, Entry>;
   /** Messages actually encoded (cache misses) since construction. */
   encoded = 0;
   /** Lookups answered from the cache. */
   hits = 0;
 
-  constructor(private readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
+  constructor(maxEntries = DEFAULT_CACHE_ENTRIES) {
+    this.byKey = new GenerationalCache(Math.max(1, Math.floor(maxEntries / 2)));
+  }
 
   get(message: BaseMessage, compute: (message: BaseMessage) => number): number {
     const cached = this.byObject.get(message);
@@ -101,31 +103,21 @@ export class MessageTokenCache {
       typeof message.id === "string" && message.id.length > 0
         ? `id:${message.id}`
         : `hash:${described.content.length}:${hash53(described.content)}:${hash53(`${described.type}\u0000${String(described.name ?? "")}\u0000${described.calls}`)}`;
-    const entry = this.current.get(key) ?? this.previous.get(key);
+    const entry = this.byKey.get(key);
     let tokens: number;
     if (entry !== undefined && sameDescription(entry, described)) {
       this.hits++;
       tokens = entry.tokens;
-      if (!this.current.has(key)) this.remember(key, entry);
     } else {
       tokens = compute(message);
       this.encoded++;
-      this.remember(key, { ...described, tokens });
+      this.byKey.set(key, { ...described, tokens });
     }
     this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), tokens });
     return tokens;
   }
 
-  private remember(key: string, entry: Entry): void {
-    this.current.set(key, entry);
-    if (this.current.size >= this.maxEntries / 2) {
-      this.previous = this.current;
-      this.current = new Map();
-    }
-  }
-
   clear(): void {
-    this.current.clear();
-    this.previous.clear();
+    this.byKey.clear();
   }
 }
