@@ -23,7 +23,8 @@ function bytes(texts: readonly string[]): number {
 }
 
 export async function benchTokens(): Promise<void> {
-  const history = generateHistory({ seed: 7, messages: 2_000 });
+  // 2,000 messages, ~208k tokens: prose, JSON tool results, code, logs, some CJK.
+  const history = generateHistory({ seed: 7, messages: 2_000, bulk: 2.5 });
   const texts = textsOf(history);
   const megabytes = bytes(texts) / 1e6;
 
