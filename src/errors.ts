@@ -16,7 +16,8 @@ export type CompactionErrorCode =
   | "WRITE_CONFLICT"
   | "SUMMARIZER_FAILED"
   | "STORE_UNAVAILABLE"
-  | "CHECKPOINT_NOT_FOUND";
+  | "CHECKPOINT_NOT_FOUND"
+  | "COMPACTION_PAUSED";
 
 export interface CompactionErrorOptions {
   code: CompactionErrorCode;

@@ -17,6 +17,7 @@ export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-def
 export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type CompactedMessages } from "./history/history-manager.js";
 export { planCompaction, summaryBudget, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
 export type { CompactionReport } from "./history/report.js";
+export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./history/audit.js";
 export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./history/validate.js";
 export { groupUnits, type MessageUnit, type UnitKind } from "./history/units.js";
 export {
@@ -33,6 +34,7 @@ export { createDefaultSummarizer } from "./summarizers/default.js";
 export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
 
 export { CompactingSupervisor, COMPACTION_EVENT, type CompactableGraph } from "./supervisor/compacting-supervisor.js";
-export type { CompactingSupervisorOptions } from "./supervisor/options.js";
+export type { CompactingSupervisorOptions, CircuitBreakerOptions } from "./supervisor/options.js";
+export type { CompactionHealth } from "./supervisor/circuit-breaker.js";
 export type { TokenStreamEvent } from "./supervisor/token-events.js";
 export { isContextOverflowError } from "./supervisor/overflow.js";

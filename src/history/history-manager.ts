@@ -11,6 +11,7 @@ import { idAfter } from "../checkpoint/ids.js";
 import { createWriter, maxVersion, type CompareAndSwapWriter, type ReplacementBuilder } from "../checkpoint/compare-and-swap.js";
 import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { createDefaultSummarizer } from "../summarizers/default.js";
+import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { LlmSummarizer } from "../summarizers/llm.js";
 import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
@@ -36,6 +37,12 @@ export interface HistoryManagerOptions {
   checkpointer: BaseCheckpointSaver;
   /** Default: LlmSummarizer over `model` when given, else ChatOpenAI when OPENAI_API_KEY is set, else extractive. */
   summarizer?: Summarizer;
+  /**
+   * Used when `summarizer` fails (throws, times out, or returns an empty, oversized or error-like text): `"extractive"`
+   * or any Summarizer. The summary's provenance and the report name the summarizer that wrote it and why the first
+   * one was passed over. @default none (a failure writes nothing)
+   */
+  fallbackSummarizer?: Summarizer | "extractive";
   /** A chat model for an LlmSummarizer (ignored when `summarizer` is given). */
   model?: BaseChatModel;
   /** Share of the oldest non-system messages to summarize. @default 0.5 */
@@ -67,6 +74,10 @@ export interface CompactedMessages {
   summary: BaseMessage;
   plan: CompactionPlan;
   summarizerMs: number;
+  /** The summarizer that wrote the summary (the fallback when the first one failed). */
+  summarizer: Summarizer;
+  /** Why the configured summarizer was passed over for the fallback, if it was. */
+  fallbackReason?: string;
 }
 
 /**
@@ -103,6 +114,7 @@ function buildReplacement(
 export class HistoryManager {
   readonly checkpointer: BaseCheckpointSaver;
   readonly summarizer: Summarizer;
+  readonly fallbackSummarizer?: Summarizer;
   readonly counter: TokenCounter;
   private readonly compactionRatio: number;
   private readonly keepTokens?: number;
@@ -152,6 +164,11 @@ export class HistoryManager {
     this.keepTokens = keepTokens;
     this.counter = options.counter ?? new TokenCounter({ model: options.tokenModel });
     this.summarizer = summarizer ?? (model ? new LlmSummarizer({ model }) : createDefaultSummarizer({ counter: this.counter }));
+    const fallback = options.fallbackSummarizer;
+    if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {
+      throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
+    }
+    this.fallbackSummarizer = fallback === "extractive" ? new ExtractiveSummarizer({ counter: this.counter }) : fallback;
     this.summaryRole = summaryRole;
     this.summaryTimeoutMs = summaryTimeoutMs;
     this.maxWriteAttempts = maxWriteAttempts;
@@ -192,7 +209,17 @@ export class HistoryManager {
   private async summarizePlan(plan: CompactionPlan, replacedCheckpointId: string | undefined): Promise<CompactedMessages> {
     const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
     const started = performance.now();
-    const text = await this.runSummarizer(plan);
+    let summarizer = this.summarizer;
+    let fallbackReason: string | undefined;
+    let text: string;
+    try {
+      text = await this.runSummarizer(summarizer, plan);
+    } catch (error) {
+      if (!this.fallbackSummarizer || !CompactionError.isInstance(error) || error.code !== "SUMMARIZER_FAILED") throw error;
+      fallbackReason = error.message;
+      summarizer = this.fallbackSummarizer;
+      text = await this.runSummarizer(summarizer, plan);
+    }
     const summarizerMs = performance.now() - started;
     const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
     const summary = createSummaryMessage(
@@ -205,8 +232,9 @@ export class HistoryManager {
         lastCoveredId: plan.summarize.at(-1)?.id ?? null,
         coveredIds: ids,
         previousSummaryId: plan.previousSummary?.id ?? null,
-        summarizer: this.summarizer.name,
-        model: this.summarizer.model ?? null,
+        summarizer: summarizer.name,
+        model: summarizer.model ?? null,
+        ...(fallbackReason ? { fallbackReason } : {}),
       },
       this.summaryRole,
     );
@@ -215,10 +243,10 @@ export class HistoryManager {
     if (problems.length > 0) {
       throw new CompactionError({ code: "INVALID_HISTORY", message: `the compacted history would be invalid: ${problems[0]!.message}` });
     }
-    return { messages: result, summary, plan, summarizerMs };
+    return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason };
   }
 
-  private async runSummarizer(plan: CompactionPlan): Promise<string> {
+  private async runSummarizer(summarizer: Summarizer, plan: CompactionPlan): Promise<string> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -234,7 +262,7 @@ export class HistoryManager {
     });
     try {
       const text = await Promise.race([
-        this.summarizer.summarize({
+        summarizer.summarize({
           previousSummary: plan.previousSummary ? summaryText(plan.previousSummary) : undefined,
           messages: plan.summarize,
           tokenBudget: plan.tokens.summaryBudget,
@@ -370,6 +398,8 @@ export class HistoryManager {
       summarizedMessages: compacted.plan.summarize.length,
       keptMessages: compacted.plan.keep.length,
       summaryId: compacted.summary.id,
+      summarizer: compacted.summarizer.name,
+      ...(compacted.fallbackReason ? { fallbackReason: compacted.fallbackReason } : {}),
       summarizerMs: compacted.summarizerMs,
       writeMs: performance.now() - writeStarted,
     };

@@ -19,7 +19,10 @@ export interface CompactionReport {
   summarizedMessages?: number;
   keptMessages?: number;
   summaryId?: string;
+  /** The summarizer used (when compacted: the one that wrote the summary, maybe the fallback). */
   summarizer: string;
+  /** Why the configured summarizer was passed over for `fallbackSummarizer`, when it was. */
+  fallbackReason?: string;
   summarizerMs?: number;
   writeMs?: number;
   attempts: number;

@@ -33,6 +33,8 @@ export interface SummaryProvenance {
   previousSummaryId: string | null;
   summarizer: string;
   model: string | null;
+  /** Set when the configured summarizer failed and the fallback wrote this summary. */
+  fallbackReason?: string;
   createdAt: string;
 }
 

@@ -13,6 +13,7 @@ import { HistoryManager } from "../history/history-manager.js";
 import type { CompactionReport } from "../history/report.js";
 import { threadLocks } from "../history/thread-lock.js";
 import { TokenCounter } from "../tokens/token-counter.js";
+import { CircuitBreaker, type CompactionHealth } from "./circuit-breaker.js";
 import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
 import { isContextOverflowError } from "./overflow.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
@@ -61,6 +62,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   private readonly lastCount = new Map<string, number>();
   /** Consecutive turns whose count was estimated from the stream rather than counted exactly. */
   private readonly estimatedTurns = new Map<string, number>();
+  private readonly breaker: CircuitBreaker;
 
   /**
    * @throws CompactionError MISSING_CHECKPOINTER when the graph was compiled without a checkpointer;
@@ -97,9 +99,11 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.checkpointer = checkpointer;
     this.counter = new TokenCounter({ model: this.options.modelName });
     this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError };
+    this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs);
     this.manager = new HistoryManager({
       checkpointer,
       summarizer: options.summarizer,
+      fallbackSummarizer: options.fallbackSummarizer,
       compactionRatio: this.options.compactionRatio,
       counter: this.counter,
       summaryRole: options.summaryRole,
@@ -213,6 +217,16 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     while (this.pending.size > 0) await Promise.all([...this.pending.values()]);
   }
 
+  /** Failures in a row and whether compaction is paused for the thread (see the `circuitBreaker` option). */
+  compactionHealth(threadId: string | number): CompactionHealth {
+    return this.breaker.health(String(threadId));
+  }
+
+  /** Lift a pause of compaction for the thread now (after fixing the summarizer, say). */
+  resumeCompaction(threadId: string | number): void {
+    this.breaker.reset(String(threadId));
+  }
+
   getState(...args: Parameters<G["getState"]>): ReturnType<G["getState"]> {
     return this.graph.getState(...(args as unknown as [unknown, unknown])) as ReturnType<G["getState"]>;
   }
@@ -294,23 +308,32 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       if (tokens <= this.options.tokenLimit) return undefined;
       return await this.compactNow(threadId, config);
     } catch (error) {
-      await this.reportError(error);
+      await this.reportError(error, threadId);
       return undefined;
     }
   }
 
   private async compactNow(threadId: string, config: ThreadConfig): Promise<CompactionReport | undefined> {
+    if (!this.breaker.allows(threadId)) return undefined;
     try {
       const report = await this.manager.compactThread({ configurable: { thread_id: threadId } });
       if (report.status === "compacted") {
+        this.breaker.success(threadId);
         this.lastCount.set(threadId, report.tokensAfter ?? 0);
         await this.emit(report, config);
       }
       return report;
     } catch (error) {
-      await this.reportError(error);
+      await this.fail(threadId, error);
       return undefined;
     }
+  }
+
+  /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */
+  private async fail(threadId: string, error: unknown): Promise<void> {
+    await this.reportError(error, threadId);
+    const paused = this.breaker.failure(threadId, error);
+    if (paused) await this.reportError(paused, threadId);
   }
 
   /** Overflow recovery: rewrite the thread from before the failed turn, compacted harder. True when retryable. */
@@ -322,15 +345,16 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
         break;
       }
     }
-    if (!baseCheckpointId) return false;
+    if (!baseCheckpointId || !this.breaker.allows(threadId)) return false;
     try {
       const report = await this.manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId, compactionRatio: this.options.recoveryRatio });
       if (report.status !== "compacted") return false;
+      this.breaker.success(threadId);
       this.lastCount.set(threadId, report.tokensAfter ?? 0);
       await this.emit(report, config);
       return true;
     } catch (error) {
-      await this.reportError(error);
+      await this.fail(threadId, error);
       return false;
     }
   }
@@ -348,7 +372,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     try {
       await this.hooks.onCompaction?.(report);
     } catch (error) {
-      await this.reportError(error);
+      await this.reportError(error, report.threadId);
     }
     const callbacks = (config as { callbacks?: unknown }).callbacks;
     if (callbacks) {
@@ -356,9 +380,9 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     }
   }
 
-  private async reportError(error: unknown): Promise<void> {
+  private async reportError(error: unknown, threadId?: string): Promise<void> {
     try {
-      await this.hooks.onCompactionError?.(error);
+      await this.hooks.onCompactionError?.(error, { threadId });
     } catch {
       // A failing error hook must never break the caller's turn.
     }

@@ -10,6 +10,16 @@ import type { Summarizer } from "../summarizers/types.js";
 import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
 
 export const DEFAULT_HARD_LIMIT = 0.9;
+export const DEFAULT_FAILURE_THRESHOLD = 3;
+export const DEFAULT_PAUSE_MS = 10 * 60_000;
+
+/** After `failureThreshold` consecutive failed compactions of a thread, compaction pauses for it for `pauseMs`. */
+export interface CircuitBreakerOptions {
+  /** @default 3 */
+  failureThreshold?: number;
+  /** How long compaction stays paused; then one attempt is made (and a failure pauses again). @default 600000 */
+  pauseMs?: number;
+}
 export const DEFAULT_RECOVERY_RATIO = 0.8;
 
 export interface CompactingSupervisorOptions {
@@ -33,6 +43,17 @@ export interface CompactingSupervisorOptions {
   recoveryRatio?: number;
   /** Run compaction after the call returned (true) or before it returns (false). @default true */
   background?: boolean;
+  /**
+   * Summarizer used when `summarizer` fails: `"extractive"` or any Summarizer. The report and the summary's
+   * provenance say so. @default none (a failed summary writes nothing)
+   */
+  fallbackSummarizer?: Summarizer | "extractive";
+  /**
+   * Pause compaction for a thread after repeated failures (so a broken summarizer is not called every turn);
+   * `false` disables it. The pause is announced once through `onCompactionError` (code COMPACTION_PAUSED) and
+   * visible through `compactionHealth(threadId)`. @default { failureThreshold: 3, pauseMs: 600000 }
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
   /** Role of the summary message. @default "human" */
   summaryRole?: SummaryRole;
   /** A summary slower than this is abandoned; nothing is written. @default 120000 */
@@ -40,7 +61,7 @@ export interface CompactingSupervisorOptions {
   /** Called after every compaction that wrote a checkpoint. */
   onCompaction?: (report: CompactionReport) => void | Promise<void>;
   /** Called when a compaction fails (nothing was written; the turn's result is unaffected). */
-  onCompactionError?: (error: unknown) => void | Promise<void>;
+  onCompactionError?: (error: unknown, context: { threadId?: string }) => void | Promise<void>;
 }
 
 export interface ResolvedOptions {
@@ -50,6 +71,9 @@ export interface ResolvedOptions {
   recoveryRatio: number;
   modelName: string;
   background: boolean;
+  /** Infinity when the circuit breaker is disabled. */
+  failureThreshold: number;
+  pauseMs: number;
 }
 
 function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
@@ -92,5 +116,26 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
-  return { tokenLimit, hardLimit: Math.max(hardLimit, tokenLimit), compactionRatio, recoveryRatio, modelName, background: options.background ?? true };
+  const breaker = options.circuitBreaker ?? {};
+  if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {
+    throw invalidArgument("circuitBreaker", breaker, "an object { failureThreshold, pauseMs } or false");
+  }
+  const failureThreshold = breaker === false ? Infinity : (breaker.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD);
+  if (breaker !== false && (!Number.isInteger(failureThreshold) || failureThreshold < 1)) {
+    throw invalidArgument("circuitBreaker.failureThreshold", failureThreshold, "an integer >= 1");
+  }
+  const pauseMs = breaker === false ? 0 : (breaker.pauseMs ?? DEFAULT_PAUSE_MS);
+  if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) {
+    throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
+  }
+  return {
+    tokenLimit,
+    hardLimit: Math.max(hardLimit, tokenLimit),
+    compactionRatio,
+    recoveryRatio,
+    modelName,
+    background: options.background ?? true,
+    failureThreshold,
+    pauseMs,
+  };
 }

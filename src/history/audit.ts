@@ -1,0 +1,161 @@
+/**
+ * auditThread: check, from the store alone, the promise compaction makes about a thread —
+ * 1. coverage: every message that was ever in the thread's main conversation is in the head verbatim, or covered by
+ *    a summary in the head whose provenance names a checkpoint that still holds it (summaries of summaries are
+ *    followed down the chain);
+ * 2. validity: the head passes `validateHistory`;
+ * 3. no message appears twice in the head.
+ * Read-only. Reads every checkpoint of the thread's root namespace once.
+ */
+import { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { requireThreadId, threadNotFound } from "../errors.js";
+import { getSummaryProvenance, isSummaryMessage } from "./summary-message.js";
+import { validateHistory, type HistoryProblem } from "./validate.js";
+
+export type AuditProblemCode =
+  | "INVALID_HEAD"
+  | "DUPLICATE_IN_HEAD"
+  | "LOST_MESSAGE"
+  | "ALTERED_MESSAGE"
+  | "PROVENANCE_CHECKPOINT_MISSING"
+  | "COVERED_MESSAGE_MISSING";
+
+export interface AuditProblem {
+  code: AuditProblemCode;
+  /** The message or checkpoint concerned. */
+  id: string;
+  message: string;
+}
+
+export interface ThreadAudit {
+  threadId: string;
+  headCheckpointId: string;
+  /** Checkpoints read (the thread's root namespace). */
+  checkpoints: number;
+  /** Distinct original (non-summary) message ids seen in any checkpoint. */
+  messagesEver: number;
+  /** Of those, in the head verbatim. */
+  inHead: number;
+  /** Of those, covered by a summary in the head (and held by the checkpoint its provenance names). */
+  covered: number;
+  problems: AuditProblem[];
+  /** Problems `validateHistory` reports on the head. */
+  headProblems: HistoryProblem[];
+}
+
+function messagesOf(tuple: CheckpointTuple): unknown[] {
+  const messages = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
+  return Array.isArray(messages) ? messages : [];
+}
+
+/** What must stay identical for a message to count as "verbatim". */
+function fingerprint(message: BaseMessage): string {
+  const toolCalls = (message as BaseMessage & { tool_calls?: unknown }).tool_calls ?? null;
+  const toolCallId = (message as BaseMessage & { tool_call_id?: unknown }).tool_call_id ?? null;
+  return JSON.stringify([message.getType(), message.content, message.name ?? null, toolCalls, toolCallId]);
+}
+
+/**
+ * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND.
+ */
+export async function auditThread(checkpointer: BaseCheckpointSaver, config: unknown): Promise<ThreadAudit> {
+  const threadId = requireThreadId(config, "auditThread");
+  const root = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+  const byId = new Map<string, CheckpointTuple>();
+  let head: CheckpointTuple | undefined;
+  for await (const tuple of checkpointer.list(root)) {
+    head ??= tuple;
+    byId.set(tuple.checkpoint.id, tuple);
+  }
+  if (!head) throw threadNotFound(threadId);
+
+  const problems: AuditProblem[] = [];
+  const headMessages = messagesOf(head);
+  const headProblems = validateHistory(headMessages);
+  if (headProblems.length > 0) {
+    problems.push({ code: "INVALID_HEAD", id: head.checkpoint.id, message: `the head is not a valid history: ${headProblems[0]!.message}` });
+  }
+
+  const verbatim = new Map<string, string>();
+  for (const message of headMessages) {
+    if (!BaseMessage.isInstance(message) || typeof message.id !== "string") continue;
+    if (verbatim.has(message.id)) {
+      problems.push({ code: "DUPLICATE_IN_HEAD", id: message.id, message: `message ${message.id} appears twice in the head` });
+    }
+    verbatim.set(message.id, fingerprint(message));
+  }
+
+  // Ids covered by the head's summaries, each checked against the checkpoint its provenance names.
+  const covered = new Map<string, string>();
+  const visited = new Set<string>();
+  const follow = (summary: BaseMessage): void => {
+    const provenance = getSummaryProvenance(summary);
+    if (!provenance || visited.has(summary.id ?? "")) return;
+    visited.add(summary.id ?? "");
+    const source = provenance.replacedCheckpointId ? byId.get(provenance.replacedCheckpointId) : undefined;
+    if (!source) {
+      problems.push({
+        code: "PROVENANCE_CHECKPOINT_MISSING",
+        id: provenance.replacedCheckpointId ?? String(summary.id),
+        message: `summary ${summary.id} names checkpoint ${provenance.replacedCheckpointId}, which the store does not hold`,
+      });
+      return;
+    }
+    const held = new Map<string, BaseMessage>();
+    for (const message of messagesOf(source)) {
+      if (BaseMessage.isInstance(message) && typeof message.id === "string") held.set(message.id, message);
+    }
+    for (const id of provenance.coveredIds) {
+      const message = held.get(id);
+      if (!message) {
+        problems.push({ code: "COVERED_MESSAGE_MISSING", id, message: `summary ${summary.id} covers ${id}, but checkpoint ${source.checkpoint.id} does not hold it` });
+        continue;
+      }
+      covered.set(id, fingerprint(message));
+    }
+    const previous = provenance.previousSummaryId ? held.get(provenance.previousSummaryId) : undefined;
+    if (provenance.previousSummaryId && !previous) {
+      problems.push({
+        code: "COVERED_MESSAGE_MISSING",
+        id: provenance.previousSummaryId,
+        message: `summary ${summary.id} folds in ${provenance.previousSummaryId}, but checkpoint ${source.checkpoint.id} does not hold it`,
+      });
+    }
+    if (previous) follow(previous);
+  };
+  for (const message of headMessages) if (isSummaryMessage(message)) follow(message);
+
+  // Every original message of every checkpoint must be in the head or covered, unaltered.
+  const ever = new Map<string, string>();
+  for (const tuple of byId.values()) {
+    for (const message of messagesOf(tuple)) {
+      if (!BaseMessage.isInstance(message) || typeof message.id !== "string" || getSummaryProvenance(message)) continue;
+      if (!ever.has(message.id)) ever.set(message.id, fingerprint(message));
+    }
+  }
+  let inHead = 0;
+  let coveredCount = 0;
+  for (const [id, print] of ever) {
+    const found = verbatim.get(id) ?? covered.get(id);
+    if (found === undefined) {
+      problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head nor covered by one of its summaries` });
+    } else if (found !== print) {
+      problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs from the stored original` });
+    } else if (verbatim.has(id)) {
+      inHead++;
+    } else {
+      coveredCount++;
+    }
+  }
+  return {
+    threadId,
+    headCheckpointId: head.checkpoint.id,
+    checkpoints: byId.size,
+    messagesEver: ever.size,
+    inHead,
+    covered: coveredCount,
+    problems,
+    headProblems,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Per-thread circuit breaker for compaction: after `threshold` consecutive failures a thread's compaction pauses
+ * for `pauseMs`; then one attempt is let through (half-open) and a failure pauses it again, a success closes it.
+ */
+import { CompactionError } from "../errors.js";
+
+export interface CompactionHealth {
+  /** Failed compactions in a row (0 after a success). */
+  consecutiveFailures: number;
+  /** Set while compaction is paused for the thread. */
+  pausedUntil?: Date;
+  /** The last failure, if any since the last success. */
+  lastError?: unknown;
+}
+
+interface State {
+  failures: number;
+  pausedUntil: number;
+  lastError?: unknown;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class CircuitBreaker {
+  private readonly states = new Map<string, State>();
+
+  constructor(
+    private readonly threshold: number,
+    private readonly pauseMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** May a compaction of this thread run now? */
+  allows(threadId: string): boolean {
+    const state = this.states.get(threadId);
+    return !state || state.pausedUntil <= this.now();
+  }
+
+  success(threadId: string): void {
+    this.states.delete(threadId);
+  }
+
+  /** Records a failure; returns the COMPACTION_PAUSED error to announce when this failure opens the breaker. */
+  failure(threadId: string, error: unknown): CompactionError | undefined {
+    const state = this.states.get(threadId) ?? { failures: 0, pausedUntil: 0 };
+    state.failures++;
+    state.lastError = error;
+    this.states.set(threadId, state);
+    if (state.failures < this.threshold) return undefined;
+    state.pausedUntil = this.now() + this.pauseMs;
+    return new CompactionError({
+      code: "COMPACTION_PAUSED",
+      value: threadId,
+      message:
+        `compaction of thread ${JSON.stringify(threadId)} is paused until ${new Date(state.pausedUntil).toISOString()} after ` +
+        `${state.failures} consecutive failures (last: ${describe(error)}); turns continue uncompacted. ` +
+        `Fix the summarizer, set fallbackSummarizer: "extractive", or call resumeCompaction(threadId).`,
+      cause: error,
+    });
+  }
+
+  health(threadId: string): CompactionHealth {
+    const state = this.states.get(threadId);
+    if (!state) return { consecutiveFailures: 0 };
+    return {
+      consecutiveFailures: state.failures,
+      ...(state.pausedUntil > this.now() ? { pausedUntil: new Date(state.pausedUntil) } : {}),
+      lastError: state.lastError,
+    };
+  }
+
+  reset(threadId: string): void {
+    this.states.delete(threadId);
+  }
+}
