@@ -31,7 +31,9 @@ export interface ScriptedChatModelFields extends BaseChatModelParams {
   tokenDelayMs?: number;
 }
 
+/** Tool call ids are unique across processes, as a provider's are (several processes may share one thread). */
 let callIds = 0;
+const callIdPrefix = `call_${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}_`;
 
 export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, AIMessageChunk> {
   readonly reply: ReplyPolicy;
@@ -67,7 +69,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     const reply = this.reply(messages, { tools: this.boundTools, call: this.calls.length });
     return {
       content: reply.content ?? "",
-      toolCalls: (reply.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? `call_scripted_${++callIds}` })),
+      toolCalls: (reply.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? `${callIdPrefix}${++callIds}` })),
     };
   }
 

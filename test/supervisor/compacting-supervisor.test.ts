@@ -121,7 +121,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
   it("streams chunks identical to the bare graph's, mode by mode", async () => {
     const normalize = (chunks: unknown[]) => {
       const seen = new Map<string, string>();
-      return JSON.stringify(chunks).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|call_scripted_\d+|"ts":"[^"]+"|"createdAt":"[^"]+"/g, (match) => {
+      return JSON.stringify(chunks).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|call_[0-9a-z]+_\d+|"ts":"[^"]+"|"createdAt":"[^"]+"/g, (match) => {
         if (!seen.has(match)) seen.set(match, `#${seen.size}`);
         return seen.get(match)!;
       });

@@ -1,0 +1,121 @@
+/**
+ * Racing writers: two processes run turns on one thread through CompactingSupervisor (background compaction) while
+ * the script compacts the same thread in a loop — on a SQLite file and on Postgres. Afterwards every user message
+ * sent is in the head or covered by one of its summaries (auditThread), none twice.
+ */
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { BaseMessage } from "@langchain/core/messages";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { auditThread } from "../../src/index.js";
+import { recordFigures, size } from "../support/reliability.js";
+import { compactThread, runTs } from "../support/run-script.js";
+
+const TURNS = size("RACE_TURNS", 20, 80);
+const THREAD = "raced";
+
+interface Store {
+  kind: "sqlite" | "postgres";
+  location: string;
+  scriptArgs: string[];
+  childArgs: string[];
+  saver(): Promise<BaseCheckpointSaver>;
+  close(saver: BaseCheckpointSaver): Promise<void>;
+}
+
+let dir: string;
+beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), "compaction-race-"))));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const stores: Array<[string, () => Promise<Store>]> = [
+  [
+    "sqlite",
+    async () => {
+      const path = join(dir, "race.sqlite");
+      return {
+        kind: "sqlite",
+        location: path,
+        scriptArgs: ["--db", path],
+        childArgs: [path],
+        saver: async () => SqliteSaver.fromConnString(path),
+        close: async (saver) => (saver as SqliteSaver).db.close(),
+      };
+    },
+  ],
+  [
+    "postgres",
+    async () => {
+      const url = inject("postgresUrl");
+      const schema = `race_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+      const setup = PostgresSaver.fromConnString(url, { schema });
+      await setup.setup();
+      await setup.end();
+      return {
+        kind: "postgres",
+        location: url,
+        scriptArgs: ["--postgres", url, "--schema", schema],
+        childArgs: [url],
+        saver: async () => PostgresSaver.fromConnString(url, { schema }),
+        close: async (saver) => (saver as PostgresSaver).end(),
+        schema,
+      } as Store & { schema: string };
+    },
+  ],
+];
+
+describe.each(stores)("racing writers on %s", (kind, open) => {
+  it(`two turn processes (${TURNS} turns each, background compaction) and the script compacting in a loop lose nothing`, async () => {
+    const store = await open();
+    const schema = (store as Store & { schema?: string }).schema;
+    const lock = join(dir, `${kind}.lock`);
+    const child = (prefix: string) => runTs("test/support/race-turns.ts", [...store.childArgs, THREAD, String(TURNS), prefix, lock, ...(schema ? [schema] : [])], {}, 600_000);
+    const seeded = await child("seed");
+    expect(seeded.code, seeded.stderr).toBe(0);
+
+    const writers = [child("a"), child("b")];
+    let finished = false;
+    void Promise.all(writers).then(() => (finished = true));
+    const scriptCodes: number[] = [];
+    while (!finished) scriptCodes.push((await compactThread(["compact", THREAD, ...store.scriptArgs, "--json"])).code);
+    const results = await Promise.all(writers);
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const stats = results.map((result) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { compactions: number; compactionErrors: string[] });
+    expect(scriptCodes.every((code) => [0, 6, 9].includes(code)), String(scriptCodes)).toBe(true);
+
+    const saver = await store.saver();
+    const config = { configurable: { thread_id: THREAD } };
+    const audit = await auditThread(saver, config);
+    expect(audit.problems).toEqual([]);
+    // Every user message sent was stored (so the audit above covers it), and the head holds none twice.
+    const head = (await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[];
+    const headIds = head.map((message) => message.id);
+    expect(new Set(headIds).size).toBe(headIds.length);
+    const sent = ["seed", "a", "b"].flatMap((prefix) => Array.from({ length: TURNS }, (_, index) => `${prefix}-${index}`));
+    const seen = new Set(headIds);
+    for await (const tuple of saver.list(config)) {
+      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) {
+        if (BaseMessage.isInstance(message) && sent.includes(message.id ?? "")) seen.add(message.id!);
+      }
+    }
+    expect(sent.filter((id) => !seen.has(id))).toEqual([]);
+    const wrapperCompactions = stats.reduce((sum, stat) => sum + stat.compactions, 0);
+    const scriptCompactions = scriptCodes.filter((code) => code === 0).length;
+    expect(wrapperCompactions + scriptCompactions).toBeGreaterThan(2);
+    expect(audit.covered).toBeGreaterThan(0);
+    recordFigures("race", {
+      [`${kind}:turns`]: TURNS * 3,
+      [`${kind}:wrapperCompactions`]: wrapperCompactions,
+      [`${kind}:scriptRuns`]: scriptCodes.length,
+      [`${kind}:scriptCompactions`]: scriptCompactions,
+      [`${kind}:scriptConflictsOrBusy`]: scriptCodes.filter((code) => code !== 0).length,
+      [`${kind}:messagesEver`]: audit.messagesEver,
+      [`${kind}:messagesLost`]: audit.problems.filter((problem) => problem.code === "LOST_MESSAGE").length,
+    });
+    await store.close(saver);
+  }, 900_000);
+});
