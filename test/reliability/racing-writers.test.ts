@@ -20,6 +20,7 @@ const TURNS = size("RACE_TURNS", 20, 80);
 const THREAD = "raced";
 
 interface Store {
+  schema?: string;
   kind: "sqlite" | "postgres";
   location: string;
   scriptArgs: string[];
@@ -43,7 +44,7 @@ const stores: Array<[string, () => Promise<Store>]> = [
         scriptArgs: ["--db", path],
         childArgs: [path],
         saver: async () => SqliteSaver.fromConnString(path),
-        close: async (saver) => (saver as SqliteSaver).db.close(),
+        close: async (saver) => void (saver as SqliteSaver).db.close(),
       };
     },
   ],
@@ -63,7 +64,7 @@ const stores: Array<[string, () => Promise<Store>]> = [
         saver: async () => PostgresSaver.fromConnString(url, { schema }),
         close: async (saver) => (saver as PostgresSaver).end(),
         schema,
-      } as Store & { schema: string };
+      };
     },
   ],
 ];
@@ -71,7 +72,7 @@ const stores: Array<[string, () => Promise<Store>]> = [
 describe.each(stores)("racing writers on %s", (kind, open) => {
   it(`two turn processes (${TURNS} turns each, background compaction) and the script compacting in a loop lose nothing`, async () => {
     const store = await open();
-    const schema = (store as Store & { schema?: string }).schema;
+    const schema = store.schema;
     const lock = join(dir, `${kind}.lock`);
     const child = (prefix: string) => runTs("test/support/race-turns.ts", [...store.childArgs, THREAD, String(TURNS), prefix, lock, ...(schema ? [schema] : [])], {}, 600_000);
     const seeded = await child("seed");
