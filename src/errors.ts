@@ -17,7 +17,8 @@ export type CompactionErrorCode =
   | "SUMMARIZER_FAILED"
   | "STORE_UNAVAILABLE"
   | "CHECKPOINT_NOT_FOUND"
-  | "COMPACTION_PAUSED";
+  | "COMPACTION_PAUSED"
+  | "STORE_CORRUPT";
 
 export interface CompactionErrorOptions {
   code: CompactionErrorCode;
@@ -68,6 +69,22 @@ export function invalidArgument(parameter: string, value: unknown, expectation: 
     parameter,
     value,
     message: `${parameter} must be ${expectation}; got ${describeValue(value)}.`,
+  });
+}
+
+/**
+ * A read error that means the stored data is damaged (undecodable checkpoint bytes, SQLite reporting a malformed
+ * file) becomes STORE_CORRUPT naming the thread; any other error is returned unchanged.
+ */
+export function asStoreReadError(error: unknown, threadId: string): unknown {
+  const sqliteCode = (error as { code?: unknown } | undefined)?.code;
+  const corrupt = error instanceof SyntaxError || (typeof sqliteCode === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(sqliteCode));
+  if (!corrupt) return error;
+  return new CompactionError({
+    code: "STORE_CORRUPT",
+    value: threadId,
+    message: `thread ${JSON.stringify(threadId)}: a stored checkpoint could not be read (${(error as Error).message}); the store may be corrupted: check it (SQLite: PRAGMA integrity_check) or restore a backup. Nothing was written.`,
+    cause: error,
   });
 }
 

@@ -18,6 +18,7 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
   INVALID_ARGUMENT: EXIT.usage,
   MISSING_THREAD_ID: EXIT.usage,
   STORE_UNAVAILABLE: EXIT.storeUnavailable,
+  STORE_CORRUPT: EXIT.notACheckpointStore,
   THREAD_NOT_FOUND: EXIT.threadNotFound,
   THREAD_BUSY: EXIT.threadBusy,
   SUMMARIZER_FAILED: EXIT.summarizerFailed,

@@ -9,7 +9,7 @@
  */
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { requireThreadId, threadNotFound } from "../errors.js";
+import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
 import { getSummaryProvenance, isSummaryMessage } from "./summary-message.js";
 import { validateHistory, type HistoryProblem } from "./validate.js";
 
@@ -64,9 +64,13 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   const root = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
   const byId = new Map<string, CheckpointTuple>();
   let head: CheckpointTuple | undefined;
-  for await (const tuple of checkpointer.list(root)) {
-    head ??= tuple;
-    byId.set(tuple.checkpoint.id, tuple);
+  try {
+    for await (const tuple of checkpointer.list(root)) {
+      head ??= tuple;
+      byId.set(tuple.checkpoint.id, tuple);
+    }
+  } catch (error) {
+    throw asStoreReadError(error, threadId);
   }
   if (!head) throw threadNotFound(threadId);
 

@@ -3,7 +3,7 @@
  */
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { CompactionError } from "../errors.js";
+import { asStoreReadError, CompactionError, describeValue } from "../errors.js";
 
 export interface ThreadHead {
   tuple: CheckpointTuple;
@@ -50,7 +50,12 @@ function busyReasonOf(tuple: CheckpointTuple): string | undefined {
 }
 
 export async function readThreadHead(saver: BaseCheckpointSaver, threadId: string, graph?: StateReader): Promise<ThreadHead | undefined> {
-  const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+  let tuple: CheckpointTuple | undefined;
+  try {
+    tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+  } catch (error) {
+    throw asStoreReadError(error, threadId);
+  }
   if (!tuple) return undefined;
   let raw: unknown = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
   let busyReason = busyReasonOf(tuple);
@@ -76,7 +81,7 @@ export async function readThreadHead(saver: BaseCheckpointSaver, threadId: strin
     throw new CompactionError({
       code: "INVALID_HISTORY",
       value: raw[badIndex],
-      message: `thread ${threadId}: messages[${badIndex}] is not a LangChain message (a plain object was written to the checkpoint?)`,
+      message: `thread ${threadId}: messages[${badIndex}] is not a LangChain message but ${describeValue(raw[badIndex])} (a plain object was written to the checkpoint?)`,
     });
   }
   return { tuple, messages: raw as BaseMessage[], busyReason };

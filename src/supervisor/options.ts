@@ -35,8 +35,13 @@ export interface CompactingSupervisorOptions {
    */
   model?: string | BaseChatModel;
   /**
+   * The model's context window in tokens. Needed for fractional limits with a model this library does not know
+   * (an unknown model is counted with o200k_base). @default the known model's window
+   */
+  contextWindow?: number;
+  /**
    * Before a turn, if the stored thread plus the new input exceed this limit (tokens, or a fraction <= 1 of the
-   * window), compact first, synchronously. @default 0.9
+   * window), compact first, synchronously. @default 0.9 (of 128,000 tokens for an unknown model without contextWindow)
    */
   hardLimit?: number;
   /** Share summarized when recovering from a context-length error. @default 0.8 */
@@ -104,7 +109,23 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
   }
   const modelName = modelNameOf(options.model);
-  const window = resolveModel(modelName).contextWindow;
+  const info = resolveModel(modelName);
+  if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)) {
+    throw invalidArgument("contextWindow", options.contextWindow, "an integer number of tokens >= 100");
+  }
+  const window = options.contextWindow ?? info.contextWindow;
+  if (!info.known && options.contextWindow === undefined) {
+    for (const [parameter, value] of [["tokenLimit", options.tokenLimit], ["hardLimit", options.hardLimit]] as const) {
+      if (typeof value === "number" && value > 0 && value <= 1) {
+        throw new CompactionError({
+          code: "INVALID_ARGUMENT",
+          parameter: "model",
+          value: modelName,
+          message: `${parameter} ${value} is a fraction of the context window, but model ${JSON.stringify(modelName)} is not one whose window this library knows: give ${parameter} in tokens, or pass contextWindow.`,
+        });
+      }
+    }
+  }
   const tokenLimit = limit("tokenLimit", options.tokenLimit, window);
   const hardLimit = limit("hardLimit", options.hardLimit ?? DEFAULT_HARD_LIMIT, window);
   const compactionRatio = validateRatio("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO);

@@ -58,7 +58,7 @@ function describePlan(plan: CompactionPlan) {
 }
 
 export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
-  const ratio = context.options.ratio === undefined ? undefined : validateRatio("--ratio", Number(context.options.ratio));
+  const ratio = context.options.ratio === undefined ? undefined : validateRatio("--ratio", numeric(context.options.ratio));
   const summarizer = createSummarizer(context);
   const manager = new HistoryManager({ checkpointer: context.store.saver, summarizer, counter: context.counter, compactionRatio: ratio });
   if (context.options.all) return compactAll(context, manager);
@@ -143,4 +143,10 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
   if (context.json) context.printer.line(JSON.stringify({ over, threads: results }, null, 2));
   else context.printer.line(`${results.filter((result) => result.status === "compacted").length} of ${candidates.length} thread(s) above ${number(over)} tokens compacted`);
   return results.some((result) => result.status === "failed") ? 1 : 0;
+}
+
+/** The number a numeric option spells, or the raw text (so an error names what was typed, not NaN). */
+function numeric(raw: string): number | string {
+  const value = Number(raw);
+  return raw.trim() !== "" && Number.isFinite(value) ? value : raw;
 }
