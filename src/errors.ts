@@ -4,7 +4,29 @@
  * (a marker check that survives duplicated copies of this package, unlike `instanceof`).
  */
 
+import { holdsSecret, redactSecrets } from "./secrets.js";
+
 const MARKER = Symbol.for("langgraph-compaction.error");
+
+function maskedCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return typeof cause === "string" ? redactSecrets(cause) : cause;
+  const text = `${cause.message}\n${cause.stack ?? ""}\n${safeJson(cause)}`;
+  if (!holdsSecret(text)) return cause;
+  const masked = new Error(redactSecrets(cause.message));
+  masked.name = cause.name;
+  masked.stack = redactSecrets(cause.stack ?? "");
+  const status = (cause as { status?: unknown }).status;
+  if (status !== undefined) Object.assign(masked, { status });
+  return masked;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "";
+  }
+}
 
 export type CompactionErrorCode =
   | "INVALID_ARGUMENT"
@@ -37,7 +59,8 @@ export class CompactionError extends Error {
   readonly value?: unknown;
 
   constructor({ code, message, parameter, value, cause }: CompactionErrorOptions) {
-    super(message, cause === undefined ? undefined : { cause });
+    // Secrets are masked here, once for every error; a cause whose text holds one is replaced by a masked copy.
+    super(redactSecrets(message), cause === undefined ? undefined : { cause: maskedCause(cause) });
     this.name = "CompactionError";
     this.code = code;
     this.parameter = parameter;

@@ -17,6 +17,7 @@
  * the SQLite and Postgres paths write the very rows those savers write (same serializer, same columns).
  */
 
+import { quoteIdentifier } from "./sql.js";
 import type {
   BaseCheckpointSaver,
   ChannelVersions,
@@ -148,7 +149,7 @@ class PostgresWriter implements CompareAndSwapWriter {
   constructor(private readonly saver: PostgresSaverInternals) {}
 
   async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
-    const schema = `"${this.saver.options.schema.replace(/"/g, '""')}"`;
+    const schema = quoteIdentifier(this.saver.options.schema);
     const client = await this.saver.pool.connect();
     try {
       await client.query("BEGIN");

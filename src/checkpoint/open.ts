@@ -3,6 +3,7 @@
  * missing file, a file that is not SQLite, a database that is not a LangGraph checkpoint store, or an unreachable
  * server. SQLite is opened with a busy timeout so the store can be used while an application writes to it (WAL).
  */
+import { quoteIdentifier } from "./sql.js";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
@@ -73,7 +74,7 @@ function redact(url: string): string {
 export async function openPostgresStore(url: string, { schema = "public", connectTimeoutMs = 5_000 } = {}): Promise<OpenedStore> {
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, max: 4 });
   pool.on("error", () => undefined);
-  const quoted = `"${schema.replace(/"/g, '""')}"`;
+  const quoted = quoteIdentifier(schema);
   try {
     const found = await pool.query(`SELECT to_regclass($1) AS checkpoints, to_regclass($2) AS blobs`, [`${quoted}.checkpoints`, `${quoted}.checkpoint_blobs`]);
     if (!found.rows[0]?.checkpoints || !found.rows[0]?.blobs) {
