@@ -67,7 +67,7 @@ describe("fuzzed histories", () => {
     );
     recordFigures("fuzz", { pureCases: PURE_RUNS, pureCompacted: compacted, runningSummaries: folded, seed: FUZZ_SEED });
     expect(compacted).toBeGreaterThan(PURE_RUNS / 4);
-  });
+  }, 60_000 + PURE_RUNS * 10);
 
   it(`a stored thread compacted at random keeps every message (auditThread) and its other channels (${STORED_RUNS} cases)`, async () => {
     const State = Annotation.Root({
@@ -107,7 +107,7 @@ describe("fuzzed histories", () => {
       { seed: FUZZ_SEED, numRuns: STORED_RUNS },
     );
     recordFigures("fuzz", { storedCases: STORED_RUNS, storedAudits: audited, messagesLost: lost });
-  });
+  }, 60_000 + STORED_RUNS * 60);
 });
 
 /** The invariants of one compaction of `input` into `output`. */

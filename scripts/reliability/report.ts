@@ -1,0 +1,63 @@
+/**
+ * Prints the figures the reliability suites recorded in .tmp/reliability/ (run them first:
+ * `npm run test:reliability` does both, at full size).
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { printTable } from "../bench/table.js";
+
+type Figures = Record<string, unknown> & { full?: boolean; recordedAt?: string };
+
+const dir = join(process.cwd(), ".tmp", "reliability");
+if (!existsSync(dir)) {
+  console.error("no figures in .tmp/reliability: run `npm run test:reliability` (or `npm test`) first");
+  process.exit(1);
+}
+const suites: Record<string, Figures> = Object.fromEntries(
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => [name.replace(/\.json$/, ""), JSON.parse(readFileSync(join(dir, name), "utf8")) as Figures]),
+);
+const n = (value: unknown) => (typeof value === "number" ? value.toLocaleString("en-US") : "—");
+const sum = (figures: Figures | undefined, prefix: string, suffix = "") =>
+  Object.entries(figures ?? {})
+    .filter(([key, value]) => key.startsWith(prefix) && key.endsWith(suffix) && typeof value === "number")
+    .reduce((total, [, value]) => total + (value as number), 0);
+
+const { fuzz, crash, race, faults } = suites;
+const badInput = suites["bad-input"];
+const rows = [
+  {
+    suite: "property-based (fast-check)",
+    size: `${n(fuzz?.pureCases)} histories + ${n(fuzz?.storedCases)} stored threads (seed ${fuzz?.seed ?? "—"})`,
+    exercised: `${n(fuzz?.pureCompacted)} compactions, ${n(fuzz?.runningSummaries)} running summaries, ${n(fuzz?.storedAudits)} audits`,
+    lost: n(fuzz?.messagesLost),
+  },
+  {
+    suite: "crash safety (SIGKILL, SQLite)",
+    size: `${n(crash?.trials)} trials on ${n(crash?.messagesPerThread)} messages`,
+    exercised: `${n(crash?.kills)} kills; head old ${n(crash?.headsOld)} / new ${n(crash?.headsNew)}; last phase ${JSON.stringify(crash?.lastPhaseBeforeKill ?? {})}`,
+    lost: n(crash?.messagesLost),
+  },
+  {
+    suite: "racing writers (SQLite + Postgres)",
+    size: `${n(sum(race, "", ":turns"))} turns`,
+    exercised: `${n(sum(race, "", ":wrapperCompactions") + sum(race, "", ":scriptCompactions"))} compactions (${n(sum(race, "", ":scriptConflictsOrBusy"))} script runs lost a race or found the thread busy)`,
+    lost: n(sum(race, "", ":messagesLost")),
+  },
+  {
+    suite: "failing summarizers",
+    size: `${Object.keys(faults ?? {}).filter((key) => key.startsWith("injected:")).length} fault kinds`,
+    exercised: `${n(sum(faults, "injected:"))} faults injected`,
+    lost: "0 (nothing written)",
+  },
+  {
+    suite: "bad input",
+    size: `${n((badInput?.apiCases as number) + (badInput?.scriptCases as number))} cases`,
+    exercised: `${n(badInput?.apiCases)} API + ${n(badInput?.scriptCases)} script, each a typed error`,
+    lost: "0 (nothing written)",
+  },
+];
+const full = Object.values(suites).every((figures) => figures.full);
+console.log(`Reliability figures (${full ? "full run, RELIABILITY_FULL=1" : "reduced run"}; recorded ${Object.values(suites).map((f) => f.recordedAt).sort().at(-1)})`);
+printTable("", rows.map((row) => ({ suite: row.suite, size: row.size, exercised: row.exercised, "messages lost": row.lost })));

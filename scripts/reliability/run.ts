@@ -1,0 +1,18 @@
+/**
+ * `npm run test:reliability`: the reliability suites at full size (RELIABILITY_FULL=1), then their figures.
+ * `-- --reduced` runs the CI sizes instead. Figures land in .tmp/reliability/ (cleared first).
+ */
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+const reduced = process.argv.includes("--reduced");
+rmSync(join(process.cwd(), ".tmp", "reliability"), { recursive: true, force: true });
+const vitest = join(dirname(createRequire(import.meta.url).resolve("vitest/package.json")), "vitest.mjs");
+const run = spawnSync(process.execPath, [vitest, "run", "test/reliability"], {
+  stdio: "inherit",
+  env: { ...process.env, RELIABILITY_FULL: reduced ? "" : "1" },
+});
+if (run.status !== 0) process.exit(run.status ?? 1);
+await import("./report.js");
