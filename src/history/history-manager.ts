@@ -49,6 +49,11 @@ export interface HistoryManagerOptions {
   compactionRatio?: number;
   /** Keep the newest messages within this many tokens instead of using the ratio. */
   keepTokens?: number;
+  /**
+   * Budget of each summary in tokens (never more than half of what it summarizes).
+   * @default 20% of the summarized tokens, between 256 and 2,000
+   */
+  summaryTokens?: number;
   /** Model name for the tokenizer. @default "gpt-4o" */
   tokenModel?: string;
   /** A shared counter (its cache makes repeated counts cheap). */
@@ -118,6 +123,7 @@ export class HistoryManager {
   readonly counter: TokenCounter;
   private readonly compactionRatio: number;
   private readonly keepTokens?: number;
+  private readonly summaryTokens?: number;
   private readonly summaryRole: SummaryRole;
   private readonly summaryTimeoutMs: number;
   private readonly maxWriteAttempts: number;
@@ -162,6 +168,10 @@ export class HistoryManager {
     this.checkpointer = checkpointer;
     this.compactionRatio = validateRatio("compactionRatio", compactionRatio);
     this.keepTokens = keepTokens;
+    if (options.summaryTokens !== undefined && (!Number.isInteger(options.summaryTokens) || options.summaryTokens < 64)) {
+      throw invalidArgument("summaryTokens", options.summaryTokens, "an integer >= 64");
+    }
+    this.summaryTokens = options.summaryTokens;
     this.counter = options.counter ?? new TokenCounter({ model: options.tokenModel });
     this.summarizer = summarizer ?? (model ? new LlmSummarizer({ model }) : createDefaultSummarizer({ counter: this.counter }));
     const fallback = options.fallbackSummarizer;
@@ -186,6 +196,7 @@ export class HistoryManager {
     return planCompaction(messages, {
       compactionRatio: overrides.compactionRatio ?? this.compactionRatio,
       keepTokens: overrides.keepTokens ?? this.keepTokens,
+      summaryTokens: this.summaryTokens,
       counter: this.counter,
     });
   }

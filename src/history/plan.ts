@@ -30,6 +30,11 @@ export interface PlanOptions {
   keepTokens?: number;
   /** Counter used for the token figures. @default a TokenCounter for "gpt-4o" */
   counter?: TokenCounter;
+  /**
+   * The summary's budget in tokens, instead of the 20% rule (still never more than half the summarized tokens).
+   * CompactingSupervisor sets it from its limit (see its `summaryTokens` option).
+   */
+  summaryTokens?: number;
 }
 
 export interface CompactionPlan {
@@ -94,6 +99,9 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
     throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
   }
+  if (options.summaryTokens !== undefined && (!Number.isInteger(options.summaryTokens) || options.summaryTokens < FLOOR_SUMMARY_TOKENS)) {
+    throw invalidArgument("summaryTokens", options.summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
+  }
   const counter = options.counter ?? defaultCounter();
   const inputProblems = validateHistory(messages).filter((problem) => problem.code === "NOT_A_MESSAGE");
   if (inputProblems.length > 0) {
@@ -132,7 +140,10 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const keep = body.slice(cut);
   const summarizedTokens = sum(bodyStart, bodyStart + cut) + (previousSummary ? sum(systemEnd, bodyStart) : 0);
   const keptTokens = sum(bodyStart + cut, messages.length);
-  const budget = summaryBudget(summarizedTokens);
+  const budget =
+    options.summaryTokens === undefined
+      ? summaryBudget(summarizedTokens)
+      : Math.max(FLOOR_SUMMARY_TOKENS, Math.min(options.summaryTokens, Math.floor(summarizedTokens / 2)));
   const plan: CompactionPlan = {
     executable: false,
     reason: "",

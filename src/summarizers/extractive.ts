@@ -1,8 +1,9 @@
 /**
  * ExtractiveSummarizer: offline, deterministic, no model. It keeps what a later turn is likely to ask about —
  * names, numbers, identifiers, dates, decisions, open tasks, the key lines of tool results — within a token budget,
- * and folds the previous summary in (its lines compete for the budget with a bonus, so facts survive repeated
- * compactions instead of decaying).
+ * and folds the previous summary in (its lines compete with the new ones on the same scores, plus a small
+ * bonus for stability). Candidates are ranked by value per token, and lines that share a template with many
+ * siblings (JSON rows, log lines) are discounted, so a one-off statement of fact beats bulk.
  */
 
 import { invalidArgument } from "../errors.js";
@@ -33,6 +34,10 @@ const DECISION =
   /\b(?:decid|agree|approv|chose|choos|select|confirm|will|must|should|deadline|todo|to-do|next step|open|pending|blocked|plan|budget|fix|fail|error|remember|prefer|owner|assign|due)\w*/gi;
 const IDENTIFIER = /\b[A-Za-z]+[_-][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*\b/g;
 const KEY_VALUE = /^\s*"?[\w .-]{1,40}"?\s*[:=]\s*\S/;
+/** A statement of fact: a subject, a linking verb, and (checked by the caller) a name, number, date or identifier. */
+const STATEMENT = /\b(?:is|was|are|were|set at|scheduled|chose|tracks?|owns?|costs?|totals?|equals?|expires?|moves? to)\b/i;
+/** Punctuation of structured data (JSON, code, log fields). */
+const STRUCTURE = /[{}[\]"=;<>|]/g;
 
 function count(pattern: RegExp, text: string): number {
   return text.match(pattern)?.length ?? 0;
@@ -40,6 +45,7 @@ function count(pattern: RegExp, text: string): number {
 
 function score(text: string, role: string): number {
   let value = 0;
+  const entities = count(NUMBER, text) + count(PROPER_NAME, text) + count(DATE, text) + count(IDENTIFIER, text);
   value += Math.min(3, count(NUMBER, text));
   value += 2 * Math.min(2, count(PROPER_NAME, text));
   value += 2 * Math.min(1, count(DATE, text));
@@ -47,13 +53,28 @@ function score(text: string, role: string): number {
   value += Math.min(2, count(IDENTIFIER, text));
   if (KEY_VALUE.test(text)) value += 1;
   if (role === "user") value += 1;
-  if (text.split(/\s+/).length < 4) value -= 2;
+  const words = text.split(/\s+/).length;
+  if (words < 4) value -= 2;
+  // A sentence stating a fact about an entity is what a later turn asks about; a record of structured data much
+  // less often (and it usually has many siblings, see the repetition discount in summarize()).
+  if (entities > 0 && STATEMENT.test(text) && words >= 5 && /^["'(]?[A-Z\u00C0-\u00DE]/u.test(text)) value += 4;
+  if (count(STRUCTURE, text) > words / 2) value -= 2;
   return value;
+}
+
+/** The template of a line: digits, quoted strings and identifiers abstracted, so sibling records share one shape. */
+function shapeOf(text: string): string {
+  return text
+    .replace(/"[^"]*"/g, "s")
+    .replace(/\b[A-Za-z]+[_-][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*\b/g, "i")
+    .replace(/\d+(?:[.,:/-]\d+)*/g, "0")
+    .replace(/\s+/g, " ")
+    .slice(0, 48);
 }
 
 function splitPieces(text: string): string[] {
   return text
-    .split(/\n+|(?<=[.!?;])\s+(?=[A-Z\u00C0-\u00DE"'(\[])|(?<=\},)(?=\{)/u)
+    .split(/\n+|(?<=[.!?])\s+|(?<=;)\s+(?=[A-Z\u00C0-\u00DE"'(\[])|(?<=\},)(?=\{)/u)
     .map((piece) => piece.replace(/\s+/g, " ").trim())
     .filter((piece) => piece.length > 0);
 }
@@ -88,7 +109,9 @@ export class ExtractiveSummarizer implements Summarizer {
       for (const line of previousSummary.split("\n")) {
         const text = line.replace(/^[-*]\s*/, "").trim();
         if (text.length === 0 || text.startsWith("Covers ") || text.endsWith(":")) continue;
-        add(text, score(text, "") + 3, true);
+        // Scored like new content (the role prefix is kept), with a small bonus for stability across compactions.
+        const role = /^\[user\]/.test(text) ? "user" : "";
+        add(text, score(text.replace(/^\[[^\]]+\]\s*/, ""), role) + 1, true);
       }
     }
     const stats = { messages: messages.length, user: 0, toolCalls: 0, tools: new Set<string>(), agents: new Set<string>() };
@@ -104,9 +127,15 @@ export class ExtractiveSummarizer implements Summarizer {
         const args = JSON.stringify((call as { args?: unknown }).args ?? {});
         add(`${who} called ${call.name}(${args})`, score(args, "") + 1, false);
       }
-      for (const piece of splitPieces(contentText(message))) {
-        if (/^Successfully transferred/.test(piece)) continue;
-        add(`[${who}] ${piece}`, score(piece, type === "human" ? "user" : type), false);
+      const pieces = splitPieces(contentText(message)).filter((piece) => !/^Successfully transferred/.test(piece));
+      // Lines sharing a template with many siblings (JSON rows, log lines, metrics) are each worth less; a line that
+      // stands out from its siblings (a NOTE in a log) keeps its full score.
+      const shapes = new Map<string, number>();
+      for (const piece of pieces) shapes.set(shapeOf(piece), (shapes.get(shapeOf(piece)) ?? 0) + 1);
+      for (const piece of pieces) {
+        const siblings = shapes.get(shapeOf(piece)) ?? 1;
+        const discount = siblings > 2 ? Math.log2(siblings) * 2 : 0;
+        add(`[${who}] ${piece}`, score(piece, type === "human" ? "user" : type) - discount, false);
       }
     }
 
@@ -114,10 +143,14 @@ export class ExtractiveSummarizer implements Summarizer {
       stats.tools.size ? ` (${[...stats.tools].sort().join(", ")})` : ""
     }${stats.agents.size ? `; agents: ${[...stats.agents].sort().join(", ")}` : ""}.`;
     let used = this.counter.countText(header) + 8;
-    const ranked = [...candidates].sort((a, b) => b.score - a.score || a.order - b.order);
+    // Ranked by value per token (square-root damped): a short sentence stating a fact beats a long paragraph that
+    // collects the same bonuses by sheer length.
+    const costs = new Map(candidates.map((candidate) => [candidate, this.counter.countText(candidate.text) + 2]));
+    const density = (candidate: Candidate) => (candidate.score <= 0 ? candidate.score : candidate.score / Math.sqrt(costs.get(candidate)!));
+    const ranked = [...candidates].sort((a, b) => density(b) - density(a) || a.order - b.order);
     const chosen: Candidate[] = [];
     for (const candidate of ranked) {
-      const cost = this.counter.countText(candidate.text) + 2;
+      const cost = costs.get(candidate)!;
       if (used + cost > tokenBudget) continue;
       chosen.push(candidate);
       used += cost;

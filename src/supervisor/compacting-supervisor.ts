@@ -105,6 +105,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       summarizer: options.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
       compactionRatio: this.options.compactionRatio,
+      summaryTokens: this.options.summaryTokens,
       counter: this.counter,
       summaryRole: options.summaryRole,
       summaryTimeoutMs: options.summaryTimeoutMs,

@@ -44,6 +44,11 @@ export interface CompactingSupervisorOptions {
    * window), compact first, synchronously. @default 0.9 (of 128,000 tokens for an unknown model without contextWindow)
    */
   hardLimit?: number;
+  /**
+   * Budget of each summary, in tokens. A running summary is the only place older facts live, so its size follows
+   * the limit. @default 25% of tokenLimit, at most 4,000 (never more than half of what is summarized)
+   */
+  summaryTokens?: number;
   /** Share summarized when recovering from a context-length error. @default 0.8 */
   recoveryRatio?: number;
   /** Run compaction after the call returned (true) or before it returns (false). @default true */
@@ -79,6 +84,7 @@ export interface ResolvedOptions {
   /** Infinity when the circuit breaker is disabled. */
   failureThreshold: number;
   pauseMs: number;
+  summaryTokens: number;
 }
 
 function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
@@ -137,6 +143,8 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
+  const summaryTokens = options.summaryTokens ?? Math.max(256, Math.min(4_000, Math.round(tokenLimit * 0.25)));
+  if (!Number.isInteger(summaryTokens) || summaryTokens < 64) throw invalidArgument("summaryTokens", summaryTokens, "an integer >= 64");
   const breaker = options.circuitBreaker ?? {};
   if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {
     throw invalidArgument("circuitBreaker", breaker, "an object { failureThreshold, pauseMs } or false");
@@ -158,5 +166,6 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     background: options.background ?? true,
     failureThreshold,
     pauseMs,
+    summaryTokens,
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * The contenders of the peers benchmark, each a real compiled graph (langchain's createAgent) over the same scripted
+ * model and tools, at the same token budget:
+ * - this library: CompactingSupervisor + ExtractiveSummarizer (compaction finishes inside the turn: background false);
+ * - summarizationMiddleware with the same ExtractiveSummarizer wrapped as a chat model (its own chars/4 counter);
+ * - trimMessages as a sliding window (strategy "last") applied to every model call;
+ * - no compaction (the reference).
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { createAgent, createMiddleware, summarizationMiddleware, trimMessages } from "langchain";
+import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
+import type { Summarizer } from "../../../src/summarizers/types.js";
+import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
+import type { TokenCounter } from "../../../src/tokens/token-counter.js";
+import { ExtractiveChatModel } from "./extractive-chat-model.js";
+import type { Player } from "./player.js";
+
+export const SYSTEM_PROMPT = "You are a supervisor coordinating a researcher and a coder for the billing team. Hand off with the transfer tools.";
+
+export interface RunningContender {
+  invoke(text: string, threadId: string): Promise<void>;
+  summarizer: { calls: number; tokensRead: number };
+}
+
+export interface Contender {
+  name: string;
+  build(player: Player, checkpointer: BaseCheckpointSaver, budget: number, counter: TokenCounter): RunningContender;
+}
+
+const turnInput = (text: string) => ({ messages: [new HumanMessage(text)] });
+const threadConfig = (threadId: string) => ({ configurable: { thread_id: threadId }, recursionLimit: 200 });
+
+/** Counts what the library's summarizer is asked to read. */
+function countingSummarizer(counter: TokenCounter, stats: { calls: number; tokensRead: number }): Summarizer {
+  const inner = new ExtractiveSummarizer({ counter });
+  return {
+    name: inner.name,
+    async summarize(input) {
+      stats.calls++;
+      stats.tokensRead += counter.countMessages(input.messages) + (input.previousSummary ? counter.countText(input.previousSummary) : 0);
+      return inner.summarize(input);
+    },
+  };
+}
+
+export const CONTENDERS: Contender[] = [
+  {
+    name: "this library (CompactingSupervisor)",
+    build(player, checkpointer, budget, counter) {
+      const stats = { calls: 0, tokensRead: 0 };
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: budget,
+        hardLimit: budget,
+        background: false,
+        summarizer: countingSummarizer(counter, stats),
+        circuitBreaker: false,
+      });
+      return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
+    },
+  },
+  {
+    name: "summarizationMiddleware (same summarizer)",
+    build(player, checkpointer, budget, counter) {
+      const summaryModel = new ExtractiveChatModel(counter);
+      const agent = createAgent({
+        model: player.model,
+        tools: player.tools,
+        checkpointer,
+        systemPrompt: SYSTEM_PROMPT,
+        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: { tokens: Math.floor(budget / 2) }, summaryPrompt: "{messages}" })],
+      });
+      return { summarizer: summaryModel, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
+    },
+  },
+  {
+    name: "trimMessages (sliding window)",
+    build(player, checkpointer, budget, counter) {
+      const systemTokens = counter.countText(SYSTEM_PROMPT) + 4;
+      const window = createMiddleware({
+        name: "SlidingWindow",
+        wrapModelCall: async (request, handler) => {
+          const messages = await trimMessages(request.messages, {
+            maxTokens: Math.max(1, budget - systemTokens),
+            strategy: "last",
+            tokenCounter: (messages) => counter.countMessages(messages),
+            startOn: "human",
+            allowPartial: false,
+          });
+          return handler({ ...request, messages });
+        },
+      });
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT, middleware: [window] });
+      return { summarizer: { calls: 0, tokensRead: 0 }, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
+    },
+  },
+  {
+    name: "no compaction",
+    build(player, checkpointer) {
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
+      return { summarizer: { calls: 0, tokensRead: 0 }, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
+    },
+  },
+];
