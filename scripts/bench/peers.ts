@@ -88,6 +88,9 @@ export async function benchPeers(sizes = DEFAULT_PEER_SIZES, contenders = CONTEN
   const dir = mkdtempSync(join(tmpdir(), "compaction-peers-"));
   const results: PeerResult[] = [];
   try {
+    // Warm-up: one small conversation through every contender (JIT, module state), not measured.
+    const warmup = generateConversation({ seed: 99, messages: 60 });
+    for (const contender of contenders) await runContender(contender, warmup, 500, counter, dir);
     for (const size of sizes) {
       const conversation = generateConversation({ seed: 11, messages: size });
       const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
