@@ -38,3 +38,22 @@ export type { CompactingSupervisorOptions, CircuitBreakerOptions } from "./super
 export type { CompactionHealth } from "./supervisor/circuit-breaker.js";
 export type { TokenStreamEvent } from "./supervisor/token-events.js";
 export { isContextOverflowError } from "./supervisor/overflow.js";
+export {
+  createStrategy,
+  listStrategies,
+  createPipeline,
+  pinMessage,
+  isPinned,
+  PIN_KEY,
+  EDIT_KEY,
+  editOf,
+  type Strategy,
+  type StrategyContext,
+  type StrategyReport,
+  type StrategyResult,
+  type StrategyInput,
+  type StrategyName,
+  type StrategyOptions,
+  type PinPredicate,
+  type EditRecord,
+} from "./strategies/index.js";

@@ -16,6 +16,7 @@ import { LlmSummarizer } from "../summarizers/llm.js";
 import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
+import { validatePredicate, type PinPredicate } from "../strategies/pinned.js";
 import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
 import type { CompactionReport } from "./report.js";
 import {
@@ -49,6 +50,8 @@ export interface HistoryManagerOptions {
   compactionRatio?: number;
   /** Keep the newest messages within this many tokens instead of using the ratio. */
   keepTokens?: number;
+  /** Messages never summarized, besides those marked with `pinMessage`. */
+  pinned?: PinPredicate;
   /**
    * Budget of each summary in tokens (never more than half of what it summarizes).
    * @default 20% of the summarized tokens, between 256 and 2,000
@@ -124,6 +127,7 @@ export class HistoryManager {
   private readonly compactionRatio: number;
   private readonly keepTokens?: number;
   private readonly summaryTokens?: number;
+  private readonly pinned?: PinPredicate;
   private readonly summaryRole: SummaryRole;
   private readonly summaryTimeoutMs: number;
   private readonly maxWriteAttempts: number;
@@ -172,6 +176,7 @@ export class HistoryManager {
       throw invalidArgument("summaryTokens", options.summaryTokens, "an integer >= 64");
     }
     this.summaryTokens = options.summaryTokens;
+    this.pinned = validatePredicate(options.pinned);
     this.counter = options.counter ?? new TokenCounter({ model: options.tokenModel });
     this.summarizer = summarizer ?? (model ? new LlmSummarizer({ model }) : createDefaultSummarizer({ counter: this.counter }));
     const fallback = options.fallbackSummarizer;
@@ -197,6 +202,7 @@ export class HistoryManager {
       compactionRatio: overrides.compactionRatio ?? this.compactionRatio,
       keepTokens: overrides.keepTokens ?? this.keepTokens,
       summaryTokens: this.summaryTokens,
+      pinned: this.pinned,
       counter: this.counter,
     });
   }

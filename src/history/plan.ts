@@ -9,6 +9,7 @@
 
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
+import { isPinned, type PinPredicate } from "../strategies/pinned.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { isSummaryMessage } from "./summary-message.js";
@@ -35,6 +36,11 @@ export interface PlanOptions {
    * CompactingSupervisor sets it from its limit (see its `summaryTokens` option).
    */
   summaryTokens?: number;
+  /**
+   * Messages never summarized besides those marked with `pinMessage` (`additional_kwargs.pinned`): a pinned message
+   * before the cut is kept verbatim right after the summary, with the rest of its unit (tool calls stay paired).
+   */
+  pinned?: PinPredicate;
 }
 
 export interface CompactionPlan {
@@ -136,10 +142,13 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const boundaries = units.map((unit) => unit.start).filter((start) => start > 0 && start <= maxCut);
 
   const cut = chooseCut(boundaries, body.length, ratio, options.keepTokens, (from, to) => sum(bodyStart + from, bodyStart + to));
-  const summarize = body.slice(0, cut);
-  const keep = body.slice(cut);
-  const summarizedTokens = sum(bodyStart, bodyStart + cut) + (previousSummary ? sum(systemEnd, bodyStart) : 0);
-  const keptTokens = sum(bodyStart + cut, messages.length);
+  const pinnedUnits = units.filter((unit) => unit.end <= cut && body.slice(unit.start, unit.end).some((message, offset) => isPinned(message, bodyStart + unit.start + offset, options.pinned)));
+  const summarizedUnits = units.filter((unit) => unit.end <= cut && !pinnedUnits.includes(unit));
+  const summarize = summarizedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
+  const keep = [...pinnedUnits.flatMap((unit) => body.slice(unit.start, unit.end)), ...body.slice(cut)];
+  const pinnedTokens = pinnedUnits.reduce((total, unit) => total + sum(bodyStart + unit.start, bodyStart + unit.end), 0);
+  const summarizedTokens = sum(bodyStart, bodyStart + cut) - pinnedTokens + (previousSummary ? sum(systemEnd, bodyStart) : 0);
+  const keptTokens = sum(bodyStart + cut, messages.length) + pinnedTokens;
   const budget =
     options.summaryTokens === undefined
       ? summaryBudget(summarizedTokens)
@@ -151,7 +160,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     previousSummary,
     summarize,
     keep,
-    units: { total: units.length, summarized: units.filter((unit) => unit.end <= cut).length },
+    units: { total: units.length, summarized: summarizedUnits.length },
     tokens: {
       before,
       summarized: summarizedTokens,
@@ -163,11 +172,13 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     problems: [],
   };
 
-  if (cut === 0) {
+  if (cut === 0 || summarize.length === 0) {
     plan.reason =
       body.length === 0
         ? "nothing to summarize: the history holds only system messages and a summary"
-        : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
+        : cut > 0
+          ? "nothing to summarize: every message before the cut is pinned"
+          : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
     return plan;
   }
   const placeholder = new HumanMessage({ id: "planned-summary", content: "(summary)" });
@@ -177,7 +188,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     return plan;
   }
   plan.executable = true;
-  plan.reason = `summarize ${summarize.length} of ${body.length} messages (${plan.units.summarized} of ${units.length} units${previousSummary ? ", folding in the previous summary" : ""}); keep ${keep.length} verbatim`;
+  plan.reason = `summarize ${summarize.length} of ${body.length} messages (${plan.units.summarized} of ${units.length} units${previousSummary ? ", folding in the previous summary" : ""}); keep ${keep.length} verbatim${pinnedUnits.length > 0 ? ` (${pinnedUnits.length} pinned unit(s) moved after the summary)` : ""}`;
   return plan;
 }
 

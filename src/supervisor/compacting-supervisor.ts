@@ -106,6 +106,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       fallbackSummarizer: options.fallbackSummarizer,
       compactionRatio: this.options.compactionRatio,
       summaryTokens: this.options.summaryTokens,
+      pinned: options.pinned,
       counter: this.counter,
       summaryRole: options.summaryRole,
       summaryTimeoutMs: options.summaryTimeoutMs,

@@ -2,6 +2,7 @@
  * CompactingSupervisor options: validated once, at construction, with errors that name the option and the value.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError, invalidArgument } from "../errors.js";
 import type { CompactionReport } from "../history/report.js";
 import type { SummaryRole } from "../history/summary-message.js";
@@ -49,6 +50,8 @@ export interface CompactingSupervisorOptions {
    * the limit. @default 25% of tokenLimit, at most 4,000 (never more than half of what is summarized)
    */
   summaryTokens?: number;
+  /** Messages never summarized or cleared, besides those marked with `pinMessage` (`additional_kwargs.pinned`). */
+  pinned?: (message: BaseMessage, index: number) => boolean;
   /** Share summarized when recovering from a context-length error. @default 0.8 */
   recoveryRatio?: number;
   /** Run compaction after the call returned (true) or before it returns (false). @default true */

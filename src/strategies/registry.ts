@@ -1,0 +1,72 @@
+/**
+ * The strategy registry: `createStrategy(name, options)` and `listStrategies()`.
+ */
+import { CompactionError, invalidArgument } from "../errors.js";
+import { CLEAR_TOOL_RESULTS_DESCRIPTION, clearToolResults, type ClearToolResultsOptions } from "./clear-tool-results.js";
+import { createPipeline } from "./pipeline.js";
+import { SLIDING_WINDOW_DESCRIPTION, slidingWindow, type SlidingWindowOptions } from "./sliding-window.js";
+import { SMART_TRIM_DESCRIPTION, smartTrim, type SmartTrimOptions } from "./smart-trim.js";
+import { NONE_DESCRIPTION, none, SUMMARIZE_DESCRIPTION, summarize, type SummarizeOptions } from "./summarize.js";
+import type { Strategy } from "./types.js";
+
+export interface StrategyOptions {
+  "clear-tool-results": ClearToolResultsOptions;
+  "sliding-window": SlidingWindowOptions;
+  "smart-trim": SmartTrimOptions;
+  summarize: SummarizeOptions;
+  none: Record<string, never>;
+}
+
+export type StrategyName = keyof StrategyOptions;
+
+const REGISTRY: { [K in StrategyName]: { description: string; create: (options: StrategyOptions[K]) => Strategy } } = {
+  "clear-tool-results": { description: CLEAR_TOOL_RESULTS_DESCRIPTION, create: clearToolResults },
+  "sliding-window": { description: SLIDING_WINDOW_DESCRIPTION, create: slidingWindow },
+  "smart-trim": { description: SMART_TRIM_DESCRIPTION, create: smartTrim },
+  summarize: { description: SUMMARIZE_DESCRIPTION, create: summarize },
+  none: { description: NONE_DESCRIPTION, create: none },
+};
+
+const KNOWN_OPTIONS: Record<StrategyName, string[]> = {
+  "clear-tool-results": ["keep", "minTokens", "pinned"],
+  "sliding-window": ["keepFirst", "pinned"],
+  "smart-trim": ["keep", "clipTokens", "excerpt", "pinned"],
+  summarize: ["summarizer", "keepShare"],
+  none: [],
+};
+
+/** @throws CompactionError INVALID_ARGUMENT for an unknown name, an unknown option or a bad value. */
+export function createStrategy<K extends StrategyName>(name: K, options?: StrategyOptions[K]): Strategy {
+  if (typeof name !== "string" || !(name in REGISTRY)) {
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "name",
+      value: name,
+      message: `unknown strategy ${JSON.stringify(name)}; one of ${Object.keys(REGISTRY).join(", ")}`,
+    });
+  }
+  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
+    throw invalidArgument("options", options, `an object of ${name} options`);
+  }
+  for (const key of Object.keys(options ?? {})) {
+    if (!KNOWN_OPTIONS[name].includes(key)) {
+      throw invalidArgument(`${name}.${key}`, (options as Record<string, unknown>)[key], `a known option of ${name} (${KNOWN_OPTIONS[name].join(", ") || "none"})`);
+    }
+  }
+  return REGISTRY[name].create((options ?? {}) as never);
+}
+
+/** Every strategy name with its one-line description. */
+export function listStrategies(): Array<{ name: StrategyName; description: string }> {
+  return (Object.keys(REGISTRY) as StrategyName[]).map((name) => ({ name, description: REGISTRY[name].description }));
+}
+
+/** A strategy, a pipeline of them, or a name: what the wrapper and the hook accept. */
+export type StrategyInput = Strategy | readonly (Strategy | StrategyName)[] | StrategyName;
+
+export function resolveStrategy(input: StrategyInput, parameter = "strategy"): Strategy {
+  if (typeof input === "string") return createStrategy(input);
+  if (Array.isArray(input)) return createPipeline(input.map((step: Strategy | StrategyName) => (typeof step === "string" ? createStrategy(step) : step)));
+  if (typeof (input as Strategy)?.apply === "function") return input as Strategy;
+  throw invalidArgument(parameter, input, 'a strategy, a pipeline (array), or a name such as "clear-tool-results"');
+}

@@ -1,0 +1,72 @@
+/**
+ * summarize: the HistoryManager's running summary as a strategy — the oldest messages become one summary (folding
+ * in a previous one), keeping the newest that fit in half the budget. `none` leaves the history as it is.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph-checkpoint";
+import { HistoryManager } from "../history/history-manager.js";
+import { ExtractiveSummarizer } from "../summarizers/extractive.js";
+import type { Summarizer } from "../summarizers/types.js";
+import { invalidArgument } from "../errors.js";
+import { defaultCounter } from "./counter.js";
+import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
+
+export interface SummarizeOptions {
+  /** @default ExtractiveSummarizer (offline) */
+  summarizer?: Summarizer;
+  /** Share of the budget kept verbatim after the summary. @default 0.5 */
+  keepShare?: number;
+}
+
+export const SUMMARIZE_DESCRIPTION = "replace the oldest messages with a running summary (the HistoryManager's; the default)";
+export const NONE_DESCRIPTION = "leave the history unchanged";
+
+export function summarize(options: SummarizeOptions = {}): Strategy {
+  const keepShare = options.keepShare ?? 0.5;
+  if (typeof keepShare !== "number" || !(keepShare > 0 && keepShare < 1)) throw invalidArgument("keepShare", keepShare, "a number between 0 and 1 (exclusive)");
+  if (options.summarizer !== undefined && typeof options.summarizer?.summarize !== "function") {
+    throw invalidArgument("summarizer", options.summarizer, "an object with summarize()");
+  }
+  const managers = new WeakMap<object, HistoryManager>();
+  return {
+    name: "summarize",
+    description: SUMMARIZE_DESCRIPTION,
+    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+      const before = counter.countMessages(messages);
+      const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
+      if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
+      // The manager is used for compactMessages only, which reads and writes no store.
+      let manager = managers.get(counter);
+      if (!manager) {
+        manager = new HistoryManager({
+          checkpointer: new MemorySaver(),
+          summarizer: options.summarizer ?? new ExtractiveSummarizer({ counter }),
+          counter,
+          summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
+        });
+        managers.set(counter, manager);
+      }
+      const keepTokens = Math.max(0, Math.floor(budget * keepShare));
+      const plan = manager.planCompaction(messages, { keepTokens });
+      if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
+      const compacted = await manager.compactMessages(messages, { keepTokens });
+      const after = counter.countMessages(compacted.messages);
+      if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);
+      return {
+        messages: compacted.messages,
+        report: { strategy: "summarize", tokensBefore: before, tokensAfter: after, changed: compacted.plan.summarize.length, note: compacted.plan.reason },
+      };
+    },
+  };
+}
+
+export function none(): Strategy {
+  return {
+    name: "none",
+    description: NONE_DESCRIPTION,
+    async apply(messages: readonly BaseMessage[], { counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+      const tokens = counter.countMessages(messages);
+      return { messages: [...messages], report: { strategy: "none", tokensBefore: tokens, tokensAfter: tokens, changed: 0, note: "unchanged" } };
+    },
+  };
+}
