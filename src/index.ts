@@ -57,3 +57,4 @@ export {
   type PinPredicate,
   type EditRecord,
 } from "./strategies/index.js";
+export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions } from "./supervisor/compaction-hook.js";

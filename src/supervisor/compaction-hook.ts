@@ -1,0 +1,52 @@
+/**
+ * The within-turn guard: a `preModelHook` for `createReactAgent` (and the sub-agents of a supervisor). A single
+ * turn with many tool calls can outgrow the window before any between-turn compaction runs; before every model
+ * call this hook gives the model a view of the history fitted to the budget (`llmInputMessages`) by the same
+ * strategies and counter, without rewriting the stored history.
+ */
+import { BaseMessage } from "@langchain/core/messages";
+import { invalidArgument } from "../errors.js";
+import { resolveStrategy, type StrategyInput } from "../strategies/registry.js";
+import type { StrategyReport } from "../strategies/types.js";
+import { resolveModel } from "../tokens/models.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+
+export interface CompactionHookOptions {
+  /** Tokens the model may receive (the stored history may be larger); a value <= 1 is a fraction of the window. */
+  budget: number;
+  /** Tokens reserved for what the agent adds after the hook (its prompt, tool definitions). @default 0 */
+  reserveTokens?: number;
+  /** @default clear-tool-results (keep 3) → smart-trim */
+  strategy?: StrategyInput;
+  /** The model the agent talks to: picks the tokenizer and the window for a fractional budget. @default "gpt-4o" */
+  model?: string;
+  counter?: TokenCounter;
+  /** Called when a model call got a trimmed view. */
+  onTrim?: (report: StrategyReport) => void;
+}
+
+export const DEFAULT_HOOK_STRATEGY: StrategyInput = ["clear-tool-results", "smart-trim"];
+
+export function createCompactionHook(options: CompactionHookOptions) {
+  if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object with at least budget");
+  const model = options.model ?? "gpt-4o";
+  const { budget: raw } = options;
+  if (typeof raw !== "number" || !Number.isFinite(raw) || raw <= 0) {
+    throw invalidArgument("budget", raw, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's window");
+  }
+  const reserve = options.reserveTokens ?? 0;
+  if (!Number.isInteger(reserve) || reserve < 0) throw invalidArgument("reserveTokens", reserve, "an integer >= 0");
+  const budget = (raw <= 1 ? Math.floor(raw * resolveModel(model).contextWindow) : Math.floor(raw)) - reserve;
+  if (budget < 100) throw invalidArgument("budget", raw, `at least 100 tokens once resolved, after reserveTokens (${reserve})`);
+  if (options.onTrim !== undefined && typeof options.onTrim !== "function") throw invalidArgument("onTrim", options.onTrim, "a function");
+  const strategy = resolveStrategy(options.strategy ?? DEFAULT_HOOK_STRATEGY);
+  const counter = options.counter ?? new TokenCounter({ model });
+
+  return async function compactionHook(state: { messages: BaseMessage[] }): Promise<{ llmInputMessages: BaseMessage[] }> {
+    const messages = Array.isArray(state?.messages) ? state.messages : [];
+    if (counter.countMessages(messages) <= budget) return { llmInputMessages: messages };
+    const { messages: view, report } = await strategy.apply(messages, { budget, counter });
+    options.onTrim?.(report);
+    return { llmInputMessages: view };
+  };
+}
