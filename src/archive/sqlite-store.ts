@@ -1,0 +1,151 @@
+/**
+ * SqliteStore: a LangGraph `BaseStore` on better-sqlite3, so archived tool outputs (and any long-term memory) can
+ * live in the same SQLite file as the checkpoints — LangGraph.js ships no SQLite store. Key-value only: `search`
+ * filters by namespace prefix and by value fields (equality, or $eq/$ne/$gt/$gte/$lt/$lte), without semantic ranking
+ * (a `query` is accepted and ignored, as InMemoryStore does without embeddings).
+ */
+import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
+import Database from "better-sqlite3";
+import { invalidArgument } from "../errors.js";
+
+/** Separates namespace labels in the stored key; labels may not contain it. */
+const SEPARATOR = "\u001f";
+const TABLE = "langgraph_store";
+
+interface Row {
+  namespace: string;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+type GetOp = { namespace: string[]; key: string };
+type PutOp = { namespace: string[]; key: string; value: Record<string, unknown> | null };
+type SearchOp = { namespacePrefix: string[]; filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string };
+type ListOp = { matchConditions?: Array<{ matchType: "prefix" | "suffix"; path: string[] }>; maxDepth?: number; limit: number; offset: number };
+
+function encode(namespace: string[]): string {
+  for (const label of namespace) {
+    if (typeof label !== "string" || label === "" || label.includes(SEPARATOR)) {
+      throw invalidArgument("namespace", namespace, "non-empty string labels");
+    }
+  }
+  return namespace.join(SEPARATOR);
+}
+
+function toItem(row: Row): Item {
+  return {
+    namespace: row.namespace.split(SEPARATOR),
+    key: row.key,
+    value: JSON.parse(row.value) as Record<string, unknown>,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+function matches(actual: unknown, expected: unknown): boolean {
+  if (expected !== null && typeof expected === "object" && !Array.isArray(expected)) {
+    const entries = Object.entries(expected as Record<string, unknown>);
+    if (entries.length > 0 && entries.every(([operator]) => operator.startsWith("$"))) {
+      return entries.every(([operator, value]) => {
+        switch (operator) {
+          case "$eq":
+            return matches(actual, value);
+          case "$ne":
+            return !matches(actual, value);
+          case "$gt":
+            return (actual as number) > (value as number);
+          case "$gte":
+            return (actual as number) >= (value as number);
+          case "$lt":
+            return (actual as number) < (value as number);
+          case "$lte":
+            return (actual as number) <= (value as number);
+          default:
+            throw invalidArgument("filter", operator, "one of $eq, $ne, $gt, $gte, $lt, $lte");
+        }
+      });
+    }
+  }
+  return JSON.stringify(actual) === JSON.stringify(expected);
+}
+
+export class SqliteStore extends BaseStore {
+  readonly db: Database.Database;
+
+  /** `db`: an open better-sqlite3 database (e.g. `sqliteSaver.db`, to share the checkpoints' file) or a path. */
+  constructor(db: Database.Database | string) {
+    super();
+    if (typeof db === "string") this.db = new Database(db);
+    else if (db && typeof (db as Database.Database).prepare === "function") this.db = db;
+    else throw invalidArgument("db", db, "a better-sqlite3 Database or a file path");
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+      namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+      created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (namespace, key))`);
+  }
+
+  static fromConnString(path: string): SqliteStore {
+    return new SqliteStore(path);
+  }
+
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    const results: unknown[] = [];
+    const run = this.db.transaction(() => {
+      for (const operation of operations as Operation[]) {
+        if ("value" in operation) results.push(this.put_(operation as PutOp));
+        else if ("key" in operation) results.push(this.get_(operation as GetOp));
+        else if ("namespacePrefix" in operation) results.push(this.search_(operation as SearchOp));
+        else results.push(this.listNamespaces_(operation as ListOp));
+      }
+    });
+    run.immediate();
+    return results as OperationResults<Op>;
+  }
+
+  private get_({ namespace, key }: GetOp): Item | null {
+    const row = this.db.prepare(`SELECT * FROM ${TABLE} WHERE namespace = ? AND key = ?`).get(encode(namespace), key) as Row | undefined;
+    return row ? toItem(row) : null;
+  }
+
+  private put_({ namespace, key, value }: PutOp): void {
+    const encoded = encode(namespace);
+    if (value === null) {
+      this.db.prepare(`DELETE FROM ${TABLE} WHERE namespace = ? AND key = ?`).run(encoded, key);
+      return;
+    }
+    const now = new Date().toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO ${TABLE} (namespace, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      )
+      .run(encoded, key, JSON.stringify(value), now, now);
+  }
+
+  private search_({ namespacePrefix, filter, limit = 10, offset = 0 }: SearchOp): SearchItem[] {
+    const rows =
+      namespacePrefix.length === 0
+        ? (this.db.prepare(`SELECT * FROM ${TABLE} ORDER BY namespace, key`).all() as Row[])
+        : (this.db
+            .prepare(`SELECT * FROM ${TABLE} WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY namespace, key`)
+            .all(encode(namespacePrefix), encode(namespacePrefix).length + 1, `${encode(namespacePrefix)}${SEPARATOR}`) as Row[]);
+    const items = rows.map(toItem).filter((item) => !filter || Object.entries(filter).every(([field, expected]) => matches(item.value[field], expected)));
+    return items.slice(offset, offset + limit).map((item) => ({ ...item, score: undefined }));
+  }
+
+  private listNamespaces_({ matchConditions, maxDepth, limit, offset }: ListOp): string[][] {
+    let namespaces = (this.db.prepare(`SELECT DISTINCT namespace FROM ${TABLE}`).all() as Array<{ namespace: string }>).map((row) => row.namespace.split(SEPARATOR));
+    const fits = (condition: { matchType: string; path: string[] }, namespace: string[]) => {
+      if (condition.path.length > namespace.length) return false;
+      const start = condition.matchType === "suffix" ? namespace.length - condition.path.length : 0;
+      return condition.path.every((label, index) => label === "*" || namespace[start + index] === label);
+    };
+    if (matchConditions?.length) namespaces = namespaces.filter((namespace) => matchConditions.every((condition) => fits(condition, namespace)));
+    if (maxDepth !== undefined) {
+      namespaces = [...new Set(namespaces.map((namespace) => namespace.slice(0, maxDepth).join(SEPARATOR)))].map((joined) => joined.split(SEPARATOR));
+    }
+    namespaces.sort((a, b) => a.join(SEPARATOR).localeCompare(b.join(SEPARATOR)));
+    return namespaces.slice(offset, offset + limit);
+  }
+}
