@@ -58,3 +58,4 @@ export {
   type EditRecord,
 } from "./strategies/index.js";
 export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions } from "./supervisor/compaction-hook.js";
+export { SqliteStore } from "./archive/sqlite-store.js";
