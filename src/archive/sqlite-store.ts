@@ -10,7 +10,6 @@ import { invalidArgument } from "../errors.js";
 
 /** Separates namespace labels in the stored key; labels may not contain it. */
 const SEPARATOR = "\u001f";
-const TABLE = "langgraph_store";
 
 interface Row {
   namespace: string;
@@ -80,7 +79,7 @@ export class SqliteStore extends BaseStore {
     if (typeof db === "string") this.db = new Database(db);
     else if (db && typeof (db as Database.Database).prepare === "function") this.db = db;
     else throw invalidArgument("db", db, "a better-sqlite3 Database or a file path");
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+    this.db.exec(`CREATE TABLE IF NOT EXISTS langgraph_store (
       namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
       created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (namespace, key))`);
   }
@@ -104,20 +103,20 @@ export class SqliteStore extends BaseStore {
   }
 
   private get_({ namespace, key }: GetOp): Item | null {
-    const row = this.db.prepare(`SELECT * FROM ${TABLE} WHERE namespace = ? AND key = ?`).get(encode(namespace), key) as Row | undefined;
+    const row = this.db.prepare(`SELECT * FROM langgraph_store WHERE namespace = ? AND key = ?`).get(encode(namespace), key) as Row | undefined;
     return row ? toItem(row) : null;
   }
 
   private put_({ namespace, key, value }: PutOp): void {
     const encoded = encode(namespace);
     if (value === null) {
-      this.db.prepare(`DELETE FROM ${TABLE} WHERE namespace = ? AND key = ?`).run(encoded, key);
+      this.db.prepare(`DELETE FROM langgraph_store WHERE namespace = ? AND key = ?`).run(encoded, key);
       return;
     }
     const now = new Date().toISOString();
     this.db
       .prepare(
-        `INSERT INTO ${TABLE} (namespace, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO langgraph_store (namespace, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       )
       .run(encoded, key, JSON.stringify(value), now, now);
@@ -126,16 +125,16 @@ export class SqliteStore extends BaseStore {
   private search_({ namespacePrefix, filter, limit = 10, offset = 0 }: SearchOp): SearchItem[] {
     const rows =
       namespacePrefix.length === 0
-        ? (this.db.prepare(`SELECT * FROM ${TABLE} ORDER BY namespace, key`).all() as Row[])
+        ? (this.db.prepare(`SELECT * FROM langgraph_store ORDER BY namespace, key`).all() as Row[])
         : (this.db
-            .prepare(`SELECT * FROM ${TABLE} WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY namespace, key`)
+            .prepare(`SELECT * FROM langgraph_store WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY namespace, key`)
             .all(encode(namespacePrefix), encode(namespacePrefix).length + 1, `${encode(namespacePrefix)}${SEPARATOR}`) as Row[]);
     const items = rows.map(toItem).filter((item) => !filter || Object.entries(filter).every(([field, expected]) => matches(item.value[field], expected)));
     return items.slice(offset, offset + limit).map((item) => ({ ...item, score: undefined }));
   }
 
   private listNamespaces_({ matchConditions, maxDepth, limit, offset }: ListOp): string[][] {
-    let namespaces = (this.db.prepare(`SELECT DISTINCT namespace FROM ${TABLE}`).all() as Array<{ namespace: string }>).map((row) => row.namespace.split(SEPARATOR));
+    let namespaces = (this.db.prepare(`SELECT DISTINCT namespace FROM langgraph_store`).all() as Array<{ namespace: string }>).map((row) => row.namespace.split(SEPARATOR));
     const fits = (condition: { matchType: string; path: string[] }, namespace: string[]) => {
       if (condition.path.length > namespace.length) return false;
       const start = condition.matchType === "suffix" ? namespace.length - condition.path.length : 0;
