@@ -59,3 +59,5 @@ export {
 } from "./strategies/index.js";
 export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions } from "./supervisor/compaction-hook.js";
 export { SqliteStore } from "./archive/sqlite-store.js";
+export { ToolOutputArchive, archiveKey, ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
+export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/reader-tool.js";

@@ -1,0 +1,149 @@
+/**
+ * The tool-output archive: tool results above a threshold are moved into a LangGraph `BaseStore` (InMemoryStore,
+ * PostgresStore, or SqliteStore in the checkpoints' own file) and replaced in the history by a pointer — head and
+ * tail excerpts, the size in tokens, lines and characters, and the archive key — that `createArchiveReaderTool()`
+ * reads back, page by page. The pointer keeps the message's id and tool call id, so pairing holds.
+ */
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { createHash } from "node:crypto";
+import { invalidArgument } from "../errors.js";
+import { editOf, editToolMessage, measure } from "../strategies/edit.js";
+import { isPinned, validatePredicate, type PinPredicate } from "../strategies/pinned.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+
+export const DEFAULT_ARCHIVE_NAMESPACE = ["tool_outputs"];
+export const ARCHIVE_READER_TOOL = "read_archived_output";
+
+export interface ArchiveOptions {
+  store: BaseStore;
+  /** Tool results above this many tokens are archived (500 tokens is about 2,000 characters of prose). @default 500 */
+  thresholdTokens?: number;
+  /** Characters of the output's start kept in the pointer. @default 2000 */
+  headChars?: number;
+  /** Characters of the output's end kept in the pointer. @default 1000 */
+  tailChars?: number;
+  /** Newest tool results never archived. @default 1 */
+  keep?: number;
+  /** @default ["tool_outputs"] */
+  namespace?: string[];
+  pinned?: PinPredicate;
+  counter?: TokenCounter;
+}
+
+export interface ArchivedOutput {
+  content: string;
+  tool: string | null;
+  toolCallId: string;
+  messageId: string | null;
+  threadId: string | null;
+  tokens: number;
+  lines: number;
+  chars: number;
+  archivedAt: string;
+}
+
+export interface ArchiveResult {
+  messages: BaseMessage[];
+  /** Keys written to the store, oldest first. */
+  archived: string[];
+}
+
+export function archiveKey(threadId: string | undefined, toolCallId: string, content: string): string {
+  return `out_${createHash("sha256").update(`${threadId ?? ""}\u0000${toolCallId}\u0000${content}`).digest("hex").slice(0, 20)}`;
+}
+
+export class ToolOutputArchive {
+  readonly store: BaseStore;
+  readonly namespace: string[];
+  private readonly thresholdTokens: number;
+  private readonly headChars: number;
+  private readonly tailChars: number;
+  private readonly keep: number;
+  private readonly pinned?: PinPredicate;
+  private readonly counter: TokenCounter;
+
+  constructor(options: ArchiveOptions) {
+    if (typeof options !== "object" || options === null) throw invalidArgument("archive", options, "an object with a store");
+    const { store, thresholdTokens = 500, headChars = 2000, tailChars = 1000, keep = 1, namespace = DEFAULT_ARCHIVE_NAMESPACE } = options;
+    if (typeof (store as BaseStore | undefined)?.put !== "function" || typeof (store as BaseStore).get !== "function") {
+      throw invalidArgument("archive.store", store, "a LangGraph BaseStore (InMemoryStore, PostgresStore, SqliteStore)");
+    }
+    for (const [name, value, min] of [["thresholdTokens", thresholdTokens, 1], ["headChars", headChars, 0], ["tailChars", tailChars, 0], ["keep", keep, 0]] as const) {
+      if (!Number.isInteger(value) || value < min) throw invalidArgument(`archive.${name}`, value, `an integer >= ${min}`);
+    }
+    if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((label) => typeof label !== "string" || label === "")) {
+      throw invalidArgument("archive.namespace", namespace, "a non-empty array of non-empty strings");
+    }
+    this.store = store;
+    this.namespace = namespace;
+    this.thresholdTokens = thresholdTokens;
+    this.headChars = headChars;
+    this.tailChars = tailChars;
+    this.keep = keep;
+    this.pinned = validatePredicate(options.pinned);
+    this.counter = options.counter ?? new TokenCounter();
+  }
+
+  /** The pointer text that replaces an archived output. */
+  pointer(key: string, tool: string | undefined, size: { tokens: number; lines: number; chars: number; text: string }): string {
+    const head = size.text.slice(0, this.headChars);
+    const tail = size.chars > this.headChars + this.tailChars ? size.text.slice(size.chars - this.tailChars) : size.text.slice(this.headChars);
+    const omitted = Math.max(0, size.chars - head.length - tail.length);
+    return [
+      `[archived tool output of ${tool ?? "a tool"}: ${size.tokens} tokens, ${size.lines} lines, ${size.chars} characters; key "${key}". ` +
+        `Read it in full with ${ARCHIVE_READER_TOOL}({ key: "${key}", page: 1 }).]`,
+      "--- start ---",
+      head,
+      ...(omitted > 0 ? [`[… ${omitted} characters omitted …]`] : []),
+      ...(tail ? ["--- end ---", tail] : []),
+    ].join("\n");
+  }
+
+  /**
+   * Move every tool result above the threshold (except the newest `keep`, pinned ones and those already archived)
+   * into the store, and return the history with pointers. The store is written before the history is returned, so
+   * a pointer never names a missing output. Does not mutate `messages`.
+   */
+  async archive(messages: readonly BaseMessage[], { threadId }: { threadId?: string } = {}): Promise<ArchiveResult> {
+    const result = [...messages];
+    const tools = result.flatMap((message, index) => (ToolMessage.isInstance(message) ? [index] : []));
+    const candidates = tools.slice(0, Math.max(0, tools.length - this.keep));
+    const archived: string[] = [];
+    for (const index of candidates) {
+      const message = result[index] as ToolMessage;
+      if (editOf(message) || isPinned(message, index, this.pinned)) continue;
+      const size = measure(message, this.counter);
+      if (size.tokens <= this.thresholdTokens) continue;
+      const key = archiveKey(threadId, message.tool_call_id, size.text);
+      const value: ArchivedOutput = {
+        content: size.text,
+        tool: message.name ?? null,
+        toolCallId: message.tool_call_id,
+        messageId: message.id ?? null,
+        threadId: threadId ?? null,
+        tokens: size.tokens,
+        lines: size.lines,
+        chars: size.chars,
+        archivedAt: new Date().toISOString(),
+      };
+      await this.store.put(this.namespace, key, value as unknown as Record<string, unknown>);
+      result[index] = editToolMessage(message, this.pointer(key, message.name, size), {
+        strategy: "archive",
+        action: "archived",
+        originalTokens: size.tokens,
+        originalLines: size.lines,
+        originalChars: size.chars,
+        ...({ key } as object),
+      });
+      archived.push(key);
+    }
+    return { messages: result, archived };
+  }
+
+  /** The archived output under `key`, or null. */
+  async read(key: string): Promise<ArchivedOutput | null> {
+    const item = await this.store.get(this.namespace, key);
+    return item ? (item.value as unknown as ArchivedOutput) : null;
+  }
+}
