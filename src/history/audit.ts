@@ -12,6 +12,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
 import { getSummaryProvenance, isSummaryMessage } from "./summary-message.js";
 import { validateHistory, type HistoryProblem } from "./validate.js";
+import { editOf } from "../strategies/edit.js";
 
 export type AuditProblemCode =
   | "INVALID_HEAD"
@@ -82,12 +83,17 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   }
 
   const verbatim = new Map<string, string>();
+  // Messages a strategy cleared, clipped or archived in place (same id, the original in an older checkpoint).
+  const edited = new Set<string>();
+  const inHeadIds = new Set<string>();
   for (const message of headMessages) {
     if (!BaseMessage.isInstance(message) || typeof message.id !== "string") continue;
-    if (verbatim.has(message.id)) {
+    if (inHeadIds.has(message.id)) {
       problems.push({ code: "DUPLICATE_IN_HEAD", id: message.id, message: `message ${message.id} appears twice in the head` });
     }
-    verbatim.set(message.id, fingerprint(message));
+    inHeadIds.add(message.id);
+    if (editOf(message)) edited.add(message.id);
+    else verbatim.set(message.id, fingerprint(message));
   }
 
   // Ids covered by the head's summaries, each checked against the checkpoint its provenance names.
@@ -116,7 +122,8 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
         problems.push({ code: "COVERED_MESSAGE_MISSING", id, message: `summary ${summary.id} covers ${id}, but checkpoint ${source.checkpoint.id} does not hold it` });
         continue;
       }
-      covered.set(id, fingerprint(message));
+      if (editOf(message)) edited.add(id);
+      else covered.set(id, fingerprint(message));
     }
     const previous = provenance.previousSummaryId ? held.get(provenance.previousSummaryId) : undefined;
     if (provenance.previousSummaryId && !previous) {
@@ -134,7 +141,7 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   const ever = new Map<string, string>();
   for (const tuple of byId.values()) {
     for (const message of messagesOf(tuple)) {
-      if (!BaseMessage.isInstance(message) || typeof message.id !== "string" || getSummaryProvenance(message)) continue;
+      if (!BaseMessage.isInstance(message) || typeof message.id !== "string" || getSummaryProvenance(message) || editOf(message)) continue;
       if (!ever.has(message.id)) ever.set(message.id, fingerprint(message));
     }
   }
@@ -142,7 +149,9 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   let coveredCount = 0;
   for (const [id, print] of ever) {
     const found = verbatim.get(id) ?? covered.get(id);
-    if (found === undefined) {
+    if (found === undefined && edited.has(id)) {
+      coveredCount++;
+    } else if (found === undefined) {
       problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head nor covered by one of its summaries` });
     } else if (found !== print) {
       problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs from the stored original` });

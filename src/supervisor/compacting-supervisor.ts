@@ -14,6 +14,8 @@ import type { CompactionReport } from "../history/report.js";
 import { threadLocks } from "../history/thread-lock.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { CircuitBreaker, type CompactionHealth } from "./circuit-breaker.js";
+import { ToolOutputArchive } from "../archive/archive.js";
+import { readThreadHead, type StateReader } from "../history/thread-state.js";
 import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
 import { isContextOverflowError } from "./overflow.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
@@ -63,6 +65,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   /** Consecutive turns whose count was estimated from the stream rather than counted exactly. */
   private readonly estimatedTurns = new Map<string, number>();
   private readonly breaker: CircuitBreaker;
+  private readonly archive?: ToolOutputArchive;
 
   /**
    * @throws CompactionError MISSING_CHECKPOINTER when the graph was compiled without a checkpointer;
@@ -100,6 +103,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.counter = new TokenCounter({ model: this.options.modelName });
     this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError };
     this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs);
+    if (options.archive !== undefined) this.archive = new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter: this.counter });
     this.manager = new HistoryManager({
       checkpointer,
       summarizer: options.summarizer,
@@ -300,6 +304,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   ): Promise<CompactionReport | undefined> {
     try {
       let current = messages;
+      if (this.archive) current = (await this.archiveThread(threadId)) ?? current;
       if (!current) {
         const state = await this.graph.getState({ configurable: { ...config.configurable } });
         current = messagesOf(state?.values) ?? [];
@@ -312,6 +317,28 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     } catch (error) {
       await this.reportError(error, threadId);
       return undefined;
+    }
+  }
+
+  /**
+   * Archive the large tool outputs of the thread's head and force-write the history with pointers (compare-and-swap
+   * on the head that was read; a thread that moved or is busy is left for the next turn). The store is written
+   * first, so a pointer never names a missing output. Returns the new history, or undefined when nothing changed.
+   */
+  private async archiveThread(threadId: string): Promise<BaseMessage[] | undefined> {
+    const head = await readThreadHead(this.checkpointer, threadId, this.graph as unknown as StateReader);
+    if (!head || head.busyReason) return undefined;
+    const { messages, archived } = await this.archive!.archive(head.messages, { threadId });
+    if (archived.length === 0) return undefined;
+    try {
+      await this.manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
+        expectedCheckpointId: head.tuple.checkpoint.id,
+        metadata: { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } },
+      });
+      return messages;
+    } catch (error) {
+      if (CompactionError.isInstance(error) && (error.code === "WRITE_CONFLICT" || error.code === "THREAD_BUSY")) return undefined;
+      throw error;
     }
   }
 

@@ -3,6 +3,7 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
+import type { ArchiveOptions } from "../archive/archive.js";
 import { CompactionError, invalidArgument } from "../errors.js";
 import type { CompactionReport } from "../history/report.js";
 import type { SummaryRole } from "../history/summary-message.js";
@@ -50,6 +51,11 @@ export interface CompactingSupervisorOptions {
    * the limit. @default 25% of tokenLimit, at most 4,000 (never more than half of what is summarized)
    */
   summaryTokens?: number;
+  /**
+   * Move large tool outputs into a LangGraph BaseStore after each turn, leaving a pointer (head and tail excerpts,
+   * sizes, key) in the stored history; give the agents `createArchiveReaderTool({ store })` to read them back.
+   */
+  archive?: ArchiveOptions;
   /** Messages never summarized or cleared, besides those marked with `pinMessage` (`additional_kwargs.pinned`). */
   pinned?: (message: BaseMessage, index: number) => boolean;
   /** Share summarized when recovering from a context-length error. @default 0.8 */
