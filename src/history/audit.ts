@@ -124,6 +124,8 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
       }
       if (editOf(message)) edited.add(id);
       else covered.set(id, fingerprint(message));
+      // A summary (or removal marker) that was itself summarized later: what it covered is covered too.
+      if (getSummaryProvenance(message)) follow(message);
     }
     const previous = provenance.previousSummaryId ? held.get(provenance.previousSummaryId) : undefined;
     if (provenance.previousSummaryId && !previous) {

@@ -7,6 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { defaultCounter } from "./counter.js";
 import { validatePredicate, type PinPredicate } from "./pinned.js";
+import { isSummaryMessage } from "../history/summary-message.js";
 import { describeUnits, keepUnits, overheadOf, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
@@ -39,8 +40,10 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
       };
       let firsts = 0;
       for (const unit of units) {
-        const human = unit.kind === "message" && messages[unit.start]!.getType() === "human";
-        if (unit.leading || unit.pinned || (human && firsts < keepFirst)) {
+        const summary = unit.kind === "message" && isSummaryMessage(messages[unit.start]);
+        const human = !summary && unit.kind === "message" && messages[unit.start]!.getType() === "human";
+        // Summaries (and removal markers) stand for what came before: always kept, never counted as a first message.
+        if (unit.leading || unit.pinned || summary || (human && firsts < keepFirst)) {
           if (human && !unit.leading && !unit.pinned) firsts++;
           take(unit);
         }

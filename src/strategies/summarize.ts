@@ -31,7 +31,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter(), replacedCheckpointId }: StrategyContext): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
@@ -49,7 +49,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
       const keepTokens = Math.max(0, Math.floor(budget * keepShare));
       const plan = manager.planCompaction(messages, { keepTokens });
       if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
-      const compacted = await manager.compactMessages(messages, { keepTokens });
+      const compacted = await manager.compactMessages(messages, { keepTokens, replacedCheckpointId });
       const after = counter.countMessages(compacted.messages);
       if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);
       return {

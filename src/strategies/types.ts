@@ -10,6 +10,8 @@ export interface StrategyContext {
   budget: number;
   /** Counter for the budget. @default a shared TokenCounter for "gpt-4o" */
   counter?: TokenCounter;
+  /** The checkpoint the history comes from, recorded in a summary's provenance when the result is stored. */
+  replacedCheckpointId?: string;
 }
 
 export interface StrategyReport {

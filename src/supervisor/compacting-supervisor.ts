@@ -15,6 +15,9 @@ import { threadLocks } from "../history/thread-lock.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { CircuitBreaker, type CompactionHealth } from "./circuit-breaker.js";
 import { ToolOutputArchive } from "../archive/archive.js";
+import { resolveStrategy } from "../strategies/registry.js";
+import type { Strategy } from "../strategies/types.js";
+import { compactWithStrategy } from "./strategy-compaction.js";
 import { readThreadHead, type StateReader } from "../history/thread-state.js";
 import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
 import { isContextOverflowError } from "./overflow.js";
@@ -66,6 +69,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   private readonly estimatedTurns = new Map<string, number>();
   private readonly breaker: CircuitBreaker;
   private readonly archive?: ToolOutputArchive;
+  private readonly strategy?: Strategy;
 
   /**
    * @throws CompactionError MISSING_CHECKPOINTER when the graph was compiled without a checkpointer;
@@ -103,6 +107,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.counter = new TokenCounter({ model: this.options.modelName });
     this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError };
     this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs);
+    if (options.strategy !== undefined) this.strategy = resolveStrategy(options.strategy);
     if (options.archive !== undefined) this.archive = new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter: this.counter });
     this.manager = new HistoryManager({
       checkpointer,
@@ -345,7 +350,17 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   private async compactNow(threadId: string, config: ThreadConfig): Promise<CompactionReport | undefined> {
     if (!this.breaker.allows(threadId)) return undefined;
     try {
-      const report = await this.manager.compactThread({ configurable: { thread_id: threadId } });
+      const report = this.strategy
+        ? await compactWithStrategy({
+            manager: this.manager,
+            checkpointer: this.checkpointer,
+            graph: this.graph as unknown as StateReader,
+            counter: this.counter,
+            strategy: this.strategy,
+            threadId,
+            budget: Math.floor(this.options.tokenLimit * (1 - this.options.compactionRatio)),
+          })
+        : await this.manager.compactThread({ configurable: { thread_id: threadId } });
       if (report.status === "compacted") {
         this.breaker.success(threadId);
         this.lastCount.set(threadId, report.tokensAfter ?? 0);

@@ -4,6 +4,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ArchiveOptions } from "../archive/archive.js";
+import type { StrategyInput } from "../strategies/registry.js";
 import { CompactionError, invalidArgument } from "../errors.js";
 import type { CompactionReport } from "../history/report.js";
 import type { SummaryRole } from "../history/summary-message.js";
@@ -56,6 +57,12 @@ export interface CompactingSupervisorOptions {
    * sizes, key) in the stored history; give the agents `createArchiveReaderTool({ store })` to read them back.
    */
   archive?: ArchiveOptions;
+  /**
+   * How to compact: a strategy, a pipeline (an array, e.g. `["clear-tool-results", "summarize"]`: each step only
+   * while still over the target) or a name. The target is `tokenLimit × (1 − compactionRatio)`. Messages a strategy
+   * removes without a summary are named by a removal marker. @default the HistoryManager's running summary
+   */
+  strategy?: StrategyInput;
   /** Messages never summarized or cleared, besides those marked with `pinMessage` (`additional_kwargs.pinned`). */
   pinned?: (message: BaseMessage, index: number) => boolean;
   /** Share summarized when recovering from a context-length error. @default 0.8 */

@@ -1,0 +1,102 @@
+/**
+ * Compaction by a strategy or pipeline (the wrapper's `strategy` option): apply it to the thread's head and
+ * force-write the result with the same compare-and-swap as a summary. Messages a strategy removed from the history
+ * without a summary covering them get a removal marker (a summary message whose provenance names them and the
+ * checkpoint that holds them), so nothing leaves the history unaccounted for.
+ */
+import { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { CompactionError, threadNotFound } from "../errors.js";
+import type { HistoryManager } from "../history/history-manager.js";
+import type { CompactionReport } from "../history/report.js";
+import { createSummaryMessage, getSummaryProvenance } from "../history/summary-message.js";
+import { readThreadHead, type StateReader } from "../history/thread-state.js";
+import type { Strategy } from "../strategies/types.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+
+export interface StrategyCompaction {
+  manager: HistoryManager;
+  checkpointer: BaseCheckpointSaver;
+  graph?: StateReader;
+  counter: TokenCounter;
+  strategy: Strategy;
+  threadId: string;
+  budget: number;
+}
+
+/** The messages of `before` that `after` neither keeps (by id) nor covers with a summary. */
+function uncovered(before: readonly BaseMessage[], after: readonly BaseMessage[]): BaseMessage[] {
+  const kept = new Set(after.map((message) => message.id).filter((id): id is string => typeof id === "string"));
+  const covered = new Set<string>();
+  for (const message of after) {
+    const provenance = getSummaryProvenance(message);
+    if (!provenance) continue;
+    for (const id of provenance.coveredIds) covered.add(id);
+    if (provenance.previousSummaryId) covered.add(provenance.previousSummaryId);
+  }
+  return before.filter((message) => typeof message.id === "string" && !kept.has(message.id) && !covered.has(message.id));
+}
+
+/**
+ * Insert a removal marker after the leading system messages. A marker already there (from an earlier removal) is
+ * folded into the new one, as a running summary folds its predecessor, so markers never pile up.
+ */
+function withMarker(messages: BaseMessage[], removed: BaseMessage[], strategy: string, headId: string, counter: TokenCounter): BaseMessage[] {
+  let at = 0;
+  while (at < messages.length && messages[at]!.getType() === "system" && !getSummaryProvenance(messages[at])) at++;
+  const previous = messages[at] && getSummaryProvenance(messages[at])?.summarizer === strategy ? messages[at] : undefined;
+  const earlier = previous ? getSummaryProvenance(previous)!.coveredMessages : 0;
+  const marker = createSummaryMessage(
+    `${removed.length + earlier} earlier message(s) were removed from the context by ${strategy}; they remain in the checkpoint history (latest: ${headId}).`,
+    {
+      replacedCheckpointId: headId,
+      coveredMessages: removed.length + earlier,
+      coveredTokens: counter.countMessages(removed),
+      firstCoveredId: removed[0]?.id ?? null,
+      lastCoveredId: removed.at(-1)?.id ?? null,
+      coveredIds: removed.map((message) => message.id!),
+      previousSummaryId: previous?.id ?? null,
+      summarizer: strategy,
+      model: null,
+    },
+  );
+  if (previous) return [...messages.slice(0, at), marker, ...messages.slice(at + 1)];
+  while (at < messages.length && getSummaryProvenance(messages[at])) at++;
+  return [...messages.slice(0, at), marker, ...messages.slice(at)];
+}
+
+export async function compactWithStrategy({ manager, checkpointer, graph, counter, strategy, threadId, budget }: StrategyCompaction): Promise<CompactionReport> {
+  const head = await readThreadHead(checkpointer, threadId, graph);
+  if (!head) throw threadNotFound(threadId);
+  const headId = head.tuple.checkpoint.id;
+  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, summarizer: strategy.name, attempts: 1 };
+  if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
+  const started = performance.now();
+  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId });
+  if (report.changed === 0) return { ...base, status: "skipped", reason: report.note, tokensBefore: report.tokensBefore };
+  const removed = uncovered(head.messages, messages);
+  const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;
+  const summarizerMs = performance.now() - started;
+  const writeStarted = performance.now();
+  try {
+    const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, result, {
+      expectedCheckpointId: headId,
+      metadata: { compaction: { replacedCheckpointId: headId, strategy: strategy.name, removed: removed.length } },
+    });
+    return {
+      ...base,
+      status: "compacted",
+      reason: `${strategy.name}: ${report.note}`,
+      newCheckpointId: written.checkpointId,
+      tokensBefore: report.tokensBefore,
+      tokensAfter: counter.countMessages(result),
+      messagesAfter: result.length,
+      summarizerMs,
+      writeMs: performance.now() - writeStarted,
+    };
+  } catch (error) {
+    if (CompactionError.isInstance(error) && error.code === "WRITE_CONFLICT") return { ...base, status: "conflict", reason: error.message };
+    if (CompactionError.isInstance(error) && error.code === "THREAD_BUSY") return { ...base, status: "skipped", reason: error.message };
+    throw error;
+  }
+}
