@@ -2,6 +2,7 @@
  * The contenders of the peers benchmark, each a real compiled graph (langchain's createAgent) over the same scripted
  * model and tools, at the same token budget:
  * - this library: CompactingSupervisor + ExtractiveSummarizer (compaction finishes inside the turn: background false);
+ * - this library with the pipeline clear-tool-results → summarize (strategy option);
  * - summarizationMiddleware with the same ExtractiveSummarizer wrapped as a chat model (its own chars/4 counter);
  * - trimMessages as a sliding window (strategy "last") applied to every model call;
  * - no compaction (the reference).
@@ -9,6 +10,8 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createAgent, createMiddleware, summarizationMiddleware, trimMessages } from "langchain";
+import { createPipeline } from "../../../src/strategies/pipeline.js";
+import { createStrategy } from "../../../src/strategies/registry.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
@@ -55,6 +58,21 @@ export const CONTENDERS: Contender[] = [
         hardLimit: budget,
         background: false,
         summarizer: countingSummarizer(counter, stats),
+        circuitBreaker: false,
+      });
+      return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
+    },
+  },
+  {
+    name: "this library, pipeline clear-tool-results → summarize",
+    build(player, checkpointer, budget, counter) {
+      const stats = { calls: 0, tokensRead: 0 };
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: budget,
+        hardLimit: budget,
+        background: false,
+        strategy: createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize", { summarizer: countingSummarizer(counter, stats) })]),
         circuitBreaker: false,
       });
       return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
