@@ -78,3 +78,32 @@ describe("CompactingSupervisor with a strategy", () => {
     expect(() => new CompactingSupervisor(agent(saver), { tokenLimit: 2_500, strategy: "shrink" as never })).toThrow(/unknown strategy "shrink"/);
   });
 });
+
+describe("deepagents-style state (todos and files channels)", () => {
+  it("is never touched by a strategy, the archive or a summary", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "compaction-deepagents-"));
+    const saver = SqliteSaver.fromConnString(join(dir, "threads.sqlite"));
+    const { createCustomGraph } = await import("../support/custom-graph.js");
+    const { SqliteStore } = await import("../../src/index.js");
+    const reports: CompactionReport[] = [];
+    const supervisor = new CompactingSupervisor(createCustomGraph(saver), {
+      tokenLimit: 400,
+      background: false,
+      strategy: ["clear-tool-results", "summarize"],
+      archive: { store: new SqliteStore(saver.db), thresholdTokens: 50 },
+      onCompaction: (report) => void reports.push(report),
+    });
+    const config = { configurable: { thread_id: "deep" } };
+    for (let turn = 0; turn < 12; turn++) {
+      const result = await supervisor.invoke({ messages: [new HumanMessage(`Task ${turn}: ${"write the quarterly billing notes and keep the totals. ".repeat(4)}`)] }, config);
+      const after = (await supervisor.getState(config)).values;
+      expect(after.todos).toEqual(result.todos);
+      expect(after.files).toEqual(result.files);
+      expect((await auditThread(saver, config)).problems).toEqual([]);
+    }
+    expect(reports.length).toBeGreaterThan(2);
+    expect(Object.keys((await supervisor.getState(config)).values.files)).toHaveLength(12);
+    saver.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
