@@ -12,7 +12,7 @@ import { editOf, editToolMessage, measure } from "../strategies/edit.js";
 import { isPinned, validatePredicate, type PinPredicate } from "../strategies/pinned.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
-export const DEFAULT_ARCHIVE_NAMESPACE = ["tool_outputs"];
+export const DEFAULT_ARCHIVE_NAMESPACE = ["archived-outputs"];
 export const ARCHIVE_READER_TOOL = "read_archived_output";
 
 export interface ArchiveOptions {
@@ -25,7 +25,7 @@ export interface ArchiveOptions {
   tailChars?: number;
   /** Newest tool results never archived. @default 1 */
   keep?: number;
-  /** @default ["tool_outputs"] */
+  /** @default ["archived-outputs"] (PostgresStore rejects "_", "%" and "\\" in namespace labels) */
   namespace?: string[];
   pinned?: PinPredicate;
   counter?: TokenCounter;

@@ -10,7 +10,7 @@ import { ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchivedOutput } f
 
 export interface ArchiveReaderOptions {
   store: BaseStore;
-  /** @default ["tool_outputs"] (the archive's default) */
+  /** @default ["archived-outputs"] (the archive's default) */
   namespace?: string[];
   /** Characters per page. @default 4000 */
   pageChars?: number;

@@ -3,12 +3,14 @@
  * excerpts, sizes, key), the store holds the exact text, and the reader tool pages it back.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { InMemoryStore } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, type BaseStore } from "@langchain/langgraph-checkpoint";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import { randomUUID } from "node:crypto";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { ToolOutputArchive } from "../../src/archive/archive.js";
 import { createArchiveReaderTool } from "../../src/archive/reader-tool.js";
 import { SqliteStore } from "../../src/archive/sqlite-store.js";
@@ -31,12 +33,26 @@ function history(): BaseMessage[] {
   return messages;
 }
 
+const postgresStores: PostgresStore[] = [];
+afterAll(async () => {
+  for (const store of postgresStores) await store.stop();
+});
+
 describe.each([
-  ["SqliteStore", () => new SqliteStore(saver.db)],
-  ["InMemoryStore", () => new InMemoryStore()],
-])("ToolOutputArchive on %s", (_, open) => {
+  ["SqliteStore", async () => new SqliteStore(saver.db)],
+  ["InMemoryStore", async () => new InMemoryStore()],
+  [
+    "PostgresStore",
+    async () => {
+      const store = PostgresStore.fromConnString(inject("postgresUrl"), { schema: `archive_${randomUUID().replace(/-/g, "").slice(0, 10)}` });
+      await store.setup();
+      postgresStores.push(store);
+      return store;
+    },
+  ],
+] as Array<[string, () => Promise<BaseStore>]>)("ToolOutputArchive on %s", (_, open) => {
   it("replaces large outputs with pointers, keeps the newest and pairs intact, and stores the exact text", async () => {
-    const store = open();
+    const store = await open();
     const archive = new ToolOutputArchive({ store });
     const messages = history();
     const before = snapshot(messages);
@@ -62,7 +78,7 @@ describe.each([
   });
 
   it("lets the agent read an archived output back, page by page, exactly", async () => {
-    const store = open();
+    const store = await open();
     const archive = new ToolOutputArchive({ store });
     const { archived } = await archive.archive(history(), { threadId: "t-2" });
     const reader = createArchiveReaderTool({ store, pageChars: 5_000 });
@@ -78,7 +94,7 @@ describe.each([
   });
 
   it("never archives a pinned output, and validates its options", async () => {
-    const store = open();
+    const store = await open();
     const messages = history();
     messages[2] = pinMessage(messages[2]!);
     const { archived, messages: result } = await new ToolOutputArchive({ store }).archive(messages);

@@ -97,7 +97,7 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
     expect(byPage.size).toBe(pageCount);
     const text = [...byPage.keys()].sort((a, b) => a - b).map((page) => byPage.get(page)).join("");
     expect(text).toBe(report("north"));
-    const archived = await store.search(["tool_outputs"], { limit: 50 });
+    const archived = await store.search(["archived-outputs"], { limit: 50 });
     expect(archived.map((item) => item.value.content)).toEqual(expect.arrayContaining(names.slice(0, 3).map(report)));
 
     // The head holds pointers, not the outputs, and every original is still accounted for.
