@@ -320,6 +320,19 @@ export class HistoryManager {
   }
 
   /**
+   * `replaceThreadHistory` for a caller that has just read the head with `readThreadHead` (the wrapper's archive and
+   * strategy paths): the write is a compare-and-swap on that head, without deserializing the thread a second time.
+   */
+  async replaceReadHead(
+    threadId: string,
+    head: ThreadHead,
+    messages: readonly BaseMessage[],
+    metadata?: Record<string, unknown>,
+  ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
+    return threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, head.tuple.checkpoint.id, metadata, head));
+  }
+
+  /**
    * `knownHead`: the head just read by compactThread, to avoid deserializing the thread twice; the
    * compare-and-swap still checks, inside the write transaction, that it is the head.
    */

@@ -11,7 +11,8 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { isPinned, type PinPredicate } from "../strategies/pinned.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
-import { TokenCounter } from "../tokens/token-counter.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import { isSummaryMessage } from "./summary-message.js";
 import { groupUnits } from "./units.js";
 import { validateHistory, type HistoryProblem } from "./validate.js";
@@ -90,11 +91,6 @@ export function validateRatio(parameter: string, value: unknown): number {
   return value;
 }
 
-const defaultCounter = (() => {
-  let counter: TokenCounter | undefined;
-  return () => (counter ??= new TokenCounter());
-})();
-
 /**
  * Plan the compaction of `messages`. Pure: reads nothing, writes nothing, never mutates its input.
  * @throws CompactionError INVALID_ARGUMENT for an out-of-range ratio or keepTokens, or a non-array.
@@ -108,7 +104,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   if (options.summaryTokens !== undefined && (!Number.isInteger(options.summaryTokens) || options.summaryTokens < FLOOR_SUMMARY_TOKENS)) {
     throw invalidArgument("summaryTokens", options.summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
   }
-  const counter = options.counter ?? defaultCounter();
+  const counter = options.counter ?? sharedCounter();
   const inputProblems = validateHistory(messages).filter((problem) => problem.code === "NOT_A_MESSAGE");
   if (inputProblems.length > 0) {
     throw invalidArgument("messages", messages[inputProblems[0]!.index], "LangChain messages only (index " + inputProblems[0]!.index + ")");

@@ -6,7 +6,7 @@
  */
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { defaultCounter } from "./counter.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, measure } from "./edit.js";
 import { isPinned, validatePredicate, type PinPredicate } from "./pinned.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
@@ -35,7 +35,7 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Strateg
   return {
     name: "clear-tool-results",
     description: CLEAR_TOOL_RESULTS_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
       const result = [...messages];
       const before = counter.countMessages(result);
       let tokens = before;

@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { defaultCounter } from "./counter.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
 import type { Strategy, StrategyContext, StrategyReport, StrategyResult } from "./types.js";
 
 export function createPipeline(steps: readonly Strategy[]): Strategy {
@@ -17,7 +17,7 @@ export function createPipeline(steps: readonly Strategy[]): Strategy {
     name,
     description: `each step while still over the budget: ${name}`,
     async apply(messages: readonly BaseMessage[], context: StrategyContext): Promise<StrategyResult> {
-      const counter = context.counter ?? defaultCounter();
+      const counter = context.counter ?? sharedCounter();
       let current = [...messages];
       const before = counter.countMessages(current);
       let tokens = before;

@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { defaultCounter } from "./counter.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
 import { validatePredicate, type PinPredicate } from "./pinned.js";
 import { isSummaryMessage } from "../history/summary-message.js";
 import { describeUnits, keepUnits, overheadOf, type UnitInfo } from "./selection.js";
@@ -26,7 +26,7 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
   return {
     name: "sliding-window",
     description: SLIDING_WINDOW_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       if (before <= budget) {
         return { messages: [...messages], report: { strategy: "sliding-window", tokensBefore: before, tokensAfter: before, changed: 0, note: `under the budget (${before} <= ${budget} tokens)` } };

@@ -12,7 +12,7 @@
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { contentText } from "../summarizers/render.js";
-import { defaultCounter } from "./counter.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, excerpt, measure } from "./edit.js";
 import { isPinned, validatePredicate, type PinPredicate } from "./pinned.js";
 import { describeUnits, keepUnits, type UnitInfo } from "./selection.js";
@@ -43,7 +43,7 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
   return {
     name: "smart-trim",
     description: SMART_TRIM_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
       const result = [...messages];
       const before = counter.countMessages(result);
       let tokens = before;

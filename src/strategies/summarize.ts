@@ -8,7 +8,7 @@ import { HistoryManager } from "../history/history-manager.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { invalidArgument } from "../errors.js";
-import { defaultCounter } from "./counter.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface SummarizeOptions {
@@ -31,7 +31,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = defaultCounter(), replacedCheckpointId }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId }: StrategyContext): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
@@ -64,7 +64,7 @@ export function none(): Strategy {
   return {
     name: "none",
     description: NONE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { counter = defaultCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
       const tokens = counter.countMessages(messages);
       return { messages: [...messages], report: { strategy: "none", tokensBefore: tokens, tokensAfter: tokens, changed: 0, note: "unchanged" } };
     },

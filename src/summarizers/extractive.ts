@@ -130,10 +130,11 @@ export class ExtractiveSummarizer implements Summarizer {
       const pieces = splitPieces(contentText(message)).filter((piece) => !/^Successfully transferred/.test(piece));
       // Lines sharing a template with many siblings (JSON rows, log lines, metrics) are each worth less; a line that
       // stands out from its siblings (a NOTE in a log) keeps its full score.
+      const pieceShapes = pieces.map(shapeOf);
       const shapes = new Map<string, number>();
-      for (const piece of pieces) shapes.set(shapeOf(piece), (shapes.get(shapeOf(piece)) ?? 0) + 1);
-      for (const piece of pieces) {
-        const siblings = shapes.get(shapeOf(piece)) ?? 1;
+      for (const shape of pieceShapes) shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+      for (const [index, piece] of pieces.entries()) {
+        const siblings = shapes.get(pieceShapes[index]!)!;
         const discount = siblings > 2 ? Math.log2(siblings) * 2 : 0;
         add(`[${who}] ${piece}`, score(piece, type === "human" ? "user" : type) - discount, false);
       }

@@ -336,10 +336,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const { messages, archived } = await this.archive!.archive(head.messages, { threadId });
     if (archived.length === 0) return undefined;
     try {
-      await this.manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
-        expectedCheckpointId: head.tuple.checkpoint.id,
-        metadata: { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } },
-      });
+      await this.manager.replaceReadHead(threadId, head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
       return messages;
     } catch (error) {
       if (CompactionError.isInstance(error) && (error.code === "WRITE_CONFLICT" || error.code === "THREAD_BUSY")) return undefined;
@@ -361,16 +358,19 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
             budget: Math.floor(this.options.tokenLimit * (1 - this.options.compactionRatio)),
           })
         : await this.manager.compactThread({ configurable: { thread_id: threadId } });
-      if (report.status === "compacted") {
-        this.breaker.success(threadId);
-        this.lastCount.set(threadId, report.tokensAfter ?? 0);
-        await this.emit(report, config);
-      }
+      if (report.status === "compacted") await this.succeeded(report, config);
       return report;
     } catch (error) {
       await this.fail(threadId, error);
       return undefined;
     }
+  }
+
+  /** A compaction that wrote a checkpoint: the breaker closes, the count is the new one, the hooks hear of it. */
+  private async succeeded(report: CompactionReport, config: ThreadConfig): Promise<void> {
+    this.breaker.success(report.threadId);
+    this.lastCount.set(report.threadId, report.tokensAfter ?? 0);
+    await this.emit(report, config);
   }
 
   /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */
@@ -393,9 +393,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     try {
       const report = await this.manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId, compactionRatio: this.options.recoveryRatio });
       if (report.status !== "compacted") return false;
-      this.breaker.success(threadId);
-      this.lastCount.set(threadId, report.tokensAfter ?? 0);
-      await this.emit(report, config);
+      await this.succeeded(report, config);
       return true;
     } catch (error) {
       await this.fail(threadId, error);

@@ -79,9 +79,8 @@ export async function compactWithStrategy({ manager, checkpointer, graph, counte
   const summarizerMs = performance.now() - started;
   const writeStarted = performance.now();
   try {
-    const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, result, {
-      expectedCheckpointId: headId,
-      metadata: { compaction: { replacedCheckpointId: headId, strategy: strategy.name, removed: removed.length } },
+    const written = await manager.replaceReadHead(threadId, head, result, {
+      compaction: { replacedCheckpointId: headId, strategy: strategy.name, removed: removed.length },
     });
     return {
       ...base,

@@ -14,6 +14,7 @@ import { createPipeline } from "../../../src/strategies/pipeline.js";
 import { createStrategy } from "../../../src/strategies/registry.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
+import type { Strategy } from "../../../src/strategies/types.js";
 import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { ExtractiveChatModel } from "./extractive-chat-model.js";
@@ -47,37 +48,31 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
   };
 }
 
+/** This library around a createAgent graph; `strategy` builds the `strategy` option from the counting summarizer. */
+function libraryContender(name: string, strategy?: (summarizer: Summarizer) => Strategy): Contender {
+  return {
+    name,
+    build(player, checkpointer, budget, counter) {
+      const stats = { calls: 0, tokensRead: 0 };
+      const summarizer = countingSummarizer(counter, stats);
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: budget,
+        hardLimit: budget,
+        background: false,
+        circuitBreaker: false,
+        ...(strategy ? { strategy: strategy(summarizer) } : { summarizer }),
+      });
+      return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
+    },
+  };
+}
+
 export const CONTENDERS: Contender[] = [
-  {
-    name: "this library (CompactingSupervisor)",
-    build(player, checkpointer, budget, counter) {
-      const stats = { calls: 0, tokensRead: 0 };
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
-      const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: budget,
-        hardLimit: budget,
-        background: false,
-        summarizer: countingSummarizer(counter, stats),
-        circuitBreaker: false,
-      });
-      return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
-    },
-  },
-  {
-    name: "this library, pipeline clear-tool-results → summarize",
-    build(player, checkpointer, budget, counter) {
-      const stats = { calls: 0, tokensRead: 0 };
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
-      const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: budget,
-        hardLimit: budget,
-        background: false,
-        strategy: createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize", { summarizer: countingSummarizer(counter, stats) })]),
-        circuitBreaker: false,
-      });
-      return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
-    },
-  },
+  libraryContender("this library (CompactingSupervisor)"),
+  libraryContender("this library, pipeline clear-tool-results → summarize", (summarizer) =>
+    createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize", { summarizer })]),
+  ),
   {
     name: "summarizationMiddleware (same summarizer)",
     build(player, checkpointer, budget, counter) {
