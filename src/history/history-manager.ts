@@ -74,6 +74,7 @@ export interface HistoryManagerOptions {
 export interface CompactOverrides {
   compactionRatio?: number;
   keepTokens?: number;
+  summaryTokens?: number;
 }
 
 export interface CompactedMessages {
@@ -201,7 +202,7 @@ export class HistoryManager {
     return planCompaction(messages, {
       compactionRatio: overrides.compactionRatio ?? this.compactionRatio,
       keepTokens: overrides.keepTokens ?? this.keepTokens,
-      summaryTokens: this.summaryTokens,
+      summaryTokens: overrides.summaryTokens ?? this.summaryTokens,
       pinned: this.pinned,
       counter: this.counter,
     });

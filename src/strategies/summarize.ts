@@ -38,18 +38,14 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
       // The manager is used for compactMessages only, which reads and writes no store.
       let manager = managers.get(counter);
       if (!manager) {
-        manager = new HistoryManager({
-          checkpointer: new MemorySaver(),
-          summarizer: options.summarizer ?? new ExtractiveSummarizer({ counter }),
-          counter,
-          summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
-        });
+        manager = new HistoryManager({ checkpointer: new MemorySaver(), summarizer: options.summarizer ?? new ExtractiveSummarizer({ counter }), counter });
         managers.set(counter, manager);
       }
-      const keepTokens = Math.max(0, Math.floor(budget * keepShare));
-      const plan = manager.planCompaction(messages, { keepTokens });
+      // The budget changes from call to call, so the summary's share of it is given per call, not to the manager.
+      const overrides = { keepTokens: Math.max(0, Math.floor(budget * keepShare)), summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)) };
+      const plan = manager.planCompaction(messages, overrides);
       if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
-      const compacted = await manager.compactMessages(messages, { keepTokens, replacedCheckpointId });
+      const compacted = await manager.compactMessages(messages, { ...overrides, replacedCheckpointId });
       const after = counter.countMessages(compacted.messages);
       if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);
       return {
