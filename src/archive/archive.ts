@@ -8,7 +8,7 @@ import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createHash } from "node:crypto";
 import { invalidArgument } from "../errors.js";
-import { editOf, editToolMessage, measure } from "../strategies/edit.js";
+import { editOf, editToolMessage, excerpt, measure } from "../strategies/edit.js";
 import { isPinned, validatePredicate, type PinPredicate } from "../strategies/pinned.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
@@ -85,19 +85,27 @@ export class ToolOutputArchive {
     this.counter = options.counter ?? new TokenCounter();
   }
 
-  /** The pointer text that replaces an archived output. */
+  /** The pointer text that replaces an archived output: a header naming the key, then head and tail excerpts. */
   pointer(key: string, tool: string | undefined, size: { tokens: number; lines: number; chars: number; text: string }): string {
-    const head = size.text.slice(0, this.headChars);
-    const tail = size.chars > this.headChars + this.tailChars ? size.text.slice(size.chars - this.tailChars) : size.text.slice(this.headChars);
-    const omitted = Math.max(0, size.chars - head.length - tail.length);
-    return [
+    return (
       `[archived tool output of ${tool ?? "a tool"}: ${size.tokens} tokens, ${size.lines} lines, ${size.chars} characters; key "${key}". ` +
-        `Read it in full with ${ARCHIVE_READER_TOOL}({ key: "${key}", page: 1 }).]`,
-      "--- start ---",
-      head,
-      ...(omitted > 0 ? [`[… ${omitted} characters omitted …]`] : []),
-      ...(tail ? ["--- end ---", tail] : []),
-    ].join("\n");
+      `Read it in full with ${ARCHIVE_READER_TOOL}({ key: "${key}", page: 1 }).]\n${excerpt(size.text, this.headChars, this.tailChars)}`
+    );
+  }
+
+  /** The tool results `archive` would move: above the threshold, not among the newest `keep`, not pinned or edited. */
+  private candidates(messages: readonly BaseMessage[]): Array<{ index: number; size: ReturnType<typeof measure> }> {
+    const tools = messages.flatMap((message, index) => (ToolMessage.isInstance(message) ? [index] : []));
+    return tools
+      .slice(0, Math.max(0, tools.length - this.keep))
+      .filter((index) => !editOf(messages[index]!) && !isPinned(messages[index]!, index, this.pinned))
+      .map((index) => ({ index, size: measure(messages[index]!, this.counter) }))
+      .filter(({ size }) => size.tokens > this.thresholdTokens);
+  }
+
+  /** True when `archive(messages)` would move something (a cheap check before reading the stored head). */
+  hasCandidates(messages: readonly BaseMessage[]): boolean {
+    return this.candidates(messages).length > 0;
   }
 
   /**
@@ -107,14 +115,9 @@ export class ToolOutputArchive {
    */
   async archive(messages: readonly BaseMessage[], { threadId }: { threadId?: string } = {}): Promise<ArchiveResult> {
     const result = [...messages];
-    const tools = result.flatMap((message, index) => (ToolMessage.isInstance(message) ? [index] : []));
-    const candidates = tools.slice(0, Math.max(0, tools.length - this.keep));
     const archived: string[] = [];
-    for (const index of candidates) {
+    for (const { index, size } of this.candidates(messages)) {
       const message = result[index] as ToolMessage;
-      if (editOf(message) || isPinned(message, index, this.pinned)) continue;
-      const size = measure(message, this.counter);
-      if (size.tokens <= this.thresholdTokens) continue;
       const key = archiveKey(threadId, message.tool_call_id, size.text);
       const value: ArchivedOutput = {
         content: size.text,

@@ -123,12 +123,13 @@ export class SqliteStore extends BaseStore {
   }
 
   private search_({ namespacePrefix, filter, limit = 10, offset = 0 }: SearchOp): SearchItem[] {
+    const prefix = namespacePrefix.length === 0 ? undefined : encode(namespacePrefix);
     const rows =
-      namespacePrefix.length === 0
+      prefix === undefined
         ? (this.db.prepare(`SELECT * FROM langgraph_store ORDER BY namespace, key`).all() as Row[])
         : (this.db
             .prepare(`SELECT * FROM langgraph_store WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY namespace, key`)
-            .all(encode(namespacePrefix), encode(namespacePrefix).length + 1, `${encode(namespacePrefix)}${SEPARATOR}`) as Row[]);
+            .all(prefix, prefix.length + 1, `${prefix}${SEPARATOR}`) as Row[]);
     const items = rows.map(toItem).filter((item) => !filter || Object.entries(filter).every(([field, expected]) => matches(item.value[field], expected)));
     return items.slice(offset, offset + limit).map((item) => ({ ...item, score: undefined }));
   }

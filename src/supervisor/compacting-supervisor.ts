@@ -309,7 +309,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   ): Promise<CompactionReport | undefined> {
     try {
       let current = messages;
-      if (this.archive) current = (await this.archiveThread(threadId)) ?? current;
+      // The stored head is read only when the turn's own state shows something to archive (or carried no state).
+      if (this.archive && (!current || this.archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
       if (!current) {
         const state = await this.graph.getState({ configurable: { ...config.configurable } });
         current = messagesOf(state?.values) ?? [];
