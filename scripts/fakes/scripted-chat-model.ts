@@ -18,6 +18,10 @@ export interface ScriptedToolCall {
 export interface ScriptedReply {
   content?: string;
   toolCalls?: ScriptedToolCall[];
+  /** Id of the reply message (a provider's run id otherwise). */
+  id?: string;
+  /** Metadata of the reply message, e.g. `{ timestamp }` for a replayed conversation. */
+  additionalKwargs?: Record<string, unknown>;
 }
 
 /** Decides the reply from the messages the model receives and the names of the tools bound to it. */
@@ -64,12 +68,13 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     ) as unknown as Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions>;
   }
 
-  private decide(messages: BaseMessage[]): { content: string; toolCalls: Required<ScriptedToolCall>[] } {
+  private decide(messages: BaseMessage[]): { content: string; toolCalls: Required<ScriptedToolCall>[]; fields: { id?: string; additional_kwargs?: Record<string, unknown> } } {
     this.calls.push([...messages]);
     const reply = this.reply(messages, { tools: this.boundTools, call: this.calls.length });
     return {
       content: reply.content ?? "",
       toolCalls: (reply.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? `${callIdPrefix}${++callIds}` })),
+      fields: { ...(reply.id ? { id: reply.id } : {}), ...(reply.additionalKwargs ? { additional_kwargs: reply.additionalKwargs } : {}) },
     };
   }
 
@@ -80,8 +85,9 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const { content, toolCalls } = this.decide(messages);
+    const { content, toolCalls, fields } = this.decide(messages);
     const message = new AIMessage({
+      ...fields,
       content,
       tool_calls: toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
       usage_metadata: this.usage(messages, content),
@@ -95,7 +101,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     _options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const { content, toolCalls } = this.decide(messages);
+    const { content, toolCalls, fields } = this.decide(messages);
     const tokens = content.match(/\s*\S+/g) ?? [];
     for (const token of tokens) {
       if (this.tokenDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.tokenDelayMs));
@@ -106,6 +112,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     yield new ChatGenerationChunk({
       text: "",
       message: new AIMessageChunk({
+        ...fields,
         content: "",
         tool_call_chunks: toolCalls.map((call, index) => ({
           type: "tool_call_chunk" as const,
