@@ -3,6 +3,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { toolCallsOf, toolCallIdOf } from "../history/units.js";
+import { formatDay, messageDate } from "../messages/date.js";
 
 export function speaker(message: BaseMessage): string {
   const type = message.getType();
@@ -18,13 +19,14 @@ export function contentText(message: BaseMessage): string {
     .join("\n");
 }
 
-/** One message as text: "speaker: content", with tool calls spelled out. */
+/** One message as text: "[8 May 2023] speaker: content" (the date when known), with tool calls spelled out. */
 export function renderMessage(message: BaseMessage): string {
   const calls = toolCallsOf(message)
     .map((call) => `${call.name}(${JSON.stringify((call as { args?: unknown }).args ?? {})})`)
     .join(", ");
   const text = contentText(message);
   const callId = toolCallIdOf(message);
-  const head = `${speaker(message)}${callId ? ` [${callId}]` : ""}`;
+  const date = messageDate(message);
+  const head = `${date ? `[${formatDay(date)}] ` : ""}${speaker(message)}${callId ? ` [${callId}]` : ""}`;
   return `${head}: ${text}${calls ? `${text ? " " : ""}[calls ${calls}]` : ""}`;
 }

@@ -41,6 +41,22 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     expect(data.slice(data.indexOf("<previous_summary>"), data.indexOf("</previous_summary>"))).toContain("kickoff on 2026-01-12");
   });
 
+  it("shows the model each message's date and speaker, and asks it to keep dates and who each fact belongs to", async () => {
+    const model = await openAI(() => ({ content: "## Facts and figures (dated, per participant)\n- 7 May 2023: Caroline went to a support group" }));
+    const dated = [
+      new HumanMessage({ id: "d1", name: "Caroline", content: "I went to a support group yesterday.", additional_kwargs: { timestamp: "2023-05-08T13:56:00Z" } }),
+      new AIMessage({ id: "d2", name: "Melanie", content: "I ran a charity race last Saturday.", additional_kwargs: { timestamp: "2023-05-25T13:14:00Z" } }),
+    ];
+    await new LlmSummarizer({ model }).summarize({ messages: dated, tokenBudget: 300 });
+    const request = server!.requests[0]!.body;
+    const system = String(request.messages[0]!.content);
+    expect(system).toMatch(/Keep the date with every dated fact/);
+    expect(system).toMatch(/Attribute every fact to the participant/);
+    const data = String(request.messages[1]!.content);
+    expect(data).toContain("[8 May 2023] user Caroline: I went to a support group yesterday.");
+    expect(data).toContain("[25 May 2023] assistant Melanie: I ran a charity race last Saturday.");
+  });
+
   it("retries a failing server with backoff, then succeeds", async () => {
     const model = await openAI((_, index) =>
       index < 2 ? { status: 500, error: { message: "upstream overloaded", type: "server_error" } } : { content: "Summary: all good." },
