@@ -30,6 +30,8 @@ export function parseBuffer(text: string): BaseMessage[] {
 export class ExtractiveChatModel extends BaseChatModel<BaseChatModelCallOptions> {
   calls = 0;
   tokensRead = 0;
+  /** Time spent summarizing, in ms. */
+  ms = 0;
   private readonly summarizer: ExtractiveSummarizer;
 
   constructor(private readonly counter: TokenCounter) {
@@ -47,7 +49,9 @@ export class ExtractiveChatModel extends BaseChatModel<BaseChatModelCallOptions>
     const tokens = this.counter.countMessages(parsed);
     this.calls++;
     this.tokensRead += tokens;
+    const started = performance.now();
     const summary = await this.summarizer.summarize({ messages: parsed, tokenBudget: summaryBudget(tokens) });
+    this.ms += performance.now() - started;
     return { generations: [{ text: summary, message: new AIMessage(summary) }] };
   }
 }

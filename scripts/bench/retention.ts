@@ -1,0 +1,315 @@
+/**
+ * What survives compaction on real conversations: each conversation of a LoCoMo-schema file is replayed turn by
+ * turn through a real createAgent graph per contender (its own SQLite file, the same budget), and what the model
+ * receives is scored at several points: the first model call of every session once the conversation has outgrown
+ * the budget, and a final call after the last turn. Questions count at a point once every evidence turn lies in an
+ * earlier session. See retention/score.ts for the line-level metrics.
+ *
+ * Run: npm run bench:retention [-- --data <file>] [--budgets 0.25,0.5] [--json]
+ * The data (CC BY-NC) is read where it lies, by default ../shared/eval/locomo-dev.json; never copied.
+ */
+import { SystemMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { isSummaryMessage } from "../../src/history/summary-message.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
+import { loadDialogues, type Dialogue } from "./retention/dataset.js";
+import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
+import { contextLines, DialogueScorer, type LineSets } from "./retention/score.js";
+import { printTable } from "./table.js";
+
+export const DEFAULT_DATA = "../shared/eval/locomo-dev.json";
+export const DEFAULT_BUDGETS = [0.25, 0.5];
+const CATEGORIES = [1, 2, 3, 4];
+const CATEGORY_NAMES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
+const MIDDLEWARE_SUMMARY_PREFIX = "Here is a summary of the conversation to date:";
+
+/** Counts pooled over probe points and conversations. */
+export interface Tally {
+  scored: number;
+  evidence: number;
+  answer: number;
+  byCategory: Record<number, { scored: number; evidence: number; answer: number }>;
+  byQuartile: Array<{ scored: number; evidence: number }>;
+}
+
+export interface RetentionResult {
+  contender: string;
+  budgetShare: number;
+  /** Sum of the budgets of the conversations (tokens). */
+  budgets: number[];
+  probes: number;
+  tally: Tally;
+  unscorable: number;
+  calls: number;
+  /** Mean and max tokens per model call, each as a share of its conversation's budget. */
+  tokensMeanShare: number;
+  tokensMaxShare: number;
+  tokensMean: number;
+  tokensMax: number;
+  summaryLines: number;
+  fillerLines: number;
+  summarizerCalls: number;
+  summarizerMs: number;
+  playMs: number;
+}
+
+function emptyTally(): Tally {
+  return {
+    scored: 0,
+    evidence: 0,
+    answer: 0,
+    byCategory: Object.fromEntries(CATEGORIES.map((category) => [category, { scored: 0, evidence: 0, answer: 0 }])),
+    byQuartile: [0, 1, 2, 3].map(() => ({ scored: 0, evidence: 0 })),
+  };
+}
+
+export function systemPromptOf(dialogue: Dialogue): string {
+  return `You are ${dialogue.speakerB}, chatting with your friend ${dialogue.speakerA} over many months. Reply as ${dialogue.speakerB}.`;
+}
+
+export function budgetOf(dialogue: Dialogue, share: number, counter: TokenCounter): number {
+  const total = counter.countMessages([new SystemMessage(systemPromptOf(dialogue)), ...dialogue.turns.map((turn) => userMessage(turn))]);
+  return Math.floor(total * share);
+}
+
+/** Indices of the groups whose first model call is scored, with the session before which evidence must lie. */
+export function probePoints(dialogue: Dialogue, groups: readonly TurnGroup[], budget: number, counter: TokenCounter): Array<{ group: number; beforeSession: number }> {
+  const system = counter.countMessages([new SystemMessage(systemPromptOf(dialogue))]);
+  const cumulative: number[] = [];
+  let total = system;
+  for (const turn of dialogue.turns) cumulative.push((total += counter.countMessage(userMessage(turn))));
+  const points: Array<{ group: number; beforeSession: number }> = [];
+  groups.forEach((group, index) => {
+    const final = index === groups.length - 1;
+    if (!final && (index === 0 || groups[index - 1]!.session === group.session)) return;
+    const firstTurn = group.inputs[0] ?? group.reply;
+    const before = firstTurn ? (cumulative[firstTurn.index - 1] ?? system) : total;
+    if (before <= budget) return;
+    points.push({ group: index, beforeSession: final ? Number.POSITIVE_INFINITY : group.session });
+  });
+  return points;
+}
+
+/** Lines of the summaries in a context (ours, or the middleware's), without headers and section titles. */
+function summaryLines(messages: Parameters<typeof contextLines>[0]): string[] {
+  const lines: string[] = [];
+  for (const message of messages) {
+    const text = typeof message.content === "string" ? message.content : message.text;
+    if (!isSummaryMessage(message) && !text.startsWith(MIDDLEWARE_SUMMARY_PREFIX)) continue;
+    for (const line of text.split("\n").slice(1)) {
+      const trimmed = line.trim();
+      if (!trimmed || trimmed.startsWith("#") || trimmed.endsWith(":") || /^Covers \d/.test(trimmed)) continue;
+      lines.push(trimmed);
+    }
+  }
+  return lines;
+}
+
+export async function runRetention(
+  dialogue: Dialogue,
+  contender: RetentionContender,
+  budgetShare: number,
+  counter: TokenCounter,
+  dir: string,
+): Promise<RetentionResult> {
+  const groups = groupTurns(dialogue);
+  const budget = budgetOf(dialogue, budgetShare, counter);
+  const scorer = new DialogueScorer(dialogue);
+  const player = createPlayer(groups, counter);
+  const path = join(dir, `${dialogue.id}-${budgetShare}-${contender.name.replace(/\W+/g, "-")}.sqlite`);
+  const checkpointer = SqliteSaver.fromConnString(path);
+  const running = contender.build({ model: player.model, checkpointer, budget, counter, systemPrompt: systemPromptOf(dialogue), agentName: dialogue.speakerB });
+  const started = performance.now();
+  try {
+    for (const [index, group] of groups.entries()) {
+      player.begin(index);
+      await running.invoke(group.inputs.map(userMessage), dialogue.id);
+    }
+  } finally {
+    checkpointer.db.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+  }
+  const playMs = performance.now() - started;
+  const tally = emptyTally();
+  let unscorable = 0;
+  let summaryCount = 0;
+  let fillerCount = 0;
+  const turnsById = new Map(dialogue.turns.map((turn) => [turn.id, turn]));
+  const points = probePoints(dialogue, groups, budget, counter);
+  for (const point of points) {
+    const record = player.records.find((candidate) => candidate.group === point.group);
+    if (!record) throw new Error(`${contender.name}: no model call for group ${point.group}`);
+    const context: LineSets = contextLines(record.messages);
+    const lines = summaryLines(record.messages);
+    summaryCount += lines.length;
+    fillerCount += lines.filter((line) => scorer.isFiller(line)).length;
+    for (const question of dialogue.questions) {
+      if (!CATEGORIES.includes(question.category)) continue;
+      const evidence = question.evidence.map((id) => turnsById.get(id)!);
+      if (evidence.some((turn) => turn.session >= point.beforeSession)) continue;
+      if (scorer.unscorable(question.evidence).length > 0) {
+        unscorable++;
+        continue;
+      }
+      const held = question.evidence.every((id) => scorer.holdsTurn(context, id));
+      const answered = scorer.holdsAnswer(context, question.answer);
+      const quartile = Math.min(3, Math.floor((Math.min(...evidence.map((turn) => turn.index)) / dialogue.turns.length) * 4));
+      tally.scored++;
+      tally.evidence += Number(held);
+      tally.answer += Number(answered);
+      const category = tally.byCategory[question.category]!;
+      category.scored++;
+      category.evidence += Number(held);
+      category.answer += Number(answered);
+      tally.byQuartile[quartile]!.scored++;
+      tally.byQuartile[quartile]!.evidence += Number(held);
+    }
+  }
+  const tokens = player.records.map((record) => record.tokens);
+  return {
+    contender: contender.name,
+    budgetShare,
+    budgets: [budget],
+    probes: points.length,
+    tally,
+    unscorable,
+    calls: tokens.length,
+    tokensMean: tokens.reduce((sum, value) => sum + value, 0) / tokens.length,
+    tokensMax: Math.max(...tokens),
+    tokensMeanShare: tokens.reduce((sum, value) => sum + value, 0) / tokens.length / budget,
+    tokensMaxShare: Math.max(...tokens) / budget,
+    summaryLines: summaryCount,
+    fillerLines: fillerCount,
+    summarizerCalls: running.summarizer.calls,
+    summarizerMs: running.summarizer.ms,
+    playMs,
+  };
+}
+
+/** Pools the results of one contender and budget over the conversations. */
+function pool(results: RetentionResult[]): RetentionResult {
+  const first = results[0]!;
+  const tally = emptyTally();
+  for (const { tally: part } of results) {
+    tally.scored += part.scored;
+    tally.evidence += part.evidence;
+    tally.answer += part.answer;
+    for (const category of CATEGORIES) {
+      for (const key of ["scored", "evidence", "answer"] as const) tally.byCategory[category]![key] += part.byCategory[category]![key];
+    }
+    part.byQuartile.forEach((quartile, index) => {
+      tally.byQuartile[index]!.scored += quartile.scored;
+      tally.byQuartile[index]!.evidence += quartile.evidence;
+    });
+  }
+  const calls = results.reduce((sum, result) => sum + result.calls, 0);
+  const sum = (pick: (result: RetentionResult) => number) => results.reduce((total, result) => total + pick(result), 0);
+  return {
+    contender: first.contender,
+    budgetShare: first.budgetShare,
+    budgets: results.flatMap((result) => result.budgets),
+    probes: sum((result) => result.probes),
+    tally,
+    unscorable: sum((result) => result.unscorable),
+    calls,
+    tokensMean: sum((result) => result.tokensMean * result.calls) / calls,
+    tokensMax: Math.max(...results.map((result) => result.tokensMax)),
+    tokensMeanShare: sum((result) => result.tokensMeanShare * result.calls) / calls,
+    tokensMaxShare: Math.max(...results.map((result) => result.tokensMaxShare)),
+    summaryLines: sum((result) => result.summaryLines),
+    fillerLines: sum((result) => result.fillerLines),
+    summarizerCalls: sum((result) => result.summarizerCalls),
+    summarizerMs: sum((result) => result.summarizerMs),
+    playMs: sum((result) => result.playMs),
+  };
+}
+
+const pct = (part: number, whole: number) => (whole === 0 ? "—" : `${((part / whole) * 100).toFixed(1)}%`);
+
+export function retentionRows(results: RetentionResult[]): Array<Record<string, string | number>> {
+  return results.map((result) => ({
+    budget: `${result.budgetShare * 100}%`,
+    contender: result.contender,
+    scored: result.tally.scored,
+    evidence: pct(result.tally.evidence, result.tally.scored),
+    answer: pct(result.tally.answer, result.tally.scored),
+    ...Object.fromEntries(CATEGORIES.map((category) => [`${CATEGORY_NAMES[category]}`, pct(result.tally.byCategory[category]!.evidence, result.tally.byCategory[category]!.scored)])),
+    ...Object.fromEntries(result.tally.byQuartile.map((quartile, index) => [`Q${index + 1}`, pct(quartile.evidence, quartile.scored)])),
+    "tokens/call mean": `${Math.round(result.tokensMean)} (${result.tokensMeanShare.toFixed(2)}×)`,
+    max: `${result.tokensMax} (${result.tokensMaxShare.toFixed(2)}×)`,
+    filler: result.summaryLines === 0 ? "—" : pct(result.fillerLines, result.summaryLines),
+    "summ. calls": result.summarizerCalls,
+    "summ. ms": Math.round(result.summarizerMs),
+  }));
+}
+
+export interface RetentionOptions {
+  data?: string;
+  budgets?: number[];
+  contenders?: RetentionContender[];
+  /** Progress lines on stderr. @default true */
+  progress?: boolean;
+}
+
+export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BUDGETS, contenders = RETENTION_CONTENDERS, progress = true }: RetentionOptions = {}): Promise<{
+  results: RetentionResult[];
+  notes: string[];
+}> {
+  const path = resolve(data);
+  if (!existsSync(path)) throw new Error(`no conversation file at ${path} (pass --data <file> in the LoCoMo schema)`);
+  const dialogues = loadDialogues(path);
+  const counter = new TokenCounter();
+  const dir = mkdtempSync(join(tmpdir(), "compaction-retention-"));
+  const notes = [
+    `${dialogues.length} conversation(s) from ${path}: ${dialogues.map((dialogue) => `${dialogue.id} (${dialogue.turns.length} turns, ${dialogue.questions.filter((question) => CATEGORIES.includes(question.category)).length} questions in categories 1-4)`).join(", ")}`,
+    `evidence ids repaired: ${dialogues.reduce((sum, dialogue) => sum + dialogue.repairedEvidence, 0)}, dropped (no such turn): ${dialogues.reduce((sum, dialogue) => sum + dialogue.droppedEvidence, 0)}`,
+  ];
+  const results: RetentionResult[] = [];
+  try {
+    for (const share of budgets) {
+      for (const contender of contenders) {
+        const skipped = contender.skip?.();
+        if (skipped) {
+          notes.push(`skipped "${contender.name}": ${skipped}`);
+          continue;
+        }
+        const parts: RetentionResult[] = [];
+        for (const dialogue of dialogues) {
+          const part = await runRetention(dialogue, contender, share, counter, dir);
+          parts.push(part);
+          if (progress) process.stderr.write(`  ${share * 100}% ${dialogue.id} ${contender.name}: evidence ${pct(part.tally.evidence, part.tally.scored)}, ${(part.playMs / 1000).toFixed(1)} s\n`);
+        }
+        results.push(pool(parts));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const unscorable = results[0]?.unscorable ?? 0;
+  notes.push(`questions skipped at each point because an evidence turn has no distinctive word: ${unscorable} (pooled over points, first contender)`);
+  return { results, notes };
+}
+
+export function printRetention({ results, notes }: { results: RetentionResult[]; notes: string[] }): void {
+  printTable(
+    "Retention on real conversations: evidence (and answer) held by one line of what the model receives, pooled over probe points (npm run bench:retention)",
+    retentionRows(results),
+  );
+  for (const note of notes) console.log(`- ${note}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: { data: { type: "string" }, budgets: { type: "string" }, json: { type: "boolean", default: false }, only: { type: "string" } },
+  });
+  const budgets = values.budgets ? values.budgets.split(",").map(Number) : DEFAULT_BUDGETS;
+  const contenders = values.only ? RETENTION_CONTENDERS.filter((contender) => values.only!.split(",").some((part) => contender.name.includes(part))) : RETENTION_CONTENDERS;
+  const outcome = await benchRetention({ data: values.data, budgets, contenders });
+  if (values.json) console.log(JSON.stringify(outcome, null, 2));
+  else printRetention(outcome);
+}

@@ -1,0 +1,145 @@
+/**
+ * The contenders of the retention benchmark, each a real compiled graph (langchain's createAgent) over the same
+ * replaying model, at the same token budget:
+ * - this library with its defaults (CompactingSupervisor, offline ExtractiveSummarizer), and with strategies;
+ * - this library with LlmSummarizer over ChatOpenAI, only when OPENAI_API_KEY is set;
+ * - summarizationMiddleware (`trigger` = budget, `keep` = half of it) with the same extractive summarizer;
+ * - trimMessages as a sliding window (strategy "last", the same counter) on every model call;
+ * - no compaction.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { createAgent, createMiddleware, summarizationMiddleware, trimMessages } from "langchain";
+import { createDefaultSummarizer } from "../../../src/summarizers/default.js";
+import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
+import type { Summarizer } from "../../../src/summarizers/types.js";
+import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
+import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
+import type { TokenCounter } from "../../../src/tokens/token-counter.js";
+import type { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
+import { ExtractiveChatModel } from "../peers/extractive-chat-model.js";
+
+export interface SummarizerStats {
+  calls: number;
+  ms: number;
+}
+
+export interface RunningContender {
+  /** One turn: the user's new messages (maybe none), answered by the replaying model. */
+  invoke(messages: BaseMessage[], threadId: string): Promise<void>;
+  summarizer: SummarizerStats;
+}
+
+export interface ContenderContext {
+  model: ScriptedChatModel;
+  checkpointer: BaseCheckpointSaver;
+  budget: number;
+  counter: TokenCounter;
+  systemPrompt: string;
+  /** The replying speaker: the agent's name, so replies carry it as `name`. */
+  agentName: string;
+}
+
+export interface RetentionContender {
+  name: string;
+  /** True for contenders that run only when configured (the LLM row without OPENAI_API_KEY). */
+  skip?: () => string | undefined;
+  build(context: ContenderContext): RunningContender;
+}
+
+const threadConfig = (threadId: string) => ({ configurable: { thread_id: threadId }, recursionLimit: 50 });
+
+function timed(inner: Summarizer, stats: SummarizerStats): Summarizer {
+  return {
+    name: inner.name,
+    model: inner.model,
+    async summarize(input) {
+      const started = performance.now();
+      try {
+        return await inner.summarize(input);
+      } finally {
+        stats.calls++;
+        stats.ms += performance.now() - started;
+      }
+    },
+  };
+}
+
+/** This library around the agent, with its defaults unless `options` says otherwise; compaction applied before the next turn. */
+function library(name: string, makeSummarizer: (counter: TokenCounter) => Summarizer, strategy?: (summarizer: Summarizer) => StrategyInput): RetentionContender {
+  return {
+    name,
+    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
+      const stats = { calls: 0, ms: 0 };
+      const summarizer = timed(makeSummarizer(counter), stats);
+      const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
+      const supervisor = new CompactingSupervisor(agent, { tokenLimit: budget, ...(strategy ? { strategy: strategy(summarizer) } : { summarizer }) });
+      return {
+        summarizer: stats,
+        async invoke(messages, threadId) {
+          await supervisor.invoke({ messages }, threadConfig(threadId));
+          // Background compaction (the default) finishes before the next turn is measured, whatever the machine's speed.
+          await supervisor.flush();
+        },
+      };
+    },
+  };
+}
+
+export const RETENTION_CONTENDERS: RetentionContender[] = [
+  library("this library (defaults, offline)", (counter) => new ExtractiveSummarizer({ counter })),
+  library("this library, pipeline smart-trim → summarize", (counter) => new ExtractiveSummarizer({ counter }), (summarizer) => [
+    createStrategy("smart-trim"),
+    createStrategy("summarize", { summarizer }),
+  ]),
+  {
+    ...library("this library, LlmSummarizer (OPENAI_API_KEY)", () => createDefaultSummarizer()),
+    skip: () => (process.env.OPENAI_API_KEY ? undefined : "OPENAI_API_KEY is not set"),
+  },
+  {
+    name: "summarizationMiddleware (same summarizer)",
+    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
+      const summaryModel = new ExtractiveChatModel(counter);
+      const agent = createAgent({
+        model,
+        checkpointer,
+        systemPrompt,
+        name: agentName,
+        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: { tokens: Math.floor(budget / 2) }, summaryPrompt: "{messages}" })],
+      });
+      return {
+        get summarizer() {
+          return { calls: summaryModel.calls, ms: summaryModel.ms };
+        },
+        invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))),
+      };
+    },
+  },
+  {
+    name: "trimMessages (sliding window)",
+    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
+      const systemTokens = counter.countText(systemPrompt) + 4;
+      const window = createMiddleware({
+        name: "SlidingWindow",
+        wrapModelCall: async (request, handler) => {
+          const messages = await trimMessages(request.messages, {
+            maxTokens: Math.max(1, budget - systemTokens),
+            strategy: "last",
+            tokenCounter: (messages) => counter.countMessages(messages),
+            allowPartial: false,
+          });
+          return handler({ ...request, messages });
+        },
+      });
+      const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName, middleware: [window] });
+      return { summarizer: { calls: 0, ms: 0 }, invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))) };
+    },
+  },
+  {
+    name: "no compaction",
+    build({ model, checkpointer, systemPrompt, agentName }) {
+      const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
+      return { summarizer: { calls: 0, ms: 0 }, invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))) };
+    },
+  },
+];
