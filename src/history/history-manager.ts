@@ -282,6 +282,7 @@ export class HistoryManager {
       const text = await Promise.race([
         summarizer.summarize({
           previousSummary: plan.previousSummary ? summaryText(plan.previousSummary) : undefined,
+          previousCoveredMessages: plan.previousSummary ? getSummaryProvenance(plan.previousSummary)?.coveredMessages : undefined,
           messages: plan.summarize,
           tokenBudget: plan.tokens.summaryBudget,
           signal: controller.signal,

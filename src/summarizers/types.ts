@@ -3,6 +3,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 export interface SummarizeInput {
   /** The text of the summary being replaced (a running summary folds it in), if any. */
   previousSummary?: string;
+  /** How many messages the previous summary stands for (its provenance's `coveredMessages`), when known. */
+  previousCoveredMessages?: number;
   /** The messages to summarize, oldest first. */
   messages: readonly BaseMessage[];
   /** Target size of the summary, in tokens. */

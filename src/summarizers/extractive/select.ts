@@ -1,0 +1,67 @@
+/**
+ * Choosing what fits in the budget.
+ *
+ * - Near-duplicates are merged: a sentence whose content words are mostly (NEAR_DUPLICATE) contained in a
+ *   better-valued one adds nothing; the better one is kept.
+ * - Value per token: a short sentence stating a fact beats a long one that collects the same words by sheer length.
+ * - A fair share: the budget is split between the lines carried from the previous summary and the new segment in
+ *   proportion to the messages each stands for, so every covered message has the same claim on the summary,
+ *   however old. Old facts survive (they compete for the old share among themselves), but never by starving the
+ *   new segment; a share one side cannot use goes to the other.
+ */
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import type { Candidate } from "./candidates.js";
+
+/** Share of a sentence's content words found in a better one, above which it is a near-duplicate. */
+export const NEAR_DUPLICATE = 0.8;
+
+export interface Priced extends Candidate {
+  tokens: number;
+}
+
+/** Drops filler and near-duplicates (keeping the better-valued sentence of each group). */
+export function distinct(candidates: readonly Candidate[]): Candidate[] {
+  const ranked = candidates.filter((candidate) => !candidate.filler && candidate.value > 0).sort((a, b) => b.value - a.value || a.order - b.order);
+  const kept: Candidate[] = [];
+  for (const candidate of ranked) {
+    const duplicate = kept.some((other) => {
+      let shared = 0;
+      for (const word of candidate.content) if (other.content.has(word)) shared++;
+      return shared >= NEAR_DUPLICATE * candidate.content.size;
+    });
+    if (!duplicate) kept.push(candidate);
+  }
+  return kept;
+}
+
+/**
+ * Greedy selection by value per token within `budget`, `shareNew` of it reserved for the new segment (the rest for
+ * lines from the previous summary), leftovers pooled. `lineCost` is paid once per line, by its first sentence.
+ */
+export function selectWithinBudget(candidates: readonly Candidate[], budget: number, shareNew: number, counter: TokenCounter, lineCost: number): Priced[] {
+  const priced: Priced[] = candidates.map((candidate) => ({ ...candidate, tokens: counter.countText(candidate.text) + 1 }));
+  const density = (candidate: Priced) => candidate.value / (candidate.tokens + lineCost);
+  const ranked = [...priced].sort((a, b) => density(b) - density(a) || a.order - b.order);
+  const chosen = new Set<Priced>();
+  const openLines = new Set<number>();
+  let used = 0;
+  const take = (pool: Priced[], limit: number) => {
+    let spent = 0;
+    for (const candidate of pool) {
+      if (chosen.has(candidate)) continue;
+      const cost = candidate.tokens + (openLines.has(candidate.line) ? 0 : lineCost);
+      if (spent + cost > limit || used + cost > budget) continue;
+      chosen.add(candidate);
+      openLines.add(candidate.line);
+      spent += cost;
+      used += cost;
+    }
+  };
+  const fresh = ranked.filter((candidate) => !candidate.fromPrevious);
+  const carried = ranked.filter((candidate) => candidate.fromPrevious);
+  const newShare = Math.floor(budget * shareNew);
+  take(fresh, newShare);
+  take(carried, budget - newShare);
+  take(ranked, budget);
+  return [...chosen].sort((a, b) => a.order - b.order);
+}
