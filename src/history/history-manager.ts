@@ -50,6 +50,11 @@ export interface HistoryManagerOptions {
   compactionRatio?: number;
   /** Keep the newest messages within this many tokens instead of using the ratio. */
   keepTokens?: number;
+  /**
+   * Compact down to about this many tokens instead of using the ratio: the system messages, the summary's budget and
+   * the newest messages that fit in the rest (see planCompaction). `keepTokens` wins when both are set.
+   */
+  targetTokens?: number;
   /** Messages never summarized, besides those marked with `pinMessage`. */
   pinned?: PinPredicate;
   /**
@@ -74,6 +79,7 @@ export interface HistoryManagerOptions {
 export interface CompactOverrides {
   compactionRatio?: number;
   keepTokens?: number;
+  targetTokens?: number;
   summaryTokens?: number;
 }
 
@@ -127,6 +133,7 @@ export class HistoryManager {
   readonly counter: TokenCounter;
   private readonly compactionRatio: number;
   private readonly keepTokens?: number;
+  private readonly targetTokens?: number;
   private readonly summaryTokens?: number;
   private readonly pinned?: PinPredicate;
   private readonly summaryRole: SummaryRole;
@@ -173,6 +180,10 @@ export class HistoryManager {
     this.checkpointer = checkpointer;
     this.compactionRatio = validateRatio("compactionRatio", compactionRatio);
     this.keepTokens = keepTokens;
+    if (options.targetTokens !== undefined && (!Number.isInteger(options.targetTokens) || options.targetTokens < 0)) {
+      throw invalidArgument("targetTokens", options.targetTokens, "a non-negative integer");
+    }
+    this.targetTokens = options.targetTokens;
     if (options.summaryTokens !== undefined && (!Number.isInteger(options.summaryTokens) || options.summaryTokens < 64)) {
       throw invalidArgument("summaryTokens", options.summaryTokens, "an integer >= 64");
     }
@@ -197,11 +208,16 @@ export class HistoryManager {
     return this.writer.backend;
   }
 
-  /** The dry run: what `compactThread` would summarize and keep. Pure. */
+  /**
+   * The dry run: what `compactThread` would summarize and keep. Pure. A cut given in `overrides` (ratio, keepTokens
+   * or targetTokens) replaces the manager's own: a ratio asked for by one call is not overruled by a default target.
+   */
   planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}): CompactionPlan {
+    const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.targetTokens !== undefined;
     return planCompaction(messages, {
       compactionRatio: overrides.compactionRatio ?? this.compactionRatio,
-      keepTokens: overrides.keepTokens ?? this.keepTokens,
+      keepTokens: ownCut ? overrides.keepTokens : this.keepTokens,
+      targetTokens: ownCut ? overrides.targetTokens : this.targetTokens,
       summaryTokens: overrides.summaryTokens ?? this.summaryTokens,
       pinned: this.pinned,
       counter: this.counter,

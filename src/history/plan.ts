@@ -24,16 +24,28 @@ export const DEFAULT_SUMMARY_BUDGET_RATIO = 0.2;
 export const MIN_SUMMARY_TOKENS = 256;
 /** ...and at most this many. */
 export const MAX_SUMMARY_TOKENS = 2_000;
+/**
+ * An explicit summary budget (`summaryTokens`) is capped at this share of what the summary replaces (the segment
+ * plus any previous summary folded in): a compaction always frees at least a quarter of what it summarizes.
+ */
+export const MAX_SUMMARY_SHARE = 0.75;
 
 export interface PlanOptions {
   /** Share (0 < r < 1) of the oldest non-system messages to summarize. @default 0.5 */
   compactionRatio?: number;
   /** Instead of a ratio: keep the newest messages that fit in this many tokens, summarize the rest. */
   keepTokens?: number;
+  /**
+   * Instead of a ratio: compact the whole history down to about this many tokens — the leading system messages, the
+   * summary's budget (`summaryTokens`) and the newest messages that fit in what is left, kept verbatim.
+   * `keepTokens` wins when both are given.
+   */
+  targetTokens?: number;
   /** Counter used for the token figures. @default a TokenCounter for "gpt-4o" */
   counter?: TokenCounter;
   /**
-   * The summary's budget in tokens, instead of the 20% rule (still never more than half the summarized tokens).
+   * The summary's budget in tokens, instead of the 20% rule (never more than MAX_SUMMARY_SHARE of the summarized
+   * tokens).
    * CompactingSupervisor sets it from its limit (see its `summaryTokens` option).
    */
   summaryTokens?: number;
@@ -101,6 +113,9 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
     throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
   }
+  if (options.targetTokens !== undefined && (!Number.isInteger(options.targetTokens) || options.targetTokens < 0)) {
+    throw invalidArgument("targetTokens", options.targetTokens, "a non-negative integer");
+  }
   if (options.summaryTokens !== undefined && (!Number.isInteger(options.summaryTokens) || options.summaryTokens < FLOOR_SUMMARY_TOKENS)) {
     throw invalidArgument("summaryTokens", options.summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
   }
@@ -137,7 +152,12 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const maxCut = latestUser >= 0 ? latestUser : (units.at(-1)?.start ?? 0);
   const boundaries = units.map((unit) => unit.start).filter((start) => start > 0 && start <= maxCut);
 
-  const cut = chooseCut(boundaries, body.length, ratio, options.keepTokens, (from, to) => sum(bodyStart + from, bodyStart + to));
+  const keepTokens =
+    options.keepTokens ??
+    (options.targetTokens === undefined
+      ? undefined
+      : Math.max(0, options.targetTokens - REPLY_PRIMING_TOKENS - systemTokens - (options.summaryTokens ?? summaryBudget(before - systemTokens))));
+  const cut = chooseCut(boundaries, body.length, ratio, keepTokens, (from, to) => sum(bodyStart + from, bodyStart + to));
   const pinnedUnits = units.filter((unit) => unit.end <= cut && body.slice(unit.start, unit.end).some((message, offset) => isPinned(message, bodyStart + unit.start + offset, options.pinned)));
   const summarizedUnits = units.filter((unit) => unit.end <= cut && !pinnedUnits.includes(unit));
   const summarize = summarizedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
@@ -148,7 +168,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const budget =
     options.summaryTokens === undefined
       ? summaryBudget(summarizedTokens)
-      : Math.max(FLOOR_SUMMARY_TOKENS, Math.min(options.summaryTokens, Math.floor(summarizedTokens / 2)));
+      : Math.max(FLOOR_SUMMARY_TOKENS, Math.min(options.summaryTokens, Math.floor(summarizedTokens * MAX_SUMMARY_SHARE)));
   const plan: CompactionPlan = {
     executable: false,
     reason: "",

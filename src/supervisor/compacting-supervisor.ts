@@ -114,6 +114,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       summarizer: options.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
       compactionRatio: this.options.compactionRatio,
+      keepTokens: this.options.keepTokens,
+      targetTokens: this.options.targetTokens,
       summaryTokens: this.options.summaryTokens,
       pinned: options.pinned,
       counter: this.counter,

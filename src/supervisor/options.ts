@@ -13,6 +13,23 @@ import type { Summarizer } from "../summarizers/types.js";
 import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
 
 export const DEFAULT_HARD_LIMIT = 0.9;
+/**
+ * Without `compactionRatio`, a compaction brings the thread down to this share of `tokenLimit`: the next one comes
+ * after the thread grew by the other 20% again, so compaction neither runs every turn nor leaves the budget unused.
+ */
+export const DEFAULT_COMPACTION_TARGET = 0.8;
+/**
+ * ...of which the running summary may take this share of `tokenLimit` (at most MAX_DEFAULT_SUMMARY_TOKENS), the
+ * newest messages the rest, verbatim. An extractive summary holds a conversation's facts more densely than the
+ * messages themselves (no greetings, no filler), so a larger summary keeps more of what a later question needs:
+ * on real conversations (npm run bench:retention) a summary of half the limit with a tail of 30% kept 1.7x what a
+ * sliding window keeps, against 1.35x for 25% + half of the messages.
+ */
+export const DEFAULT_SUMMARY_SHARE = 0.5;
+/** With `compactionRatio`, the summary's default share of `tokenLimit`, as before the target existed. */
+export const RATIO_SUMMARY_SHARE = 0.25;
+/** The default summary budget never exceeds this: summary models stop at 4,096 output tokens (older ones) or more. */
+export const MAX_DEFAULT_SUMMARY_TOKENS = 4_000;
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
 
@@ -28,8 +45,19 @@ export const DEFAULT_RECOVERY_RATIO = 0.8;
 export interface CompactingSupervisorOptions {
   /** Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window. */
   tokenLimit: number;
-  /** Share of the oldest non-system messages summarized by a compaction. @default 0.5 */
+  /**
+   * Summarize this share (0 < r < 1) of the oldest non-system messages, instead of compacting to `compactionTarget`.
+   * @default none: compact to compactionTarget
+   */
   compactionRatio?: number;
+  /**
+   * A compaction brings the thread down to about this share (0 < x < 1) of `tokenLimit`: the running summary
+   * (`summaryTokens`) plus the newest messages that fit, verbatim. Ignored when `compactionRatio` or `keepTokens`
+   * is given. @default 0.8
+   */
+  compactionTarget?: number;
+  /** Keep the newest messages within this many tokens verbatim after a compaction (instead of compactionTarget). */
+  keepTokens?: number;
   /** @default ExtractiveSummarizer offline; LlmSummarizer over ChatOpenAI when OPENAI_API_KEY is set */
   summarizer?: Summarizer;
   /**
@@ -49,7 +77,8 @@ export interface CompactingSupervisorOptions {
   hardLimit?: number;
   /**
    * Budget of each summary, in tokens. A running summary is the only place older facts live, so its size follows
-   * the limit. @default 25% of tokenLimit, at most 4,000 (never more than half of what is summarized)
+   * the limit. @default 50% of tokenLimit (25% with compactionRatio), at most 4,000; never more than 75% of what the
+   * summary replaces
    */
   summaryTokens?: number;
   /**
@@ -93,7 +122,11 @@ export interface CompactingSupervisorOptions {
 export interface ResolvedOptions {
   tokenLimit: number;
   hardLimit: number;
+  /** The seed's ratio when given; otherwise the HistoryManager's default, unused while targetTokens is set. */
   compactionRatio: number;
+  keepTokens: number | undefined;
+  /** tokenLimit × compactionTarget, or undefined when compactionRatio or keepTokens is given. */
+  targetTokens: number | undefined;
   recoveryRatio: number;
   modelName: string;
   background: boolean;
@@ -151,6 +184,10 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   const tokenLimit = limit("tokenLimit", options.tokenLimit, window);
   const hardLimit = limit("hardLimit", options.hardLimit ?? DEFAULT_HARD_LIMIT, window);
   const compactionRatio = validateRatio("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO);
+  const compactionTarget = validateRatio("compactionTarget", options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
+  if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
+    throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer number of tokens");
+  }
   const recoveryRatio = validateRatio("recoveryRatio", options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
   if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
   for (const hook of ["onCompaction", "onCompactionError"] as const) {
@@ -159,7 +196,9 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
-  const summaryTokens = options.summaryTokens ?? Math.max(256, Math.min(4_000, Math.round(tokenLimit * 0.25)));
+  const byRatio = options.compactionRatio !== undefined || options.keepTokens !== undefined;
+  const summaryShare = options.compactionRatio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE;
+  const summaryTokens = options.summaryTokens ?? Math.max(256, Math.min(MAX_DEFAULT_SUMMARY_TOKENS, Math.round(tokenLimit * summaryShare)));
   if (!Number.isInteger(summaryTokens) || summaryTokens < 64) throw invalidArgument("summaryTokens", summaryTokens, "an integer >= 64");
   const breaker = options.circuitBreaker ?? {};
   if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {
@@ -177,6 +216,8 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     tokenLimit,
     hardLimit: Math.max(hardLimit, tokenLimit),
     compactionRatio,
+    keepTokens: options.keepTokens,
+    targetTokens: byRatio ? undefined : Math.floor(tokenLimit * compactionTarget),
     recoveryRatio,
     modelName,
     background: options.background ?? true,
