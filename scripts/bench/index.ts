@@ -1,6 +1,8 @@
 /** `npm run bench`: every benchmark of the project, one table per measurement, in one run. */
+import { existsSync } from "node:fs";
 import { benchHistory } from "./history.js";
 import { benchPeers } from "./peers.js";
+import { benchRetention, DEFAULT_DATA, printRetention } from "./retention.js";
 import { benchTokens } from "./tokens.js";
 import { benchWrapper } from "./wrapper.js";
 
@@ -9,3 +11,5 @@ await benchTokens();
 await benchHistory();
 await benchWrapper();
 await benchPeers();
+if (existsSync(DEFAULT_DATA)) printRetention(await benchRetention());
+else console.log(`\nRetention on real conversations: skipped, no ${DEFAULT_DATA} (npm run bench:retention -- --data <file>)`);

@@ -8,7 +8,7 @@
  * Run: npm run bench:retention [-- --data <file>] [--budgets 0.25,0.5] [--json]
  * The data (CC BY-NC) is read where it lies, by default ../shared/eval/locomo-dev.json; never copied.
  */
-import { SystemMessage } from "@langchain/core/messages";
+import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +19,7 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
-import { contextLines, DialogueScorer, type LineSets } from "./retention/score.js";
+import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from "./retention/score.js";
 import { printTable } from "./table.js";
 
 export const DEFAULT_DATA = "../shared/eval/locomo-dev.json";
@@ -32,6 +32,8 @@ const MIDDLEWARE_SUMMARY_PREFIX = "Here is a summary of the conversation to date
 export interface Tally {
   scored: number;
   evidence: number;
+  /** Questions whose answer has a word to look for (see score.ts), and those whose answer was held. */
+  answerScored: number;
   answer: number;
   byCategory: Record<number, { scored: number; evidence: number; answer: number }>;
   byQuartile: Array<{ scored: number; evidence: number }>;
@@ -62,6 +64,7 @@ function emptyTally(): Tally {
   return {
     scored: 0,
     evidence: 0,
+    answerScored: 0,
     answer: 0,
     byCategory: Object.fromEntries(CATEGORIES.map((category) => [category, { scored: 0, evidence: 0, answer: 0 }])),
     byQuartile: [0, 1, 2, 3].map(() => ({ scored: 0, evidence: 0 })),
@@ -95,19 +98,10 @@ export function probePoints(dialogue: Dialogue, groups: readonly TurnGroup[], bu
   return points;
 }
 
-/** Lines of the summaries in a context (ours, or the middleware's), without headers and section titles. */
-function summaryLines(messages: Parameters<typeof contextLines>[0]): string[] {
-  const lines: string[] = [];
-  for (const message of messages) {
-    const text = typeof message.content === "string" ? message.content : message.text;
-    if (!isSummaryMessage(message) && !text.startsWith(MIDDLEWARE_SUMMARY_PREFIX)) continue;
-    for (const line of text.split("\n").slice(1)) {
-      const trimmed = line.trim();
-      if (!trimmed || trimmed.startsWith("#") || trimmed.endsWith(":") || /^Covers \d/.test(trimmed)) continue;
-      lines.push(trimmed);
-    }
-  }
-  return lines;
+/** True for a summary in the context: this library's, or the middleware's. */
+function isSummary(message: BaseMessage): boolean {
+  const text = typeof message.content === "string" ? message.content : message.text;
+  return isSummaryMessage(message) || text.startsWith(MIDDLEWARE_SUMMARY_PREFIX);
 }
 
 export async function runRetention(
@@ -144,8 +138,8 @@ export async function runRetention(
   for (const point of points) {
     const record = player.records.find((candidate) => candidate.group === point.group);
     if (!record) throw new Error(`${contender.name}: no model call for group ${point.group}`);
-    const context: LineSets = contextLines(record.messages);
-    const lines = summaryLines(record.messages);
+    const context: LineSets = contextLines(record.messages, isSummary);
+    const lines = record.messages.filter(isSummary).flatMap((message) => summaryContentLines(typeof message.content === "string" ? message.content : message.text));
     summaryCount += lines.length;
     fillerCount += lines.filter((line) => scorer.isFiller(line)).length;
     for (const question of dialogue.questions) {
@@ -157,10 +151,12 @@ export async function runRetention(
         continue;
       }
       const held = question.evidence.every((id) => scorer.holdsTurn(context, id));
-      const answered = scorer.holdsAnswer(context, question.answer);
+      const checkable = scorer.answerCheckable(question.answer);
+      const answered = checkable && scorer.holdsAnswer(context, question.answer);
       const quartile = Math.min(3, Math.floor((Math.min(...evidence.map((turn) => turn.index)) / dialogue.turns.length) * 4));
       tally.scored++;
       tally.evidence += Number(held);
+      tally.answerScored += Number(checkable);
       tally.answer += Number(answered);
       const category = tally.byCategory[question.category]!;
       category.scored++;
@@ -198,6 +194,7 @@ function pool(results: RetentionResult[]): RetentionResult {
   for (const { tally: part } of results) {
     tally.scored += part.scored;
     tally.evidence += part.evidence;
+    tally.answerScored += part.answerScored;
     tally.answer += part.answer;
     for (const category of CATEGORIES) {
       for (const key of ["scored", "evidence", "answer"] as const) tally.byCategory[category]![key] += part.byCategory[category]![key];
@@ -237,7 +234,7 @@ export function retentionRows(results: RetentionResult[]): Array<Record<string, 
     contender: result.contender,
     scored: result.tally.scored,
     evidence: pct(result.tally.evidence, result.tally.scored),
-    answer: pct(result.tally.answer, result.tally.scored),
+    answer: pct(result.tally.answer, result.tally.answerScored),
     ...Object.fromEntries(CATEGORIES.map((category) => [`${CATEGORY_NAMES[category]}`, pct(result.tally.byCategory[category]!.evidence, result.tally.byCategory[category]!.scored)])),
     ...Object.fromEntries(result.tally.byQuartile.map((quartile, index) => [`Q${index + 1}`, pct(quartile.evidence, quartile.scored)])),
     "tokens/call mean": `${Math.round(result.tokensMean)} (${result.tokensMeanShare.toFixed(2)}×)`,

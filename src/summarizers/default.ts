@@ -2,7 +2,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { ExtractiveSummarizer } from "./extractive.js";
 import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
-import type { Summarizer } from "./types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "./types.js";
 
 /**
  * The summarizer used when none is given: an `LlmSummarizer` over `ChatOpenAI` when `OPENAI_API_KEY` is set
@@ -23,4 +23,12 @@ export function createDefaultSummarizer(
     configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined,
   });
   return new LlmSummarizer({ model });
+}
+
+/**
+ * The longest summary the summarizer that `createDefaultSummarizer` would build can write, without building it:
+ * the LLM summarizer's output limit when OPENAI_API_KEY is set, unlimited for the extractive one.
+ */
+export function defaultSummarizerMaxTokens(env: Record<string, string | undefined> = process.env): number {
+  return env.OPENAI_API_KEY ? DEFAULT_SUMMARIZER_MAX_TOKENS : Number.POSITIVE_INFINITY;
 }

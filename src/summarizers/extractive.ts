@@ -74,6 +74,8 @@ function bestOf(candidates: readonly Candidate[]): Candidate {
 export class ExtractiveSummarizer implements Summarizer {
   readonly name = "extractive";
   readonly model = undefined;
+  /** Any length: it copies sentences, it does not generate them. */
+  readonly maxTokens = Number.POSITIVE_INFINITY;
   private readonly counter: TokenCounter;
   private readonly maxLineLength: number;
 

@@ -14,7 +14,7 @@ import { CompactionError, invalidArgument } from "../errors.js";
 import { validateSummaryText } from "./output.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
 import { contentText } from "./render.js";
-import type { SummarizeInput, Summarizer } from "./types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer } from "./types.js";
 
 export interface LlmSummarizerOptions {
   /** The chat model. Required unless OPENAI_API_KEY is set, in which case ChatOpenAI is used. */
@@ -23,6 +23,8 @@ export interface LlmSummarizerOptions {
   maxAttempts?: number;
   /** Delay before the first retry; doubled each time. @default 500 */
   retryDelayMs?: number;
+  /** The longest summary the model can write, in tokens (its output limit). @default 4000 */
+  maxTokens?: number;
 }
 
 export const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
@@ -44,12 +46,13 @@ function modelName(model: BaseChatModel): string | undefined {
 export class LlmSummarizer implements Summarizer {
   readonly name = "llm";
   readonly model?: string;
+  readonly maxTokens: number;
   private readonly chatModel: BaseChatModel;
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
 
   /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or bad retry options. */
-  constructor({ model, maxAttempts = 3, retryDelayMs = 500 }: LlmSummarizerOptions = {}) {
+  constructor({ model, maxAttempts = 3, retryDelayMs = 500, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS }: LlmSummarizerOptions = {}) {
     if (model === undefined) {
       throw invalidArgument("model", model, "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)");
     }
@@ -58,10 +61,12 @@ export class LlmSummarizer implements Summarizer {
     }
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw invalidArgument("maxAttempts", maxAttempts, "an integer >= 1");
     if (!Number.isFinite(retryDelayMs) || retryDelayMs < 0) throw invalidArgument("retryDelayMs", retryDelayMs, "a number >= 0");
+    if (!Number.isInteger(maxTokens) || maxTokens < 64) throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
     this.chatModel = model;
     this.model = modelName(model);
     this.maxAttempts = maxAttempts;
     this.retryDelayMs = retryDelayMs;
+    this.maxTokens = maxTokens;
   }
 
   async summarize({ previousSummary, messages, tokenBudget, signal }: SummarizeInput): Promise<string> {

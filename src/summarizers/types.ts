@@ -22,5 +22,13 @@ export interface Summarizer {
   readonly name: string;
   /** The model behind it, if any, recorded in the provenance. */
   readonly model?: string;
+  /**
+   * The longest summary it can write, in tokens (a model's output limit). Default budgets never ask for more; a
+   * summarizer that does not say is assumed to stop at DEFAULT_SUMMARIZER_MAX_TOKENS.
+   */
+  readonly maxTokens?: number;
   summarize(input: SummarizeInput): Promise<string>;
 }
+
+/** What a summarizer that states no `maxTokens` is assumed to write at most (older models stop at 4,096 tokens). */
+export const DEFAULT_SUMMARIZER_MAX_TOKENS = 4_000;

@@ -9,7 +9,8 @@ import { CompactionError, invalidArgument } from "../errors.js";
 import type { CompactionReport } from "../history/report.js";
 import type { SummaryRole } from "../history/summary-message.js";
 import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
-import type { Summarizer } from "../summarizers/types.js";
+import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
 
 export const DEFAULT_HARD_LIMIT = 0.9;
@@ -19,17 +20,17 @@ export const DEFAULT_HARD_LIMIT = 0.9;
  */
 export const DEFAULT_COMPACTION_TARGET = 0.8;
 /**
- * ...of which the running summary may take this share of `tokenLimit` (at most MAX_DEFAULT_SUMMARY_TOKENS), the
- * newest messages the rest, verbatim. An extractive summary holds a conversation's facts more densely than the
- * messages themselves (no greetings, no filler), so a larger summary keeps more of what a later question needs:
- * on real conversations (npm run bench:retention) a summary of half the limit with a tail of 30% kept 1.7x what a
- * sliding window keeps, against 1.35x for 25% + half of the messages.
+ * ...of which the running summary may take this share of `tokenLimit` (never more than its summarizer can write:
+ * `Summarizer.maxTokens`), the newest messages the rest (20%), verbatim. A summary holds a thread's facts more
+ * densely than the messages themselves (no greetings, no filler, no bulk), so the larger it is, the more of what a
+ * later question needs survives; the verbatim tail still holds the live exchange (the latest user turn is never
+ * summarized, however small the tail). Chosen on both benchmarks side by side: real conversations
+ * (npm run bench:retention) and generated agent threads (npm run bench:peers) both kept more with 0.6 than 0.5,
+ * and 0.5 more than the previous 0.25 + half of the messages (README, Performance).
  */
-export const DEFAULT_SUMMARY_SHARE = 0.5;
+export const DEFAULT_SUMMARY_SHARE = 0.6;
 /** With `compactionRatio`, the summary's default share of `tokenLimit`, as before the target existed. */
 export const RATIO_SUMMARY_SHARE = 0.25;
-/** The default summary budget never exceeds this: summary models stop at 4,096 output tokens (older ones) or more. */
-export const MAX_DEFAULT_SUMMARY_TOKENS = 4_000;
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
 
@@ -77,7 +78,8 @@ export interface CompactingSupervisorOptions {
   hardLimit?: number;
   /**
    * Budget of each summary, in tokens. A running summary is the only place older facts live, so its size follows
-   * the limit. @default 50% of tokenLimit (25% with compactionRatio), at most 4,000; never more than 75% of what the
+   * the limit. @default 50% of tokenLimit (25% with compactionRatio), at most what the summarizer can write
+   * (`maxTokens`: 4,000 for an LlmSummarizer, unlimited for the extractive one); never more than 75% of what the
    * summary replaces
    */
   summaryTokens?: number;
@@ -198,7 +200,9 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   }
   const byRatio = options.compactionRatio !== undefined || options.keepTokens !== undefined;
   const summaryShare = options.compactionRatio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE;
-  const summaryTokens = options.summaryTokens ?? Math.max(256, Math.min(MAX_DEFAULT_SUMMARY_TOKENS, Math.round(tokenLimit * summaryShare)));
+  // The default budget never asks the summarizer for more than it can write.
+  const summarizerMaxTokens = options.summarizer ? (options.summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS) : defaultSummarizerMaxTokens();
+  const summaryTokens = options.summaryTokens ?? Math.max(256, Math.min(summarizerMaxTokens, Math.round(tokenLimit * summaryShare)));
   if (!Number.isInteger(summaryTokens) || summaryTokens < 64) throw invalidArgument("summaryTokens", summaryTokens, "an integer >= 64");
   const breaker = options.circuitBreaker ?? {};
   if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {

@@ -40,6 +40,7 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
   const inner = new ExtractiveSummarizer({ counter });
   return {
     name: inner.name,
+    maxTokens: inner.maxTokens,
     async summarize(input) {
       stats.calls++;
       stats.tokensRead += counter.countMessages(input.messages) + (input.previousSummary ? counter.countText(input.previousSummary) : 0);

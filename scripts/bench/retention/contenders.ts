@@ -53,6 +53,7 @@ function timed(inner: Summarizer, stats: SummarizerStats): Summarizer {
   return {
     name: inner.name,
     model: inner.model,
+    maxTokens: inner.maxTokens,
     async summarize(input) {
       const started = performance.now();
       try {
@@ -65,15 +66,24 @@ function timed(inner: Summarizer, stats: SummarizerStats): Summarizer {
   };
 }
 
-/** This library around the agent, with its defaults unless `options` says otherwise; compaction applied before the next turn. */
-function library(name: string, makeSummarizer: (counter: TokenCounter) => Summarizer, strategy?: (summarizer: Summarizer) => StrategyInput): RetentionContender {
+interface LibraryVariant {
+  strategy?: (summarizer: Summarizer) => StrategyInput;
+  compactionRatio?: number;
+}
+
+/** This library around the agent, with its defaults unless `variant` says otherwise; compaction applied before the next turn. */
+function library(name: string, makeSummarizer: (counter: TokenCounter) => Summarizer, variant: LibraryVariant = {}): RetentionContender {
   return {
     name,
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
       const stats = { calls: 0, ms: 0 };
       const summarizer = timed(makeSummarizer(counter), stats);
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
-      const supervisor = new CompactingSupervisor(agent, { tokenLimit: budget, ...(strategy ? { strategy: strategy(summarizer) } : { summarizer }) });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: budget,
+        ...(variant.compactionRatio !== undefined ? { compactionRatio: variant.compactionRatio } : {}),
+        ...(variant.strategy ? { strategy: variant.strategy(summarizer) } : { summarizer }),
+      });
       return {
         summarizer: stats,
         async invoke(messages, threadId) {
@@ -88,10 +98,10 @@ function library(name: string, makeSummarizer: (counter: TokenCounter) => Summar
 
 export const RETENTION_CONTENDERS: RetentionContender[] = [
   library("this library (defaults, offline)", (counter) => new ExtractiveSummarizer({ counter })),
-  library("this library, pipeline smart-trim → summarize", (counter) => new ExtractiveSummarizer({ counter }), (summarizer) => [
-    createStrategy("smart-trim"),
-    createStrategy("summarize", { summarizer }),
-  ]),
+  library("this library, compactionRatio 0.5 (the seed's policy)", (counter) => new ExtractiveSummarizer({ counter }), { compactionRatio: 0.5 }),
+  library("this library, pipeline smart-trim → summarize", (counter) => new ExtractiveSummarizer({ counter }), {
+    strategy: (summarizer) => [createStrategy("smart-trim"), createStrategy("summarize", { summarizer })],
+  }),
   {
     ...library("this library, LlmSummarizer (OPENAI_API_KEY)", () => createDefaultSummarizer()),
     skip: () => (process.env.OPENAI_API_KEY ? undefined : "OPENAI_API_KEY is not set"),
