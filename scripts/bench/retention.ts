@@ -272,7 +272,8 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
       for (const contender of contenders) {
         const skipped = contender.skip?.();
         if (skipped) {
-          notes.push(`skipped "${contender.name}": ${skipped}`);
+          const note = `skipped "${contender.name}": ${skipped}`;
+          if (!notes.includes(note)) notes.push(note);
           continue;
         }
         const parts: RetentionResult[] = [];
