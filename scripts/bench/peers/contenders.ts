@@ -9,7 +9,7 @@
  */
 import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { createAgent, createMiddleware, summarizationMiddleware, trimMessages } from "langchain";
+import { createAgent, summarizationMiddleware } from "langchain";
 import { createPipeline } from "../../../src/strategies/pipeline.js";
 import { createStrategy } from "../../../src/strategies/registry.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
@@ -17,6 +17,7 @@ import type { Summarizer } from "../../../src/summarizers/types.js";
 import type { Strategy } from "../../../src/strategies/types.js";
 import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
+import { slidingWindowMiddleware } from "../sliding-window.js";
 import { ExtractiveChatModel } from "./extractive-chat-model.js";
 import type { Player } from "./player.js";
 
@@ -91,20 +92,7 @@ export const CONTENDERS: Contender[] = [
   {
     name: "trimMessages (sliding window)",
     build(player, checkpointer, budget, counter) {
-      const systemTokens = counter.countText(SYSTEM_PROMPT) + 4;
-      const window = createMiddleware({
-        name: "SlidingWindow",
-        wrapModelCall: async (request, handler) => {
-          const messages = await trimMessages(request.messages, {
-            maxTokens: Math.max(1, budget - systemTokens),
-            strategy: "last",
-            tokenCounter: (messages) => counter.countMessages(messages),
-            startOn: "human",
-            allowPartial: false,
-          });
-          return handler({ ...request, messages });
-        },
-      });
+      const window = slidingWindowMiddleware({ budget, systemPrompt: SYSTEM_PROMPT, counter, startOnHuman: true });
       const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT, middleware: [window] });
       return { summarizer: { calls: 0, tokensRead: 0 }, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
     },

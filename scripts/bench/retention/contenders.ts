@@ -9,7 +9,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { createAgent, createMiddleware, summarizationMiddleware, trimMessages } from "langchain";
+import { createAgent, summarizationMiddleware } from "langchain";
 import { createDefaultSummarizer } from "../../../src/summarizers/default.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
@@ -17,6 +17,7 @@ import { createStrategy, type StrategyInput } from "../../../src/strategies/regi
 import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
+import { slidingWindowMiddleware } from "../sliding-window.js";
 import { ExtractiveChatModel } from "../peers/extractive-chat-model.js";
 
 export interface SummarizerStats {
@@ -128,19 +129,7 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
   {
     name: "trimMessages (sliding window)",
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
-      const systemTokens = counter.countText(systemPrompt) + 4;
-      const window = createMiddleware({
-        name: "SlidingWindow",
-        wrapModelCall: async (request, handler) => {
-          const messages = await trimMessages(request.messages, {
-            maxTokens: Math.max(1, budget - systemTokens),
-            strategy: "last",
-            tokenCounter: (messages) => counter.countMessages(messages),
-            allowPartial: false,
-          });
-          return handler({ ...request, messages });
-        },
-      });
+      const window = slidingWindowMiddleware({ budget, systemPrompt, counter });
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName, middleware: [window] });
       return { summarizer: { calls: 0, ms: 0 }, invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))) };
     },
