@@ -1,27 +1,14 @@
 /**
  * Edited messages: a strategy that clears or clips a message replaces it by a new message with the same id, type,
  * name and tool call id (so pairing holds and the messages reducer replaces, never appends), and records what it did
- * in `additional_kwargs.compaction_edit`. The original stays in the checkpoint history.
+ * (messages/markers.ts). The original stays in the checkpoint history.
  */
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { EDIT_KEY, type EditRecord } from "../messages/markers.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { contentText } from "../summarizers/render.js";
 
-export const EDIT_KEY = "compaction_edit";
-
-export interface EditRecord {
-  strategy: string;
-  /** "cleared", "clipped", "archived" */
-  action: string;
-  originalTokens: number;
-  originalLines: number;
-  originalChars: number;
-}
-
-export function editOf(message: BaseMessage): EditRecord | undefined {
-  const record = message.additional_kwargs?.[EDIT_KEY];
-  return typeof record === "object" && record !== null ? (record as EditRecord) : undefined;
-}
+export { EDIT_KEY, editOf, type EditRecord } from "../messages/markers.js";
 
 /** A copy of a tool message with new content and the edit recorded. */
 export function editToolMessage(original: ToolMessage, content: string, record: EditRecord): ToolMessage {

@@ -3,6 +3,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { toolCallsOf, toolCallIdOf } from "../history/units.js";
+import { contentText } from "../messages/content.js";
 import { formatDay, messageDate } from "../messages/date.js";
 
 export function speaker(message: BaseMessage): string {
@@ -12,12 +13,7 @@ export function speaker(message: BaseMessage): string {
   return message.name ? `${role} ${message.name}` : role;
 }
 
-export function contentText(message: BaseMessage): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content
-    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part.text === "string" ? part.text : `[${part.type}]`))
-    .join("\n");
-}
+export { contentText } from "../messages/content.js";
 
 /** One message as text: "[8 May 2023] speaker: content" (the date when known), with tool calls spelled out. */
 export function renderMessage(message: BaseMessage): string {
