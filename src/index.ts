@@ -14,7 +14,7 @@ export {
 export { DEFAULT_ENGINE, type EngineName } from "./tokens/engines.js";
 export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-definitions.js";
 
-export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type CompactedMessages } from "./history/history-manager.js";
+export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type CompactedMessages, type RecallOptions } from "./history/history-manager.js";
 export { planCompaction, summaryBudget, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
 export type { CompactionReport } from "./history/report.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./history/audit.js";
@@ -61,3 +61,7 @@ export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions
 export { SqliteStore } from "./archive/sqlite-store.js";
 export { ToolOutputArchive, archiveKey, ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
 export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/reader-tool.js";
+export { searchHistory, type SearchHistoryOptions } from "./recall/search.js";
+export { reindexThread, type ReindexReport } from "./recall/reindex.js";
+export { createHistorySearchTool, HISTORY_SEARCH_TOOL, type HistorySearchToolOptions } from "./recall/tool.js";
+export type { SearchHit, RecallMessage } from "./recall/types.js";

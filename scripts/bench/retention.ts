@@ -20,7 +20,8 @@ import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/conte
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
 import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from "./retention/score.js";
-import { printTable } from "./table.js";
+import { median, printTable } from "./table.js";
+import { ablation, addRecall, emptyRecallTally, measureRecall, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
 
 export const DEFAULT_DATA = "../shared/eval/locomo-dev.json";
 export const DEFAULT_BUDGETS = [0.25, 0.5];
@@ -58,6 +59,8 @@ export interface RetentionResult {
   summarizerCalls: number;
   summarizerMs: number;
   playMs: number;
+  /** One search per question in the compacted thread (this library's contenders). */
+  recall?: RecallTally;
 }
 
 function emptyTally(): Tally {
@@ -113,22 +116,29 @@ export async function runRetention(
 ): Promise<RetentionResult> {
   const groups = groupTurns(dialogue);
   const budget = budgetOf(dialogue, budgetShare, counter);
-  const scorer = new DialogueScorer(dialogue);
   const player = createPlayer(groups, counter);
   const path = join(dir, `${dialogue.id}-${budgetShare}-${contender.name.replace(/\W+/g, "-")}.sqlite`);
   const checkpointer = SqliteSaver.fromConnString(path);
   const running = contender.build({ model: player.model, checkpointer, budget, counter, systemPrompt: systemPromptOf(dialogue), agentName: dialogue.speakerB });
   const started = performance.now();
+  let playMs = 0;
+  let recall: RecallTally | undefined;
+  const scorer = new DialogueScorer(dialogue);
   try {
     for (const [index, group] of groups.entries()) {
       player.begin(index);
       await running.invoke(group.inputs.map(userMessage), dialogue.id);
     }
+    playMs = performance.now() - started;
+    // One search per question in the compacted thread, against what the model received last.
+    if (running.search) {
+      const last = player.records.at(-1)!;
+      recall = await measureRecall(dialogue, scorer, contextLines(last.messages, isSummary), (query) => running.search!(dialogue.id, query));
+    }
   } finally {
     checkpointer.db.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
   }
-  const playMs = performance.now() - started;
   const tally = emptyTally();
   let unscorable = 0;
   let summaryCount = 0;
@@ -184,6 +194,7 @@ export async function runRetention(
     summarizerCalls: running.summarizer.calls,
     summarizerMs: running.summarizer.ms,
     playMs,
+    ...(recall ? { recall } : {}),
   };
 }
 
@@ -223,7 +234,14 @@ function pool(results: RetentionResult[]): RetentionResult {
     summarizerCalls: sum((result) => result.summarizerCalls),
     summarizerMs: sum((result) => result.summarizerMs),
     playMs: sum((result) => result.playMs),
+    ...(results.every((result) => result.recall) ? { recall: pooledRecall(results) } : {}),
   };
+}
+
+function pooledRecall(results: RetentionResult[]): RecallTally {
+  const tally = emptyRecallTally();
+  for (const result of results) addRecall(tally, result.recall!);
+  return tally;
 }
 
 const pct = (part: number, whole: number) => (whole === 0 ? "—" : `${((part / whole) * 100).toFixed(1)}%`);
@@ -253,10 +271,14 @@ export interface RetentionOptions {
   progress?: boolean;
 }
 
-export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BUDGETS, contenders = RETENTION_CONTENDERS, progress = true }: RetentionOptions = {}): Promise<{
+export interface RetentionOutcome {
   results: RetentionResult[];
+  /** Recall@5 over every turn of the conversations, choice by choice (pooled). */
+  ablation: AblationRow[];
   notes: string[];
-}> {
+}
+
+export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BUDGETS, contenders = RETENTION_CONTENDERS, progress = true }: RetentionOptions = {}): Promise<RetentionOutcome> {
   const path = resolve(data);
   if (!existsSync(path)) throw new Error(`no conversation file at ${path} (pass --data <file> in the LoCoMo schema)`);
   const dialogues = loadDialogues(path);
@@ -290,13 +312,45 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
   }
   const unscorable = results[0]?.unscorable ?? 0;
   notes.push(`questions skipped at each point because an evidence turn has no distinctive word: ${unscorable} (pooled over points, first contender)`);
-  return { results, notes };
+  const rows = new Map<string, AblationRow>();
+  for (const dialogue of dialogues) {
+    for (const row of ablation(dialogue, new DialogueScorer(dialogue))) {
+      const pooled = rows.get(row.choice) ?? { choice: row.choice, found: 0, questions: 0 };
+      pooled.found += row.found;
+      pooled.questions += row.questions;
+      rows.set(row.choice, pooled);
+    }
+  }
+  return { results, ablation: [...rows.values()], notes };
 }
 
-export function printRetention({ results, notes }: { results: RetentionResult[]; notes: string[] }): void {
+export function printRetention({ results, ablation: choices, notes }: RetentionOutcome): void {
   printTable(
     "Retention on real conversations: evidence (and answer) held by one line of what the model receives, pooled over probe points (npm run bench:retention)",
     retentionRows(results),
+  );
+  printTable(
+    `Recall: each question searched once (its text as the query) in the compacted thread after the last turn, top ${RECALL_AT} hits (searchHistory, SQLite FTS5)`,
+    results
+      .filter((result) => result.recall)
+      .map((result) => {
+        const recall = result.recall!;
+        return {
+          budget: `${result.budgetShare * 100}%`,
+          contender: result.contender,
+          questions: recall.questions,
+          "in context": pct(recall.context, recall.questions),
+          "compacted away": recall.compactedAway,
+          [`found: a top-${RECALL_AT} hit`]: pct(recall.foundAsHit, recall.compactedAway),
+          [`found: a hit or a message it carries`]: pct(recall.foundWithNeighbours, recall.compactedAway),
+          "in context or found": pct(recall.contextOrSearch, recall.questions),
+          "search ms p50": median(recall.searchMs).toFixed(2),
+        };
+      }),
+  );
+  printTable(
+    `What each ranking choice buys: every turn of the conversations indexed, each question searched once, an evidence turn in the top ${RECALL_AT}`,
+    choices.map((row) => ({ choice: row.choice, "recall@5": pct(row.found, row.questions), questions: row.questions })),
   );
   for (const note of notes) console.log(`- ${note}`);
 }

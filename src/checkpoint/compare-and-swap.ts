@@ -13,11 +13,18 @@
  * - Any other saver (MemorySaver, custom): best effort — the check and `put` run back to back in this process,
  *   guarded by the per-thread lock of the HistoryManager.
  *
+ * The recall index rows of the write (recall/) go in the same transaction: a message is searchable exactly when it
+ * leaves the head, and a write that does not land indexes nothing.
+ *
  * Verified against @langchain/langgraph-checkpoint-sqlite 1.0 and @langchain/langgraph-checkpoint-postgres 1.0:
  * the SQLite and Postgres paths write the very rows those savers write (same serializer, same columns).
  */
 
 import { quoteIdentifier } from "./sql.js";
+import { memoryRecallFor } from "../recall/memory-index.js";
+import { applyPostgresRecall, DEFAULT_POSTGRES_LANGUAGE } from "../recall/postgres-index.js";
+import { applySqliteRecall } from "../recall/sqlite-index.js";
+import type { RecallChanges } from "../recall/types.js";
 import type {
   BaseCheckpointSaver,
   ChannelVersions,
@@ -53,6 +60,13 @@ export interface WriteRequest {
    * the failed attempt, which stays in the history): never for a running or interrupted thread.
    */
   ignorePendingWrites?: boolean;
+  /** Recall index changes to write with the checkpoint, in its transaction. */
+  recall?: RecallChanges;
+}
+
+export interface WriterOptions {
+  /** Postgres text search configuration of the recall index. @default "simple" */
+  recallLanguage?: string;
 }
 
 type Serde = { dumpsTyped(value: unknown): Promise<[string, Uint8Array]> | [string, Uint8Array] };
@@ -83,7 +97,7 @@ class SqliteWriter implements CompareAndSwapWriter {
   readonly backend = "sqlite" as const;
   constructor(private readonly saver: SqliteSaverLike) {}
 
-  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
     // setup() is idempotent and creates the tables a fresh file lacks.
     (this.saver as unknown as { setup(): void }).setup();
     const db = this.saver.db;
@@ -112,6 +126,7 @@ class SqliteWriter implements CompareAndSwapWriter {
       db.prepare(
         `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, ?, ?, ?)`,
       ).run(threadId, checkpoint.id, expectedCheckpointId, type, serializedCheckpoint, serializedMetadata);
+      if (recall) applySqliteRecall(db, recall);
       return { status: "written" };
     });
     return run.immediate();
@@ -146,9 +161,12 @@ export function isPostgresSaver(saver: BaseCheckpointSaver): saver is PostgresSa
 
 class PostgresWriter implements CompareAndSwapWriter {
   readonly backend = "postgres" as const;
-  constructor(private readonly saver: PostgresSaverInternals) {}
+  constructor(
+    private readonly saver: PostgresSaverInternals,
+    private readonly recallLanguage: string,
+  ) {}
 
-  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
     const schema = quoteIdentifier(this.saver.options.schema);
     const client = await this.saver.pool.connect();
     try {
@@ -191,6 +209,7 @@ class PostgresWriter implements CompareAndSwapWriter {
           `INSERT INTO ${schema}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, '', $2, $3, $4, $5)`,
           [threadId, checkpoint.id, expectedCheckpointId, this.saver._dumpCheckpoint(checkpoint), await this.saver._dumpMetadata(metadata)],
         );
+        if (recall) await applyPostgresRecall(client, this.saver.options.schema, this.recallLanguage, recall);
         await client.query("COMMIT");
         return { status: "written" };
       } catch (error) {
@@ -209,7 +228,7 @@ class GenericWriter implements CompareAndSwapWriter {
   readonly backend = "generic" as const;
   constructor(private readonly saver: BaseCheckpointSaver) {}
 
-  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false }: WriteRequest): Promise<WriteOutcome> {
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
     const head = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
     const current = head?.checkpoint.id ?? null;
     if (current !== expectedCheckpointId) {
@@ -225,13 +244,15 @@ class GenericWriter implements CompareAndSwapWriter {
       metadata,
       newVersions,
     );
+    // In this process, right after the put, under the HistoryManager's per-thread lock (best effort, as the write).
+    if (recall) memoryRecallFor(this.saver).apply(recall);
     return { status: "written" };
   }
 }
 
 /** The strongest compare-and-swap available for `saver`. */
-export function createWriter(saver: BaseCheckpointSaver): CompareAndSwapWriter {
-  if (isPostgresSaver(saver)) return new PostgresWriter(saver);
+export function createWriter(saver: BaseCheckpointSaver, { recallLanguage = DEFAULT_POSTGRES_LANGUAGE }: WriterOptions = {}): CompareAndSwapWriter {
+  if (isPostgresSaver(saver)) return new PostgresWriter(saver, recallLanguage);
   if (isSqliteSaver(saver)) return new SqliteWriter(saver);
   return new GenericWriter(saver);
 }

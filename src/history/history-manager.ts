@@ -29,6 +29,8 @@ import {
 import { threadLocks } from "./thread-lock.js";
 import { readThreadHead, type StateReader, type ThreadHead } from "./thread-state.js";
 import { validateHistory } from "./validate.js";
+import { recallChanges } from "../recall/entries.js";
+import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../recall/postgres-index.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
@@ -74,6 +76,21 @@ export interface HistoryManagerOptions {
   maxWriteAttempts?: number;
   /** The compiled graph, when at hand: needed only to read a `messages` channel stored as deltas (DeltaChannel). */
   graph?: StateReader;
+  /**
+   * The recall index: every message a write takes out of the head is indexed in the same transaction, so
+   * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
+   */
+  recall?: boolean | RecallOptions;
+}
+
+export interface RecallOptions {
+  /** Postgres text search configuration ("simple" cuts any language into words; "english" stems). @default "simple" */
+  language?: string;
+  /**
+   * The summary's header tells the model that older messages can be searched with the `search_history` tool. Turn
+   * it off when the agents do not have the tool (createHistorySearchTool). @default true
+   */
+  announce?: boolean;
 }
 
 export interface CompactOverrides {
@@ -141,6 +158,7 @@ export class HistoryManager {
   private readonly maxWriteAttempts: number;
   private readonly graph?: StateReader;
   private readonly writer: CompareAndSwapWriter;
+  private readonly recall: { enabled: boolean; announce: boolean };
 
   /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
   constructor(options: HistoryManagerOptions) {
@@ -200,7 +218,14 @@ export class HistoryManager {
     this.summaryTimeoutMs = summaryTimeoutMs;
     this.maxWriteAttempts = maxWriteAttempts;
     this.graph = options.graph;
-    this.writer = createWriter(checkpointer);
+    const recall = options.recall ?? true;
+    if (typeof recall !== "boolean" && (typeof recall !== "object" || recall === null || Array.isArray(recall))) {
+      throw invalidArgument("recall", recall, "true, false or { language, announce }");
+    }
+    const recallOptions = typeof recall === "object" ? recall : {};
+    if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
+    this.recall = { enabled: recall !== false, announce: recall !== false && recallOptions.announce !== false };
+    this.writer = createWriter(checkpointer, { recallLanguage: validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE) });
   }
 
   /** Which compare-and-swap this manager uses: "sqlite", "postgres", or "generic" (best effort). */
@@ -271,6 +296,7 @@ export class HistoryManager {
         ...(fallbackReason ? { fallbackReason } : {}),
       },
       this.summaryRole,
+      { searchable: this.recall.announce },
     );
     const result = [...plan.system, summary, ...plan.keep];
     const problems = validateHistory(result);
@@ -386,6 +412,7 @@ export class HistoryManager {
       expectedCheckpointId: headId,
       proposedVersion: this.checkpointer.getNextVersion(replacement.baseVersion as number | undefined),
       build: replacement.build,
+      ...(this.recall.enabled ? { recall: recallChanges(threadId, headId, head.messages, messages) } : {}),
     });
     const newId = replacement.id;
     if (outcome.status === "busy") {
@@ -430,6 +457,8 @@ export class HistoryManager {
         proposedVersion: this.checkpointer.getNextVersion(replacement.baseVersion as number | undefined),
         ignorePendingWrites: true,
         build: replacement.build,
+        // The messages summarized out of the pre-turn history are held by the checkpoint before the failed turn.
+        ...(this.recall.enabled ? { recall: recallChanges(threadId, base.checkpoint.id, history, compacted.messages) } : {}),
       });
       if (outcome.status !== "written") return { ...report, status: "conflict" as const, reason: outcome.reason };
       return { ...report, ...this.compactedFields(`recovered from an overflowing turn: ${plan.reason}`, newId, compacted, started) };

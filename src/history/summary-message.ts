@@ -39,15 +39,19 @@ export interface SummaryProvenance {
 }
 
 export const SUMMARY_HEADER = "Summary of the earlier conversation (older messages were compacted):";
+/** The header when the thread's compacted messages are searchable (the recall index, the search_history tool). */
+export const SEARCHABLE_SUMMARY_HEADER =
+  "Summary of the earlier conversation (older messages were compacted; the search_history tool finds any of them word for word):";
 
 export function createSummaryMessage(
   text: string,
   provenance: Omit<SummaryProvenance, "marker" | "createdAt"> & { createdAt?: string },
   role: SummaryRole = DEFAULT_SUMMARY_ROLE,
+  { searchable = false }: { searchable?: boolean } = {},
 ): BaseMessage {
   const fields = {
     id: `summary-${randomUUID()}`,
-    content: `${SUMMARY_HEADER}\n${text}`,
+    content: `${searchable ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER}\n${text}`,
     additional_kwargs: {
       [PROVENANCE_KEY]: { marker: SUMMARY_MARKER, createdAt: new Date().toISOString(), ...provenance },
     },
@@ -73,5 +77,8 @@ export function getSummaryProvenance(message: unknown): SummaryProvenance | unde
 /** The summary text without the header line. */
 export function summaryText(message: BaseMessage): string {
   const text = typeof message.content === "string" ? message.content : message.text;
-  return text.startsWith(SUMMARY_HEADER) ? text.slice(SUMMARY_HEADER.length).replace(/^\n/, "") : text;
+  for (const header of [SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER]) {
+    if (text.startsWith(header)) return text.slice(header.length).replace(/^\n/, "");
+  }
+  return text;
 }

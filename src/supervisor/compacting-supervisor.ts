@@ -121,6 +121,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       counter: this.counter,
       summaryRole: options.summaryRole,
       summaryTimeoutMs: options.summaryTimeoutMs,
+      recall: options.recall,
       graph,
     });
   }

@@ -7,6 +7,7 @@ import type { ArchiveOptions } from "../archive/archive.js";
 import type { StrategyInput } from "../strategies/registry.js";
 import { CompactionError, invalidArgument } from "../errors.js";
 import type { CompactionReport } from "../history/report.js";
+import type { RecallOptions } from "../history/history-manager.js";
 import type { SummaryRole } from "../history/summary-message.js";
 import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
 import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
@@ -111,6 +112,11 @@ export interface CompactingSupervisorOptions {
    * visible through `compactionHealth(threadId)`. @default { failureThreshold: 3, pauseMs: 600000 }
    */
   circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * The recall index of compacted messages (searchHistory, the search_history tool): `false` turns it off;
+   * `{ language, announce }` as for HistoryManager. @default true
+   */
+  recall?: boolean | RecallOptions;
   /** Role of the summary message. @default "human" */
   summaryRole?: SummaryRole;
   /** A summary slower than this is abandoned; nothing is written. @default 120000 */

@@ -15,6 +15,9 @@ import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
 import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
 import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
+import { searchHistory } from "../../../src/recall/search.js";
+import type { SearchHit } from "../../../src/recall/types.js";
+import { RECALL_AT } from "./recall.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
 import { slidingWindowMiddleware } from "../sliding-window.js";
@@ -29,6 +32,8 @@ export interface RunningContender {
   /** One turn: the user's new messages (maybe none), answered by the replaying model. */
   invoke(messages: BaseMessage[], threadId: string): Promise<void>;
   summarizer: SummarizerStats;
+  /** One search of the messages compacted out of the thread (this library's contenders). */
+  search?(threadId: string, query: string): Promise<SearchHit[]>;
 }
 
 export interface ContenderContext {
@@ -87,6 +92,7 @@ function library(name: string, makeSummarizer: (counter: TokenCounter) => Summar
       });
       return {
         summarizer: stats,
+        search: (threadId, query) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT }),
         async invoke(messages, threadId) {
           await supervisor.invoke({ messages }, threadConfig(threadId));
           // Background compaction (the default) finishes before the next turn is measured, whatever the machine's speed.

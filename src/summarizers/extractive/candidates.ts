@@ -18,7 +18,7 @@ import { messageDate } from "../../messages/date.js";
 import { contentText } from "../render.js";
 import { speakerLabel, type SummaryLine } from "./layout.js";
 import { Vocabulary } from "./vocabulary.js";
-import { isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "./words.js";
+import { isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
 
 export interface Candidate {
   text: string;

@@ -10,7 +10,7 @@
  *   times. Numbers and identifiers are never common (a figure that recurs is still a figure).
  * - The participants' names (the `name` of the messages) are never content: "Thanks, Caroline!" says nothing new.
  */
-import { isIdentifier, isNumber } from "./words.js";
+import { isIdentifier, isNumber } from "../../messages/words.js";
 
 /** A word in this share of the documents or more is common. */
 export const COMMON_SHARE = 0.05;

@@ -1,5 +1,5 @@
 /**
- * Words and sentences for the extractive summarizer, for any language.
+ * Words and sentences of message text, for any language (the extractive summarizer and the recall index).
  *
  * - A word is a run of letters, marks and digits, joined across inner apostrophes, hyphens and underscores
  *   ("don't", "e-mail", "INV-2024-0042"); a number keeps its separators ("73,250", "2026-05-04", "12:30").

@@ -1,0 +1,121 @@
+/**
+ * Recall on real conversations: after a conversation was played through this library, each question (categories
+ * 1–4) is searched once, its text as the query, in the compacted thread (searchHistory, its defaults). A question's
+ * evidence is found when an evidence turn is among the top 5 hits, or among the messages a hit carries (two before
+ * and two after it, by default). And an ablation over every turn of the conversation, to say what each choice buys.
+ */
+import Database from "better-sqlite3";
+import { recallLabel } from "../../../src/recall/entries.js";
+import { fts5Expression, indexTerms, queryTerms } from "../../../src/recall/query.js";
+import type { SearchHit } from "../../../src/recall/types.js";
+import type { Dialogue, DialogueQuestion } from "./dataset.js";
+import type { DialogueScorer, LineSets } from "./score.js";
+
+export const RECALL_AT = 5;
+const CATEGORIES = [1, 2, 3, 4];
+
+export interface RecallTally {
+  /** Questions whose evidence is not all in the final context. */
+  compactedAway: number;
+  /** ...of which an evidence turn is a top-5 hit. */
+  foundAsHit: number;
+  /** ...or a message a top-5 hit carries (the messages around it). */
+  foundWithNeighbours: number;
+  questions: number;
+  /** Every evidence turn in the final context or among the top-5 hits and their neighbours. */
+  contextOrSearch: number;
+  /** Every evidence turn in the final context. */
+  context: number;
+  searchMs: number[];
+}
+
+export function emptyRecallTally(): RecallTally {
+  return { compactedAway: 0, foundAsHit: 0, foundWithNeighbours: 0, questions: 0, contextOrSearch: 0, context: 0, searchMs: [] };
+}
+
+export function addRecall(into: RecallTally, part: RecallTally): void {
+  for (const key of ["compactedAway", "foundAsHit", "foundWithNeighbours", "questions", "contextOrSearch", "context"] as const) into[key] += part[key];
+  into.searchMs.push(...part.searchMs);
+}
+
+function scoredQuestions(dialogue: Dialogue, scorer: DialogueScorer): DialogueQuestion[] {
+  return dialogue.questions.filter((question) => CATEGORIES.includes(question.category) && scorer.unscorable(question.evidence).length === 0);
+}
+
+/** Searches every question in the compacted thread and tallies what the final context and one search hold. */
+export async function measureRecall(
+  dialogue: Dialogue,
+  scorer: DialogueScorer,
+  finalContext: LineSets,
+  search: (query: string) => Promise<SearchHit[]>,
+): Promise<RecallTally> {
+  const tally = emptyRecallTally();
+  for (const question of scoredQuestions(dialogue, scorer)) {
+    const inContext = new Set(question.evidence.filter((id) => scorer.holdsTurn(finalContext, id)));
+    const started = performance.now();
+    const hits = await search(question.question);
+    tally.searchMs.push(performance.now() - started);
+    const asHits = new Set(hits.map((hit) => hit.messageId));
+    const carried = new Set(hits.flatMap((hit) => [...hit.before, hit, ...hit.after].map((message) => message.messageId)));
+    tally.questions++;
+    if (inContext.size === question.evidence.length) tally.context++;
+    else {
+      tally.compactedAway++;
+      if (question.evidence.some((id) => asHits.has(id))) tally.foundAsHit++;
+      if (question.evidence.some((id) => carried.has(id))) tally.foundWithNeighbours++;
+    }
+    if (question.evidence.every((id) => inContext.has(id) || carried.has(id))) tally.contextOrSearch++;
+  }
+  return tally;
+}
+
+export interface AblationRow {
+  choice: string;
+  found: number;
+  questions: number;
+}
+
+/**
+ * Every turn of the conversation in an FTS5 table, each question searched once: recall@5 for each step from plain
+ * BM25 over the raw text to what the library ships (stemming, the speaker's name, the neighbours a hit carries).
+ */
+export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRow[] {
+  const questions = scoredQuestions(dialogue, scorer);
+  const porter = "porter unicode61 remove_diacritics 2";
+  const variants: Array<{ choice: string; tokenizer: string; terms: boolean; name: boolean; context: boolean; neighbours: number }> = [
+    { choice: "plain BM25 over the raw text (unicode61)", tokenizer: "unicode61", terms: false, name: false, context: false, neighbours: 0 },
+    { choice: "+ the library's words (numbers kept whole, CJK pairs)", tokenizer: "unicode61", terms: true, name: false, context: false, neighbours: 0 },
+    { choice: "+ English stemming (porter)", tokenizer: porter, terms: true, name: false, context: false, neighbours: 0 },
+    { choice: "+ the speaker's name and the day, half weight", tokenizer: porter, terms: true, name: true, context: false, neighbours: 0 },
+    { choice: "+ the previous message's words, 0.3 weight", tokenizer: porter, terms: true, name: true, context: true, neighbours: 0 },
+    { choice: "+ one message before and after each hit", tokenizer: porter, terms: true, name: true, context: true, neighbours: 1 },
+    { choice: "+ two messages before and after each hit (shipped)", tokenizer: porter, terms: true, name: true, context: true, neighbours: 2 },
+  ];
+  const rows: AblationRow[] = [];
+  for (const variant of variants) {
+    const db = new Database(":memory:");
+    db.exec(`CREATE VIRTUAL TABLE turns USING fts5(text, name, context, tokenize = '${variant.tokenizer}')`);
+    const insert = db.prepare("INSERT INTO turns (rowid, text, name, context) VALUES (?, ?, ?, ?)");
+    dialogue.turns.forEach((turn, index) => {
+      const previous = variant.context && index > 0 ? indexTerms(dialogue.turns[index - 1]!.text) : "";
+      insert.run(index + 1, variant.terms ? indexTerms(turn.text) : turn.text, variant.name ? indexTerms(recallLabel({ name: turn.speaker, date: turn.date })) : "", previous);
+    });
+    const search = db.prepare(`SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns, 1.0, 0.5, 0.3) LIMIT ${RECALL_AT}`);
+    let found = 0;
+    for (const question of questions) {
+      const columns = ["text", ...(variant.name ? ["name"] : []), ...(variant.context ? ["context"] : [])].join(" ");
+      const expression = `{${columns}} : (${fts5Expression(queryTerms(question.question))})`;
+      const ids = new Set<string>();
+      for (const { rowid } of search.all(expression) as Array<{ rowid: number }>) {
+        for (let offset = -variant.neighbours; offset <= variant.neighbours; offset++) {
+          const turn = dialogue.turns[rowid - 1 + offset];
+          if (turn) ids.add(turn.id);
+        }
+      }
+      if (question.evidence.some((id) => ids.has(id))) found++;
+    }
+    db.close();
+    rows.push({ choice: variant.choice, found, questions: questions.length });
+  }
+  return rows;
+}

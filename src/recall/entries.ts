@@ -1,0 +1,81 @@
+/**
+ * What a force-write changes in the recall index, from the head it replaces and the history it writes:
+ * - a message of the old head whose id is not in the new head left it: indexed;
+ * - a message whose id stays but whose content changed was edited (cleared, clipped, archived): its original is
+ *   indexed, unless the old copy was itself an edit (then the original is indexed already);
+ * - an edited copy replaced by its original (a restore) brings the original back: its entry is removed;
+ * - a message of the new head that the old head did not hold came back (a restore): its entry is removed;
+ * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { contentText } from "../messages/content.js";
+import { formatDay, messageDate } from "../messages/date.js";
+import { editOf } from "../messages/markers.js";
+import { getSummaryProvenance } from "../history/summary-message.js";
+import { toolCallsOf } from "../history/units.js";
+import type { RecallChanges, RecallEntry } from "./types.js";
+
+const ROLES: Record<string, RecallEntry["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
+
+/**
+ * Who and when, searchable beside the text: the message's name and its day ("Caroline 8 May 2023"), so "what did
+ * Melanie paint in June?" favours Melanie's messages of June.
+ */
+export function recallLabel(entry: Pick<RecallEntry, "name" | "date">): string {
+  return [entry.name ?? "", entry.date ? formatDay(new Date(entry.date)) : ""].filter(Boolean).join(" ");
+}
+
+/** The searchable text of a message: its text, then its tool calls as `name(arguments)`. */
+export function recallText(message: BaseMessage): string {
+  const calls = toolCallsOf(message).map((call) => `${call.name}(${JSON.stringify((call as { args?: unknown }).args ?? {})})`);
+  return [contentText(message), ...calls].filter((part) => part !== "").join("\n");
+}
+
+/** Characters of the previous message kept as an entry's context. */
+export const CONTEXT_CHARS = 1_000;
+
+/**
+ * The entry of `message`, held by `checkpointId` at `ordinal`; `previous` is the message before it there (its text
+ * becomes the entry's context, unless it is a summary or a system message).
+ */
+export function recallEntry(message: BaseMessage, checkpointId: string, ordinal: number, previous?: BaseMessage): RecallEntry {
+  const date = messageDate(message);
+  const context = previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system" ? recallText(previous).slice(0, CONTEXT_CHARS) : "";
+  return {
+    messageId: message.id!,
+    role: ROLES[message.getType()] ?? "user",
+    ...(message.name ? { name: message.name } : {}),
+    ...(date ? { date: date.toISOString() } : {}),
+    checkpointId,
+    ordinal,
+    text: recallText(message),
+    ...(context ? { context } : {}),
+  };
+}
+
+function sameContent(a: BaseMessage, b: BaseMessage): boolean {
+  return recallText(a) === recallText(b);
+}
+
+const indexable = (message: BaseMessage) => typeof message.id === "string" && message.id !== "" && getSummaryProvenance(message) === undefined;
+
+/** The index changes of replacing the head `checkpointId` (holding `before`) by a history holding `after`. */
+export function recallChanges(threadId: string, checkpointId: string, before: readonly BaseMessage[], after: readonly BaseMessage[]): RecallChanges {
+  const next = new Map<string, BaseMessage>();
+  for (const message of after) if (indexable(message)) next.set(message.id!, message);
+  const previous = new Set<string>();
+  const add: RecallEntry[] = [];
+  const remove: string[] = [];
+  before.forEach((message, ordinal) => {
+    if (!indexable(message)) return;
+    previous.add(message.id!);
+    const kept = next.get(message.id!);
+    if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1]));
+    else if (!sameContent(message, kept)) {
+      if (!editOf(message)) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1]));
+      else if (!editOf(kept)) remove.push(message.id!);
+    }
+  });
+  for (const id of next.keys()) if (!previous.has(id)) remove.push(id);
+  return { threadId, add, remove };
+}

@@ -1,0 +1,58 @@
+/**
+ * Rebuilding a thread's recall index from its checkpoint history: for threads compacted before the index existed,
+ * for an in-process index after a restart, or after a change of the Postgres language. Idempotent, and equal to
+ * live indexing: a message out of the head is indexed from the newest checkpoint that holds it (the head it left),
+ * an edited message's original from the newest checkpoint that holds the original.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
+import { getSummaryProvenance } from "../history/summary-message.js";
+import { readThreadHead } from "../history/thread-state.js";
+import { editOf } from "../messages/markers.js";
+import { recallEntry, recallText } from "./entries.js";
+import { recallBackendFor, type RecallBackendOptions } from "./search.js";
+import type { RecallEntry } from "./types.js";
+
+export interface ReindexReport {
+  threadId: string;
+  /** Messages in the index after the rebuild. */
+  indexed: number;
+  /** Checkpoints read. */
+  checkpoints: number;
+}
+
+/**
+ * Rebuild the recall index of the thread of `config` from its history (root namespace).
+ * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, STORE_CORRUPT.
+ */
+export async function reindexThread(checkpointer: BaseCheckpointSaver, config: unknown, options: RecallBackendOptions = {}): Promise<ReindexReport> {
+  const threadId = requireThreadId(config, "reindexThread");
+  const head = await readThreadHead(checkpointer, threadId);
+  if (!head) throw threadNotFound(threadId);
+  const inHead = new Map<string, BaseMessage>();
+  for (const message of head.messages) if (typeof message.id === "string") inHead.set(message.id, message);
+  const done = new Set<string>();
+  const entries: RecallEntry[] = [];
+  let checkpoints = 0;
+  try {
+    // Newest first: the first checkpoint that holds a message (as it left the head) is the one live indexing names.
+    for await (const tuple of checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) {
+      checkpoints++;
+      const messages = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
+      if (!Array.isArray(messages)) continue;
+      (messages as BaseMessage[]).forEach((message, ordinal) => {
+        const id = message?.id;
+        if (typeof id !== "string" || id === "" || done.has(id) || getSummaryProvenance(message)) return;
+        const current = inHead.get(id);
+        if (current && (recallText(current) === recallText(message) || editOf(message))) return;
+        done.add(id);
+        entries.push(recallEntry(message, tuple.checkpoint.id, ordinal, (messages as BaseMessage[])[ordinal - 1]));
+      });
+    }
+  } catch (error) {
+    throw asStoreReadError(error, threadId);
+  }
+  await recallBackendFor(checkpointer, options).replaceThread(threadId, entries);
+  return { threadId, indexed: entries.length, checkpoints };
+}

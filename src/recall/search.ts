@@ -1,0 +1,83 @@
+/**
+ * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { isPostgresSaver, isSqliteSaver } from "../checkpoint/compare-and-swap.js";
+import { CompactionError, invalidArgument, requireThreadId } from "../errors.js";
+import { memoryRecallFor } from "./memory-index.js";
+import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "./postgres-index.js";
+import { queryTerms, searchLimit } from "./query.js";
+import { SqliteRecall } from "./sqlite-index.js";
+import type { RecallEntry, RecallMessage, SearchHit } from "./types.js";
+
+export const DEFAULT_NEIGHBOURS = 2;
+export const MAX_NEIGHBOURS = 5;
+
+/** What every backend of the recall index answers. */
+export interface RecallBackend {
+  search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
+  neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
+  entries(threadId: string): Promise<RecallEntry[]>;
+  replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
+}
+
+export interface RecallBackendOptions {
+  /** Postgres text search configuration used when a thread's rows do not name theirs. @default "simple" */
+  language?: string;
+}
+
+/** The recall index of `checkpointer`: FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
+export function recallBackendFor(checkpointer: BaseCheckpointSaver, { language = DEFAULT_POSTGRES_LANGUAGE }: RecallBackendOptions = {}): RecallBackend {
+  if (isPostgresSaver(checkpointer)) {
+    const saver = checkpointer as unknown as { pool: PostgresPool; options: { schema: string } };
+    return new PostgresRecall(saver.pool, saver.options.schema, validateLanguage(language));
+  }
+  if (isSqliteSaver(checkpointer)) return new SqliteRecall(checkpointer.db);
+  return memoryRecallFor(checkpointer);
+}
+
+export interface SearchHistoryOptions extends RecallBackendOptions {
+  /** Hits returned, best first, 1 to 100. @default 5 */
+  limit?: number;
+  /**
+   * How many indexed messages before and after each hit it carries (`before`, `after`), 0 to 5. A hit is rarely the
+   * whole story: the question it answers, the reply it got. On the real conversations of the retention benchmark
+   * one search found the evidence of 61% of the compacted questions as a hit, 74% with one neighbour each side, and
+   * with two the context or one search held every evidence turn for 82% of the questions (79% with one).
+   * @default 2
+   */
+  neighbours?: number;
+}
+
+function storeError(error: unknown, threadId: string): unknown {
+  if (CompactionError.isInstance(error)) return error;
+  return new CompactionError({
+    code: "STORE_UNAVAILABLE",
+    value: threadId,
+    message: `thread ${JSON.stringify(threadId)}: the recall index could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    cause: error,
+  });
+}
+
+/**
+ * Search the messages compaction took out of the head of the thread of `config`, best first. `query` is words,
+ * never query syntax (recall/query.ts). Only messages of that thread are ever returned. Reads only.
+ * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a query with no word or a bad limit;
+ *   STORE_UNAVAILABLE when the index cannot be read.
+ */
+export async function searchHistory(checkpointer: BaseCheckpointSaver, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
+  const threadId = requireThreadId(config, "searchHistory");
+  const terms = queryTerms(query);
+  const limit = searchLimit(options.limit);
+  const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
+  if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
+  const backend = recallBackendFor(checkpointer, options);
+  try {
+    const found = await backend.search(threadId, terms, limit);
+    return await Promise.all(
+      found.map(async ({ ordinal, ...hit }) => ({ ...hit, ...(await backend.neighbours(threadId, { checkpointId: hit.checkpointId, ordinal }, neighbours)) })),
+    );
+  } catch (error) {
+    throw storeError(error, threadId);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The recall index in a SQLite checkpoint file: a table of indexed messages and a contentless FTS5 index over it
+ * (kept in step by triggers), ranked with BM25.
+ *
+ * - Matching is on the message's words (recall/query.ts: `indexTerms`), through FTS5's `porter unicode61` tokenizer:
+ *   English words are stemmed ("researching" finds "research"), diacritics folded, other scripts kept as words
+ *   (unspaced scripts arrive as character pairs). The message's name (speaker, agent, tool) and day are a second
+ *   column, at half the weight ("what did Melanie paint in June?" favours Melanie's June messages), and the previous
+ *   message's words a third,
+ *   at 0.3 (a question and its answer use different words; a later question paraphrases both). On the real
+ *   conversations of the retention benchmark the name took recall@5 from 49% to 52%, the previous message to 58%.
+ * - A thread is a token of its own in each of its rows (`thread_key`, a hash of the thread id), and every search
+ *   requires it inside the MATCH: the engine never ranks another thread's rows, and a query cannot reach them (the
+ *   row's thread id is checked too).
+ * - Rows are written by `applySqliteRecall` inside the caller's transaction (the compare-and-swap's).
+ */
+import type { Database } from "better-sqlite3";
+import { createHash } from "node:crypto";
+import { recallLabel } from "./entries.js";
+import { fts5Expression, indexTerms } from "./query.js";
+import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+
+export const SQLITE_RECALL_TABLE = "compaction_recall";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS compaction_recall (
+  id INTEGER PRIMARY KEY,
+  thread_id TEXT NOT NULL,
+  thread_key TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  name TEXT,
+  date TEXT,
+  checkpoint_id TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  terms TEXT NOT NULL,
+  label TEXT NOT NULL,
+  context TEXT,
+  UNIQUE (thread_id, message_id)
+);
+CREATE INDEX IF NOT EXISTS compaction_recall_order ON compaction_recall (thread_id, checkpoint_id, ordinal);
+CREATE VIRTUAL TABLE IF NOT EXISTS compaction_recall_fts USING fts5(
+  terms, name, context, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS compaction_recall_insert AFTER INSERT ON compaction_recall BEGIN
+  INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (new.id, new.terms || ' ' || new.thread_key, new.label, coalesce(new.context, ''));
+END;
+CREATE TRIGGER IF NOT EXISTS compaction_recall_delete AFTER DELETE ON compaction_recall BEGIN
+  DELETE FROM compaction_recall_fts WHERE rowid = old.id;
+END;
+`;
+
+/** The thread's token in the index: letters and digits only, so it is one FTS5 token whatever the thread id. */
+export function threadKey(threadId: string): string {
+  return `t${createHash("sha256").update(threadId).digest("hex").slice(0, 32)}`;
+}
+
+const ready = new WeakSet<Database>();
+
+/** Creates the index tables if the file lacks them (idempotent; cheap after the first call per connection). */
+export function ensureSqliteRecall(db: Database): void {
+  if (ready.has(db)) return;
+  db.exec(SCHEMA);
+  ready.add(db);
+}
+
+function exists(db: Database): boolean {
+  if (ready.has(db)) return true;
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_fts'`).get() !== undefined;
+}
+
+/** Writes `changes`; call it inside the transaction of the write it belongs to. */
+export function applySqliteRecall(db: Database, { threadId, add, remove }: RecallChanges): void {
+  if (add.length === 0 && remove.length === 0) return;
+  ensureSqliteRecall(db);
+  const key = threadKey(threadId);
+  const drop = db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id = ?`);
+  const insert = db.prepare(
+    `INSERT INTO compaction_recall (thread_id, thread_key, message_id, role, name, date, checkpoint_id, ordinal, text, terms, label, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const id of remove) drop.run(threadId, id);
+  for (const entry of add) {
+    // A message indexed before (it left the head, came back, left again) is indexed as it left last.
+    drop.run(threadId, entry.messageId);
+    insert.run(threadId, key, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text, indexTerms(entry.text), indexTerms(recallLabel(entry)), entry.context ? indexTerms(entry.context) : null);
+  }
+}
+
+interface Row {
+  message_id: string;
+  role: RecallEntry["role"];
+  name: string | null;
+  date: string | null;
+  checkpoint_id: string;
+  ordinal: number;
+  text: string;
+  context?: string | null;
+}
+
+function toMessage(row: Row): RecallMessage & { ordinal: number } {
+  return {
+    messageId: row.message_id,
+    role: row.role,
+    ...(row.name ? { name: row.name } : {}),
+    text: row.text,
+    ...(row.date ? { date: row.date } : {}),
+    checkpointId: row.checkpoint_id,
+    ordinal: row.ordinal,
+  };
+}
+
+export class SqliteRecall {
+  constructor(private readonly db: Database) {}
+
+  async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+    if (!exists(this.db)) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, bm25(compaction_recall_fts, 1.0, 0.5, 0.3) AS rank
+         FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid
+         WHERE compaction_recall_fts MATCH ? AND r.thread_id = ?
+         ORDER BY rank, r.checkpoint_id, r.ordinal LIMIT ?`,
+      )
+      .all(`terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`, threadId, limit) as Array<Row & { rank: number }>;
+    return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
+  }
+
+  async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
+    if (count === 0) return { before: [], after: [] };
+    const columns = `message_id, role, name, date, checkpoint_id, ordinal, text`;
+    const before = this.db
+      .prepare(`SELECT ${columns} FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`)
+      .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
+    const after = this.db
+      .prepare(`SELECT ${columns} FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`)
+      .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
+    const plain = (row: Row) => {
+      const { ordinal: _ordinal, ...message } = toMessage(row);
+      return message;
+    };
+    return { before: before.reverse().map(plain), after: after.map(plain) };
+  }
+
+  /** Every indexed entry of the thread, in order (for tests and reindex checks). */
+  async entries(threadId: string): Promise<RecallEntry[]> {
+    if (!exists(this.db)) return [];
+    const rows = this.db
+      .prepare(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`)
+      .all(threadId) as Row[];
+    return rows.map(toMessage);
+  }
+
+  /** Replaces the thread's entries with `entries`, in one transaction (reindex). */
+  async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
+    ensureSqliteRecall(this.db);
+    this.db
+      .transaction(() => {
+        this.db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ?`).run(threadId);
+        applySqliteRecall(this.db, { threadId, add: [...entries], remove: [] });
+      })
+      .immediate();
+  }
+}

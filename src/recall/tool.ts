@@ -1,0 +1,87 @@
+/**
+ * `createHistorySearchTool`: the `search_history` tool for agents. The thread is the run's own (its config), so an
+ * agent can only search its own conversation; hits come back as compact dated lines within a token budget.
+ */
+import { tool } from "@langchain/core/tools";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
+import { CompactionError, invalidArgument } from "../errors.js";
+import { formatDay } from "../messages/date.js";
+import { sharedCounter } from "../tokens/shared-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { DEFAULT_SEARCH_LIMIT, searchLimit } from "./query.js";
+import { searchHistory, type RecallBackendOptions } from "./search.js";
+import type { RecallMessage, SearchHit } from "./types.js";
+
+export const HISTORY_SEARCH_TOOL = "search_history";
+export const DEFAULT_TOOL_MAX_TOKENS = 1_500;
+
+export interface HistorySearchToolOptions extends RecallBackendOptions {
+  checkpointer: BaseCheckpointSaver;
+  /** Hits per search. @default 5 */
+  limit?: number;
+  /** Budget of the tool's answer in tokens; lower-ranked hits are left out first. @default 1500 */
+  maxTokens?: number;
+  counter?: TokenCounter;
+}
+
+function line(message: RecallMessage, marker = ""): string {
+  const date = message.date ? `[${formatDay(new Date(message.date))}] ` : "";
+  const who = message.name ? `${message.name} (${message.role})` : message.role;
+  return `${marker}${date}${who}: ${message.text.replace(/\s+/g, " ").trim()}`;
+}
+
+/** Hits as text: each hit with the message before and after it, best first, within `maxTokens`. */
+export function formatHits(hits: readonly SearchHit[], maxTokens: number, counter: TokenCounter): string {
+  if (hits.length === 0) return "No earlier message matches. Try other words (names, places, numbers).";
+  const blocks: string[] = [];
+  let used = 0;
+  for (const [index, hit] of hits.entries()) {
+    const parts = [...hit.before.map((message) => line(message, "   ")), line(hit, `${index + 1}. `), ...hit.after.map((message) => line(message, "   "))];
+    let block = parts.join("\n");
+    let cost = counter.countText(block) + 1;
+    if (used + cost > maxTokens) {
+      // The hit alone, clipped to what is left, rather than nothing.
+      block = line(hit, `${index + 1}. `);
+      const room = Math.max(0, (maxTokens - used) * 3);
+      if (room < 40) break;
+      if (counter.countText(block) + 1 > maxTokens - used) block = `${block.slice(0, room)}…`;
+      cost = counter.countText(block) + 1;
+      if (used + cost > maxTokens) break;
+    }
+    blocks.push(block);
+    used += cost;
+  }
+  return `Earlier messages matching, best first (numbered; the indented ones are the messages around each):\n${blocks.join("\n")}`;
+}
+
+/**
+ * The `search_history` tool. Give it to the agents of a graph compacted by this library; the running summary tells
+ * them it exists. Reads only.
+ */
+export function createHistorySearchTool({ checkpointer, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language }: HistorySearchToolOptions) {
+  if (typeof checkpointer?.getTuple !== "function") {
+    throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "checkpointer must be the graph's checkpoint saver" });
+  }
+  searchLimit(limit);
+  if (!Number.isInteger(maxTokens) || maxTokens < 100) throw invalidArgument("maxTokens", maxTokens, "an integer >= 100");
+  return tool(
+    async ({ query }, config) => {
+      const threadId = config?.configurable?.thread_id;
+      try {
+        const hits = await searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language });
+        return formatHits(hits, maxTokens, counter);
+      } catch (error) {
+        // A query the model can fix is answered, not thrown: the model reads the answer and tries again.
+        if (CompactionError.isInstance(error) && error.code === "INVALID_ARGUMENT") return `The search needs words to look for: ${error.message}`;
+        throw error;
+      }
+    },
+    {
+      name: HISTORY_SEARCH_TOOL,
+      description:
+        "Search the earlier messages of this conversation that were compacted out of your context (the summary only keeps part of them). Give words to look for: names, places, numbers, topics. Returns the matching messages with their dates and the messages around them.",
+      schema: z.object({ query: z.string().describe("Words to look for in earlier messages") }),
+    },
+  );
+}

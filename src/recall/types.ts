@@ -1,0 +1,55 @@
+/**
+ * The recall index: every message that a compaction (or any force-write of this library) took out of a thread's
+ * head, searchable by its words. Written in the same transaction as the write that takes the message out, so a
+ * message is searchable exactly when it leaves the head, and a write that fails or loses its race indexes nothing.
+ */
+
+/** One indexed message. */
+export interface RecallEntry {
+  messageId: string;
+  role: "user" | "assistant" | "tool" | "system";
+  /** The message's name: a speaker, an agent, a tool. */
+  name?: string;
+  /** ISO 8601, when the message carries a date (messages/date.ts). */
+  date?: string;
+  /** A checkpoint that still holds the message as it was (the head it left): fork from it to see it in place. */
+  checkpointId: string;
+  /** Index of the message in that checkpoint's history (with checkpointId, the chronological order). */
+  ordinal: number;
+  /** What the message said: its text, its tool calls, its tool result. */
+  text: string;
+  /**
+   * The text of the message before it (clipped), searched at a third of the weight: a question and its answer often
+   * use different words, and a later question paraphrases both.
+   */
+  context?: string;
+}
+
+/** What one write does to the index of one thread. */
+export interface RecallChanges {
+  threadId: string;
+  /** Messages leaving the head (or an original whose edited copy stays in it). */
+  add: RecallEntry[];
+  /** Messages coming back into the head (a restore): no longer out of reach, so no longer indexed. */
+  remove: string[];
+}
+
+/** A message found by `searchHistory`. */
+export interface SearchHit {
+  messageId: string;
+  role: RecallEntry["role"];
+  name?: string;
+  text: string;
+  date?: string;
+  checkpointId: string;
+  /** Higher is better; comparable within one search only. */
+  score: number;
+  /**
+   * The indexed messages right before and after it, oldest first (a question and its answer span messages): as
+   * many as `neighbours` asked for, fewer at the ends of the index.
+   */
+  before: RecallMessage[];
+  after: RecallMessage[];
+}
+
+export type RecallMessage = Omit<SearchHit, "score" | "before" | "after">;
