@@ -132,9 +132,6 @@ export class PostgresRecall {
     private readonly language: string = DEFAULT_POSTGRES_LANGUAGE,
   ) {}
 
-  private get table(): string {
-    return `${quoteIdentifier(this.schema)}.compaction_recall`;
-  }
 
   private async present(): Promise<boolean> {
     const result = await this.pool.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(this.schema)}.compaction_recall_threads`]);
@@ -149,7 +146,7 @@ export class PostgresRecall {
          SELECT to_tsquery(coalesce((SELECT language FROM ${s}.compaction_recall_threads WHERE thread_id = $1), $4::regconfig), $2) AS query
        )
        SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, ts_rank_cd(r.document, q.query) AS score
-       FROM ${this.table} r, q
+       FROM ${s}.compaction_recall r, q
        WHERE r.thread_id = $1 AND r.document @@ q.query
        ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3`,
       [threadId, tsqueryText(terms), limit, this.language],
@@ -159,10 +156,10 @@ export class PostgresRecall {
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     if (count === 0) return { before: [], after: [] };
-    const columns = `message_id, role, name, date, checkpoint_id, ordinal, text`;
+    const s = quoteIdentifier(this.schema);
     const [before, after] = await Promise.all([
-      this.pool.query(`SELECT ${columns} FROM ${this.table} WHERE thread_id = $1 AND (checkpoint_id, ordinal) < ($2, $3) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT $4`, [threadId, at.checkpointId, at.ordinal, count]),
-      this.pool.query(`SELECT ${columns} FROM ${this.table} WHERE thread_id = $1 AND (checkpoint_id, ordinal) > ($2, $3) ORDER BY checkpoint_id, ordinal LIMIT $4`, [threadId, at.checkpointId, at.ordinal, count]),
+      this.pool.query(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) < ($2, $3) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT $4`, [threadId, at.checkpointId, at.ordinal, count]),
+      this.pool.query(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) > ($2, $3) ORDER BY checkpoint_id, ordinal LIMIT $4`, [threadId, at.checkpointId, at.ordinal, count]),
     ]);
     const plain = (row: Record<string, unknown>) => {
       const { ordinal: _ordinal, ...message } = toMessage(row);
@@ -173,20 +170,22 @@ export class PostgresRecall {
 
   async entries(threadId: string): Promise<RecallEntry[]> {
     if (!(await this.present())) return [];
+    const s = quoteIdentifier(this.schema);
     const result = await this.pool.query(
-      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${this.table} WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
+      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
       [threadId],
     );
     return result.rows.map(toMessage);
   }
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
+    const s = quoteIdentifier(this.schema);
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
       try {
         await ensurePostgresRecall(client, this.schema);
-        await client.query(`DELETE FROM ${this.table} WHERE thread_id = $1`, [threadId]);
+        await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
         await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries], remove: [] });
         await client.query("COMMIT");
       } catch (error) {

@@ -128,12 +128,11 @@ export class SqliteRecall {
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     if (count === 0) return { before: [], after: [] };
-    const columns = `message_id, role, name, date, checkpoint_id, ordinal, text`;
     const before = this.db
-      .prepare(`SELECT ${columns} FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`)
+      .prepare(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`)
       .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
     const after = this.db
-      .prepare(`SELECT ${columns} FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`)
+      .prepare(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`)
       .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
     const plain = (row: Row) => {
       const { ordinal: _ordinal, ...message } = toMessage(row);

@@ -1,8 +1,11 @@
 /**
- * Crash safety: a child process compacts a 1,000-message thread in a SQLite file and is killed with SIGKILL —
- * at a random moment, or on reaching a named phase (before the read, during the summary, after it, inside the write
- * transaction, after the commit). After each kill: PRAGMA integrity_check is ok, the head is the old checkpoint or
- * the complete replacement, nothing is lost (auditThread), and the next turn works.
+ * Crash safety: a child process compacts a 1,000-message thread in a SQLite file and is killed with SIGKILL at a
+ * step it reports — a named phase (before the read, during the summary, after it, inside the write transaction after
+ * the checkpoint row, inside it after the first recall index row, after the commit) or the n-th SQL statement, n
+ * drawn from the statements of an uninterrupted run. The child kills itself on reaching the step, so where a kill
+ * lands never depends on timing or machine load. After each kill: PRAGMA integrity_check is ok, the head is the old
+ * checkpoint or the complete replacement, the recall index holds nothing (old head) or exactly the messages that left
+ * the head (new head), nothing is lost (auditThread), and the next turn works.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -20,38 +23,42 @@ import { recordFigures, size, FUZZ_SEED } from "../support/reliability.js";
 import { ROOT } from "../support/run-script.js";
 
 const TRIALS = size("CRASH_TRIALS", 50, 200);
-const PHASES = ["started", "summarizing", "summarized", "in-transaction", "committed:compacted"];
+const PHASES = ["started", "summarizing", "summarized", "in-transaction", "in-transaction:recall", "committed:compacted"];
 const THREAD = "crash";
 
-interface Trial {
-  killAt?: string;
-  delayMs?: number;
-}
-
-/** Spawn the child; kill it after `delayMs` (from its first phase) or let it kill itself. Returns the last phase. */
-function runChild(path: string, summaryDelayMs: number, trial: Trial): Promise<{ phases: string[]; signal: NodeJS.Signals | null }> {
+/** Runs the child, which kills itself on reaching `killAt` (if given). Returns the steps it reported. */
+function runChild(path: string, killAt?: string): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
   return new Promise((resolvePromise, reject) => {
-    const args = ["--import", "tsx", resolve(ROOT, "test/support/compact-child.ts"), path, THREAD, String(summaryDelayMs)];
-    if (trial.killAt) args.push(trial.killAt);
+    const args = ["--import", "tsx", resolve(ROOT, "test/support/compact-child.ts"), path, THREAD];
+    if (killAt) args.push(killAt);
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
     let stdout = "";
     let stderr = "";
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (trial.delayMs !== undefined && !timer && stdout.includes("phase:started")) {
-        timer = setTimeout(() => child.kill("SIGKILL"), trial.delayMs);
-      }
-    });
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const guard = setTimeout(() => reject(new Error(`child hung\n${stdout}\n${stderr}`)), 60_000);
     child.on("close", (code, signal) => {
-      clearTimeout(guard);
-      clearTimeout(timer);
       if (code !== null && code !== 0) return reject(new Error(`child failed (${code})\n${stderr}`));
-      resolvePromise({ phases: stdout.split("\n").filter((line) => line.startsWith("phase:")).map((line) => line.slice(6)), signal });
+      const lines = stdout.split("\n");
+      const total = lines.find((line) => line.startsWith("steps:"));
+      resolvePromise({
+        steps: lines.filter((line) => line.startsWith("step:")).map((line) => line.slice(5)),
+        ...(total ? { total: Number(total.slice(6)) } : {}),
+        signal,
+      });
     });
   });
+}
+
+/** The message ids in the recall index of the thread (none if the file has no index). */
+function indexedIds(path: string): string[] {
+  const raw = new Database(path, { readonly: true });
+  try {
+    const table = raw.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall'`).get();
+    if (!table) return [];
+    return (raw.prepare(`SELECT message_id FROM compaction_recall WHERE thread_id = ?`).all(THREAD) as Array<{ message_id: string }>).map((row) => row.message_id);
+  } finally {
+    raw.close();
+  }
 }
 
 describe("crash safety (SIGKILL during compaction, SQLite)", () => {
@@ -59,6 +66,7 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
   let pristine: string;
   let oldHead: string;
   let originalIds: string[];
+  let statements: number;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "compaction-crash-"));
@@ -73,6 +81,15 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     expect(originalIds.length).toBeGreaterThanOrEqual(1_000);
     saver.db.pragma("wal_checkpoint(TRUNCATE)");
     saver.db.close();
+
+    // An uninterrupted run counts the statements a compaction runs: the range the kill points are drawn from.
+    const calibration = join(dir, "calibration.sqlite");
+    copyFileSync(pristine, calibration);
+    const run = await runChild(calibration);
+    expect(run.steps.at(-1)).toBe("committed:compacted");
+    expect(run.steps).toContain("in-transaction:recall");
+    statements = run.total!;
+    expect(statements).toBeGreaterThan(10);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -83,10 +100,12 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     for (let index = 0; index < TRIALS; index++) {
       const path = join(dir, `trial-${index}.sqlite`);
       copyFileSync(pristine, path);
-      // Two in five trials kill at a named phase (cycled); the rest at a random moment of the child's run.
-      const trial: Trial = index % 5 < 2 ? { killAt: PHASES[Math.floor(index / 2) % PHASES.length] } : { delayMs: random.int(0, 450) };
-      const { phases, signal } = await runChild(path, random.int(20, 200), trial);
-      const last = signal === "SIGKILL" ? (phases.at(-1) ?? "before start") : "completed";
+      // Two in five trials kill at a named phase (cycled); the rest at a statement drawn from the whole run.
+      const killAt = index % 5 < 2 ? PHASES[Math.floor(index / 2) % PHASES.length]! : `sql:${random.int(1, statements)}`;
+      const { steps, signal } = await runChild(path, killAt);
+      expect(signal, `trial ${index} (${killAt})`).toBe("SIGKILL");
+      expect(steps.at(-1)).toBe(killAt);
+      const last = PHASES.includes(killAt) ? killAt : [...steps].reverse().find((step) => PHASES.includes(step)) ?? "before start";
       phasesAtKill[last] = (phasesAtKill[last] ?? 0) + 1;
 
       const raw = new Database(path);
@@ -94,14 +113,20 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
       raw.close();
       const saver = SqliteSaver.fromConnString(path);
       const head = (await saver.getTuple({ configurable: { thread_id: THREAD } }))!;
+      const indexed = indexedIds(path);
       if (head.checkpoint.id === oldHead) {
         outcomes.old++;
+        expect(indexed, `trial ${index} (${killAt}): index rows without their head`).toEqual([]);
       } else {
         outcomes.new++;
         expect(head.parentConfig?.configurable?.checkpoint_id).toBe(oldHead);
         const messages = head.checkpoint.channel_values.messages as unknown[];
         expect(validateHistory(messages)).toEqual([]);
         expect(getSummaryProvenance(messages[1])?.replacedCheckpointId).toBe(oldHead);
+        const kept = new Set((messages as Array<{ id?: string }>).map((message) => message.id));
+        const left = originalIds.filter((id) => !kept.has(id));
+        expect(left.length).toBeGreaterThan(0);
+        expect([...indexed].sort(), `trial ${index} (${killAt}): a head without its index rows`).toEqual([...left].sort());
       }
       const audit = await auditThread(saver, { configurable: { thread_id: THREAD } });
       expect(audit.problems, `trial ${index} (${last})`).toEqual([]);
@@ -118,9 +143,7 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
       rmSync(`${path}-wal`, { force: true });
       rmSync(`${path}-shm`, { force: true });
     }
-    const kills = Object.entries(phasesAtKill).filter(([phase]) => phase !== "completed").reduce((sum, [, count]) => sum + count, 0);
-    recordFigures("crash", { trials: TRIALS, kills, headsOld: outcomes.old, headsNew: outcomes.new, lastPhaseBeforeKill: phasesAtKill, messagesPerThread: originalIds.length, messagesLost: 0 });
-    expect(kills).toBeGreaterThanOrEqual(TRIALS * 0.8);
+    recordFigures("crash", { trials: TRIALS, statementsPerCompaction: statements, headsOld: outcomes.old, headsNew: outcomes.new, lastPhaseBeforeKill: phasesAtKill, messagesPerThread: originalIds.length, messagesLost: 0 });
     expect(outcomes.old).toBeGreaterThan(0);
     expect(outcomes.new).toBeGreaterThan(0);
   }, TRIALS * 10_000);

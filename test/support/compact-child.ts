@@ -1,52 +1,66 @@
 /**
- * A process that compacts one thread of a SQLite file and may be killed at any moment:
- *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> <summaryDelayMs> [killAt]
- * It writes each phase it reaches to stdout synchronously ("phase:<name>"), so the parent knows where a kill
- * landed. With `killAt` it sends itself SIGKILL on reaching that phase; "in-transaction" is inside the write's
- * SQLite transaction, after the INSERT and before COMMIT.
+ * A process that compacts one thread of a SQLite file and may be killed at any step:
+ *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt]
+ * It writes each step it reaches to stdout synchronously, so the parent knows where a kill landed, and with
+ * `killAt` it sends itself SIGKILL on reaching that step — no timer decides where a kill lands, so a loaded machine
+ * runs the same schedule. Steps:
+ * - phases: "started", "summarizing", "summarized", "in-transaction" (inside the write's SQLite transaction, after
+ *   the checkpoint INSERT, before COMMIT), "in-transaction:recall" (after the first row of the recall index),
+ *   "committed:<status>";
+ * - "sql:<n>": the n-th SQL statement the child runs after "started" (reads, the transaction's statements, every
+ *   row of the recall index). A run without `killAt` ends with "steps:<n>", the count a parent draws kill points from.
  */
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { Statement } from "better-sqlite3";
 import { writeSync } from "node:fs";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { HistoryManager } from "../../src/history/history-manager.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 
-const [path, threadId, delay, killAt] = process.argv.slice(2);
+const [path, threadId, killAt] = process.argv.slice(2);
 
-function phase(name: string): void {
-  writeSync(1, `phase:${name}\n`);
+let started = false;
+let statements = 0;
+let recallRows = 0;
+
+function step(name: string): void {
+  writeSync(1, `step:${name}\n`);
   if (name === killAt) process.kill(process.pid, "SIGKILL");
 }
 
 const saver = SqliteSaver.fromConnString(path!);
-// Fault injection: observe the INSERT of the write transaction.
+// Fault injection: observe every statement the compaction runs.
 const prepare = saver.db.prepare.bind(saver.db);
 saver.db.prepare = ((sql: string) => {
-  const statement = prepare(sql);
-  if (!/^\s*INSERT INTO checkpoints/i.test(sql)) return statement;
-  const run = statement.run.bind(statement);
-  statement.run = ((...args: unknown[]) => {
-    const result = run(...(args as []));
-    phase("in-transaction");
-    return result;
-  }) as typeof statement.run;
+  const statement = prepare(sql) as Statement;
+  for (const method of ["run", "get", "all"] as const) {
+    const original = (statement[method] as (...args: unknown[]) => unknown).bind(statement);
+    (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const result = original(...args);
+      if (started) step(`sql:${++statements}`);
+      if (/^\s*INSERT INTO checkpoints/i.test(sql)) step("in-transaction");
+      if (/^\s*INSERT INTO compaction_recall\b/i.test(sql) && ++recallRows === 1) step("in-transaction:recall");
+      return result;
+    };
+  }
   return statement;
 }) as typeof saver.db.prepare;
 
 const extractive = new ExtractiveSummarizer();
 const summarizer: Summarizer = {
-  name: "slow-extractive",
+  name: "observed-extractive",
   async summarize(input) {
-    phase("summarizing");
-    await new Promise((resolve) => setTimeout(resolve, Number(delay)));
+    step("summarizing");
     const text = await extractive.summarize(input);
-    phase("summarized");
+    step("summarized");
     return text;
   },
 };
-phase("started");
+started = true;
+step("started");
 const manager = new HistoryManager({ checkpointer: saver, summarizer });
 const report = await manager.compactThread({ configurable: { thread_id: threadId } }, { compactionRatio: 0.5 });
-phase(`committed:${report.status}`);
+step(`committed:${report.status}`);
+started = false;
 saver.db.close();
-phase("closed");
+writeSync(1, `steps:${statements}\n`);
