@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { benchHistory } from "./history.js";
 import { benchPeers } from "./peers.js";
+import { benchRecall } from "./recall.js";
 import { benchRetention, DEFAULT_DATA, printRetention } from "./retention.js";
 import { benchTokens } from "./tokens.js";
 import { benchWrapper } from "./wrapper.js";
@@ -11,5 +12,6 @@ await benchTokens();
 await benchHistory();
 await benchWrapper();
 await benchPeers();
+await benchRecall();
 if (existsSync(DEFAULT_DATA)) printRetention(await benchRetention());
 else console.log(`\nRetention on real conversations: skipped, no ${DEFAULT_DATA} (npm run bench:retention -- --data <file>)`);

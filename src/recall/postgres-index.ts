@@ -2,6 +2,14 @@
  * The recall index in a Postgres checkpoint database: a table of indexed messages with a `tsvector` document and a
  * GIN index, ranked with `ts_rank_cd`.
  *
+ * - Postgres's ranking weighs every query word alike (no inverse document frequency): "what did Caroline paint"
+ *   would rank messages by "what" and "did" as much as by "paint", and have to rank most of the thread. So each
+ *   thread keeps how many of its messages hold each word (`compaction_recall_terms`, written with the rows), and a
+ *   search drops the words that are common in the thread when rarer ones remain (query.ts: `rareTerms`). On the
+ *   real conversations of the retention benchmark, over every turn, that took recall@5 (with the hits' neighbours)
+ *   with `simple` from 42% to 68%, with `english` from 78% to 80%; the BM25 backends (SQLite, in-process), which
+ *   weigh rare words already, lost by it, so they search every word.
+ *
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
  *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
  *   rows were written with.
@@ -14,7 +22,8 @@
 import { quoteIdentifier } from "../checkpoint/sql.js";
 import { invalidArgument } from "../errors.js";
 import { recallLabel } from "./entries.js";
-import { indexTerms, tsqueryText } from "./query.js";
+import { wordsOf } from "../messages/words.js";
+import { indexTerms, rareTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 export const DEFAULT_POSTGRES_LANGUAGE = "simple";
@@ -54,7 +63,14 @@ CREATE INDEX IF NOT EXISTS compaction_recall_document ON ${s}.compaction_recall 
 CREATE INDEX IF NOT EXISTS compaction_recall_order ON ${s}.compaction_recall (thread_id, checkpoint_id, ordinal);
 CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_threads (
   thread_id TEXT PRIMARY KEY,
-  language REGCONFIG NOT NULL
+  language REGCONFIG NOT NULL,
+  documents INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_terms (
+  thread_id TEXT NOT NULL,
+  term TEXT NOT NULL,
+  documents INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, term)
 );`;
 }
 
@@ -63,11 +79,16 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_threads (
  * transactional in Postgres, so tables created by a write that rolled back are gone again.
  */
 export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
-  const found = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(schema)}.compaction_recall_threads`]);
+  const found = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(schema)}.compaction_recall_terms`]);
   if (found.rows[0]?.name) return;
   // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
   await client.query(schemaSql(schema));
+}
+
+/** Adds `sign` to the document count of each distinct word of `text`. */
+function countWords(counts: Map<string, number>, words: readonly string[], sign: 1 | -1): void {
+  for (const word of new Set(words)) counts.set(word, (counts.get(word) ?? 0) + sign);
 }
 
 /** Writes `changes` with `client`, which must be inside the transaction of the write they belong to. */
@@ -80,37 +101,68 @@ export async function applyPostgresRecall(
   if (add.length === 0 && remove.length === 0) return;
   await ensurePostgresRecall(client, schema);
   const s = quoteIdentifier(schema);
-  if (remove.length > 0) await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[])`, [threadId, remove]);
-  if (add.length === 0) return;
+  const counts = new Map<string, number>();
+  // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes,
+  // and its words leave the thread's term statistics.
+  const gone = await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING text`, [
+    threadId,
+    [...remove, ...add.map((entry) => entry.messageId)],
+  ]);
+  for (const row of gone.rows) countWords(counts, wordsOf(String(row.text)), -1);
+  const words = add.map((entry) => wordsOf(entry.text));
+  words.forEach((list) => countWords(counts, list, 1));
+  if (add.length > 0) {
+    // An entry whose context is the whole text of the entry before it reuses that entry's words (`context_of`, its
+    // position): the words are parsed once, not twice.
+    const position = new Map<string, number>(add.map((entry, index) => [`${entry.checkpointId}\u0000${entry.ordinal}`, index]));
+    const contextOf = add.map((entry) => {
+      const index = position.get(`${entry.checkpointId}\u0000${entry.ordinal - 1}`);
+      return index !== undefined && entry.context !== undefined && add[index]!.text === entry.context ? index + 1 : null;
+    });
+    // One statement for all rows: the arrays are unnested in step. The self-join on positions fits in memory (for
+    // this transaction only), not in temporary files.
+    await client.query("SET LOCAL work_mem = '64MB'");
+    await client.query(
+      `WITH m AS (
+         SELECT x.*, to_tsvector($2::regconfig, x.terms) AS body
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[])
+           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, position)
+       )
+       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, document)
+       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text,
+              setweight(m.body, 'A') || setweight(to_tsvector($2::regconfig, m.label), 'B')
+                || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C')
+       FROM m LEFT JOIN m p ON p.position = m.context_of`,
+      [
+        threadId,
+        language,
+        add.map((entry) => entry.messageId),
+        add.map((entry) => entry.role),
+        add.map((entry) => entry.name ?? null),
+        add.map((entry) => entry.date ?? null),
+        add.map((entry) => entry.checkpointId),
+        add.map((entry) => entry.ordinal),
+        add.map((entry) => entry.text),
+        words.map((list) => list.join(" ")),
+        add.map((entry, index) => (entry.context && contextOf[index] === null ? indexTerms(entry.context) : null)),
+        add.map((entry) => indexTerms(recallLabel(entry))),
+        contextOf,
+      ],
+    );
+  }
   await client.query(
-    `INSERT INTO ${s}.compaction_recall_threads (thread_id, language) VALUES ($1, $2::regconfig) ON CONFLICT (thread_id) DO UPDATE SET language = EXCLUDED.language`,
-    [threadId, language],
+    `INSERT INTO ${s}.compaction_recall_threads (thread_id, language, documents) VALUES ($1, $2::regconfig, $3)
+     ON CONFLICT (thread_id) DO UPDATE SET language = EXCLUDED.language, documents = ${s}.compaction_recall_threads.documents + EXCLUDED.documents`,
+    [threadId, language, add.length - gone.rows.length],
   );
-  // One statement for all rows: the arrays are unnested in step.
+  const changed = [...counts].filter(([, delta]) => delta !== 0);
+  if (changed.length === 0) return;
   await client.query(
-    `INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, document)
-     SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text,
-            setweight(to_tsvector($2::regconfig, m.terms), 'A') || setweight(to_tsvector($2::regconfig, m.label), 'B')
-              || setweight(to_tsvector($2::regconfig, coalesce(m.context, '')), 'C')
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[])
-       AS m(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label)
-     ON CONFLICT (thread_id, message_id) DO UPDATE SET role = EXCLUDED.role, name = EXCLUDED.name, date = EXCLUDED.date,
-       checkpoint_id = EXCLUDED.checkpoint_id, ordinal = EXCLUDED.ordinal, text = EXCLUDED.text, document = EXCLUDED.document`,
-    [
-      threadId,
-      language,
-      add.map((entry) => entry.messageId),
-      add.map((entry) => entry.role),
-      add.map((entry) => entry.name ?? null),
-      add.map((entry) => entry.date ?? null),
-      add.map((entry) => entry.checkpointId),
-      add.map((entry) => entry.ordinal),
-      add.map((entry) => entry.text),
-      add.map((entry) => indexTerms(entry.text)),
-      add.map((entry) => (entry.context ? indexTerms(entry.context) : null)),
-      add.map((entry) => indexTerms(recallLabel(entry))),
-    ],
+    `INSERT INTO ${s}.compaction_recall_terms (thread_id, term, documents) SELECT $1, x.term, x.delta FROM unnest($2::text[], $3::int[]) AS x(term, delta)
+     ON CONFLICT (thread_id, term) DO UPDATE SET documents = ${s}.compaction_recall_terms.documents + EXCLUDED.documents`,
+    [threadId, changed.map(([term]) => term), changed.map(([, delta]) => delta)],
   );
+  if (changed.some(([, delta]) => delta < 0)) await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
 }
 
 function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: number } {
@@ -133,23 +185,33 @@ export class PostgresRecall {
   ) {}
 
 
+  /** True when the database has the index tables (a thread may have none: nothing compacted yet). */
   private async present(): Promise<boolean> {
-    const result = await this.pool.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(this.schema)}.compaction_recall_threads`]);
+    const result = await this.pool.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(this.schema)}.compaction_recall_terms`]);
     return result.rows[0]?.name !== null && result.rows[0]?.name !== undefined;
   }
 
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
+    // The thread's configuration and how many of its messages hold each query word (one round trip).
+    const stats = await this.pool.query(
+      `SELECT t.language::text AS language, t.documents,
+              (SELECT coalesce(json_object_agg(w.term, w.documents), '{}'::json) FROM ${s}.compaction_recall_terms w WHERE w.thread_id = $1 AND w.term = ANY($2::text[])) AS counts
+       FROM ${s}.compaction_recall_threads t WHERE t.thread_id = $1`,
+      [threadId, [...terms]],
+    );
+    const thread = stats.rows[0];
+    if (!thread) return [];
+    const counts = thread.counts as Record<string, number>;
+    const searched = rareTerms(terms, (term) => counts[term] ?? 0, Number(thread.documents));
     const result = await this.pool.query(
-      `WITH q AS (
-         SELECT to_tsquery(coalesce((SELECT language FROM ${s}.compaction_recall_threads WHERE thread_id = $1), $4::regconfig), $2) AS query
-       )
+      `WITH q AS (SELECT to_tsquery($4::regconfig, $2) AS query)
        SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, ts_rank_cd(r.document, q.query) AS score
        FROM ${s}.compaction_recall r, q
        WHERE r.thread_id = $1 AND r.document @@ q.query
        ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3`,
-      [threadId, tsqueryText(terms), limit, this.language],
+      [threadId, tsqueryText(searched), limit, String(thread.language)],
     );
     return result.rows.map((row) => ({ ...toMessage(row), score: Number(row.score) }));
   }
@@ -186,6 +248,8 @@ export class PostgresRecall {
       try {
         await ensurePostgresRecall(client, this.schema);
         await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
+        await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1`, [threadId]);
+        await client.query(`UPDATE ${s}.compaction_recall_threads SET documents = 0 WHERE thread_id = $1`, [threadId]);
         await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries], remove: [] });
         await client.query("COMMIT");
       } catch (error) {

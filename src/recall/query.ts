@@ -5,6 +5,7 @@
  */
 import { CompactionError, invalidArgument } from "../errors.js";
 import { wordsOf } from "../messages/words.js";
+import { COMMON_SHARE, MIN_COMMON_DOCUMENTS } from "../summarizers/extractive/vocabulary.js";
 
 /** Words of a query beyond this are ignored (a 100 KB query is answered from its first words). */
 export const MAX_QUERY_TERMS = 32;
@@ -55,4 +56,16 @@ export function fts5Expression(terms: readonly string[]): string {
 /** A tsquery text matching any of `terms`: each one a quoted lexeme (so no operator can be spelled). */
 export function tsqueryText(terms: readonly string[]): string {
   return terms.map((term) => `'${term.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
+}
+
+/**
+ * The words of a query worth searching in an engine whose ranking has no inverse document frequency (Postgres):
+ * those that are not common in the thread — held by fewer than COMMON_SHARE of its messages (at least
+ * MIN_COMMON_DOCUMENTS), the summarizer's own notion of a common word — or, when every word is common, the rarest.
+ */
+export function rareTerms(terms: readonly string[], documentsOf: (term: string) => number, documents: number): string[] {
+  const commonAt = Math.max(MIN_COMMON_DOCUMENTS, Math.ceil(documents * COMMON_SHARE));
+  const rare = terms.filter((term) => documentsOf(term) < commonAt);
+  if (rare.length > 0 || terms.length === 0) return rare;
+  return [terms.reduce((best, term) => (documentsOf(term) < documentsOf(best) ? term : best))];
 }

