@@ -1,0 +1,192 @@
+/**
+ * The recall index, one behaviour suite on MemorySaver, a SQLite file and a real Postgres: a message is searchable
+ * exactly when a compaction took it out of the head, only in its own thread; a compaction that loses its race or
+ * whose summarizer fails indexes nothing; reindex equals live indexing; a restore takes restored messages out of the
+ * index; hostile queries are words (answered or a typed error) and write nothing.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { afterEach, describe, expect, it } from "vitest";
+import { HistoryManager } from "../../src/history/history-manager.js";
+import { getSummaryProvenance } from "../../src/history/summary-message.js";
+import { reindexThread } from "../../src/recall/reindex.js";
+import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
+import type { RecallEntry } from "../../src/recall/types.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import type { Summarizer } from "../../src/summarizers/types.js";
+import { createTestAgent, runTurns } from "../support/agents.js";
+import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+
+const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
+
+async function headOf(saver: BaseCheckpointSaver, threadId: string): Promise<{ id: string; messages: BaseMessage[] }> {
+  const tuple = (await saver.getTuple(config(threadId)))!;
+  return { id: tuple.checkpoint.id, messages: (tuple.checkpoint.channel_values as { messages: BaseMessage[] }).messages };
+}
+
+async function checkpointCount(saver: BaseCheckpointSaver, threadId: string): Promise<number> {
+  let count = 0;
+  for await (const _ of saver.list(config(threadId))) count++;
+  return count;
+}
+
+/** Every message id the thread ever held (its whole checkpoint history), summaries aside. */
+async function idsEver(saver: BaseCheckpointSaver, threadId: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const tuple of saver.list(config(threadId))) {
+    for (const message of ((tuple.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? [])) {
+      if (!getSummaryProvenance(message)) ids.add(message.id!);
+    }
+  }
+  return ids;
+}
+
+const byId = (entries: RecallEntry[]) => [...entries].sort((a, b) => a.messageId.localeCompare(b.messageId));
+
+describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
+  let store: TestStore;
+  afterEach(async () => store?.close());
+
+  async function setup() {
+    store = await createStore(kind);
+    const { agent } = createTestAgent(store.saver);
+    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
+    return { saver: store.saver, agent, manager };
+  }
+
+  it("finds nothing before a compaction, then the compacted messages word for word, where they still are", async () => {
+    const { saver, agent, manager } = await setup();
+    await runTurns(agent, "a", 9);
+    expect(await searchHistory(saver, config("a"), "invoice total ord_1001")).toEqual([]);
+    const before = await headOf(saver, "a");
+
+    const report = await manager.compactThread(config("a"), { compactionRatio: 0.5 });
+    expect(report.status).toBe("compacted");
+    const head = await headOf(saver, "a");
+    const inHead = new Set(head.messages.map((message) => message.id));
+    const hits = await searchHistory(saver, config("a"), "what was the invoice total for order ord_1001?");
+    expect(hits.length).toBeGreaterThan(0);
+    const best = hits.find((hit) => hit.messageId === "turn-a-1");
+    expect(best, JSON.stringify(hits.map((hit) => hit.messageId))).toBeDefined();
+    expect(best!.text).toBe("turn 1: the invoice total for order ord_1001 is 17 EUR, decided by Alice Moreau.");
+    expect(best!.role).toBe("user");
+    expect(best!.checkpointId).toBe(before.id);
+    expect(inHead.has(best!.messageId)).toBe(false);
+    // The hit carries the messages around it, as they were in that checkpoint.
+    const ordinal = before.messages.findIndex((message) => message.id === best!.messageId);
+    expect(best!.after[0]?.messageId).toBe(before.messages[ordinal + 1]!.id);
+    // Every indexed message left the head; every message that left it is indexed.
+    const entries = await recallBackendFor(saver).entries("a");
+    const left = before.messages.filter((message) => !inHead.has(message.id));
+    expect(byId(entries).map((entry) => entry.messageId)).toEqual(left.map((message) => message.id!).sort());
+    // The summary tells the model the tool exists.
+    expect(String(head.messages.find((message) => message.id === report.summaryId)?.content)).toContain("search_history");
+  });
+
+  it("never returns another thread's messages, whatever the words", async () => {
+    const { saver, agent, manager } = await setup();
+    for (const thread of ["a", "b"]) await runTurns(agent, thread, 9);
+    await runTurns(agent, "c", 9);
+    for (const thread of ["a", "b"]) expect((await manager.compactThread(config(thread), { compactionRatio: 0.5 })).status).toBe("compacted");
+    for (const thread of ["a", "b"]) {
+      const own = await idsEver(saver, thread);
+      const hits = await searchHistory(saver, config(thread), "invoice total ord_1001 Alice Moreau", { limit: 100, neighbours: 5 });
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits.some((hit) => hit.messageId === `turn-${thread}-1`)).toBe(true);
+      for (const message of hits.flatMap((hit) => [hit, ...hit.before, ...hit.after])) expect(own.has(message.messageId)).toBe(true);
+    }
+    // Same words, never compacted: nothing; a thread id that tries to widen the scope: nothing.
+    expect(await searchHistory(saver, config("c"), "invoice total ord_1001")).toEqual([]);
+    for (const thread of ["a' OR '1'='1", "a\" OR thread_id", "%", "*"]) expect(await searchHistory(saver, config(thread), "invoice ord_1001")).toEqual([]);
+  });
+
+  it("indexes nothing when the summarizer fails or the compaction loses its race", async () => {
+    const { saver, agent } = await setup();
+    await runTurns(agent, "a", 9);
+    const failing: Summarizer = { name: "failing", summarize: async () => Promise.reject(new Error("provider down")) };
+    const broken = new HistoryManager({ checkpointer: saver, summarizer: failing });
+    await expect(broken.compactThread(config("a"), { compactionRatio: 0.5 })).rejects.toThrow(/provider down/);
+    expect(await recallBackendFor(saver).entries("a")).toEqual([]);
+
+    // Each attempt's head moves while it summarizes (a turn lands): every compare-and-swap loses.
+    let turn = 100;
+    const racing: Summarizer = {
+      name: "racing",
+      async summarize(input) {
+        await agent.invoke({ messages: [new HumanMessage({ id: `race-${turn}`, content: `turn ${turn++} racing in` })] }, config("a"));
+        return new ExtractiveSummarizer().summarize(input);
+      },
+    };
+    const report = await new HistoryManager({ checkpointer: saver, summarizer: racing }).compactThread(config("a"), { compactionRatio: 0.5 });
+    expect(report.status).toBe("conflict");
+    expect(await recallBackendFor(saver).entries("a")).toEqual([]);
+    expect(await searchHistory(saver, config("a"), "invoice total ord_1001")).toEqual([]);
+  });
+
+  it("rebuilds by reindex exactly what live indexing wrote, idempotently, and keeps search consistent across a restore", async () => {
+    const { saver, agent, manager } = await setup();
+    await runTurns(agent, "a", 9);
+    const original = await headOf(saver, "a");
+    await manager.compactThread(config("a"), { compactionRatio: 0.5 });
+    await runTurns(agent, "a", 6, { from: 9 });
+    await manager.compactThread(config("a"), { compactionRatio: 0.5 });
+    const backend = recallBackendFor(saver);
+    const live = byId(await backend.entries("a"));
+    expect(live.length).toBeGreaterThan(8);
+    for (let round = 0; round < 2; round++) {
+      const report = await reindexThread(saver, config("a"));
+      expect(report.indexed).toBe(live.length);
+      expect(byId(await backend.entries("a"))).toEqual(live);
+    }
+
+    // Restore the first head (what the script's restore does): its messages are back in the head, so out of the
+    // index; the later messages the restore takes out of the head become searchable.
+    const head = await headOf(saver, "a");
+    await manager.replaceThreadHistory(config("a"), original.messages, { expectedCheckpointId: head.id, metadata: { restore: { fromCheckpointId: original.id } } });
+    const restored = new Set((await headOf(saver, "a")).messages.map((message) => message.id));
+    const after = byId(await backend.entries("a"));
+    // Indexed now: every message of the thread outside the restored head (the restore took the later ones out).
+    const ever = await idsEver(saver, "a");
+    expect(after.map((entry) => entry.messageId)).toEqual([...ever].filter((id) => !restored.has(id)).sort());
+    const found = await searchHistory(saver, config("a"), "invoice total ord_1001", { limit: 100 });
+    for (const hit of found) expect(restored.has(hit.messageId)).toBe(false);
+    const later = await searchHistory(saver, config("a"), "invoice total order ord_1010");
+    expect(later[0]?.text).toContain("ord_1010");
+    await reindexThread(saver, config("a"));
+    expect(byId(await backend.entries("a"))).toEqual(after);
+  });
+
+  it("reads hostile queries as words: answered from this thread or a typed error, nothing written", async () => {
+    const { saver, agent, manager } = await setup();
+    await runTurns(agent, "a", 9);
+    await runTurns(agent, "b", 9);
+    for (const thread of ["a", "b"]) await manager.compactThread(config(thread), { compactionRatio: 0.5 });
+    const backend = recallBackendFor(saver);
+    const snapshot = async () => ({ head: (await headOf(saver, "a")).id, checkpoints: await checkpointCount(saver, "a"), entries: await backend.entries("a") });
+    const before = await snapshot();
+    const own = await idsEver(saver, "a");
+    const queries = [
+      '"unterminated quote',
+      "NEAR(invoice total, 2)",
+      "ord_10* OR *",
+      "thread_id: b OR terms: x",
+      "invoice AND NOT Alice",
+      "'; DROP TABLE checkpoints; --",
+      "invoice') OR 1=1 --",
+      `${"invoice ".repeat(12_500)}ord_1001`,
+      "😀 東京 ñandú ord_1001",
+    ];
+    for (const query of queries) {
+      const hits = await searchHistory(saver, config("a"), query);
+      for (const message of hits.flatMap((hit) => [hit, ...hit.before, ...hit.after])) expect(own.has(message.messageId), query.slice(0, 40)).toBe(true);
+    }
+    // A query with no word at all is a typed error.
+    for (const query of ["", "   \n\t ", "\u0000", "-- /* */", "\\' | !& <-> :*"]) {
+      await expect(searchHistory(saver, config("a"), query), JSON.stringify(query)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    }
+    // Not a string: a typed error too.
+    await expect(searchHistory(saver, config("a"), 42 as unknown as string)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(await snapshot()).toEqual(before);
+  });
+});
