@@ -21,6 +21,7 @@ export const OPTIONS = {
   over: { type: "string" },
   checkpoint: { type: "string" },
   sort: { type: "string" },
+  language: { type: "string" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];
@@ -51,14 +52,16 @@ export interface CliContext {
   options: ParsedOptions;
 }
 
-export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv): Promise<CliContext> {
+export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv, command?: string): Promise<CliContext> {
   const dbPath = options.db ?? (options.postgres ? undefined : env.DATABASE_PATH);
   const url = options.postgres ?? (dbPath ? undefined : env.POSTGRES_URL);
   if (options.db && options.postgres) throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
   if (!dbPath && !url) {
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--db", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
   }
-  const limit = positiveInteger("--limit", options.limit, positiveInteger("TOKEN_LIMIT", env.TOKEN_LIMIT && Number(env.TOKEN_LIMIT) > 1 ? env.TOKEN_LIMIT : undefined, 4_000))!;
+  // search reads --limit as a number of hits; every other command as a number of tokens.
+  const tokenLimit = options.limit !== undefined && command !== "search" ? options.limit : undefined;
+  const limit = positiveInteger("--limit", tokenLimit, positiveInteger("TOKEN_LIMIT", env.TOKEN_LIMIT && Number(env.TOKEN_LIMIT) > 1 ? env.TOKEN_LIMIT : undefined, 4_000))!;
   const model = options.model ?? env.TOKEN_MODEL ?? "gpt-4o";
   const counter = new TokenCounter({ model });
   const store = dbPath ? await openSqliteStore(dbPath) : await openPostgresStore(url!, { schema: options.schema ?? "public" });

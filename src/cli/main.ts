@@ -6,7 +6,9 @@ import { COMPACT_HELP, compactCommand } from "./commands/compact.js";
 import { HISTORY_HELP, historyCommand } from "./commands/history.js";
 import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { LIST_HELP, listCommand } from "./commands/list.js";
+import { REINDEX_HELP, reindexCommand } from "./commands/reindex.js";
 import { RESTORE_HELP, restoreCommand } from "./commands/restore.js";
+import { SEARCH_HELP, searchCommand } from "./commands/search.js";
 import { loadDotEnv, openContext, parseCommandLine } from "./context.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 
@@ -21,12 +23,22 @@ Commands:
   history <thread>             checkpoints with tokens; compactions marked
   restore <thread> --checkpoint <id>
                                make an earlier checkpoint's messages the head again (an undo)
+  search <thread> <words…>     search the messages compaction took out of the head (--limit N hits)
+  reindex <thread> | --all     rebuild the recall index from the checkpoint history
 
 The store can also come from .env: DATABASE_PATH or POSTGRES_URL. Run "<command> --help" for each command.
 Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
 5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict.`;
 
-const HELP: Record<string, string> = { list: LIST_HELP, inspect: INSPECT_HELP, compact: COMPACT_HELP, history: HISTORY_HELP, restore: RESTORE_HELP };
+const HELP: Record<string, string> = {
+  list: LIST_HELP,
+  inspect: INSPECT_HELP,
+  compact: COMPACT_HELP,
+  history: HISTORY_HELP,
+  restore: RESTORE_HELP,
+  search: SEARCH_HELP,
+  reindex: REINDEX_HELP,
+};
 
 /** Run the script; resolves to the exit code. Errors are one line on stderr. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -45,13 +57,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       process.stdout.write(`${HELP[command]}\n`);
       return EXIT.ok;
     }
-    if (extra.length > 0) {
+    if (extra.length > 0 && command !== "search") {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: extra.join(" "), message: `unexpected argument(s): ${extra.join(" ")}` });
     }
     if (command === "list" && threadId) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `list takes no thread (got ${threadId})` });
     }
-    const context = await openContext(options, env);
+    const context = await openContext(options, env, command);
     try {
       switch (command) {
         case "list":
@@ -64,6 +76,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           return await compactCommand(context, threadId);
         case "history":
           await historyCommand(context, threadId);
+          return EXIT.ok;
+        case "search":
+          await searchCommand(context, threadId, extra);
+          return EXIT.ok;
+        case "reindex":
+          await reindexCommand(context, threadId);
           return EXIT.ok;
         default:
           await restoreCommand(context, threadId);

@@ -1,0 +1,32 @@
+import { CompactionError } from "../../errors.js";
+import { reindexThread } from "../../recall/reindex.js";
+import type { CliContext } from "../context.js";
+import { number, table } from "../format.js";
+
+export const REINDEX_HELP = `reindex <thread> | --all — rebuild the recall index of a thread (or of every thread) from its checkpoint
+history: for threads compacted before the index existed, or after changing --language. Idempotent; writes only
+the index, never a checkpoint.
+
+Usage: compact-thread reindex (<thread> | --all) (--db <file> | --postgres <url>) [--language L] [--json]
+
+Examples:
+  npx compact-thread reindex support-42 --db data/app.sqlite
+  npx compact-thread reindex --all --postgres "$POSTGRES_URL" --language english`;
+
+export async function reindexCommand(context: CliContext, threadId: string | undefined): Promise<void> {
+  if (threadId && context.options.all) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--all", value: threadId, message: "reindex takes a thread or --all, not both" });
+  }
+  if (!threadId && !context.options.all) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "reindex needs a thread id or --all" });
+  }
+  const threads = threadId ? [threadId] : (await context.store.listThreads()).map((row) => row.threadId);
+  const options = context.options.language ? { language: context.options.language } : {};
+  const reports = [];
+  for (const id of threads) reports.push(await reindexThread(context.store.saver, { configurable: { thread_id: id } }, options));
+  if (context.json) return context.printer.line(JSON.stringify({ threads: reports }, null, 2));
+  for (const line of table(reports.map((report) => ({ thread: report.threadId, indexed: number(report.indexed), "checkpoints read": number(report.checkpoints) })))) {
+    context.printer.line(line);
+  }
+  context.printer.line(`${reports.length} thread(s) reindexed, ${number(reports.reduce((sum, report) => sum + report.indexed, 0))} message(s) in the index`);
+}
