@@ -21,7 +21,8 @@ import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
 import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from "./retention/score.js";
 import { median, printTable } from "./table.js";
-import { ablation, addRecall, emptyRecallTally, measureRecall, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
+import { startPostgres } from "../../test/support/postgres-server.js";
+import { ablation, addRecall, postgresAblation, emptyRecallTally, measureRecall, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
 
 export const DEFAULT_DATA = "../shared/eval/locomo-dev.json";
 export const DEFAULT_BUDGETS = [0.25, 0.5];
@@ -321,6 +322,13 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
       rows.set(row.choice, pooled);
     }
   }
+  const postgres = await startPostgres();
+  try {
+    rows.set("", { choice: "", found: 0, questions: 0 });
+    for (const row of await postgresAblation(dialogues, postgres.url)) rows.set(row.choice, row);
+  } finally {
+    await postgres.stop();
+  }
   return { results, ablation: [...rows.values()], notes };
 }
 
@@ -349,8 +357,8 @@ export function printRetention({ results, ablation: choices, notes }: RetentionO
       }),
   );
   printTable(
-    `What each ranking choice buys: every turn of the conversations indexed, each question searched once, an evidence turn in the top ${RECALL_AT}`,
-    choices.map((row) => ({ choice: row.choice, "recall@5": pct(row.found, row.questions), questions: row.questions })),
+    `What each ranking choice buys: every turn of the conversations indexed, each question searched once, an evidence turn in the top ${RECALL_AT} (SQLite FTS5, then Postgres)`,
+    choices.map((row) => (row.questions === 0 ? { choice: "", "recall@5": "", questions: "" } : { choice: row.choice, "recall@5": pct(row.found, row.questions), questions: row.questions })),
   );
   for (const note of notes) console.log(`- ${note}`);
 }

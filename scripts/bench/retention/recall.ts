@@ -5,11 +5,14 @@
  * and two after it, by default). And an ablation over every turn of the conversation, to say what each choice buys.
  */
 import Database from "better-sqlite3";
-import { recallLabel } from "../../../src/recall/entries.js";
-import { fts5Expression, indexTerms, queryTerms } from "../../../src/recall/query.js";
-import type { SearchHit } from "../../../src/recall/types.js";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { CONTEXT_CHARS, recallLabel } from "../../../src/recall/entries.js";
+import { PostgresRecall } from "../../../src/recall/postgres-index.js";
+import { fts5Expression, indexTerms, queryTerms, tsqueryText } from "../../../src/recall/query.js";
+import type { RecallEntry, SearchHit } from "../../../src/recall/types.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";
-import type { DialogueScorer, LineSets } from "./score.js";
+import { DialogueScorer, type LineSets } from "./score.js";
 
 export const RECALL_AT = 5;
 const CATEGORIES = [1, 2, 3, 4];
@@ -118,4 +121,61 @@ export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRo
     rows.push({ choice: variant.choice, found, questions: questions.length });
   }
   return rows;
+}
+
+/**
+ * The same search over every turn on Postgres (the library's index: tsvector, GIN, ts_rank_cd), per text search
+ * configuration: every word of the question, as Postgres would rank it, against the library's search, which drops
+ * the words common in the thread (Postgres's ranking has no inverse document frequency). Each hit carries two
+ * messages before and after it, as searchHistory's default.
+ */
+export async function postgresAblation(dialogues: readonly Dialogue[], url: string): Promise<AblationRow[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => undefined);
+  const schema = `recall_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const rows = new Map<string, AblationRow>();
+  const tally = (choice: string, found: boolean) => {
+    const row = rows.get(choice) ?? { choice, found: 0, questions: 0 };
+    row.questions++;
+    if (found) row.found++;
+    rows.set(choice, row);
+  };
+  try {
+    await pool.query(`CREATE SCHEMA "${schema}"`);
+    for (const language of ["simple", "english"]) {
+      const recall = new PostgresRecall(pool, schema, language);
+      for (const [index, dialogue] of dialogues.entries()) {
+        const scorer = new DialogueScorer(dialogue);
+        const threadId = `${language}-${index}`;
+        const entries: RecallEntry[] = dialogue.turns.map((turn, ordinal) => ({
+          messageId: turn.id,
+          role: "user",
+          name: turn.speaker,
+          ...(turn.date ? { date: turn.date } : {}),
+          checkpointId: "all-turns",
+          ordinal,
+          text: turn.text,
+          ...(ordinal > 0 ? { context: dialogue.turns[ordinal - 1]!.text.slice(0, CONTEXT_CHARS) } : {}),
+        }));
+        await recall.replaceThread(threadId, entries);
+        const near = (ordinals: number[]) => new Set(ordinals.flatMap((ordinal) => [-2, -1, 0, 1, 2].map((offset) => dialogue.turns[ordinal + offset]?.id)));
+        for (const question of scoredQuestions(dialogue, scorer)) {
+          const terms = queryTerms(question.question);
+          const every = await pool.query(
+            `SELECT ordinal FROM "${schema}".compaction_recall WHERE thread_id = $1 AND document @@ to_tsquery($3::regconfig, $2)
+             ORDER BY ts_rank_cd(document, to_tsquery($3::regconfig, $2)) DESC, checkpoint_id, ordinal LIMIT ${RECALL_AT}`,
+            [threadId, tsqueryText(terms), language],
+          );
+          const everyIds = near(every.rows.map((row) => Number(row.ordinal)));
+          tally(`Postgres "${language}", every word of the question (±2 messages)`, question.evidence.some((id) => everyIds.has(id)));
+          const shipped = near((await recall.search(threadId, terms, RECALL_AT)).map((hit) => hit.ordinal));
+          tally(`Postgres "${language}", common words dropped (shipped, ±2 messages)`, question.evidence.some((id) => shipped.has(id)));
+        }
+      }
+    }
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+  } finally {
+    await pool.end();
+  }
+  return [...rows.values()];
 }
