@@ -89,4 +89,5 @@ console.log("Inspect or compact the stored thread with the compaction script:");
 console.log(`  npm run compact -- inspect ${threadId} --db ${dbArgument}`);
 console.log(`  npm run compact -- history ${threadId} --db ${dbArgument}`);
 console.log(`  npm run compact -- compact ${threadId} --db ${dbArgument} --dry-run`);
+console.log(`  npm run compact -- search ${threadId} rounding test --db ${dbArgument}`);
 saver.db.close();

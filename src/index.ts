@@ -61,7 +61,7 @@ export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions
 export { SqliteStore } from "./archive/sqlite-store.js";
 export { ToolOutputArchive, archiveKey, ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
 export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/reader-tool.js";
-export { searchHistory, type SearchHistoryOptions } from "./recall/search.js";
+export { searchHistory, type SearchHistoryOptions, type RecallBackend } from "./recall/search.js";
 export { reindexThread, type ReindexReport } from "./recall/reindex.js";
 export { createHistorySearchTool, HISTORY_SEARCH_TOOL, type HistorySearchToolOptions } from "./recall/tool.js";
-export type { SearchHit, RecallMessage } from "./recall/types.js";
+export type { SearchHit, RecallMessage, RecallEntry } from "./recall/types.js";

@@ -8,6 +8,7 @@ import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createSupervisor } from "@langchain/langgraph-supervisor";
+import { createHistorySearchTool } from "../../src/recall/tool.js";
 import { z } from "zod";
 import { ScriptedChatModel, type ReplyPolicy } from "../fakes/scripted-chat-model.js";
 
@@ -93,6 +94,8 @@ export function createTeam(checkpointer: BaseCheckpointSaver, models: TeamModels
   return createSupervisor({
     agents: [researcher, coder],
     llm: models.supervisor,
-    prompt: "You supervise a researcher and a coder for the billing team. Route each request to one of them.",
+    // The summary of a compacted thread tells the supervisor it can search the messages compaction took out.
+    tools: [createHistorySearchTool({ checkpointer })],
+    prompt: "You supervise a researcher and a coder for the billing team. Route each request to one of them; search_history finds what was said before the summary.",
   }).compile({ checkpointer });
 }

@@ -13,8 +13,10 @@
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
  *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
  *   rows were written with.
- * - The document is the message's words (recall/query.ts: `indexTerms`) at weight A, its name and day at weight B and the
- *   previous message's words at weight C (see sqlite-index.ts for why).
+ * - The document is the message's words (recall/query.ts: `indexTerms`) at weight D, its name and day at weight B and
+ *   the previous message's words at weight C (see sqlite-index.ts for why), ranked with the weights RANK_WEIGHTS:
+ *   the words count fully, the name and day 0.4, the previous message 0.2 (the body stays at the default weight, so
+ *   its tsvector is not copied once more to be relabelled).
  * - Every value reaches Postgres as a bound parameter; a query is a tsquery of quoted lexemes (query.ts), so no
  *   operator can be spelled by the user.
  * - Rows are written by `applyPostgresRecall` inside the caller's transaction (the compare-and-swap's).
@@ -27,6 +29,9 @@ import { indexTerms, rareTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 export const DEFAULT_POSTGRES_LANGUAGE = "simple";
+
+/** `ts_rank_cd` weights, in Postgres's order {D, C, B, A}: the message's words (D), its context (C), its name and day (B). */
+const RANK_WEIGHTS = [1.0, 0.2, 0.4, 1.0];
 
 export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
@@ -86,9 +91,17 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
   await client.query(schemaSql(schema));
 }
 
-/** Adds `sign` to the document count of each distinct word of `text`. */
-function countWords(counts: Map<string, number>, words: readonly string[], sign: 1 | -1): void {
-  for (const word of new Set(words)) counts.set(word, (counts.get(word) ?? 0) + sign);
+/** Per word, how many of the texts (each a list of its words) hold it, times `sign`, added into `counts`. */
+function countWords(counts: Map<string, number>, texts: ReadonlyArray<readonly string[]>, sign: 1 | -1): void {
+  // The index of the last text that counted a word: a word repeated in one text counts once, without a set per text.
+  const lastText = new Map<string, number>();
+  texts.forEach((words, index) => {
+    for (const word of words) {
+      if (lastText.get(word) === index) continue;
+      lastText.set(word, index);
+      counts.set(word, (counts.get(word) ?? 0) + sign);
+    }
+  });
 }
 
 /** Writes `changes` with `client`, which must be inside the transaction of the write they belong to. */
@@ -108,9 +121,9 @@ export async function applyPostgresRecall(
     threadId,
     [...remove, ...add.map((entry) => entry.messageId)],
   ]);
-  for (const row of gone.rows) countWords(counts, wordsOf(String(row.text)), -1);
+  countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
   const words = add.map((entry) => wordsOf(entry.text));
-  words.forEach((list) => countWords(counts, list, 1));
+  countWords(counts, words, 1);
   if (add.length > 0) {
     // An entry whose context is the whole text of the entry before it reuses that entry's words (`context_of`, its
     // position): the words are parsed once, not twice.
@@ -130,7 +143,7 @@ export async function applyPostgresRecall(
        )
        INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, document)
        SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text,
-              setweight(m.body, 'A') || setweight(to_tsvector($2::regconfig, m.label), 'B')
+              m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
                 || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C')
        FROM m LEFT JOIN m p ON p.position = m.context_of`,
       [
@@ -206,12 +219,17 @@ export class PostgresRecall {
     const counts = thread.counts as Record<string, number>;
     const searched = rareTerms(terms, (term) => counts[term] ?? 0, Number(thread.documents));
     const result = await this.pool.query(
-      `WITH q AS (SELECT to_tsquery($4::regconfig, $2) AS query)
-       SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, ts_rank_cd(r.document, q.query) AS score
-       FROM ${s}.compaction_recall r, q
-       WHERE r.thread_id = $1 AND r.document @@ q.query
-       ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3`,
-      [threadId, tsqueryText(searched), limit, String(thread.language)],
+      // Ranked on the index columns alone; only the best few rows' texts are then read.
+      `WITH q AS (SELECT to_tsquery($4::regconfig, $2) AS query),
+       best AS (
+         SELECT r.message_id, ts_rank_cd($5::float4[], r.document, q.query) AS score FROM ${s}.compaction_recall r, q
+         WHERE r.thread_id = $1 AND r.document @@ q.query
+         ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3
+       )
+       SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score
+       FROM best JOIN ${s}.compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id
+       ORDER BY best.score DESC, r.checkpoint_id, r.ordinal`,
+      [threadId, tsqueryText(searched), limit, String(thread.language), RANK_WEIGHTS],
     );
     return result.rows.map((row) => ({ ...toMessage(row), score: Number(row.score) }));
   }

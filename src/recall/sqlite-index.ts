@@ -116,14 +116,17 @@ export class SqliteRecall {
 
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!exists(this.db)) return [];
+    // The best rows first, from the FTS index alone; only those few are then read from the table.
     const rows = this.db
       .prepare(
-        `SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, bm25(compaction_recall_fts, 1.0, 0.5, 0.3) AS rank
-         FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid
-         WHERE compaction_recall_fts MATCH ? AND r.thread_id = ?
-         ORDER BY rank, r.checkpoint_id, r.ordinal LIMIT ?`,
+        `SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.rank
+         FROM (SELECT rowid, bm25(compaction_recall_fts, 1.0, 0.5, 0.3) AS rank FROM compaction_recall_fts
+               WHERE compaction_recall_fts MATCH ? ORDER BY rank LIMIT ?) AS best
+         JOIN compaction_recall r ON r.id = best.rowid
+         WHERE r.thread_id = ?
+         ORDER BY best.rank, r.checkpoint_id, r.ordinal`,
       )
-      .all(`terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`, threadId, limit) as Array<Row & { rank: number }>;
+      .all(`terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`, limit, threadId) as Array<Row & { rank: number }>;
     return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
   }
 
