@@ -95,7 +95,8 @@ export function createTeam(checkpointer: BaseCheckpointSaver, models: TeamModels
     agents: [researcher, coder],
     llm: models.supervisor,
     // The summary of a compacted thread tells the supervisor it can search the messages compaction took out.
-    tools: [createHistorySearchTool({ checkpointer })],
+    // (A team compiled without a checkpointer has no history to search.)
+    tools: checkpointer ? [createHistorySearchTool({ checkpointer })] : [],
     prompt: "You supervise a researcher and a coder for the billing team. Route each request to one of them; search_history finds what was said before the summary.",
   }).compile({ checkpointer });
 }

@@ -8,7 +8,8 @@
  *   the checkpoint INSERT, before COMMIT), "in-transaction:recall" (after the first row of the recall index),
  *   "committed:<status>";
  * - "sql:<n>": the n-th SQL statement the child runs after "started" (reads, the transaction's statements, every
- *   row of the recall index). A run without `killAt` ends with "steps:<n>", the count a parent draws kill points from.
+ *   row of the recall index), reported only when it is the kill point. A run without `killAt` ends with
+ *   "steps:<n>", the count a parent draws kill points from.
  */
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { Statement } from "better-sqlite3";
@@ -23,8 +24,22 @@ let started = false;
 let statements = 0;
 let recallRows = 0;
 
+/** Writes `line` to stdout, waiting out a full pipe (EAGAIN) rather than failing: the parent may be slow to read. */
+function say(line: string): void {
+  for (;;) {
+    try {
+      writeSync(1, line);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+    }
+  }
+}
+
+/** Reports a phase (every one) or a statement (only the one it is killed at), and kills itself at `killAt`. */
 function step(name: string): void {
-  writeSync(1, `step:${name}\n`);
+  const isStatement = name.startsWith("sql:");
+  if (!isStatement || name === killAt) say(`step:${name}\n`);
   if (name === killAt) process.kill(process.pid, "SIGKILL");
 }
 
@@ -63,4 +78,4 @@ const report = await manager.compactThread({ configurable: { thread_id: threadId
 step(`committed:${report.status}`);
 started = false;
 saver.db.close();
-writeSync(1, `steps:${statements}\n`);
+say(`steps:${statements}\n`);
