@@ -12,6 +12,7 @@ export const OPTIONS = {
   schema: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
   limit: { type: "string" },
   model: { type: "string" },
   ratio: { type: "string" },
@@ -57,7 +58,8 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
   const url = options.postgres ?? (dbPath ? undefined : env.POSTGRES_URL);
   if (options.db && options.postgres) throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
   if (!dbPath && !url) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--db", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
+    // A usage error (exit 2), not a bad store (exit 4, which --db / --postgres errors map to).
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "store", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
   }
   // search reads --limit as a number of hits; every other command as a number of tokens.
   const tokenLimit = options.limit !== undefined && command !== "search" ? options.limit : undefined;

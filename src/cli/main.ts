@@ -1,6 +1,7 @@
 /**
  * The compaction script: inspect and compact stored threads (SQLite or Postgres) with no graph running.
  */
+import { readFileSync } from "node:fs";
 import { CompactionError } from "../errors.js";
 import { COMPACT_HELP, compactCommand } from "./commands/compact.js";
 import { HISTORY_HELP, historyCommand } from "./commands/history.js";
@@ -26,7 +27,8 @@ Commands:
   search <thread> <words…>     search the messages compaction took out of the head (--limit N hits)
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
 
-The store can also come from .env: DATABASE_PATH or POSTGRES_URL. Run "<command> --help" for each command.
+The store can also come from .env: DATABASE_PATH or POSTGRES_URL. Run "<command> --help" for each command;
+--version prints the package's version.
 Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
 5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict.`;
 
@@ -46,6 +48,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     loadDotEnv(env);
     const { values: options, positionals } = parseCommandLine(argv);
     const [command, threadId, ...extra] = positionals;
+    if (options.version) {
+      // The package's own package.json: two levels up from src/cli and from dist/cli alike.
+      const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+      process.stdout.write(`${version}\n`);
+      return EXIT.ok;
+    }
     if (!command) {
       process.stdout.write(`${MAIN_HELP}\n`);
       return options.help ? EXIT.ok : EXIT.usage;

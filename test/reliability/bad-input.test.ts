@@ -137,6 +137,7 @@ const SCRIPT_CASES: Array<[string, () => string[], number, string]> = [
   ["a corrupted SQLite file", () => ["inspect", THREAD, "--db", join(dir, "corrupted.sqlite")], 4, 'thread "bad-input": a stored checkpoint could not be read'],
   ["a wrong Postgres URL", () => ["list", "--postgres", "postgres://app:hunter2@127.0.0.1:1/threads"], 3, "127.0.0.1:1"],
   ["both --db and --postgres", () => ["list", "--db", path, "--postgres", "postgres://localhost/x"], 2, "one store, not both"],
+  ["no store at all", () => ["list"], 2, "no store given"],
 ];
 
 describe("bad input", () => {
