@@ -38,9 +38,15 @@ export const CONTEXT_CHARS = 1_000;
  * The entry of `message`, held by `checkpointId` at `ordinal`; `previous` is the message before it there (its text
  * becomes the entry's context, unless it is a summary or a system message).
  */
-export function recallEntry(message: BaseMessage, checkpointId: string, ordinal: number, previous?: BaseMessage): RecallEntry {
+export function recallEntry(
+  message: BaseMessage,
+  checkpointId: string,
+  ordinal: number,
+  previous?: BaseMessage,
+  textOf: (message: BaseMessage) => string = recallText,
+): RecallEntry {
   const date = messageDate(message);
-  const context = previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system" ? recallText(previous).slice(0, CONTEXT_CHARS) : "";
+  const context = previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system" ? textOf(previous).slice(0, CONTEXT_CHARS) : "";
   return {
     messageId: message.id!,
     role: ROLES[message.getType()] ?? "user",
@@ -48,19 +54,26 @@ export function recallEntry(message: BaseMessage, checkpointId: string, ordinal:
     ...(date ? { date: date.toISOString() } : {}),
     checkpointId,
     ordinal,
-    text: recallText(message),
+    text: textOf(message),
     ...(context ? { context } : {}),
   };
 }
 
-function sameContent(a: BaseMessage, b: BaseMessage): boolean {
-  return recallText(a) === recallText(b);
+/** recallText, computed once per message: a message's text serves as its entry, its comparison and its successor's context. */
+function memoizedText(): (message: BaseMessage) => string {
+  const texts = new Map<BaseMessage, string>();
+  return (message) => {
+    let text = texts.get(message);
+    if (text === undefined) texts.set(message, (text = recallText(message)));
+    return text;
+  };
 }
 
 const indexable = (message: BaseMessage) => typeof message.id === "string" && message.id !== "" && getSummaryProvenance(message) === undefined;
 
 /** The index changes of replacing the head `checkpointId` (holding `before`) by a history holding `after`. */
 export function recallChanges(threadId: string, checkpointId: string, before: readonly BaseMessage[], after: readonly BaseMessage[]): RecallChanges {
+  const textOf = memoizedText();
   const next = new Map<string, BaseMessage>();
   for (const message of after) if (indexable(message)) next.set(message.id!, message);
   const previous = new Set<string>();
@@ -70,9 +83,9 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
     if (!indexable(message)) return;
     previous.add(message.id!);
     const kept = next.get(message.id!);
-    if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1]));
-    else if (!sameContent(message, kept)) {
-      if (!editOf(message)) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1]));
+    if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
+    else if (textOf(message) !== textOf(kept)) {
+      if (!editOf(message)) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
       else if (!editOf(kept)) remove.push(message.id!);
     }
   });
