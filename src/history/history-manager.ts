@@ -17,16 +17,19 @@ import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { validatePredicate, type PinPredicate } from "../strategies/pinned.js";
-import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
+import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
+import { rebaseCompaction } from "./rebase.js";
 import type { CompactionReport } from "./report.js";
 import {
   createSummaryMessage,
   DEFAULT_SUMMARY_ROLE,
   getSummaryProvenance,
+  SEARCHABLE_SUMMARY_HEADER,
+  SUMMARY_HEADER,
   summaryText,
   type SummaryRole,
 } from "./summary-message.js";
-import { threadLocks } from "./thread-lock.js";
+import { summaryLocks, threadLocks } from "./thread-lock.js";
 import { readThreadHead, type StateReader, type ThreadHead } from "./thread-state.js";
 import { validateHistory } from "./validate.js";
 import { recallChanges } from "../recall/entries.js";
@@ -34,6 +37,13 @@ import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../recall/postgres-
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
+/** How long `compactThread` waits for a gap between turns on a thread busy with a run, by default. */
+export const DEFAULT_BUSY_WAIT_MS = 5_000;
+/** First and longest pause between two looks at a busy head. */
+const BUSY_RETRY_MS = 10;
+const MAX_BUSY_RETRY_MS = 250;
+/** Tokens OpenAI adds around each message (role, separators): see tokens/chat-format.ts. */
+const MESSAGE_FRAMING_TOKENS = 4;
 
 export interface HistoryManagerOptions {
   /** The store holding the threads. */
@@ -72,8 +82,10 @@ export interface HistoryManagerOptions {
   summaryRole?: SummaryRole;
   /** A summary that takes longer is abandoned and nothing is written. @default 120000 */
   summaryTimeoutMs?: number;
-  /** Compare-and-swap attempts before reporting a conflict. @default 3 */
+  /** Compare-and-swap attempts before reporting a conflict (and summaries, when the summarized prefix changed). @default 3 */
   maxWriteAttempts?: number;
+  /** How long `compactThread` waits for a gap between turns when the head is busy with a run. @default 5000 */
+  busyWaitMs?: number;
   /** The compiled graph, when at hand: needed only to read a `messages` channel stored as deltas (DeltaChannel). */
   graph?: StateReader;
   /**
@@ -98,6 +110,30 @@ export interface CompactOverrides {
   keepTokens?: number;
   targetTokens?: number;
   summaryTokens?: number;
+}
+
+export interface PrepareOptions extends CompactOverrides {
+  /**
+   * Write nothing unless the compacted thread holds at most this many tokens: the plan is cut harder first (all but
+   * the latest turn, a smaller summary); when even that would not fit, the report says so and nothing is summarized.
+   */
+  maxTokensAfter?: number;
+  /** How long to wait for a gap when the head is busy with a run. @default the manager's busyWaitMs */
+  busyWaitMs?: number;
+}
+
+/** A summary computed from a snapshot of a thread's head, ready for `applyCompaction`. */
+export interface PreparedCompaction {
+  readonly status: "prepared";
+  readonly threadId: string;
+  /** The head the summary was computed from. */
+  readonly snapshotCheckpointId: string;
+  readonly snapshotLength: number;
+  /** The snapshot's first `plan.prefixLength` messages: what the summary replaces. */
+  readonly prefix: readonly BaseMessage[];
+  readonly compacted: CompactedMessages;
+  readonly messagesBefore: number;
+  readonly tokensBefore: number;
 }
 
 export interface CompactedMessages {
@@ -156,6 +192,7 @@ export class HistoryManager {
   private readonly summaryRole: SummaryRole;
   private readonly summaryTimeoutMs: number;
   private readonly maxWriteAttempts: number;
+  private readonly busyWaitMs: number;
   private readonly graph?: StateReader;
   private readonly writer: CompareAndSwapWriter;
   private readonly recall: { enabled: boolean; announce: boolean };
@@ -217,6 +254,11 @@ export class HistoryManager {
     this.summaryRole = summaryRole;
     this.summaryTimeoutMs = summaryTimeoutMs;
     this.maxWriteAttempts = maxWriteAttempts;
+    const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+    if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
+      throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
+    }
+    this.busyWaitMs = busyWaitMs;
     this.graph = options.graph;
     const recall = options.recall ?? true;
     if (typeof recall !== "boolean" && (typeof recall !== "object" || recall === null || Array.isArray(recall))) {
@@ -465,15 +507,15 @@ export class HistoryManager {
     });
   }
 
-  private compactedFields(reason: string, newCheckpointId: string, compacted: CompactedMessages, writeStarted: number) {
+  private compactedFields(reason: string, newCheckpointId: string, compacted: CompactedMessages, writeStarted: number, messages: readonly BaseMessage[] = compacted.messages) {
     return {
       status: "compacted" as const,
       reason,
       newCheckpointId,
-      messagesAfter: compacted.messages.length,
-      tokensAfter: this.counter.countMessages(compacted.messages),
+      messagesAfter: messages.length,
+      tokensAfter: this.counter.countMessages(messages),
       summarizedMessages: compacted.plan.summarize.length,
-      keptMessages: compacted.plan.keep.length,
+      keptMessages: messages.length - compacted.plan.system.length - 1,
       summaryId: compacted.summary.id,
       summarizer: compacted.summarizer.name,
       ...(compacted.fallbackReason ? { fallbackReason: compacted.fallbackReason } : {}),
@@ -483,62 +525,193 @@ export class HistoryManager {
   }
 
   /**
-   * Read the thread, plan, summarize and write, retrying the compare-and-swap on conflict. Never throws for a thread
-   * that cannot be compacted now (busy, interrupted, nothing to summarize, lost every race): the report says why.
+   * Read the thread, plan, summarize and write. The summary is computed from a snapshot of the head without holding
+   * the thread's write lock, then applied by a rebasing compare-and-swap (applyCompaction): turns may land on the
+   * thread meanwhile, and are carried over. Only a head whose summarized prefix changed discards the summary (then
+   * the thread is read and summarized again, up to `maxWriteAttempts` times). Never throws for a thread that cannot
+   * be compacted now (busy, interrupted, nothing to summarize, lost every race): the report says why.
    * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),
    *   SUMMARIZER_FAILED (nothing was written).
    */
-  async compactThread(config: unknown, overrides: CompactOverrides = {}): Promise<CompactionReport> {
+  async compactThread(config: unknown, overrides: PrepareOptions = {}): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "compactThread");
-    return threadLocks.run(this.checkpointer, threadId, () => this.compactUnlocked(threadId, overrides));
+    return summaryLocks.run(this.checkpointer, threadId, async () => {
+      let last: CompactionReport | undefined;
+      for (let attempt = 1; attempt <= this.maxWriteAttempts; attempt++) {
+        const prepared = await this.prepareUnlocked(threadId, overrides);
+        if (prepared.status !== "prepared") return { ...prepared, attempts: attempt };
+        const { report, prefixChanged } = await this.applyPrepared(prepared, overrides.busyWaitMs ?? this.busyWaitMs);
+        if (!prefixChanged) return report;
+        last = report;
+      }
+      return { ...last!, reason: `gave up after ${this.maxWriteAttempts} summaries: ${last!.reason}`, attempts: this.maxWriteAttempts };
+    });
   }
 
-  private async compactUnlocked(threadId: string, overrides: CompactOverrides): Promise<CompactionReport> {
-    let lastReason = "";
-    let lastHead: string | null = null;
-    for (let attempt = 1; attempt <= this.maxWriteAttempts; attempt++) {
-      const head = await readThreadHead(this.checkpointer, threadId, this.graph);
-      if (!head) {
-        throw threadNotFound(threadId);
-      }
-      const headId = head.tuple.checkpoint.id;
-      lastHead = headId;
-      const base = {
-        threadId,
-        previousCheckpointId: headId,
-        messagesBefore: head.messages.length,
-        tokensBefore: this.counter.countMessages(head.messages),
-        summarizer: this.summarizer.name,
-        attempts: attempt,
-      };
-      if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
-      const plan = this.planCompaction(head.messages, overrides);
-      if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
-      const compacted = await this.summarizePlan(plan, headId);
-      const writeStarted = performance.now();
-      try {
-        const written = await this.replaceUnlocked(threadId, compacted.messages, headId, {
-          compaction: {
-            replacedCheckpointId: headId,
-            summarizedMessages: plan.summarize.length,
-            summaryId: compacted.summary.id,
-          },
-        }, head);
-        return { ...base, ...this.compactedFields(plan.reason, written.checkpointId, compacted, writeStarted) };
-      } catch (error) {
-        if (!CompactionError.isInstance(error)) throw error;
-        if (error.code === "THREAD_BUSY") return { ...base, status: "skipped", reason: error.message };
-        if (error.code !== "WRITE_CONFLICT") throw error;
-        lastReason = error.message;
+  /**
+   * The first half of `compactThread`: read the head, plan, summarize. Writes nothing. One summary at a time per
+   * thread in this process. Returns the summary ready to apply, or a `skipped` report saying why there is none.
+   * @throws as compactThread.
+   */
+  async prepareCompaction(config: unknown, options: PrepareOptions = {}): Promise<PreparedCompaction | CompactionReport> {
+    const threadId = requireThreadId(config, "prepareCompaction");
+    return summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options));
+  }
+
+  /**
+   * The second half: write a prepared summary onto the thread's current head — as computed when the head has not
+   * moved, rebased when the thread only grew since (`report.rebased`), not at all when the summarized prefix
+   * changed (`conflict`). A head busy with a run is waited for up to `busyWaitMs` (default: the manager's
+   * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
+   */
+  async applyCompaction(prepared: PreparedCompaction, { busyWaitMs = this.busyWaitMs }: { busyWaitMs?: number } = {}): Promise<CompactionReport> {
+    return (await this.applyPrepared(prepared, busyWaitMs)).report;
+  }
+
+  private async prepareUnlocked(threadId: string, options: PrepareOptions): Promise<PreparedCompaction | CompactionReport> {
+    const head = await readThreadHead(this.checkpointer, threadId, this.graph);
+    if (!head) throw threadNotFound(threadId);
+    const headId = head.tuple.checkpoint.id;
+    const base = {
+      threadId,
+      previousCheckpointId: headId,
+      messagesBefore: head.messages.length,
+      tokensBefore: this.counter.countMessages(head.messages),
+      summarizer: this.summarizer.name,
+      attempts: 1,
+    };
+    if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
+    let plan = this.planCompaction(head.messages, options);
+    if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
+    if (options.maxTokensAfter !== undefined) {
+      const fitted = this.planWithin(head.messages, plan, options, options.maxTokensAfter);
+      if (typeof fitted === "string") return { ...base, status: "skipped", reason: fitted };
+      plan = fitted;
+    }
+    const compacted = await this.summarizePlan(plan, headId);
+    if (options.maxTokensAfter !== undefined) {
+      const after = this.counter.countMessages(compacted.messages);
+      if (after > options.maxTokensAfter) {
+        return {
+          ...base,
+          status: "skipped",
+          reason: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}: nothing written`,
+        };
       }
     }
     return {
+      status: "prepared",
       threadId,
-      status: "conflict",
-      reason: `gave up after ${this.maxWriteAttempts} attempts: ${lastReason}`,
-      previousCheckpointId: lastHead,
-      summarizer: this.summarizer.name,
-      attempts: this.maxWriteAttempts,
+      snapshotCheckpointId: headId,
+      snapshotLength: head.messages.length,
+      prefix: head.messages.slice(0, plan.prefixLength),
+      compacted,
+      messagesBefore: base.messagesBefore,
+      tokensBefore: base.tokensBefore,
     };
   }
+
+  /** Tokens a summary message adds besides its text: the header line and the message framing. */
+  private summaryOverhead(): number {
+    const header = this.recall.announce ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER;
+    return this.counter.countText(`${header}\n`) + MESSAGE_FRAMING_TOKENS;
+  }
+
+  /**
+   * A plan whose result fits under `ceiling`: the plan itself, else the hardest cut (everything before the latest
+   * turn) with a summary budget shrunk to the room left; or why no plan fits (then nothing is summarized).
+   */
+  private planWithin(messages: readonly BaseMessage[], plan: CompactionPlan, options: CompactOverrides, ceiling: number): CompactionPlan | string {
+    const overhead = this.summaryOverhead();
+    const estimate = (candidate: CompactionPlan) => candidate.tokens.afterEstimate + overhead;
+    if (estimate(plan) <= ceiling) return plan;
+    let harder = this.planCompaction(messages, { ...options, keepTokens: 0, targetTokens: undefined });
+    if (harder.executable && estimate(harder) > ceiling) {
+      const room = ceiling - (estimate(harder) - harder.tokens.summaryBudget);
+      if (room >= FLOOR_SUMMARY_TOKENS) harder = this.planCompaction(messages, { ...options, keepTokens: 0, targetTokens: undefined, summaryTokens: Math.min(harder.tokens.summaryBudget, room) });
+    }
+    if (harder.executable && estimate(harder) <= ceiling) return { ...harder, reason: `${harder.reason}; cut harder to end under ${ceiling} tokens` };
+    const best = harder.executable ? harder : plan;
+    return (
+      `compacting would leave about ${estimate(best)} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
+      `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${ceiling}: nothing written`
+    );
+  }
+
+  private async applyPrepared(prepared: PreparedCompaction, busyWaitMs: number): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
+    const deadline = performance.now() + busyWaitMs;
+    let delay = BUSY_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await threadLocks.run(this.checkpointer, prepared.threadId, () => this.applyOnce(prepared, attempt));
+      if (outcome.kind === "done") return { report: outcome.report, prefixChanged: outcome.prefixChanged };
+      const remaining = deadline - performance.now();
+      if (outcome.kind === "moved" && attempt < this.maxWriteAttempts) continue;
+      if (outcome.kind === "busy" && outcome.waitable && remaining > 0) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
+        delay = Math.min(delay * 2, MAX_BUSY_RETRY_MS);
+        continue;
+      }
+      const report: CompactionReport =
+        outcome.kind === "busy"
+          ? { ...outcome.base, status: "skipped", reason: `${outcome.reason} (the prepared summary was not applied)` }
+          : { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
+      return { report, prefixChanged: false };
+    }
+  }
+
+  private async applyOnce(prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
+    const { threadId, compacted } = prepared;
+    const head = await readThreadHead(this.checkpointer, threadId, this.graph);
+    if (!head) throw threadNotFound(threadId);
+    const headId = head.tuple.checkpoint.id;
+    const base = {
+      threadId,
+      previousCheckpointId: headId,
+      messagesBefore: head.messages.length,
+      tokensBefore: this.counter.countMessages(head.messages),
+      summarizer: compacted.summarizer.name,
+      attempts: attempt,
+    };
+    if (head.busyReason) return { kind: "busy", reason: head.busyReason, waitable: head.busyKind === "run", base };
+    const moved = headId !== prepared.snapshotCheckpointId;
+    const rebased = moved
+      ? rebaseCompaction(compacted, prepared.prefix, head.messages, prepared.snapshotLength)
+      : { ok: true as const, messages: compacted.messages, appended: 0 };
+    if (!rebased.ok) {
+      return { kind: "done", prefixChanged: true, report: { ...base, status: "conflict", reason: `the summary was discarded: ${rebased.reason}` } };
+    }
+    const writeStarted = performance.now();
+    try {
+      const written = await this.replaceUnlocked(threadId, rebased.messages, headId, {
+        compaction: {
+          replacedCheckpointId: headId,
+          summarizedMessages: compacted.plan.summarize.length,
+          summaryId: compacted.summary.id,
+          ...(moved ? { rebasedFrom: prepared.snapshotCheckpointId } : {}),
+        },
+      }, head);
+      const reason = moved ? `${compacted.plan.reason}; rebased onto a head ${rebased.appended} message(s) longer` : compacted.plan.reason;
+      return {
+        kind: "done",
+        prefixChanged: false,
+        report: {
+          ...base,
+          ...this.compactedFields(reason, written.checkpointId, compacted, writeStarted, rebased.messages),
+          ...(moved ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } } : {}),
+        },
+      };
+    } catch (error) {
+      if (!CompactionError.isInstance(error)) throw error;
+      if (error.code === "THREAD_BUSY") return { kind: "busy", reason: error.message, waitable: true, base };
+      if (error.code === "WRITE_CONFLICT") return { kind: "moved", reason: error.message, base };
+      throw error;
+    }
+  }
 }
+
+type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "messagesBefore" | "tokensBefore" | "summarizer" | "attempts">;
+
+type ApplyOutcome =
+  | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
+  | { kind: "busy"; reason: string; waitable: boolean; base: ReportBase }
+  | { kind: "moved"; reason: string; base: ReportBase };

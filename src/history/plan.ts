@@ -65,8 +65,16 @@ export interface CompactionPlan {
   previousSummary: BaseMessage | undefined;
   /** Messages to fold into the summary, oldest first. */
   summarize: BaseMessage[];
-  /** Messages kept verbatim after the summary. */
+  /** Messages kept verbatim after the summary: the pinned ones from before the cut, then every message after it. */
   keep: BaseMessage[];
+  /**
+   * How many leading messages of the input the plan consumes: the system messages, any previous summary and the
+   * body up to the cut. `keep` is the pinned messages among them followed by `input.slice(prefixLength)`, so a
+   * summary stays valid for any history that starts with the same prefix (a rebase, see rebase.ts).
+   */
+  prefixLength: number;
+  /** The pinned messages from before the cut, kept right after the summary. */
+  pinned: BaseMessage[];
   /** Atomic units in the body, and how many go to the summary. */
   units: { total: number; summarized: number };
   tokens: {
@@ -161,7 +169,8 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const pinnedUnits = units.filter((unit) => unit.end <= cut && body.slice(unit.start, unit.end).some((message, offset) => isPinned(message, bodyStart + unit.start + offset, options.pinned)));
   const summarizedUnits = units.filter((unit) => unit.end <= cut && !pinnedUnits.includes(unit));
   const summarize = summarizedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
-  const keep = [...pinnedUnits.flatMap((unit) => body.slice(unit.start, unit.end)), ...body.slice(cut)];
+  const pinned = pinnedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
+  const keep = [...pinned, ...body.slice(cut)];
   const pinnedTokens = pinnedUnits.reduce((total, unit) => total + sum(bodyStart + unit.start, bodyStart + unit.end), 0);
   const summarizedTokens = sum(bodyStart, bodyStart + cut) - pinnedTokens + (previousSummary ? sum(systemEnd, bodyStart) : 0);
   const keptTokens = sum(bodyStart + cut, messages.length) + pinnedTokens;
@@ -176,6 +185,8 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     previousSummary,
     summarize,
     keep,
+    prefixLength: bodyStart + cut,
+    pinned,
     units: { total: units.length, summarized: summarizedUnits.length },
     tokens: {
       before,

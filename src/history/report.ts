@@ -4,7 +4,8 @@ export interface CompactionReport {
   /**
    * - `compacted`: a replacement checkpoint was written;
    * - `skipped`: nothing written: the thread is busy or interrupted, or there is nothing to summarize;
-   * - `conflict`: nothing written: the head kept moving during every attempt.
+   * - `conflict`: nothing written: the summarized prefix changed under the summary (another compaction, a restore,
+   *   an edit), or the head kept moving during every attempt.
    */
   status: "compacted" | "skipped" | "conflict";
   /** One sentence: what was done, or why nothing was. */
@@ -26,4 +27,14 @@ export interface CompactionReport {
   summarizerMs?: number;
   writeMs?: number;
   attempts: number;
+  /**
+   * Set when the summary was computed on an earlier head and carried over to the current one (a rebase): the
+   * thread grew while the summary was being written, its summarized prefix unchanged.
+   */
+  rebased?: {
+    /** The head the summary was computed from. */
+    snapshotCheckpointId: string;
+    /** Messages appended between that head and the one replaced, kept verbatim. */
+    appendedMessages: number;
+  };
 }

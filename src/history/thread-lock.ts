@@ -1,6 +1,6 @@
 /**
- * A per-thread lock within one process: two compactions of the same thread never overlap, and a turn started by
- * the CompactingSupervisor waits for a compaction in flight on its thread. Keyed per store object, so two stores
+ * A per-thread lock within one process: two writes of the same thread never overlap, and a turn started by the
+ * CompactingSupervisor waits for a write in flight on its thread (milliseconds: summaries are computed outside). Keyed per store object, so two stores
  * holding the same thread id do not block each other.
  */
 export class ThreadLocks {
@@ -32,5 +32,11 @@ export class ThreadLocks {
   }
 }
 
-/** The process-wide lock table shared by every HistoryManager. */
+/** The process-wide lock table of writes, shared by every HistoryManager: held for milliseconds. */
 export const threadLocks = new ThreadLocks();
+
+/**
+ * The process-wide lock table of summaries: one summary at a time per thread (so one prefix is never summarized
+ * twice in a process). Held while a summarizer runs; turns never wait for it.
+ */
+export const summaryLocks = new ThreadLocks();

@@ -10,6 +10,11 @@ export interface ThreadHead {
   messages: BaseMessage[];
   /** Why the thread may not be compacted now, or undefined when it is idle. */
   busyReason: string | undefined;
+  /**
+   * What keeps it busy: a run in progress (clears by itself), a pause at `interrupt()` (until resumed), or a delta
+   * channel this reader cannot rebuild.
+   */
+  busyKind?: "run" | "interrupt" | "unreadable";
 }
 
 /** The subset of a compiled graph used to read state: it rebuilds delta channels. */
@@ -59,13 +64,17 @@ export async function readThreadHead(saver: BaseCheckpointSaver, threadId: strin
   if (!tuple) return undefined;
   let raw: unknown = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
   let busyReason = busyReasonOf(tuple);
+  let busyKind: ThreadHead["busyKind"] = busyReason === undefined ? undefined : (tuple.pendingWrites ?? []).some(([, channel]) => channel === "__interrupt__") ? "interrupt" : "run";
   // One read is enough unless `messages` is a delta channel, which only the graph can rebuild.
   if (raw === undefined && "messages" in tuple.checkpoint.channel_versions) {
     if (graph) {
       const state = await graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: tuple.checkpoint.id } });
       raw = (state.values as Record<string, unknown> | undefined)?.messages;
     } else {
-      busyReason ??= "the messages channel is stored as deltas (DeltaChannel); pass the graph to read it";
+      if (busyReason === undefined) {
+        busyReason = "the messages channel is stored as deltas (DeltaChannel); pass the graph to read it";
+        busyKind = "unreadable";
+      }
     }
   }
   if (raw === undefined) raw = [];
@@ -84,5 +93,5 @@ export async function readThreadHead(saver: BaseCheckpointSaver, threadId: strin
       message: `thread ${threadId}: messages[${badIndex}] is not a LangChain message but ${describeValue(raw[badIndex])} (a plain object was written to the checkpoint?)`,
     });
   }
-  return { tuple, messages: raw as BaseMessage[], busyReason };
+  return { tuple, messages: raw as BaseMessage[], busyReason, ...(busyKind ? { busyKind } : {}) };
 }
