@@ -35,7 +35,7 @@ export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
 
 export { CompactingSupervisor, COMPACTION_EVENT, type CompactableGraph } from "./supervisor/compacting-supervisor.js";
 export type { CompactingSupervisorOptions, CircuitBreakerOptions } from "./supervisor/options.js";
-export type { CompactionHealth } from "./supervisor/circuit-breaker.js";
+export type { CompactionHealth } from "./supervisor/compacting-supervisor.js";
 export type { TokenStreamEvent } from "./supervisor/token-events.js";
 export { isContextOverflowError } from "./supervisor/overflow.js";
 export {

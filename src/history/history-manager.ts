@@ -595,6 +595,7 @@ export class HistoryManager {
         return {
           ...base,
           status: "skipped",
+          summarizerMs: compacted.summarizerMs,
           reason: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}: nothing written`,
         };
       }

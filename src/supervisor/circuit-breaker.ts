@@ -4,7 +4,7 @@
  */
 import { CompactionError } from "../errors.js";
 
-export interface CompactionHealth {
+export interface BreakerHealth {
   /** Failed compactions in a row (0 after a success). */
   consecutiveFailures: number;
   /** Set while compaction is paused for the thread. */
@@ -61,7 +61,7 @@ export class CircuitBreaker {
     });
   }
 
-  health(threadId: string): CompactionHealth {
+  health(threadId: string): BreakerHealth {
     const state = this.states.get(threadId);
     if (!state) return { consecutiveFailures: 0 };
     return {

@@ -13,18 +13,29 @@ import { HistoryManager } from "../history/history-manager.js";
 import type { CompactionReport } from "../history/report.js";
 import { threadLocks } from "../history/thread-lock.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { CircuitBreaker, type CompactionHealth } from "./circuit-breaker.js";
+import { CircuitBreaker, type BreakerHealth } from "./circuit-breaker.js";
+import { ThreadRecords, type ThreadRecord } from "./thread-records.js";
 import { ToolOutputArchive } from "../archive/archive.js";
 import { resolveStrategy } from "../strategies/registry.js";
 import type { Strategy } from "../strategies/types.js";
 import { compactWithStrategy } from "./strategy-compaction.js";
 import { readThreadHead, type StateReader } from "../history/thread-state.js";
-import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
+import { COMPACTION_MARGIN, resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
 import { isContextOverflowError } from "./overflow.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 
 /** At most this many streamed turns in a row are counted by estimate before an exact count. */
 const ESTIMATED_TURNS = 5;
+/** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
+const SYNC_BUSY_WAIT_MS = 5_000;
+
+/** A thread's compaction health (`compactionHealth`). */
+export interface CompactionHealth extends BreakerHealth {
+  /** Turns that ended over `tokenLimit` since a compaction last landed (a summary in flight counts). */
+  turnsOverLimit: number;
+  /** The summary of this thread: being computed, ready to land at the next gap between turns, or none. */
+  summary: "none" | "computing" | "ready";
+}
 
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
 export const COMPACTION_EVENT = "langgraph_compaction";
@@ -61,12 +72,10 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   readonly counter: TokenCounter;
   readonly options: ResolvedOptions;
   private readonly checkpointer: BaseCheckpointSaver;
-  private readonly hooks: Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError">;
-  private readonly pending = new Map<string, Promise<void>>();
-  /** Token count of each thread after its last turn through this wrapper (for the proactive check). */
-  private readonly lastCount = new Map<string, number>();
-  /** Consecutive turns whose count was estimated from the stream rather than counted exactly. */
-  private readonly estimatedTurns = new Map<string, number>();
+  private readonly hooks: Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError" | "onCompactionOutcome">;
+  /** Background work in flight (for flush). */
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly records: ThreadRecords;
   private readonly breaker: CircuitBreaker;
   private readonly archive?: ToolOutputArchive;
   private readonly strategy?: Strategy;
@@ -105,7 +114,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.options = resolveOptions(options);
     this.checkpointer = checkpointer;
     this.counter = new TokenCounter({ model: this.options.modelName });
-    this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError };
+    this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome };
+    this.records = new ThreadRecords(this.options.maxThreads);
     this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs);
     if (options.strategy !== undefined) this.strategy = resolveStrategy(options.strategy);
     if (options.archive !== undefined) this.archive = new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter: this.counter });
@@ -130,9 +140,15 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   async invoke(...args: Parameters<G["invoke"]>): Promise<Awaited<ReturnType<G["invoke"]>>> {
     const [input, config] = args as unknown as [unknown, ThreadConfig];
     const threadId = requireThreadId(config, "invoke");
-    await this.beforeTurn(threadId, input, config);
-    const result = await this.withRecovery(threadId, config, () => this.graph.invoke(input, config));
-    await this.afterTurn(threadId, config, messagesOf(result));
+    const record = await this.beforeTurn(threadId, input, config);
+    let result: unknown;
+    try {
+      result = await this.withRecovery(threadId, config, () => this.graph.invoke(input, config));
+    } catch (error) {
+      await this.turnFailed(record, config);
+      throw error;
+    }
+    await this.afterTurn(record, config, messagesOf(result));
     return result as Awaited<ReturnType<G["invoke"]>>;
   }
 
@@ -143,12 +159,18 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   async stream(...args: Parameters<G["stream"]>): Promise<Awaited<ReturnType<G["stream"]>>> {
     const [input, config] = args as unknown as [unknown, ThreadConfig];
     const threadId = requireThreadId(config, "stream");
-    const generator = this.streamTurn(threadId, input, config, true);
+    const generator = this.streamTurn(threadId, input, config, () => undefined);
     return IterableReadableStream.fromAsyncGenerator(generator) as unknown as Awaited<ReturnType<G["stream"]>>;
   }
 
-  private async *streamTurn(threadId: string, input: unknown, config: ThreadConfig, compactAfter: boolean): AsyncGenerator<unknown> {
-    await this.beforeTurn(threadId, input, config);
+  /** One streamed turn; `landed` hears of a compaction that landed right after it (for streamTokens). */
+  private async *streamTurn(
+    threadId: string,
+    input: unknown,
+    config: ThreadConfig,
+    landed: (report: CompactionReport | undefined) => void,
+  ): AsyncGenerator<unknown> {
+    const record = await this.beforeTurn(threadId, input, config);
     const defaultModes = (this.graph as { streamMode?: unknown }).streamMode;
     const modes: unknown[] =
       config.streamMode === undefined ? (Array.isArray(defaultModes) ? defaultModes : ["values"]) : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
@@ -156,26 +178,33 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const subgraphs = config.subgraphs === true;
     let lastValues: BaseMessage[] | undefined;
     let streamed = 0;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const stream = await this.graph.stream(input, config);
-        for await (const chunk of stream) {
-          lastValues = this.valuesOf(chunk, modes, single, subgraphs) ?? lastValues;
-          if (!lastValues) streamed += this.streamedTokens(chunk, 0);
-          yield chunk;
+    let completed = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const stream = await this.graph.stream(input, config);
+          for await (const chunk of stream) {
+            lastValues = this.valuesOf(chunk, modes, single, subgraphs) ?? lastValues;
+            if (!lastValues) streamed += this.streamedTokens(chunk, 0);
+            yield chunk;
+          }
+          break;
+        } catch (error) {
+          if (attempt > 0 || !isContextOverflowError(error) || !(await this.recover(threadId, config))) throw error;
+          streamed = 0;
         }
-        break;
-      } catch (error) {
-        if (attempt > 0 || !isContextOverflowError(error) || !(await this.recover(threadId, config))) throw error;
-        streamed = 0;
       }
+      completed = true;
+    } finally {
+      // A consumer that stops early (break, return, throw) still ends the turn.
+      if (!completed) await this.turnFailed(record, config);
     }
-    const before = this.lastCount.get(threadId);
+    const before = record.count;
     const estimate =
       lastValues === undefined && streamed > 0 && before !== undefined
         ? before + this.counter.countMessages(messagesOf(input) ?? []) + streamed
         : undefined;
-    if (compactAfter) await this.afterTurn(threadId, config, lastValues, estimate);
+    landed(await this.afterTurn(record, config, lastValues, estimate));
   }
 
   /**
@@ -210,30 +239,39 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   }
 
   /**
-   * The seed's convenience stream: `{ type: "token", content, agent }` per model token (sub-agents included), then
-   * `{ type: "compaction", report }` if the turn pushed the thread over the limit (after every token was delivered),
-   * then `{ type: "done" }`. The summarizer's own tokens never appear.
+   * A convenience stream: `{ type: "token", content, agent }` per model token (sub-agents included), then
+   * `{ type: "compaction", report }` when a compaction landed at the end of this turn (after every token was
+   * delivered: a summary computed during earlier turns, or with `background: false` the one this turn called
+   * for), then `{ type: "done" }`. The summarizer's own tokens never appear.
    */
   async *streamTokens(input: Parameters<G["stream"]>[0], config: Parameters<G["stream"]>[1]): AsyncGenerator<TokenStreamEvent> {
     const threadId = requireThreadId(config, "streamTokens");
     const turnConfig = { ...(config as ThreadConfig), streamMode: "messages", subgraphs: true } as ThreadConfig;
-    for await (const chunk of this.streamTurn(threadId, input, turnConfig, false)) {
+    let report: CompactionReport | undefined;
+    for await (const chunk of this.streamTurn(threadId, input, turnConfig, (landed) => void (report = landed))) {
       const event = toTokenEvent(chunk);
       if (event) yield event;
     }
-    const report = await this.countAndMaybeCompact(threadId, config as ThreadConfig, undefined);
     if (report?.status === "compacted") yield { type: "compaction", report };
     yield { type: "done" };
   }
 
   /** Resolves once every compaction started so far (on any thread) has finished. */
   async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending.values()]);
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
-  /** Failures in a row and whether compaction is paused for the thread (see the `circuitBreaker` option). */
+  /**
+   * The thread's compaction health: failures in a row and whether compaction is paused (see `circuitBreaker`),
+   * turns spent over `tokenLimit` without a landed compaction (see `maxTurnsOverLimit`), and the summary in flight.
+   */
   compactionHealth(threadId: string | number): CompactionHealth {
-    return this.breaker.health(String(threadId));
+    const record = this.records.peek(String(threadId));
+    return {
+      ...this.breaker.health(String(threadId)),
+      turnsOverLimit: record?.turnsOverLimit ?? 0,
+      summary: record?.ready ? "ready" : record?.preparing ? "computing" : "none",
+    };
   }
 
   /** Lift a pause of compaction for the thread now (after fixing the summarizer, say). */
@@ -254,78 +292,209 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   }
 
   // ------------------------------------------------------------------------------------------ turn lifecycle
+  //
+  // A turn never waits for a summary unless the window is at risk. After a turn, the thread is counted; over the
+  // limit, a summary of a snapshot of the head is computed in the background while turns go on; once ready, it is
+  // applied at the first moment no turn of this wrapper runs on the thread (right after the turn in flight ends) by
+  // a rebasing compare-and-swap that takes milliseconds. Before a turn, the wrapper waits only for that write, or —
+  // when the stored thread plus the input exceed `hardLimit`, or the thread has spent `maxTurnsOverLimit` turns
+  // over the limit — for the summary in flight, or compacts synchronously when none is.
 
-  private async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<void> {
-    // The next call on a thread waits for the compaction in flight on it.
-    await this.pending.get(threadId);
+  /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
+  private async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
+    const record = this.records.get(threadId);
+    await record.settling;
+    await record.applying;
     await threadLocks.idle(this.checkpointer, threadId);
-    let stored = this.lastCount.get(threadId);
+    let stored = record.count;
     const inputTokens = this.counter.countMessages(messagesOf(input) ?? []);
     if (stored === undefined || stored + inputTokens > this.options.hardLimit) {
       const state = await this.graph.getState({ configurable: { ...config.configurable } });
       stored = this.counter.countMessages(messagesOf(state?.values) ?? []);
-      this.lastCount.set(threadId, stored);
+      record.count = stored;
     }
-    if (stored + inputTokens > this.options.hardLimit) {
-      await this.compactNow(threadId, config);
-    }
+    const atRisk = stored + inputTokens > this.options.hardLimit;
+    const starved = record.turnsOverLimit >= this.options.maxTurnsOverLimit && stored > this.options.tokenLimit;
+    if (atRisk || starved) await this.compactBeforeTurn(record, config);
+    record.inFlight++;
+    return record;
   }
 
-  private async afterTurn(threadId: string, config: ThreadConfig, messages: BaseMessage[] | undefined, estimate?: number): Promise<void> {
-    if (estimate !== undefined && this.acceptEstimate(threadId, estimate)) return;
-    if (this.options.background) {
-      const task = this.countAndMaybeCompact(threadId, config, messages).then(() => undefined);
-      this.track(threadId, task);
-    } else {
-      await this.countAndMaybeCompact(threadId, config, messages);
+  /**
+   * The synchronous path: wait for the summary in flight and apply it (waiting for a gap when another process is
+   * mid-turn), or compact now when there is none or it could not land.
+   */
+  private async compactBeforeTurn(record: ThreadRecord, config: ThreadConfig): Promise<void> {
+    await record.preparing;
+    await record.applying;
+    let landed = false;
+    if (record.ready) landed = (await this.apply(record, config, SYNC_BUSY_WAIT_MS))?.status === "compacted";
+    if (!landed) {
+      record.retryAt = undefined;
+      this.startCompaction(record, config, SYNC_BUSY_WAIT_MS);
+      await record.preparing;
     }
+    record.turnsOverLimit = 0;
+  }
+
+  /**
+   * After a turn (`messages`: the turn's final state when the call returned it; `estimate`: the count derived from
+   * the stream otherwise). Returns the compaction that landed during it, if one did.
+   */
+  private async afterTurn(
+    record: ThreadRecord,
+    config: ThreadConfig,
+    messages: BaseMessage[] | undefined,
+    estimate?: number,
+  ): Promise<CompactionReport | undefined> {
+    record.inFlight = Math.max(0, record.inFlight - 1);
+    const settling = this.settle(record, config, messages, estimate);
+    record.settling = settling;
+    this.track(settling);
+    let landed = await settling;
+    if (record.settling === settling) record.settling = undefined;
+    if (!this.options.background && record.preparing) {
+      const before = record.lastLanded;
+      await record.preparing;
+      if (record.lastLanded !== before) landed = record.lastLanded;
+    }
+    return landed;
+  }
+
+  /** A turn that threw: it is no longer in flight, and a ready summary may land. */
+  private async turnFailed(record: ThreadRecord, config: ThreadConfig): Promise<void> {
+    record.inFlight = Math.max(0, record.inFlight - 1);
+    if (record.ready && record.inFlight === 0) await this.apply(record, config, 0);
+  }
+
+  /** Count the thread; apply a ready summary, or start one when over the limit. Never throws. */
+  private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined, estimate?: number): Promise<CompactionReport | undefined> {
+    const { threadId } = record;
+    try {
+      let tokens: number;
+      if (estimate !== undefined && this.acceptEstimate(record, estimate)) {
+        tokens = estimate;
+      } else {
+        let current = messages;
+        // The stored head is read only when the turn's own state shows something to archive (or carried no state).
+        if (this.archive && (!current || this.archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
+        if (!current) {
+          const state = await this.graph.getState({ configurable: { ...config.configurable } });
+          current = messagesOf(state?.values) ?? [];
+        }
+        tokens = this.counter.countMessages(current);
+        record.estimatedTurns = 0;
+      }
+      record.count = tokens;
+      const over = tokens > this.options.tokenLimit;
+      record.turnsOverLimit = over ? record.turnsOverLimit + 1 : 0;
+      if (record.ready) return record.inFlight === 0 ? await this.apply(record, config, 0) : undefined;
+      if (over && !record.preparing && (record.retryAt === undefined || tokens >= record.retryAt)) this.startCompaction(record, config, 0);
+    } catch (error) {
+      await this.reportError(error, threadId);
+    }
+    return undefined;
   }
 
   /**
    * Trust a streamed estimate only well below the limit (80%) and for at most ESTIMATED_TURNS turns in a row, so
    * estimation error can never accumulate into a missed compaction; otherwise the thread is counted exactly.
    */
-  private acceptEstimate(threadId: string, estimate: number): boolean {
-    const streak = this.estimatedTurns.get(threadId) ?? 0;
-    if (estimate > this.options.tokenLimit * 0.8 || streak >= ESTIMATED_TURNS) {
-      this.estimatedTurns.set(threadId, 0);
+  private acceptEstimate(record: ThreadRecord, estimate: number): boolean {
+    if (estimate > this.options.tokenLimit * 0.8 || record.estimatedTurns >= ESTIMATED_TURNS) {
+      record.estimatedTurns = 0;
       return false;
     }
-    this.estimatedTurns.set(threadId, streak + 1);
-    this.lastCount.set(threadId, estimate);
+    record.estimatedTurns++;
     return true;
   }
 
-  private track(threadId: string, task: Promise<void>): void {
-    const previous = this.pending.get(threadId);
-    const chained = (previous ? previous.then(() => task) : task).finally(() => {
-      if (this.pending.get(threadId) === chained) this.pending.delete(threadId);
-    });
-    this.pending.set(threadId, chained);
+  private track(task: Promise<unknown>): void {
+    this.pending.add(task);
+    void task.finally(() => this.pending.delete(task));
   }
 
-  /** Count the thread (from the turn's own state when available) and compact it when over the limit. */
-  private async countAndMaybeCompact(
-    threadId: string,
-    config: ThreadConfig,
-    messages: BaseMessage[] | undefined,
-  ): Promise<CompactionReport | undefined> {
-    try {
-      let current = messages;
-      // The stored head is read only when the turn's own state shows something to archive (or carried no state).
-      if (this.archive && (!current || this.archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
-      if (!current) {
-        const state = await this.graph.getState({ configurable: { ...config.configurable } });
-        current = messagesOf(state?.values) ?? [];
+  /**
+   * Compute a summary in the background (`record.preparing`); once ready, apply it if no turn runs on the thread,
+   * else leave it for the end of the turn in flight. A strategy compacts and writes in one go instead.
+   */
+  private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
+    const { threadId } = record;
+    if (!this.breaker.allows(threadId)) return;
+    const tokensAtStart = record.count ?? 0;
+    const task = (async () => {
+      try {
+        if (this.strategy) {
+          const report = await compactWithStrategy({
+            manager: this.manager,
+            checkpointer: this.checkpointer,
+            graph: this.graph as unknown as StateReader,
+            counter: this.counter,
+            strategy: this.strategy,
+            threadId,
+            budget: Math.floor(this.options.tokenLimit * (1 - this.options.compactionRatio)),
+          });
+          await this.outcome(record, report, config, tokensAtStart);
+          return;
+        }
+        const result = await this.manager.prepareCompaction({ configurable: { thread_id: threadId } }, { maxTokensAfter: this.options.ceiling });
+        if (result.status === "prepared") record.ready = result;
+        else await this.outcome(record, result, config, tokensAtStart);
+      } catch (error) {
+        await this.fail(threadId, error);
       }
-      const tokens = this.counter.countMessages(current);
-      this.lastCount.set(threadId, tokens);
-      this.estimatedTurns.set(threadId, 0);
-      if (tokens <= this.options.tokenLimit) return undefined;
-      return await this.compactNow(threadId, config);
+    })();
+    const preparing = task.then(async () => {
+      record.preparing = undefined;
+      if (record.ready && record.inFlight === 0) await this.apply(record, config, busyWaitMs);
+    });
+    record.preparing = preparing;
+    this.track(preparing);
+  }
+
+  /** Apply the ready summary now (a rebasing compare-and-swap). Never throws. */
+  private async apply(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): Promise<CompactionReport | undefined> {
+    const prepared = record.ready;
+    if (!prepared) return undefined;
+    const write = (async () => {
+      try {
+        const report = await this.manager.applyCompaction(prepared, { busyWaitMs });
+        // A busy head (another process mid-turn, an interrupt) keeps the summary for the next gap.
+        if (report.status !== "skipped" && record.ready === prepared) record.ready = undefined;
+        await this.outcome(record, report, config, record.count ?? 0);
+        return report;
+      } catch (error) {
+        if (record.ready === prepared) record.ready = undefined;
+        await this.fail(record.threadId, error);
+        return undefined;
+      }
+    })();
+    record.applying = write;
+    const report = await write;
+    if (record.applying === write) record.applying = undefined;
+    return report;
+  }
+
+  /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
+  private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
+    if (report.status === "compacted") {
+      this.breaker.success(report.threadId);
+      record.count = report.tokensAfter ?? record.count;
+      record.turnsOverLimit = 0;
+      record.retryAt = undefined;
+      record.estimatedTurns = 0;
+      record.lastLanded = report;
+      await this.emit(report, config);
+    } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
+      // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
+      // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
+      // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)
+      record.retryAt = tokensAtStart + Math.max(1, Math.floor(this.options.tokenLimit * COMPACTION_MARGIN));
+    }
+    try {
+      await this.hooks.onCompactionOutcome?.(report);
     } catch (error) {
-      await this.reportError(error, threadId);
-      return undefined;
+      await this.reportError(error, report.threadId);
     }
   }
 
@@ -348,35 +517,6 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     }
   }
 
-  private async compactNow(threadId: string, config: ThreadConfig): Promise<CompactionReport | undefined> {
-    if (!this.breaker.allows(threadId)) return undefined;
-    try {
-      const report = this.strategy
-        ? await compactWithStrategy({
-            manager: this.manager,
-            checkpointer: this.checkpointer,
-            graph: this.graph as unknown as StateReader,
-            counter: this.counter,
-            strategy: this.strategy,
-            threadId,
-            budget: Math.floor(this.options.tokenLimit * (1 - this.options.compactionRatio)),
-          })
-        : await this.manager.compactThread({ configurable: { thread_id: threadId } });
-      if (report.status === "compacted") await this.succeeded(report, config);
-      return report;
-    } catch (error) {
-      await this.fail(threadId, error);
-      return undefined;
-    }
-  }
-
-  /** A compaction that wrote a checkpoint: the breaker closes, the count is the new one, the hooks hear of it. */
-  private async succeeded(report: CompactionReport, config: ThreadConfig): Promise<void> {
-    this.breaker.success(report.threadId);
-    this.lastCount.set(report.threadId, report.tokensAfter ?? 0);
-    await this.emit(report, config);
-  }
-
   /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */
   private async fail(threadId: string, error: unknown): Promise<void> {
     await this.reportError(error, threadId);
@@ -396,9 +536,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     if (!baseCheckpointId || !this.breaker.allows(threadId)) return false;
     try {
       const report = await this.manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId, compactionRatio: this.options.recoveryRatio });
-      if (report.status !== "compacted") return false;
-      await this.succeeded(report, config);
-      return true;
+      await this.outcome(this.records.get(threadId), report, config, 0);
+      return report.status === "compacted";
     } catch (error) {
       await this.fail(threadId, error);
       return false;

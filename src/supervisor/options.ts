@@ -13,6 +13,7 @@ import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
 import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
+import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export const DEFAULT_HARD_LIMIT = 0.9;
 /**
@@ -33,6 +34,13 @@ export const DEFAULT_SUMMARY_SHARE = 0.6;
 /** With `compactionRatio`, the summary's default share of `tokenLimit`, as before the target existed. */
 export const RATIO_SUMMARY_SHARE = 0.25;
 export const DEFAULT_FAILURE_THRESHOLD = 3;
+/**
+ * A compaction must bring the thread under `tokenLimit` by at least this share of it (or to `compactionTarget`,
+ * whichever is lower), else it cuts harder or writes nothing: the next compaction then comes only after the
+ * thread grew by that much, never on every turn.
+ */
+export const COMPACTION_MARGIN = 0.1;
+export const DEFAULT_MAX_TURNS_OVER_LIMIT = 50;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
 
 /** After `failureThreshold` consecutive failed compactions of a thread, compaction pauses for it for `pauseMs`. */
@@ -125,6 +133,24 @@ export interface CompactingSupervisorOptions {
   onCompaction?: (report: CompactionReport) => void | Promise<void>;
   /** Called when a compaction fails (nothing was written; the turn's result is unaffected). */
   onCompactionError?: (error: unknown, context: { threadId?: string }) => void | Promise<void>;
+  /**
+   * Called with every compaction outcome, written or not: `compacted` (with `rebased` when the summary was carried
+   * onto a head that grew while it was written), `skipped` (nothing to summarize, nothing that would end under the
+   * ceiling, a head busy or paused at an interrupt: `reason` says which) and `conflict` (the summarized prefix
+   * changed meanwhile: the summary was discarded).
+   */
+  onCompactionOutcome?: (report: CompactionReport) => void | Promise<void>;
+  /**
+   * After this many turns ending over `tokenLimit` without a compaction landing (a summary still being written,
+   * every write losing to another process...), the next turn first waits for the summary in flight, or compacts
+   * synchronously, so a thread never grows without bound. @default 50
+   */
+  maxTurnsOverLimit?: number;
+  /**
+   * The most threads whose state (last count, summary in flight, turns over the limit) the wrapper keeps; the least
+   * recently used idle ones are forgotten first (their next turn reads the thread once). @default 10000
+   */
+  maxThreads?: number;
 }
 
 export interface ResolvedOptions {
@@ -142,6 +168,10 @@ export interface ResolvedOptions {
   failureThreshold: number;
   pauseMs: number;
   summaryTokens: number;
+  /** No compaction is written that would leave more than this many tokens (see COMPACTION_MARGIN). */
+  ceiling: number;
+  maxTurnsOverLimit: number;
+  maxThreads: number;
 }
 
 function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
@@ -198,7 +228,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   }
   const recoveryRatio = validateRatio("recoveryRatio", options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
   if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
-  for (const hook of ["onCompaction", "onCompactionError"] as const) {
+  for (const hook of ["onCompaction", "onCompactionError", "onCompactionOutcome"] as const) {
     if (options[hook] !== undefined && typeof options[hook] !== "function") throw invalidArgument(hook, options[hook], "a function");
   }
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
@@ -222,12 +252,20 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) {
     throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
   }
+  const maxTurnsOverLimit = options.maxTurnsOverLimit ?? DEFAULT_MAX_TURNS_OVER_LIMIT;
+  if (!Number.isInteger(maxTurnsOverLimit) || maxTurnsOverLimit < 1) throw invalidArgument("maxTurnsOverLimit", maxTurnsOverLimit, "an integer >= 1");
+  const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
+  if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
+  const targetTokens = byRatio ? undefined : Math.floor(tokenLimit * compactionTarget);
   return {
     tokenLimit,
+    ceiling: Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), targetTokens ?? 0),
+    maxTurnsOverLimit,
+    maxThreads,
     hardLimit: Math.max(hardLimit, tokenLimit),
     compactionRatio,
     keepTokens: options.keepTokens,
-    targetTokens: byRatio ? undefined : Math.floor(tokenLimit * compactionTarget),
+    targetTokens,
     recoveryRatio,
     modelName,
     background: options.background ?? true,

@@ -6,6 +6,11 @@
  * so a checkpoint loaded again (new objects, same messages) still hits, while a message replaced under the same id
  * misses. Messages without an id are keyed by a hash of that same description. An entry can never be stale: every
  * hit is checked against the values that were counted, so a cached count always equals a cold count.
+ *
+ * Memory is bounded by bytes, not entries: the id level holds at most `maxBytes` (two generations), and a content or
+ * tool-call text longer than VERBATIM_LIMIT is kept as a fingerprint (its length and two independent 53-bit hashes)
+ * rather than a copy, so a few huge messages cannot hold megabytes alive. The object level is a WeakMap: it keeps
+ * nothing alive that the thread does not.
  */
 
 import type { BaseMessage } from "@langchain/core/messages";
@@ -28,8 +33,12 @@ interface ObjectEntry {
   tokens: number;
 }
 
-/** Entries kept at the id level (at most; the older half is dropped at once). */
-export const DEFAULT_CACHE_ENTRIES = 100_000;
+/** Bytes the id level may hold (about; the older half is dropped at once). */
+export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+/** Texts longer than this are kept as a fingerprint, not verbatim. */
+export const VERBATIM_LIMIT = 1_024;
+/** Fixed cost of an entry besides its strings (object, Map slot, numbers), in bytes. */
+const ENTRY_OVERHEAD = 96;
 
 // cyrb53: a fast, well-mixed 53-bit string hash (public domain), for messages that have no id.
 function hash53(text: string, seed = 0): number {
@@ -54,6 +63,20 @@ function typeOf(message: BaseMessage): string {
   return role === undefined ? message.getType() : `${message.getType()}:${String(role)}`;
 }
 
+const FINGERPRINT = "\u0000fingerprint:";
+
+/** The text itself when short, else a fingerprint: its length and two independent 53-bit hashes. */
+function compact(text: string): string {
+  if (text.length <= VERBATIM_LIMIT) return text;
+  return `${FINGERPRINT}${text.length}:${hash53(text)}:${hash53(text, 0x9e3779b9)}`;
+}
+
+/** `text` is what `kept` (a compact()ed text) was made from; hashes only when the lengths already agree. */
+function sameText(kept: string, text: string): boolean {
+  if (text.length <= VERBATIM_LIMIT) return kept === text;
+  return kept.startsWith(`${FINGERPRINT}${text.length}:`) && kept === compact(text);
+}
+
 function describe(message: BaseMessage): Omit<Entry, "tokens"> {
   const toolCalls = toolCallsOf(message);
   return {
@@ -64,13 +87,22 @@ function describe(message: BaseMessage): Omit<Entry, "tokens"> {
   };
 }
 
+/** What an entry keeps: the description with long texts fingerprinted. */
+function stored(described: Omit<Entry, "tokens">): Omit<Entry, "tokens"> {
+  return { ...described, content: compact(described.content), calls: compact(described.calls) };
+}
+
 function sameDescription(entry: Entry, described: Omit<Entry, "tokens">): boolean {
   return (
     entry.type === described.type &&
     entry.name === described.name &&
-    entry.calls === described.calls &&
-    entry.content === described.content
+    sameText(entry.calls, described.calls) &&
+    sameText(entry.content, described.content)
   );
+}
+
+function weigh(key: string, entry: Entry): number {
+  return ENTRY_OVERHEAD + 2 * (key.length + entry.type.length + entry.content.length + entry.calls.length + String(entry.name ?? "").length);
 }
 
 export class MessageTokenCache {
@@ -83,8 +115,8 @@ export class MessageTokenCache {
   /** Lookups answered from the cache. */
   hits = 0;
 
-  constructor(maxEntries = DEFAULT_CACHE_ENTRIES) {
-    this.byKey = new GenerationalCache(Math.max(1, Math.floor(maxEntries / 2)));
+  constructor(maxBytes = DEFAULT_CACHE_BYTES) {
+    this.byKey = new GenerationalCache(Math.max(1, Math.floor(maxBytes / 2)), weigh);
   }
 
   get(message: BaseMessage, compute: (message: BaseMessage) => number): number {
@@ -99,20 +131,23 @@ export class MessageTokenCache {
       return cached.tokens;
     }
     const described = describe(message);
+    // Ids are keys as they are; a message without one is keyed by a hash of its description (NUL-prefixed, which
+    // no id this cache sees from a checkpoint starts with).
     const key =
       typeof message.id === "string" && message.id.length > 0
-        ? `id:${message.id}`
-        : `hash:${described.content.length}:${hash53(described.content)}:${hash53(`${described.type}\u0000${String(described.name ?? "")}\u0000${described.calls}`)}`;
+        ? message.id
+        : `\u0000hash:${described.content.length}:${hash53(described.content)}:${hash53(`${described.type}\u0000${String(described.name ?? "")}\u0000${described.calls}`)}`;
     const entry = this.byKey.get(key);
     let tokens: number;
     if (entry !== undefined && sameDescription(entry, described)) {
+      // A message loaded again: answered by id, and not remembered by object (a WeakMap insert per message of a
+      // reloaded thread costs more than the id lookup it would save; the next reload brings new objects anyway).
       this.hits++;
-      tokens = entry.tokens;
-    } else {
-      tokens = compute(message);
-      this.encoded++;
-      this.byKey.set(key, { ...described, tokens });
+      return entry.tokens;
     }
+    tokens = compute(message);
+    this.encoded++;
+    this.byKey.set(key, { ...stored(described), tokens });
     this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), tokens });
     return tokens;
   }

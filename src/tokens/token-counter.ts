@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { countMessageTokens, REPLY_PRIMING_TOKENS } from "./chat-format.js";
 import { DEFAULT_ENGINE, ENGINE_NAMES, getEngine, type EngineName, type TokenizerEngine } from "./engines.js";
-import { MessageTokenCache } from "./message-cache.js";
+import { DEFAULT_CACHE_BYTES, MessageTokenCache } from "./message-cache.js";
 import { DEFAULT_MODEL, resolveModel, type ModelInfo } from "./models.js";
 import { countBounded, type SplitOptions } from "./split.js";
 import { countToolDefinitions, type ToolDefinitionLike } from "./tool-definitions.js";
@@ -14,6 +14,11 @@ export interface TokenCounterOptions extends SplitOptions {
   model?: string;
   /** The tokenizer implementation. @default "gpt-tokenizer" */
   engine?: EngineName;
+  /**
+   * Bytes the per-message count cache may hold (messages seen again after a checkpoint reload are answered from
+   * it; long texts are kept as fingerprints). @default 16 MiB
+   */
+  cacheBytes?: number;
 }
 
 export interface CountMessagesOptions {
@@ -35,9 +40,11 @@ export class TokenCounter {
   readonly modelInfo: ModelInfo;
   private readonly engine: TokenizerEngine;
   private readonly split: SplitOptions;
-  private readonly cache = new MessageTokenCache();
+  private readonly cache: MessageTokenCache;
 
-  constructor({ model = DEFAULT_MODEL, engine = DEFAULT_ENGINE, segmentLength, maxRunLength }: TokenCounterOptions = {}) {
+  constructor({ model = DEFAULT_MODEL, engine = DEFAULT_ENGINE, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
+    if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
+    this.cache = new MessageTokenCache(cacheBytes);
     if (typeof model !== "string" || model.trim() === "") {
       throw invalidArgument("model", model, 'a model name such as "gpt-4o"');
     }

@@ -109,12 +109,13 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     await expect(broken.compactThread(config("a"), { compactionRatio: 0.5 })).rejects.toThrow(/provider down/);
     expect(await recallBackendFor(saver).entries("a")).toEqual([]);
 
-    // Each attempt's head moves while it summarizes (a turn lands): every compare-and-swap loses.
+    // Each attempt's summarized prefix is edited while it summarizes: no summary can be applied.
     let turn = 100;
     const racing: Summarizer = {
       name: "racing",
       async summarize(input) {
-        await agent.invoke({ messages: [new HumanMessage({ id: `race-${turn}`, content: `turn ${turn++} racing in` })] }, config("a"));
+        const first = input.messages[0]!;
+        await agent.updateState(config("a"), { messages: [new HumanMessage({ id: first.id, content: `edit ${turn++} racing in` })] });
         return new ExtractiveSummarizer().summarize(input);
       },
     };

@@ -27,10 +27,9 @@ const PHASES = ["started", "summarizing", "summarized", "in-transaction", "in-tr
 const THREAD = "crash";
 
 /** Runs the child, which kills itself on reaching `killAt` (if given). Returns the steps it reported. */
-function runChild(path: string, killAt?: string): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
+function runChild(path: string, killAt?: string, mode: "plain" | "rebase" = "plain"): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
   return new Promise((resolvePromise, reject) => {
-    const args = ["--import", "tsx", resolve(ROOT, "test/support/compact-child.ts"), path, THREAD];
-    if (killAt) args.push(killAt);
+    const args = ["--import", "tsx", resolve(ROOT, "test/support/compact-child.ts"), path, THREAD, killAt ?? "-", mode];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
     let stdout = "";
     let stderr = "";
@@ -147,4 +146,61 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     expect(outcomes.old).toBeGreaterThan(0);
     expect(outcomes.new).toBeGreaterThan(0);
   }, TRIALS * 10_000);
+
+  it(`rebasing: survives kills between the summary and the rebased write, and inside it`, async () => {
+    const REBASE_PHASES = ["summarized", "appended", "in-transaction", "in-transaction:recall", "committed:compacted"];
+    const calibration = join(dir, "rebase-calibration.sqlite");
+    copyFileSync(pristine, calibration);
+    const run = await runChild(calibration, undefined, "rebase");
+    expect(run.steps.at(-1)).toBe("committed:compacted");
+    expect(run.steps).toContain("appended");
+    const total = run.total!;
+    const appendedAt = run.steps.indexOf("appended");
+    expect(appendedAt).toBeGreaterThan(0);
+    const random = createRandom(FUZZ_SEED + 1);
+    const heads = { old: 0, appended: 0, rebased: 0 };
+    const trials = Math.max(10, Math.floor(TRIALS / 4));
+    for (let index = 0; index < trials; index++) {
+      const path = join(dir, `rebase-${index}.sqlite`);
+      copyFileSync(pristine, path);
+      const killAt = index < REBASE_PHASES.length ? REBASE_PHASES[index]! : `sql:${random.int(1, total)}`;
+      const { steps, signal } = await runChild(path, killAt, "rebase");
+      expect(signal, `rebase trial ${index} (${killAt})`).toBe("SIGKILL");
+      expect(steps.at(-1)).toBe(killAt);
+      const raw = new Database(path);
+      expect(raw.pragma("integrity_check", { simple: true })).toBe("ok");
+      raw.close();
+      const saver = SqliteSaver.fromConnString(path);
+      const head = (await saver.getTuple({ configurable: { thread_id: THREAD } }))!;
+      const messages = head.checkpoint.channel_values.messages as Array<{ id?: string }>;
+      const summary = getSummaryProvenance(messages[1]);
+      const audit = await auditThread(saver, { configurable: { thread_id: THREAD } });
+      expect(audit.problems, `rebase trial ${index} (${killAt})`).toEqual([]);
+      if (head.checkpoint.id === oldHead) {
+        heads.old++;
+        expect(indexedIds(path)).toEqual([]);
+      } else if (!summary) {
+        // The appended turn landed, the rebased write did not: the thread is the old one plus that turn.
+        heads.appended++;
+        expect(messages.some((message) => message.id === "appended-turn")).toBe(true);
+        expect(messages.length).toBe(originalIds.length + 2);
+        expect(indexedIds(path)).toEqual([]);
+      } else {
+        heads.rebased++;
+        // A complete replacement written after the appended turn, carrying it, its summary computed before it.
+        expect(validateHistory(messages)).toEqual([]);
+        expect(summary.replacedCheckpointId).toBe(oldHead);
+        expect(messages.some((message) => message.id === "appended-turn")).toBe(true);
+        expect(messages.at(-1)!.id).not.toBe(originalIds.at(-1));
+        const kept = new Set(messages.map((message) => message.id));
+        expect([...indexedIds(path)].sort()).toEqual(originalIds.filter((id) => !kept.has(id)).sort());
+      }
+      expect(audit.messagesEver).toBe(originalIds.length + (head.checkpoint.id === oldHead ? 0 : 2));
+      saver.db.close();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    }
+    recordFigures("crash", { rebaseTrials: trials, rebaseHeads: heads });
+    expect(heads.appended).toBeGreaterThan(0);
+    expect(heads.rebased).toBeGreaterThan(0);
+  }, 120_000 + TRIALS * 5_000);
 });

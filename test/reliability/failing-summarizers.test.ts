@@ -73,7 +73,8 @@ describe("failing summarizers", () => {
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 150,
+      tokenLimit: 250,
+      summaryTokens: 64,
       summarizer,
       background: false,
       summaryTimeoutMs: 300,
@@ -83,8 +84,8 @@ describe("failing summarizers", () => {
     });
     const { agent: bare } = createTestAgent(new MemorySaver());
     const config = { configurable: { thread_id: `fault-${fault}` } };
-    for (let turn = 0; turn < TURNS_PER_FAULT + 2; turn++) {
-      const input = { messages: [new HumanMessage({ id: `u${turn}`, content: `turn ${turn}: ${turn % 3 === 2 ? "lookup order-" + turn : "the invoice for ord_" + turn + " is 42 EUR"}` })] };
+    for (let turn = 0; turn < TURNS_PER_FAULT + 4; turn++) {
+      const input = { messages: [new HumanMessage({ id: `u${turn}`, content: `turn ${turn}: ${turn % 3 === 2 ? "lookup order-" + turn : `${LONG} The invoice for ord_${turn} is 42 EUR`}` })] };
       const wrapped = await supervisor.invoke(input, config);
       const plain = await bare.invoke(input, config);
       expect(textsOf(wrapped.messages)).toEqual(textsOf(plain.messages));
@@ -114,7 +115,8 @@ describe("failing summarizers", () => {
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 150,
+      tokenLimit: 250,
+      summaryTokens: 64,
       summarizer,
       background: false,
       circuitBreaker: { failureThreshold: 3, pauseMs: 400 },
@@ -123,7 +125,7 @@ describe("failing summarizers", () => {
     });
     const config = { configurable: { thread_id: "breaker" } };
     const turn = (index: number) => supervisor.invoke({ messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] }, config);
-    for (let index = 0; index < 6; index++) await turn(index);
+    for (let index = 0; index < 7; index++) await turn(index);
     expect(summarizer.calls).toBe(3);
     expect(errors.map((error) => error.code)).toEqual(["SUMMARIZER_FAILED", "SUMMARIZER_FAILED", "SUMMARIZER_FAILED", "COMPACTION_PAUSED"]);
     expect(errors[3]!.message).toContain('thread "breaker" is paused');
@@ -131,20 +133,20 @@ describe("failing summarizers", () => {
     expect(health.consecutiveFailures).toBe(3);
     expect(health.pausedUntil).toBeInstanceOf(Date);
     // Another thread is not paused by this one's failures.
-    expect(supervisor.compactionHealth("other")).toEqual({ consecutiveFailures: 0 });
+    expect(supervisor.compactionHealth("other")).toEqual({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
 
     // After the pause one attempt goes through; still failing, it pauses again at once.
     await new Promise((resolve) => setTimeout(resolve, 450));
-    await turn(6);
+    await turn(7);
     expect(summarizer.calls).toBe(4);
     expect(errors.at(-1)!.code).toBe("COMPACTION_PAUSED");
 
     // Fixed: resumeCompaction lifts the pause; the next turn compacts and the breaker closes.
     broken = false;
     supervisor.resumeCompaction("breaker");
-    await turn(7);
+    await turn(8);
     expect(reports).toHaveLength(1);
-    expect(supervisor.compactionHealth("breaker")).toEqual({ consecutiveFailures: 0 });
+    expect(supervisor.compactionHealth("breaker")).toEqual({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
     expect((await auditThread(saver, config)).problems).toEqual([]);
     recordFigures("faults", { "injected:circuit breaker": 4 });
   });
@@ -154,14 +156,15 @@ describe("failing summarizers", () => {
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 150,
+      tokenLimit: 250,
+      summaryTokens: 64,
       summarizer,
       fallbackSummarizer: "extractive",
       background: false,
       onCompaction: (report) => void reports.push(report),
     });
     const config = { configurable: { thread_id: "fallback" } };
-    for (let index = 0; index < 4; index++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] }, config);
+    for (let index = 0; index < 6; index++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] }, config);
     expect(reports.length).toBeGreaterThan(0);
     expect(reports[0]).toMatchObject({ status: "compacted", summarizer: "extractive" });
     expect(reports[0]!.fallbackReason).toContain("upstream 503");

@@ -120,9 +120,9 @@ describe("security basics", () => {
     const saver = SqliteSaver.fromConnString(path);
     const errors: unknown[] = [];
     const { agent } = createTestAgent(saver);
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 150, background: false, circuitBreaker: false, onCompactionError: (error) => void errors.push(error) });
+    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 250, summaryTokens: 64, background: false, circuitBreaker: false, onCompactionError: (error) => void errors.push(error) });
     expect(supervisor.manager.summarizer.name).toBe("llm");
-    await runTurns(supervisor as never, "keys", 4);
+    await runTurns(supervisor as never, "keys", 7);
     expect(errors.length).toBeGreaterThan(0);
     expect(server.requests.length).toBeGreaterThan(0);
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);

@@ -155,7 +155,8 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("streamTokens names the speaking agent, reports the compaction after the last token, and never leaks summary tokens", async () => {
     const summaryModel = new ScriptedChatModel({ reply: () => ({ content: "## Facts and figures\n- SUMMARYTOKEN budget 4,200 EUR" }) });
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 400, summarizer: new LlmSummarizer({ model: summaryModel }) });
+    // background: false: the summary this turn calls for is written before the stream ends (see the next test).
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 400, background: false, summarizer: new LlmSummarizer({ model: summaryModel }) });
     const config = { configurable: { thread_id: "tokens" } };
     await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
     await supervisor.flush();

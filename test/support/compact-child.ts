@@ -1,10 +1,11 @@
 /**
  * A process that compacts one thread of a SQLite file and may be killed at any step:
- *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt]
+ *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt|-] [plain|rebase]
  * It writes each step it reaches to stdout synchronously, so the parent knows where a kill landed, and with
  * `killAt` it sends itself SIGKILL on reaching that step — no timer decides where a kill lands, so a loaded machine
  * runs the same schedule. Steps:
- * - phases: "started", "summarizing", "summarized", "in-transaction" (inside the write's SQLite transaction, after
+ * - phases: "started", "summarizing", "summarized", with `rebase` "appended" (a turn landed on the thread after the
+ *   summary, so the write is a rebase), "in-transaction" (inside the write's SQLite transaction, after
  *   the checkpoint INSERT, before COMMIT), "in-transaction:recall" (after the first row of the recall index),
  *   "committed:<status>";
  * - "sql:<n>": the n-th SQL statement the child runs after "started" (reads, the transaction's statements, every
@@ -17,8 +18,11 @@ import { writeSync } from "node:fs";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { HistoryManager } from "../../src/history/history-manager.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
+import { HumanMessage } from "@langchain/core/messages";
+import { createTestAgent } from "./agents.js";
 
-const [path, threadId, killAt] = process.argv.slice(2);
+const [path, threadId, killArg = "-", mode = "plain"] = process.argv.slice(2);
+const killAt = killArg === "-" ? undefined : killArg;
 
 let started = false;
 let statements = 0;
@@ -68,6 +72,12 @@ const summarizer: Summarizer = {
     step("summarizing");
     const text = await extractive.summarize(input);
     step("summarized");
+    if (mode === "rebase") {
+      // Another writer's turn lands between the summary and its write: the write must carry it over.
+      const { agent } = createTestAgent(saver);
+      await agent.invoke({ messages: [new HumanMessage({ id: "appended-turn", content: "a turn that landed during the summary" })] }, { configurable: { thread_id: threadId } });
+      step("appended");
+    }
     return text;
   },
 };

@@ -1,0 +1,77 @@
+/**
+ * What a CompactingSupervisor remembers about each thread, in one bounded table: the count after the last turn, the
+ * summary in flight or ready, the turns spent over the limit. Bounded by a number of threads (each record is a few
+ * hundred bytes, message arrays excepted: a ready summary holds its prefix until it is applied or discarded); the
+ * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
+ */
+import type { PreparedCompaction } from "../history/history-manager.js";
+import type { CompactionReport } from "../history/report.js";
+
+export const DEFAULT_MAX_THREADS = 10_000;
+
+export interface ThreadRecord {
+  readonly threadId: string;
+  /** Tokens of the thread after the last turn through this wrapper (or its last read). */
+  count?: number;
+  /** Consecutive turns whose count was taken from the stream rather than from the full state. */
+  estimatedTurns: number;
+  /** Turns of this wrapper running on the thread now. */
+  inFlight: number;
+  /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */
+  settling?: Promise<unknown>;
+  /** The summary being computed, off the thread's critical path. */
+  preparing?: Promise<void>;
+  /** A summary ready to be applied as soon as no turn of this wrapper runs on the thread. */
+  ready?: PreparedCompaction;
+  /** The rebasing write in flight (milliseconds). */
+  applying?: Promise<unknown>;
+  /** Turns that ended over the limit since the last compaction landed. */
+  turnsOverLimit: number;
+  /** The last compaction that landed (streamTokens reports the one landing at the end of its turn). */
+  lastLanded?: CompactionReport;
+  /** After a compaction that could not usefully be written: no new attempt until the thread holds this many tokens. */
+  retryAt?: number;
+}
+
+function busy(record: ThreadRecord): boolean {
+  return record.inFlight > 0 || record.settling !== undefined || record.preparing !== undefined || record.ready !== undefined || record.applying !== undefined;
+}
+
+export class ThreadRecords {
+  private readonly records = new Map<string, ThreadRecord>();
+
+  constructor(readonly maxThreads: number = DEFAULT_MAX_THREADS) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  /** The thread's record, created when missing; marks it most recently used. */
+  get(threadId: string): ThreadRecord {
+    let record = this.records.get(threadId);
+    if (record) {
+      this.records.delete(threadId);
+    } else {
+      record = { threadId, estimatedTurns: 0, inFlight: 0, turnsOverLimit: 0 };
+      if (this.records.size >= this.maxThreads) this.evict();
+    }
+    this.records.set(threadId, record);
+    return record;
+  }
+
+  /** The record when there is one, without touching its recency. */
+  peek(threadId: string): ThreadRecord | undefined {
+    return this.records.get(threadId);
+  }
+
+  /** Drop the oldest tenth of the idle records at once (one by one would rescan deleted slots every time). */
+  private evict(): void {
+    let toDrop = Math.max(1, Math.floor(this.maxThreads / 10));
+    for (const [threadId, record] of this.records) {
+      if (toDrop === 0) break;
+      if (busy(record)) continue;
+      this.records.delete(threadId);
+      toDrop--;
+    }
+  }
+}
