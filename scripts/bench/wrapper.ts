@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
+import { benchBusyThread } from "./busy-thread.js";
 import { median, printTable } from "./table.js";
 
 const TURNS = 25;
@@ -79,6 +80,7 @@ export async function benchWrapper(): Promise<void> {
     saver.db.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  await benchBusyThread();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
