@@ -569,17 +569,7 @@ export class HistoryManager {
   }
 
   private async prepareUnlocked(threadId: string, options: PrepareOptions): Promise<PreparedCompaction | CompactionReport> {
-    const head = await readThreadHead(this.checkpointer, threadId, this.graph);
-    if (!head) throw threadNotFound(threadId);
-    const headId = head.tuple.checkpoint.id;
-    const base = {
-      threadId,
-      previousCheckpointId: headId,
-      messagesBefore: head.messages.length,
-      tokensBefore: this.counter.countMessages(head.messages),
-      summarizer: this.summarizer.name,
-      attempts: 1,
-    };
+    const { head, headId, base } = await this.readHead(threadId, this.summarizer.name, 1);
     if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
     let plan = this.planCompaction(head.messages, options);
     if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
@@ -660,19 +650,18 @@ export class HistoryManager {
     }
   }
 
-  private async applyOnce(prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
-    const { threadId, compacted } = prepared;
+  /** The thread's head, and the report fields every outcome on it starts from. */
+  private async readHead(threadId: string, summarizer: string, attempts: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
     const head = await readThreadHead(this.checkpointer, threadId, this.graph);
     if (!head) throw threadNotFound(threadId);
     const headId = head.tuple.checkpoint.id;
-    const base = {
-      threadId,
-      previousCheckpointId: headId,
-      messagesBefore: head.messages.length,
-      tokensBefore: this.counter.countMessages(head.messages),
-      summarizer: compacted.summarizer.name,
-      attempts: attempt,
-    };
+    const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: this.counter.countMessages(head.messages), summarizer, attempts };
+    return { head, headId, base };
+  }
+
+  private async applyOnce(prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
+    const { threadId, compacted } = prepared;
+    const { head, headId, base } = await this.readHead(threadId, compacted.summarizer.name, attempt);
     if (head.busyReason) return { kind: "busy", reason: head.busyReason, waitable: head.busyKind === "run", base };
     const moved = headId !== prepared.snapshotCheckpointId;
     const rebased = moved
@@ -710,7 +699,7 @@ export class HistoryManager {
   }
 }
 
-type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "messagesBefore" | "tokensBefore" | "summarizer" | "attempts">;
+type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "summarizer" | "attempts"> & { messagesBefore: number; tokensBefore: number };
 
 type ApplyOutcome =
   | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
