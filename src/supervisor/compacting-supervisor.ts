@@ -325,11 +325,12 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    * mid-turn), or compact now when there is none or it could not land.
    */
   private async compactBeforeTurn(record: ThreadRecord, config: ThreadConfig): Promise<void> {
+    const before = record.lastLanded;
+    // The summary in flight lands on its own once ready (no turn of this wrapper runs on the thread now).
     await record.preparing;
     await record.applying;
-    let landed = false;
-    if (record.ready) landed = (await this.apply(record, config, SYNC_BUSY_WAIT_MS))?.status === "compacted";
-    if (!landed) {
+    if (record.ready) await this.apply(record, config, SYNC_BUSY_WAIT_MS);
+    if (record.lastLanded === before) {
       record.retryAt = undefined;
       this.startCompaction(record, config, SYNC_BUSY_WAIT_MS);
       await record.preparing;

@@ -170,6 +170,8 @@ describe("compaction never holds up a turn", () => {
     const next = supervisor.invoke(ask(turn++), config);
     summarizer.release.open();
     await next;
+    // The turn waited for the summary in flight, which landed; nothing was summarized a second time.
+    expect(summarizer.calls).toBe(1);
     const sawSummary = seen.at(-1)!.some((message) => isSummaryMessage(message));
     expect(sawSummary).toBe(true);
     expect(supervisor.compactionHealth("starved").turnsOverLimit).toBe(0);
