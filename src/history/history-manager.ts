@@ -193,6 +193,7 @@ export class HistoryManager {
   private readonly summaryTimeoutMs: number;
   private readonly maxWriteAttempts: number;
   private readonly busyWaitMs: number;
+  private overheadTokens?: number;
   private readonly graph?: StateReader;
   private readonly writer: CompareAndSwapWriter;
   private readonly recall: { enabled: boolean; announce: boolean };
@@ -602,10 +603,11 @@ export class HistoryManager {
     };
   }
 
-  /** Tokens a summary message adds besides its text: the header line and the message framing. */
+  /** Tokens a summary message adds besides its text: the header line and the message framing. Counted once. */
   private summaryOverhead(): number {
     const header = this.recall.announce ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER;
-    return this.counter.countText(`${header}\n`) + MESSAGE_FRAMING_TOKENS;
+    this.overheadTokens ??= this.counter.countText(`${header}\n`) + MESSAGE_FRAMING_TOKENS;
+    return this.overheadTokens;
   }
 
   /**

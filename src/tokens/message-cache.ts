@@ -140,14 +140,13 @@ export class MessageTokenCache {
     const entry = this.byKey.get(key);
     let tokens: number;
     if (entry !== undefined && sameDescription(entry, described)) {
-      // A message loaded again: answered by id, and not remembered by object (a WeakMap insert per message of a
-      // reloaded thread costs more than the id lookup it would save; the next reload brings new objects anyway).
       this.hits++;
-      return entry.tokens;
+      tokens = entry.tokens;
+    } else {
+      tokens = compute(message);
+      this.encoded++;
+      this.byKey.set(key, { ...stored(described), tokens });
     }
-    tokens = compute(message);
-    this.encoded++;
-    this.byKey.set(key, { ...stored(described), tokens });
     this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), tokens });
     return tokens;
   }

@@ -1,4 +1,4 @@
-import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { HistoryManager } from "../../src/history/history-manager.js";
@@ -6,18 +6,8 @@ import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summar
 import { validateHistory } from "../../src/history/validate.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
-import { createTestAgent, runTurns } from "../support/agents.js";
+import { createTestAgent, seedThread } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
-
-const SYSTEM = new SystemMessage({ id: "system-1", content: "You are the billing assistant. Answer briefly." });
-
-async function seedThread(agent: ReturnType<typeof createTestAgent>["agent"], threadId: string, turns: number) {
-  await agent.invoke(
-    { messages: [SYSTEM, new HumanMessage({ id: `first-${threadId}`, content: "Hello, I am Bob Tanaka from the billing team." })] },
-    { configurable: { thread_id: threadId } },
-  );
-  await runTurns(agent, threadId, turns);
-}
 
 function ids(messages: readonly BaseMessage[]): string[] {
   return messages.map((message) => message.id ?? "?");

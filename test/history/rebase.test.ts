@@ -2,14 +2,14 @@
  * Summaries computed off a snapshot and applied by a rebasing compare-and-swap (prepareCompaction /
  * applyCompaction / compactThread), and the ceiling that keeps a compaction from being useless.
  */
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HistoryManager, type PreparedCompaction } from "../../src/history/history-manager.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
 import { pinMessage } from "../../src/strategies/pinned.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js";
-import { createTestAgent, runTurns } from "../support/agents.js";
+import { createTestAgent, runTurns, seedThread } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 
 /** The extractive summarizer, counting its calls. */
@@ -26,14 +26,6 @@ function countingSummarizer(): Summarizer & { calls: number } {
   return summarizer;
 }
 
-async function seed(agent: ReturnType<typeof createTestAgent>["agent"], threadId: string, turns: number) {
-  await agent.invoke(
-    { messages: [new SystemMessage({ id: "system", content: "You are the billing assistant." }), new HumanMessage({ id: `first-${threadId}`, content: "I am Bob Tanaka." })] },
-    { configurable: { thread_id: threadId } },
-  );
-  await runTurns(agent, threadId, turns);
-}
-
 const headOf = async (store: TestStore, threadId: string) => (await store.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))!;
 
 describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
@@ -47,7 +39,7 @@ describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
 
   it("applies a summary prepared before two turns landed: the turns are kept verbatim after it", async () => {
     const { agent } = createTestAgent(store.saver);
-    await seed(agent, "grown", 8);
+    await seedThread(agent, "grown", 8);
     const config = { configurable: { thread_id: "grown" } };
     const summarizer = countingSummarizer();
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer });
@@ -73,7 +65,7 @@ describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
 
   it("writes nothing when the summarized prefix changed meanwhile, and compactThread then summarizes the new head once", async () => {
     const { agent } = createTestAgent(store.saver);
-    await seed(agent, "changed", 8);
+    await seedThread(agent, "changed", 8);
     const config = { configurable: { thread_id: "changed" } };
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
     const prepared = (await manager.prepareCompaction(config)) as PreparedCompaction;
@@ -115,7 +107,7 @@ describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
 
   it("leaves a prepared summary unapplied on an interrupted head, and it still applies once the head is idle", async () => {
     const { agent } = createTestAgent(store.saver);
-    await seed(agent, "paused", 6);
+    await seedThread(agent, "paused", 6);
     const config = { configurable: { thread_id: "paused" } };
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
     const prepared = (await manager.prepareCompaction(config)) as PreparedCompaction;
@@ -142,7 +134,7 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
 
   it("cuts harder when the default plan would end above the ceiling", async () => {
     const { agent } = createTestAgent(store.saver);
-    await seed(agent, "harder", 10);
+    await seedThread(agent, "harder", 10);
     const config = { configurable: { thread_id: "harder" } };
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer(), compactionRatio: 0.2 });
     const before = manager.counter.countMessages((await agent.getState(config)).values.messages as BaseMessage[]);
@@ -155,7 +147,7 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
 
   it("writes nothing and never calls the summarizer when even the hardest cut would not fit (tiny limit, huge latest turn, all pinned)", async () => {
     const { agent } = createTestAgent(store.saver);
-    await seed(agent, "tiny", 4);
+    await seedThread(agent, "tiny", 4);
     const summarizer = countingSummarizer();
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer });
     const config = { configurable: { thread_id: "tiny" } };

@@ -1,7 +1,7 @@
 /**
  * Real compiled graphs for the tests: a createReactAgent with a scripted model and a tool.
  */
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
@@ -46,4 +46,15 @@ export async function runTurns(
     const text = index % 3 === 2 ? `lookup project-${index} please` : `${prefix} ${index}: the invoice total for order ord_${1000 + index} is ${index * 17} EUR, decided by Alice Moreau.`;
     await agent.invoke({ messages: [new HumanMessage({ id: `${prefix}-${threadId}-${index}`, content: text })] }, { configurable: { thread_id: threadId } });
   }
+}
+
+export const BILLING_SYSTEM = new SystemMessage({ id: "system-1", content: "You are the billing assistant. Answer briefly." });
+
+/** A thread opened with a system message and a greeting, then `turns` turns of runTurns. */
+export async function seedThread(agent: ReturnType<typeof createTestAgent>["agent"], threadId: string, turns: number): Promise<void> {
+  await agent.invoke(
+    { messages: [BILLING_SYSTEM, new HumanMessage({ id: `first-${threadId}`, content: "Hello, I am Bob Tanaka from the billing team." })] },
+    { configurable: { thread_id: threadId } },
+  );
+  await runTurns(agent, threadId, turns);
 }
