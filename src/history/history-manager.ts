@@ -17,7 +17,7 @@ import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { validatePredicate, type PinPredicate } from "../strategies/pinned.js";
-import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
+import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
 import { rebaseCompaction } from "./rebase.js";
 import type { CompactionReport } from "./report.js";
 import {
@@ -115,9 +115,15 @@ export interface CompactOverrides {
 export interface PrepareOptions extends CompactOverrides {
   /**
    * Write nothing unless the compacted thread holds at most this many tokens: the plan is cut harder first (all but
-   * the latest turn, a smaller summary); when even that would not fit, the report says so and nothing is summarized.
+   * the latest turn); when even that would not fit, the report says so and nothing is summarized.
    */
   maxTokensAfter?: number;
+  /**
+   * Aim to end at most this many tokens (a margin under `maxTokensAfter`): a plan that would end above it is cut
+   * harder (all but the latest turn) — never by shrinking the running summary, which would drop facts for good. When
+   * even the hardest cut ends above it, the plan is written anyway if it ends under `maxTokensAfter`, and says so.
+   */
+  preferTokensAfter?: number;
   /** How long to wait for a gap when the head is busy with a run. @default the manager's busyWaitMs */
   busyWaitMs?: number;
 }
@@ -574,8 +580,8 @@ export class HistoryManager {
     if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
     let plan = this.planCompaction(head.messages, options);
     if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
-    if (options.maxTokensAfter !== undefined) {
-      const fitted = this.planWithin(head.messages, plan, options, options.maxTokensAfter);
+    if (options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined) {
+      const fitted = this.planWithin(head.messages, plan, options);
       if (typeof fitted === "string") return { ...base, status: "skipped", reason: fitted };
       plan = fitted;
     }
@@ -611,23 +617,26 @@ export class HistoryManager {
   }
 
   /**
-   * A plan whose result fits under `ceiling`: the plan itself, else the hardest cut (everything before the latest
-   * turn) with a summary budget shrunk to the room left; or why no plan fits (then nothing is summarized).
+   * A plan that ends under `preferTokensAfter` (the plan, else the hardest cut: everything before the latest turn),
+   * else one that ends under `maxTokensAfter` (saying it ends above the aim); or why none does, and then nothing is
+   * summarized. The running summary's budget is never shrunk to make a plan fit: that drops facts for good.
    */
-  private planWithin(messages: readonly BaseMessage[], plan: CompactionPlan, options: CompactOverrides, ceiling: number): CompactionPlan | string {
+  private planWithin(messages: readonly BaseMessage[], plan: CompactionPlan, options: PrepareOptions): CompactionPlan | string {
+    const max = options.maxTokensAfter ?? Infinity;
+    const prefer = Math.min(options.preferTokensAfter ?? max, max);
     const overhead = this.summaryOverhead();
     const estimate = (candidate: CompactionPlan) => candidate.tokens.afterEstimate + overhead;
-    if (estimate(plan) <= ceiling) return plan;
-    let harder = this.planCompaction(messages, { ...options, keepTokens: 0, targetTokens: undefined });
-    if (harder.executable && estimate(harder) > ceiling) {
-      const room = ceiling - (estimate(harder) - harder.tokens.summaryBudget);
-      if (room >= FLOOR_SUMMARY_TOKENS) harder = this.planCompaction(messages, { ...options, keepTokens: 0, targetTokens: undefined, summaryTokens: Math.min(harder.tokens.summaryBudget, room) });
+    if (estimate(plan) <= prefer) return plan;
+    const harder = this.planCompaction(messages, { ...options, keepTokens: 0, targetTokens: undefined });
+    if (harder.executable && estimate(harder) <= prefer) return { ...harder, reason: `${harder.reason}; cut harder to end under ${prefer} tokens` };
+    const best = harder.executable && estimate(harder) < estimate(plan) ? harder : plan;
+    if (estimate(plan) <= max || estimate(best) <= max) {
+      const chosen = estimate(plan) <= max ? plan : best;
+      return { ...chosen, reason: `${chosen.reason}; ends at about ${estimate(chosen)} tokens, above the ${prefer} aimed at (the latest turn and the summary alone take that much)` };
     }
-    if (harder.executable && estimate(harder) <= ceiling) return { ...harder, reason: `${harder.reason}; cut harder to end under ${ceiling} tokens` };
-    const best = harder.executable ? harder : plan;
     return (
       `compacting would leave about ${estimate(best)} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
-      `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${ceiling}: nothing written`
+      `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}: nothing written`
     );
   }
 

@@ -438,7 +438,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
           await this.outcome(record, report, config, tokensAtStart);
           return;
         }
-        const result = await this.manager.prepareCompaction({ configurable: { thread_id: threadId } }, { maxTokensAfter: this.options.ceiling });
+        const result = await this.manager.prepareCompaction({ configurable: { thread_id: threadId } }, { maxTokensAfter: this.options.tokenLimit, preferTokensAfter: this.options.ceiling });
         if (result.status === "prepared") record.ready = result;
         else await this.outcome(record, result, config, tokensAtStart);
       } catch (error) {

@@ -35,9 +35,10 @@ export const DEFAULT_SUMMARY_SHARE = 0.6;
 export const RATIO_SUMMARY_SHARE = 0.25;
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 /**
- * A compaction must bring the thread under `tokenLimit` by at least this share of it (or to `compactionTarget`,
- * whichever is lower), else it cuts harder or writes nothing: the next compaction then comes only after the
- * thread grew by that much, never on every turn.
+ * A compaction aims to bring the thread under `tokenLimit` by at least this share of it (or to `compactionTarget`,
+ * whichever is higher), cutting harder when its plan would not (all but the latest turn, never a smaller running
+ * summary): the next compaction then comes only after the thread grew by that much. One that would not even end
+ * under `tokenLimit` is not written.
  */
 export const COMPACTION_MARGIN = 0.1;
 export const DEFAULT_MAX_TURNS_OVER_LIMIT = 50;
@@ -168,7 +169,7 @@ export interface ResolvedOptions {
   failureThreshold: number;
   pauseMs: number;
   summaryTokens: number;
-  /** No compaction is written that would leave more than this many tokens (see COMPACTION_MARGIN). */
+  /** A compaction aims to leave at most this many tokens (see COMPACTION_MARGIN); it never leaves more than tokenLimit. */
   ceiling: number;
   maxTurnsOverLimit: number;
   maxThreads: number;

@@ -155,8 +155,9 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("streamTokens names the speaking agent, reports the compaction after the last token, and never leaks summary tokens", async () => {
     const summaryModel = new ScriptedChatModel({ reply: () => ({ content: "## Facts and figures\n- SUMMARYTOKEN budget 4,200 EUR" }) });
-    // background: false: the summary this turn calls for is written before the stream ends (see the next test).
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 400, background: false, summarizer: new LlmSummarizer({ model: summaryModel }) });
+    // background: false: the summary this turn calls for is written before the stream ends. A 400-token limit leaves
+    // the default 256-token summary no room next to a team turn: the budget is set to fit.
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 400, summaryTokens: 100, background: false, summarizer: new LlmSummarizer({ model: summaryModel }) });
     const config = { configurable: { thread_id: "tokens" } };
     await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
     await supervisor.flush();
@@ -182,7 +183,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
         names.push(eventName);
       }
     }
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, background: false });
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, summaryTokens: 100, background: false });
     const config = { configurable: { thread_id: "events" }, callbacks: [new Collector()] };
     for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
     expect(names).toContain(COMPACTION_EVENT);

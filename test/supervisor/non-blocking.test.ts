@@ -211,7 +211,7 @@ describe("every outcome is heard, and nothing thrashes", () => {
     expect(outcomes.at(-1)!.status).toBe("compacted");
   });
 
-  it("a tiny limit: compactions that would not end under the ceiling are skipped, said so, and never written turn after turn", async () => {
+  it("a tiny limit: compactions that would not end under the limit are skipped, said so, and never written turn after turn", async () => {
     const { agent } = createAgent(store.saver);
     const outcomes: CompactionReport[] = [];
     const summarizer = gatedSummarizer();
@@ -225,7 +225,8 @@ describe("every outcome is heard, and nothing thrashes", () => {
       writesAfter.push(await writesOf("tiny"));
     }
     const written = outcomes.filter((report) => report.status === "compacted");
-    for (const report of written) expect(report.tokensAfter!).toBeLessThanOrEqual(Math.floor(120 * 0.9));
+    // Written only when it ends under the limit (it aims 10% lower, but never shrinks the summary to get there).
+    for (const report of written) expect(report.tokensAfter!).toBeLessThanOrEqual(120);
     expect(outcomes.some((report) => report.status === "skipped" && /ceiling/.test(report.reason))).toBe(true);
     expect(writesAfter.at(-1)).toBe(written.length);
     // Never written on two turns in a row: a written compaction leaves room for at least a turn.
