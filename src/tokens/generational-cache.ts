@@ -11,9 +11,11 @@ export class GenerationalCache<K, V> {
   private previous = new Map<K, V>();
   private currentWeight = 0;
 
+  /** `onDrop` is called each time the older generation is dropped. */
   constructor(
     private readonly generationSize: number,
     private readonly weigh?: (key: K, value: V) => number,
+    private readonly onDrop?: () => void,
   ) {}
 
   get size(): number {
@@ -41,6 +43,7 @@ export class GenerationalCache<K, V> {
       this.previous = this.current;
       this.current = new Map();
       this.currentWeight = 0;
+      this.onDrop?.();
     }
     return this;
   }

@@ -41,6 +41,9 @@ export class TokenCounter {
   private readonly engine: TokenizerEngine;
   private readonly split: SplitOptions;
   private readonly cache: MessageTokenCache;
+  /** Bound once: a closure made per message showed up in the count of a reloaded thread. */
+  private readonly encodeMessage = (message: BaseMessage): number => countMessageTokens(message, this.countTextBound);
+  private readonly countTextBound = (text: string): number => this.countText(text);
 
   constructor({ model = DEFAULT_MODEL, engine = DEFAULT_ENGINE, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
     if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
@@ -80,7 +83,7 @@ export class TokenCounter {
 
   /** Tokens of one message, without the 3 tokens of reply priming. Cached. */
   countMessage(message: BaseMessage): number {
-    return this.cache.get(message, (uncached) => countMessageTokens(uncached, (text) => this.countText(text)));
+    return this.cache.get(message, this.encodeMessage);
   }
 
   /** Tokens of each message, in order (reply priming not included). */
@@ -91,8 +94,7 @@ export class TokenCounter {
   /** Tokens of a whole request: messages, reply priming, and tool definitions when given. */
   countMessages(messages: readonly BaseMessage[], { tools }: CountMessagesOptions = {}): number {
     if (!Array.isArray(messages)) throw invalidArgument("messages", messages, "an array of BaseMessage");
-    let total = REPLY_PRIMING_TOKENS;
-    for (const message of messages) total += this.countMessage(message);
+    let total = REPLY_PRIMING_TOKENS + this.cache.countAll(messages, this.encodeMessage);
     if (tools && tools.length > 0) total += this.countTools(tools);
     return total;
   }

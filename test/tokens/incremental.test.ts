@@ -29,7 +29,21 @@ function makeMessage(seed: number): BaseMessage {
 /** A copy as a checkpoint reload would produce: new objects, same ids and content. */
 function reload(message: BaseMessage): BaseMessage {
   const Constructor = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
-  return new Constructor({ ...message, content: structuredClone(message.content) });
+  const toolCalls = (message as AIMessage).tool_calls;
+  return new Constructor({ ...message, content: structuredClone(message.content), ...(toolCalls ? { tool_calls: structuredClone(toolCalls) } : {}) });
+}
+
+/** Same id and content, one counted detail changed: the name, or a tool call's name, arguments or key order. */
+function tweak(message: BaseMessage, kind: number): BaseMessage {
+  const Constructor = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+  const calls = structuredClone((message as AIMessage).tool_calls ?? []) as Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+  const fields: Record<string, unknown> = { ...message, content: structuredClone(message.content), tool_calls: calls };
+  if (kind === 0 || calls.length === 0) fields.name = `${String(message.name ?? "")}renamed`;
+  else if (kind === 1) calls[0]!.name = `${calls[0]!.name}_v2`;
+  else if (kind === 2) calls[0]!.args = { ...calls[0]!.args, query: `${String(calls[0]!.args.query)} and more words` };
+  else if (kind === 3) calls[0]!.args = { page: 2, ...calls[0]!.args };
+  else calls.push({ id: "call_extra", name: "lookup", args: {} });
+  return new Constructor(fields);
 }
 
 const edit = fc.oneof(
@@ -37,6 +51,7 @@ const edit = fc.oneof(
   fc.record({ kind: fc.constant("replace" as const), seed: fc.nat(), at: fc.nat() }),
   fc.record({ kind: fc.constant("remove" as const), at: fc.nat() }),
   fc.record({ kind: fc.constant("reload" as const) }),
+  fc.record({ kind: fc.constant("tweak" as const), at: fc.nat(), detail: fc.nat({ max: 4 }) }),
 );
 
 describe("incremental counting", () => {
@@ -44,8 +59,11 @@ describe("incremental counting", () => {
     fc.assert(
       fc.property(fc.array(fc.nat(), { maxLength: 20 }), fc.array(edit, { maxLength: 25 }), (initial, edits) => {
         const warm = new TokenCounter({ model: "gpt-4o" });
+        // A cache small enough to drop generations (and with them the remembered sequences) all along.
+        const small = new TokenCounter({ model: "gpt-4o", cacheBytes: 4_096 });
         let thread = initial.map(makeMessage);
         warm.countMessages(thread);
+        small.countMessages(thread);
         for (const step of edits) {
           if (step.kind === "append") thread = [...thread, makeMessage(step.seed)];
           else if (step.kind === "replace" && thread.length > 0) {
@@ -57,8 +75,13 @@ describe("incremental counting", () => {
           } else if (step.kind === "remove" && thread.length > 0) {
             thread = thread.filter((_, index) => index !== step.at % thread.length);
           } else if (step.kind === "reload") thread = thread.map(reload);
+          else if (step.kind === "tweak" && thread.length > 0) {
+            const at = step.at % thread.length;
+            thread = thread.map((message, index) => (index === at ? tweak(message, step.detail) : message));
+          }
           const cold = new TokenCounter({ model: "gpt-4o" }).countMessages(thread);
           expect(warm.countMessages(thread)).toBe(cold);
+          expect(small.countMessages(thread)).toBe(cold);
         }
       }),
       { numRuns: 80, seed: 42 },
