@@ -27,7 +27,7 @@ import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { startPostgres } from "../../test/support/postgres-server.js";
 import { busyAgent, TURN_INTERVAL_MS, userTurn } from "./busy-agent.js";
-import { printTable } from "./table.js";
+import { percentile, printTable } from "./table.js";
 
 const SECONDS = Number(process.env.BENCH_BUSY_SECONDS ?? 60);
 const SUMMARY_MS = 2_000;
@@ -67,11 +67,6 @@ async function lostByCompaction(saver: BaseCheckpointSaver, threadId: string): P
     }
   }
   return lost;
-}
-
-function percentile(values: number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
 }
 
 /** The second process; resolves once it is connected, `done` once it has finished its turns. */

@@ -17,6 +17,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The value at fraction `q` (0..1) of the sorted values (nearest rank). */
+export function percentile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
 export function time<T>(run: () => T): { result: T; ms: number } {
   const start = performance.now();
   const result = run();

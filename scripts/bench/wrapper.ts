@@ -1,7 +1,8 @@
 /**
  * The wrapper's cost when no compaction triggers: per-turn time of invoke and stream through CompactingSupervisor
  * against the bare graph on a 1,000-message SQLite thread, interleaved in one run, and the time to the first
- * streamed token. Run: npm run bench:wrapper
+ * streamed token (p95 beside the median), then the busy-thread block (BENCH_BUSY_SECONDS=0 skips it).
+ * Run: npm run bench:wrapper
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
@@ -14,7 +15,7 @@ import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { benchBusyThread } from "./busy-thread.js";
-import { median, printTable } from "./table.js";
+import { median, percentile, printTable } from "./table.js";
 
 const TURNS = 25;
 
@@ -63,24 +64,43 @@ export async function benchWrapper(): Promise<void> {
         if (wrapped) await wrapper.flush();
         record(`first token ${wrapped ? "wrapped" : "bare"}`, first);
         record(`stream messages ${wrapped ? "wrapped" : "bare"}`, performance.now() - started);
+
+        // streamTokens against the stream it is made of (messages mode with subgraphs) on the bare graph.
+        started = performance.now();
+        if (wrapped) {
+          for await (const _ of wrapper.streamTokens(turn(index), config)) void _;
+          await wrapper.flush();
+        } else {
+          for await (const _ of await graph.stream(turn(index), { ...config, streamMode: "messages", subgraphs: true })) void _;
+        }
+        record(`streamTokens ${wrapped ? "wrapped" : "bare"}`, performance.now() - started);
       }
     }
-    const rows = ["invoke", "stream", "stream messages", "first token"].map((name) => {
+    const rows = ["invoke", "stream", "stream messages", "streamTokens", "first token"].map((name) => {
       const bare = median(samples[`${name} bare`]!);
       const wrapped = median(samples[`${name} wrapped`]!);
+      const bareTail = percentile(samples[`${name} bare`]!, 0.95);
+      const wrappedTail = percentile(samples[`${name} wrapped`]!, 0.95);
       return {
-        measurement: name === "first token" ? "time to first token (streamMode messages)" : `${name} per turn (incl. the wrapper's counting)`,
+        measurement:
+          name === "first token"
+            ? "time to first token (streamMode messages)"
+            : name === "streamTokens"
+              ? "streamTokens per turn (bare: stream messages + subgraphs)"
+              : `${name} per turn (incl. the wrapper's counting)`,
         "bare ms": bare.toFixed(1),
         "wrapped ms": wrapped.toFixed(1),
         overhead: `${(((wrapped - bare) / bare) * 100).toFixed(1)}%`,
+        "p95 bare / wrapped ms": `${bareTail.toFixed(1)} / ${wrappedTail.toFixed(1)}`,
+        "p95 overhead": `${(((wrappedTail - bareTail) / bareTail) * 100).toFixed(1)}%`,
       };
     });
-    printTable(`Wrapper overhead, no compaction, 1,000-message SQLite thread (median of ${TURNS} interleaved turns; target <= 5%)`, rows);
+    printTable(`Wrapper overhead, no compaction, 1,000-message SQLite thread (median and p95 of ${TURNS} interleaved turns; target <= 5%)`, rows);
   } finally {
     saver.db.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  await benchBusyThread();
+  if (process.env.BENCH_BUSY_SECONDS !== "0") await benchBusyThread();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -3,7 +3,7 @@
  * each turn it counts the thread's tokens; over the limit, it compacts the thread through a HistoryManager.
  */
 
-import { BaseMessage, BaseMessageChunk } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
@@ -23,9 +23,8 @@ import { readThreadHead, type StateReader } from "../history/thread-state.js";
 import { COMPACTION_MARGIN, resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
 import { isContextOverflowError } from "./overflow.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
+import { messagesOf, streamShape } from "./stream-shape.js";
 
-/** At most this many streamed turns in a row are counted by estimate before an exact count. */
-const ESTIMATED_TURNS = 5;
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
 
@@ -60,11 +59,6 @@ export interface CompactableGraph {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<string, unknown>;
-
-function messagesOf(value: unknown): BaseMessage[] | undefined {
-  const messages = (value as { messages?: unknown } | undefined)?.messages;
-  return Array.isArray(messages) && messages.every((message) => BaseMessage.isInstance(message)) ? (messages as BaseMessage[]) : undefined;
-}
 
 export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph> {
   readonly graph: G;
@@ -171,27 +165,24 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     landed: (report: CompactionReport | undefined) => void,
   ): AsyncGenerator<unknown> {
     const record = await this.beforeTurn(threadId, input, config);
-    const defaultModes = (this.graph as { streamMode?: unknown }).streamMode;
-    const modes: unknown[] =
-      config.streamMode === undefined ? (Array.isArray(defaultModes) ? defaultModes : ["values"]) : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
-    const single = !Array.isArray(config.streamMode);
-    const subgraphs = config.subgraphs === true;
+    // The turn's final state comes with the stream ("values" added when the caller did not ask for it), so the
+    // thread is counted from memory, with the cache answering for everything but what the turn added.
+    const shape = streamShape(config.streamMode, (this.graph as { streamMode?: unknown }).streamMode, config.subgraphs === true, config.encoding);
+    const graphConfig = shape.injected ? { ...config, streamMode: shape.streamMode } : config;
     let lastValues: BaseMessage[] | undefined;
-    let streamed = 0;
     let completed = false;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const stream = await this.graph.stream(input, config);
+          const stream = await this.graph.stream(input, graphConfig);
           for await (const chunk of stream) {
-            lastValues = this.valuesOf(chunk, modes, single, subgraphs) ?? lastValues;
-            if (!lastValues) streamed += this.streamedTokens(chunk, 0);
-            yield chunk;
+            lastValues = shape.valuesOf(chunk) ?? lastValues;
+            if (shape.forwards(chunk)) yield shape.unwrap(chunk);
           }
           break;
         } catch (error) {
           if (attempt > 0 || !isContextOverflowError(error) || !(await this.recover(threadId, config))) throw error;
-          streamed = 0;
+          lastValues = undefined;
         }
       }
       completed = true;
@@ -199,43 +190,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       // A consumer that stops early (break, return, throw) still ends the turn.
       if (!completed) await this.turnFailed(record, config);
     }
-    const before = record.count;
-    const estimate =
-      lastValues === undefined && streamed > 0 && before !== undefined
-        ? before + this.counter.countMessages(messagesOf(input) ?? []) + streamed
-        : undefined;
-    landed(await this.afterTurn(record, config, lastValues, estimate));
-  }
-
-  /**
-   * Tokens of the messages (or message chunks) in a streamed chunk — an estimate of what the turn added, used when
-   * the stream carries no full state, so the thread need not be read back after every streamed turn.
-   */
-  private streamedTokens(value: unknown, depth: number): number {
-    if (depth > 5 || value === null || typeof value !== "object") return 0;
-    if (BaseMessage.isInstance(value)) {
-      const chunkArgs = (value as BaseMessage & { tool_call_chunks?: Array<{ args?: string; name?: string }> }).tool_call_chunks ?? [];
-      const calls = chunkArgs.reduce((sum, call) => sum + this.counter.countText(`${call.name ?? ""}${call.args ?? ""}`), 0);
-      const own = BaseMessageChunk.isInstance(value) ? this.counter.countText(value.text) + 1 : this.counter.countMessage(value);
-      return own + calls;
-    }
-    let total = 0;
-    for (const item of Array.isArray(value) ? value : Object.values(value)) total += this.streamedTokens(item, depth + 1);
-    return total;
-  }
-
-  private valuesOf(chunk: unknown, modes: unknown[], single: boolean, subgraphs: boolean): BaseMessage[] | undefined {
-    if (!modes.includes("values")) return undefined;
-    let payload = chunk;
-    if (subgraphs) {
-      if (!Array.isArray(payload) || payload.length < 2 || (payload[0] as unknown[]).length > 0) return undefined;
-      payload = single ? payload[1] : payload.slice(1);
-    }
-    if (!single) {
-      if (!Array.isArray(payload) || payload[0] !== "values") return undefined;
-      payload = payload[1];
-    }
-    return messagesOf(payload);
+    landed(await this.afterTurn(record, config, lastValues));
   }
 
   /**
@@ -339,17 +294,12 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   }
 
   /**
-   * After a turn (`messages`: the turn's final state when the call returned it; `estimate`: the count derived from
-   * the stream otherwise). Returns the compaction that landed during it, if one did.
+   * After a turn (`messages`: the turn's final state, from the call's result or its stream; read back from the
+   * thread when absent). Returns the compaction that landed during it, if one did.
    */
-  private async afterTurn(
-    record: ThreadRecord,
-    config: ThreadConfig,
-    messages: BaseMessage[] | undefined,
-    estimate?: number,
-  ): Promise<CompactionReport | undefined> {
+  private async afterTurn(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
     record.inFlight = Math.max(0, record.inFlight - 1);
-    const settling = this.settle(record, config, messages, estimate);
+    const settling = this.settle(record, config, messages);
     record.settling = settling;
     this.track(settling);
     let landed = await settling;
@@ -369,23 +319,17 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   }
 
   /** Count the thread; apply a ready summary, or start one when over the limit. Never throws. */
-  private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined, estimate?: number): Promise<CompactionReport | undefined> {
+  private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
     const { threadId } = record;
     try {
-      let tokens: number;
-      if (estimate !== undefined && this.acceptEstimate(record, estimate)) {
-        tokens = estimate;
-      } else {
-        let current = messages;
-        // The stored head is read only when the turn's own state shows something to archive (or carried no state).
-        if (this.archive && (!current || this.archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
-        if (!current) {
-          const state = await this.graph.getState({ configurable: { ...config.configurable } });
-          current = messagesOf(state?.values) ?? [];
-        }
-        tokens = this.counter.countMessages(current);
-        record.estimatedTurns = 0;
+      let current = messages;
+      // The stored head is read only when the turn's own state shows something to archive (or carried no state).
+      if (this.archive && (!current || this.archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
+      if (!current) {
+        const state = await this.graph.getState({ configurable: { ...config.configurable } });
+        current = messagesOf(state?.values) ?? [];
       }
+      const tokens = this.counter.countMessages(current);
       record.count = tokens;
       const over = tokens > this.options.tokenLimit;
       record.turnsOverLimit = over ? record.turnsOverLimit + 1 : 0;
@@ -395,19 +339,6 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       await this.reportError(error, threadId);
     }
     return undefined;
-  }
-
-  /**
-   * Trust a streamed estimate only well below the limit (80%) and for at most ESTIMATED_TURNS turns in a row, so
-   * estimation error can never accumulate into a missed compaction; otherwise the thread is counted exactly.
-   */
-  private acceptEstimate(record: ThreadRecord, estimate: number): boolean {
-    if (estimate > this.options.tokenLimit * 0.8 || record.estimatedTurns >= ESTIMATED_TURNS) {
-      record.estimatedTurns = 0;
-      return false;
-    }
-    record.estimatedTurns++;
-    return true;
   }
 
   private track(task: Promise<unknown>): void {
@@ -483,7 +414,6 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       record.count = report.tokensAfter ?? record.count;
       record.turnsOverLimit = 0;
       record.retryAt = undefined;
-      record.estimatedTurns = 0;
       record.lastLanded = report;
       await this.emit(report, config);
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {

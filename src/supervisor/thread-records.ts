@@ -13,8 +13,6 @@ export interface ThreadRecord {
   readonly threadId: string;
   /** Tokens of the thread after the last turn through this wrapper (or its last read). */
   count?: number;
-  /** Consecutive turns whose count was taken from the stream rather than from the full state. */
-  estimatedTurns: number;
   /** Turns of this wrapper running on the thread now. */
   inFlight: number;
   /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */
@@ -52,7 +50,7 @@ export class ThreadRecords {
     if (record) {
       this.records.delete(threadId);
     } else {
-      record = { threadId, estimatedTurns: 0, inFlight: 0, turnsOverLimit: 0 };
+      record = { threadId, inFlight: 0, turnsOverLimit: 0 };
       if (this.records.size >= this.maxThreads) this.evict();
     }
     this.records.set(threadId, record);

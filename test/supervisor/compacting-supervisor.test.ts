@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { CompactionReport } from "../../src/history/report.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
 import { validateHistory } from "../../src/history/validate.js";
@@ -134,6 +135,8 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       { streamMode: ["values", "messages"] },
       { streamMode: "updates", subgraphs: true },
       { streamMode: ["messages", "updates"], subgraphs: true },
+      { streamMode: "messages", subgraphs: true },
+      { streamMode: ["updates", "custom"] },
     ];
     for (const [index, mode] of modes.entries()) {
       const run = async (wrap: boolean) => {
@@ -150,6 +153,52 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       const bare = await run(false);
       expect(await run(true), JSON.stringify(mode)).toBe(bare);
       expect(bare.length).toBeGreaterThan(100);
+    }
+  });
+
+  it("counts a streamed turn from the stream itself: the thread is never read back, and the count is exact", async () => {
+    const team = createTeam(saver);
+    const supervisor = new CompactingSupervisor(team, { tokenLimit: 100_000 });
+    const config = { configurable: { thread_id: "counted" } };
+    let reads = 0;
+    const getState = team.getState.bind(team);
+    team.getState = (async (...args: Parameters<typeof team.getState>) => {
+      reads++;
+      return getState(...args);
+    }) as typeof team.getState;
+    const totals: number[] = [];
+    const countMessages = supervisor.counter.countMessages.bind(supervisor.counter);
+    supervisor.counter.countMessages = (messages, options) => {
+      const total = countMessages(messages, options);
+      if (messages.length > 1) totals.push(total);
+      return total;
+    };
+    await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
+    const turns: Array<() => Promise<void>> = [
+      async () => {
+        for await (const _ of await supervisor.stream({ messages: [new HumanMessage(REQUESTS[1]!)] }, { ...config, streamMode: "messages" })) void _;
+      },
+      async () => {
+        for await (const _ of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[2]!)] }, config)) void _;
+      },
+      async () => {
+        for await (const _ of await supervisor.stream({ messages: [new HumanMessage(REQUESTS[3]!)] }, { ...config, streamMode: ["updates", "messages"], subgraphs: true })) void _;
+      },
+    ];
+    for (const turn of turns) {
+      reads = 0;
+      totals.length = 0;
+      await turn();
+      await supervisor.flush();
+      expect(reads).toBe(0);
+      team.getState = getState;
+      const stored = (await team.getState(config)).values.messages as BaseMessage[];
+      team.getState = (async (...args: Parameters<typeof team.getState>) => {
+        reads++;
+        return getState(...args);
+      }) as typeof team.getState;
+      // The wrapper's count after the turn is the cold count of the stored thread.
+      expect(totals.at(-1)).toBe(new TokenCounter().countMessages(stored));
     }
   });
 
