@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark of the project, one table per measurement, in one run. */
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { benchHistory } from "./history.js";
 import { benchPeers } from "./peers.js";
@@ -11,6 +12,8 @@ console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await benchTokens();
 await benchHistory();
 await benchWrapper();
+// The memory bench forces GCs: it runs in its own node, started with --expose-gc.
+spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], { stdio: "inherit" });
 await benchPeers();
 await benchRecall();
 if (existsSync(DEFAULT_DATA)) printRetention(await benchRetention());

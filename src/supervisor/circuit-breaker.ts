@@ -1,6 +1,8 @@
 /**
  * Per-thread circuit breaker for compaction: after `threshold` consecutive failures a thread's compaction pauses
  * for `pauseMs`; then one attempt is let through (half-open) and a failure pauses it again, a success closes it.
+ * Holds at most `maxThreads` failing threads: past that, the oldest failure records are forgotten (a forgotten
+ * thread simply starts counting its failures again).
  */
 import { CompactionError } from "../errors.js";
 
@@ -30,7 +32,12 @@ export class CircuitBreaker {
     private readonly threshold: number,
     private readonly pauseMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxThreads = 10_000,
   ) {}
+
+  get size(): number {
+    return this.states.size;
+  }
 
   /** May a compaction of this thread run now? */
   allows(threadId: string): boolean {
@@ -47,6 +54,15 @@ export class CircuitBreaker {
     const state = this.states.get(threadId) ?? { failures: 0, pausedUntil: 0 };
     state.failures++;
     state.lastError = error;
+    // Re-inserted so the map's order is the order of last failure; the oldest tenth goes at once when full.
+    this.states.delete(threadId);
+    if (this.states.size >= this.maxThreads) {
+      let toDrop = Math.max(1, Math.floor(this.maxThreads / 10));
+      for (const key of this.states.keys()) {
+        if (toDrop-- === 0) break;
+        this.states.delete(key);
+      }
+    }
     this.states.set(threadId, state);
     if (state.failures < this.threshold) return undefined;
     state.pausedUntil = this.now() + this.pauseMs;

@@ -11,6 +11,7 @@ import type { RecallOptions } from "../history/history-manager.js";
 import type { SummaryRole } from "../history/summary-message.js";
 import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
 import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
+import { DEFAULT_CACHE_BYTES } from "../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
@@ -152,6 +153,12 @@ export interface CompactingSupervisorOptions {
    * recently used idle ones are forgotten first (their next turn reads the thread once). @default 10000
    */
   maxThreads?: number;
+  /**
+   * Bytes the token counter's per-message cache may hold (texts over 16 KiB kept as fingerprints). With `maxThreads`,
+   * this bounds what the wrapper itself keeps in memory, whatever the number of threads and message sizes (see the
+   * README's "Memory"). @default 16 MiB
+   */
+  cacheBytes?: number;
 }
 
 export interface ResolvedOptions {
@@ -173,6 +180,7 @@ export interface ResolvedOptions {
   ceiling: number;
   maxTurnsOverLimit: number;
   maxThreads: number;
+  cacheBytes: number;
 }
 
 function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
@@ -257,8 +265,11 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (!Number.isInteger(maxTurnsOverLimit) || maxTurnsOverLimit < 1) throw invalidArgument("maxTurnsOverLimit", maxTurnsOverLimit, "an integer >= 1");
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
+  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
+  if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
   const targetTokens = byRatio ? undefined : Math.floor(tokenLimit * compactionTarget);
   return {
+    cacheBytes,
     tokenLimit,
     ceiling: Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), targetTokens ?? 0),
     maxTurnsOverLimit,

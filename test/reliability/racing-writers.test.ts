@@ -1,7 +1,8 @@
 /**
  * Racing writers: two processes run turns on one thread through CompactingSupervisor (background compaction) while
  * the script compacts the same thread in a loop — on a SQLite file and on Postgres. Afterwards every user message
- * sent is in the head or covered by one of its summaries (auditThread), none twice.
+ * sent is in the head or covered by one of its summaries (auditThread), none twice, and the turn processes' summaries
+ * were written by rebasing onto turns that landed while they were computed.
  */
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -85,7 +86,7 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     while (!finished) scriptCodes.push((await compactThread(["compact", THREAD, ...store.scriptArgs, "--json"])).code);
     const results = await Promise.all(writers);
     for (const result of results) expect(result.code, result.stderr).toBe(0);
-    const stats = results.map((result) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { compactions: number; compactionErrors: string[] });
+    const stats = results.map((result) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { compactions: number; rebased: number; conflicts: number; compactionErrors: string[] });
     expect(scriptCodes.every((code) => [0, 6, 9].includes(code)), String(scriptCodes)).toBe(true);
 
     const saver = await store.saver();
@@ -107,10 +108,17 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     const wrapperCompactions = stats.reduce((sum, stat) => sum + stat.compactions, 0);
     const scriptCompactions = scriptCodes.filter((code) => code === 0).length;
     expect(wrapperCompactions + scriptCompactions).toBeGreaterThan(2);
+    // Every summary of the turn processes is applied after the thread grew: rebased onto the turns that landed
+    // meanwhile, or discarded (conflict) when another compaction changed its prefix first — and the audit above
+    // found nothing lost either way.
+    const rebases = stats.reduce((sum, stat) => sum + stat.rebased, 0);
+    expect(rebases).toBeGreaterThan(0);
     expect(audit.covered).toBeGreaterThan(0);
     recordFigures("race", {
       [`${kind}:turns`]: TURNS * 3,
       [`${kind}:wrapperCompactions`]: wrapperCompactions,
+      [`${kind}:wrapperRebased`]: rebases,
+      [`${kind}:wrapperConflicts`]: stats.reduce((sum, stat) => sum + stat.conflicts, 0),
       [`${kind}:scriptRuns`]: scriptCodes.length,
       [`${kind}:scriptCompactions`]: scriptCompactions,
       [`${kind}:scriptConflictsOrBusy`]: scriptCodes.filter((code) => code !== 0).length,

@@ -4,13 +4,18 @@
  * LangGraph does not serialize two runs of one thread, so the turn processes take turns through a lock directory
  * (as a deployment would through its run queue); the compactions — each process's background ones and the
  * script's — take no lock and race with everything. User message ids are `<prefix>-<n>`.
- * Prints one JSON line: { turns, compactions, compactionErrors }.
+ * Every summary of this process is held until a turn (of either process) has ended after it began — counted in a
+ * file beside the lock — so it is applied to a thread that grew meanwhile: by a rebase, or not at all (a conflict)
+ * when another compaction changed the summarized prefix first. Never by timing: the signal is the turn count.
+ * Prints one JSON line: { turns, compactions, rebased, conflicts, compactionErrors }.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { mkdirSync, rmdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { createTeam } from "../../scripts/demo/team.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import type { Summarizer } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 
 const [location, threadId, count, prefix, lockDir, schema] = process.argv.slice(2);
@@ -30,17 +35,47 @@ async function withTurnLock<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } finally {
+    // Turns ended so far, by any process (written under the lock).
+    writeFileSync(turnsFile, String(turnsEnded() + 1));
     rmdirSync(lockDir!);
   }
 }
 
+const turnsFile = `${lockDir}.turns`;
+function turnsEnded(): number {
+  try {
+    return Number(readFileSync(turnsFile, "utf8")) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+let finished = false;
+const extractive = new ExtractiveSummarizer();
+const heldUntilGrown: Summarizer = {
+  name: "extractive-held",
+  async summarize(input) {
+    const before = turnsEnded();
+    const summary = await extractive.summarize(input);
+    while (turnsEnded() === before && !finished) await new Promise((resolve) => setTimeout(resolve, 5));
+    return summary;
+  },
+};
+
 let compactions = 0;
+let rebased = 0;
+let conflicts = 0;
 const errors: string[] = [];
 const supervisor = new CompactingSupervisor(createTeam(saver), {
   tokenLimit: 1_200,
   background: true,
   circuitBreaker: false,
+  summarizer: heldUntilGrown,
   onCompaction: () => void compactions++,
+  onCompactionOutcome: (report) => {
+    if (report.rebased) rebased++;
+    if (report.status === "conflict") conflicts++;
+  },
   onCompactionError: (error) => void errors.push(String((error as Error).message ?? error)),
 });
 for (let index = 0; index < Number(count); index++) {
@@ -53,7 +88,8 @@ for (let index = 0; index < Number(count); index++) {
   // Let this process's background compaction overlap the other process's next turn.
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 10));
 }
+finished = true;
 await supervisor.flush();
-process.stdout.write(`${JSON.stringify({ turns: Number(count), compactions, compactionErrors: errors })}\n`);
+process.stdout.write(`${JSON.stringify({ turns: Number(count), compactions, rebased, conflicts, compactionErrors: errors })}\n`);
 if (postgres) await (saver as PostgresSaver).end();
 else (saver as SqliteSaver).db.close();
