@@ -130,9 +130,26 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     });
   }
 
-  /** Same input, same config, same result as `graph.invoke`; compaction runs after (or before, see `hardLimit`). */
-  async invoke(...args: Parameters<G["invoke"]>): Promise<Awaited<ReturnType<G["invoke"]>>> {
-    const [input, config] = args as unknown as [unknown, ThreadConfig];
+  /**
+   * Same input, same config, same result as `graph.invoke` — typed as the graph's own method, so code that compiles
+   * against the graph compiles against the wrapper. Compaction runs after the turn (or before, see `hardLimit`).
+   */
+  readonly invoke: G["invoke"] = ((input: unknown, config?: unknown) => this.invokeTurn(input, config)) as G["invoke"];
+
+  /**
+   * Yields exactly the chunks `graph.stream` yields, as they arrive, for every `streamMode` and `subgraphs` — typed
+   * as the graph's own method (its overloads by `streamMode` included). The stream ends when the graph's does;
+   * compaction runs after it (unless `background: false`).
+   */
+  readonly stream: G["stream"] = ((input: unknown, config?: unknown) => this.streamCall(input, config)) as G["stream"];
+
+  /** The graph's `getState`, `getStateHistory` and `updateState`, unchanged. */
+  readonly getState: G["getState"] = ((...args: unknown[]) => this.graph.getState(args[0], args[1])) as G["getState"];
+  readonly getStateHistory: G["getStateHistory"] = ((...args: unknown[]) => this.graph.getStateHistory(args[0], args[1])) as G["getStateHistory"];
+  readonly updateState: G["updateState"] = ((...args: unknown[]) => this.graph.updateState(args[0], args[1], args[2])) as G["updateState"];
+
+  private async invokeTurn(input: unknown, rawConfig: unknown): Promise<unknown> {
+    const config = rawConfig as ThreadConfig;
     const threadId = requireThreadId(config, "invoke");
     const record = await this.beforeTurn(threadId, input, config);
     let result: unknown;
@@ -143,18 +160,13 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       throw error;
     }
     await this.afterTurn(record, config, messagesOf(result));
-    return result as Awaited<ReturnType<G["invoke"]>>;
+    return result;
   }
 
-  /**
-   * Yields exactly the chunks `graph.stream` yields, as they arrive, for every `streamMode` and `subgraphs`.
-   * The stream ends when the graph's does; compaction runs after it (unless `background: false`).
-   */
-  async stream(...args: Parameters<G["stream"]>): Promise<Awaited<ReturnType<G["stream"]>>> {
-    const [input, config] = args as unknown as [unknown, ThreadConfig];
+  private async streamCall(input: unknown, rawConfig: unknown): Promise<IterableReadableStream<unknown>> {
+    const config = rawConfig as ThreadConfig;
     const threadId = requireThreadId(config, "stream");
-    const generator = this.streamTurn(threadId, input, config, () => undefined);
-    return IterableReadableStream.fromAsyncGenerator(generator) as unknown as Awaited<ReturnType<G["stream"]>>;
+    return IterableReadableStream.fromAsyncGenerator(this.streamTurn(threadId, input, config, () => undefined));
   }
 
   /** One streamed turn; `landed` hears of a compaction that landed right after it (for streamTokens). */
@@ -232,18 +244,6 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   /** Lift a pause of compaction for the thread now (after fixing the summarizer, say). */
   resumeCompaction(threadId: string | number): void {
     this.breaker.reset(String(threadId));
-  }
-
-  getState(...args: Parameters<G["getState"]>): ReturnType<G["getState"]> {
-    return this.graph.getState(...(args as unknown as [unknown, unknown])) as ReturnType<G["getState"]>;
-  }
-
-  getStateHistory(...args: Parameters<G["getStateHistory"]>): ReturnType<G["getStateHistory"]> {
-    return this.graph.getStateHistory(...(args as unknown as [unknown, unknown])) as ReturnType<G["getStateHistory"]>;
-  }
-
-  updateState(...args: Parameters<G["updateState"]>): ReturnType<G["updateState"]> {
-    return this.graph.updateState(...(args as unknown as [unknown, unknown, unknown])) as ReturnType<G["updateState"]>;
   }
 
   // ------------------------------------------------------------------------------------------ turn lifecycle
