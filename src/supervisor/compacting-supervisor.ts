@@ -24,6 +24,7 @@ import { COMPACTION_MARGIN, resolveOptions, type CompactingSupervisorOptions, ty
 import { isContextOverflowError } from "./overflow.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
+import { inputMessages } from "./turn-input.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
@@ -262,13 +263,15 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     await record.applying;
     await threadLocks.idle(this.checkpointer, threadId);
     let stored = record.count;
-    const inputTokens = this.counter.countMessages(messagesOf(input) ?? []);
+    const inputTokens = this.counter.countMessages(inputMessages(input));
     if (stored === undefined || stored + inputTokens > this.options.hardLimit) {
       const state = await this.graph.getState({ configurable: { ...config.configurable } });
-      stored = this.counter.countMessages(messagesOf(state?.values) ?? []);
+      const messages = messagesOf(state?.values) ?? [];
+      // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
+      stored = messages.length === 0 ? 0 : this.counter.countMessages(messages);
       record.count = stored;
     }
-    const atRisk = stored + inputTokens > this.options.hardLimit;
+    const atRisk = stored > 0 && stored + inputTokens > this.options.hardLimit;
     const starved = record.turnsOverLimit >= this.options.maxTurnsOverLimit && stored > this.options.tokenLimit;
     if (atRisk || starved) await this.compactBeforeTurn(record, config);
     record.inFlight++;

@@ -119,6 +119,35 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     await supervisor.flush();
   });
 
+  it("counts a plain-object input ({ role, content }) in the hardLimit check, as the message it becomes", async () => {
+    const models = scriptedModels();
+    const team = createTeam(saver, models);
+    const config = { configurable: { thread_id: "plain-input" } };
+    for (let turn = 0; turn < 8; turn++) await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
+    const stored = new TokenCounter().countMessages((await team.getState(config)).values.messages as BaseMessage[]);
+    // The stored thread alone fits; with the ~300-token input it does not.
+    const reports: CompactionReport[] = [];
+    const supervisor = new CompactingSupervisor(team, { tokenLimit: stored + 50, hardLimit: stored + 50, onCompaction: (report) => void reports.push(report) });
+    models.supervisor.calls.length = 0;
+    const long = `Please review these invoice notes: ${"the refund of order ord_4471 was approved by Alice Moreau on 2026-03-14; ".repeat(15)}`;
+    await supervisor.invoke({ messages: [{ role: "user", content: long }] }, config);
+    expect(reports.length).toBeGreaterThanOrEqual(1);
+    expect(models.supervisor.calls[0]!.some((message) => isSummaryMessage(message))).toBe(true);
+    await supervisor.flush();
+  });
+
+  it("runs the first turn of a new thread whose input alone exceeds hardLimit, reporting no error", async () => {
+    const errors: unknown[] = [];
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 300, hardLimit: 300, summaryTokens: 64, onCompactionError: (error) => void errors.push(error) });
+    const config = { configurable: { thread_id: "new-and-long" } };
+    const long = `Please review: ${"the refund of order ord_4471 was approved by Alice Moreau on 2026-03-14; ".repeat(20)}`;
+    const result = await supervisor.invoke({ messages: [new HumanMessage(long)] }, config);
+    expect(result.messages.length).toBeGreaterThan(1);
+    await supervisor.flush();
+    expect(errors.filter((error) => CompactionError.isInstance(error) && error.code === "THREAD_NOT_FOUND")).toEqual([]);
+    expect(supervisor.compactionHealth("new-and-long").consecutiveFailures).toBe(0);
+  });
+
   it("streams chunks identical to the bare graph's, mode by mode", async () => {
     const normalize = (chunks: unknown[]) => {
       const seen = new Map<string, string>();
