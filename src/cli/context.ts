@@ -51,6 +51,34 @@ export interface CliContext {
   /** The token limit shown against threads (--limit, TOKEN_LIMIT, or 4,000). */
   limit: number;
   options: ParsedOptions;
+  /** The store options to repeat in a follow-up command (a Postgres password left out). */
+  storeArgs: string;
+}
+
+/** TOKEN_LIMIT as .env documents it: a number of tokens, or a fraction (0 < x <= 1) of the model's window. */
+function envTokenLimit(raw: string | undefined, contextWindow: number): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = Number(raw.replace(/_/g, ""));
+  if (Number.isFinite(value) && value > 0 && value <= 1) return Math.floor(value * contextWindow);
+  if (Number.isInteger(value) && value > 1) return value;
+  throw invalidArgument("TOKEN_LIMIT", raw, "a positive integer number of tokens, or a fraction (0 < x <= 1) of the model's context window");
+}
+
+function quote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+function storeArgsOf(dbPath: string | undefined, url: string | undefined, schema: string | undefined): string {
+  if (dbPath) return `--db ${quote(dbPath)}`;
+  let shown = url!;
+  try {
+    const parsed = new URL(url!);
+    if (parsed.password) parsed.password = "<password>";
+    shown = parsed.toString();
+  } catch {
+    // Not a URL (a key=value connection string): shown as given.
+  }
+  return `--postgres ${quote(shown)}${schema && schema !== "public" ? ` --schema ${quote(schema)}` : ""}`;
 }
 
 export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv, command?: string): Promise<CliContext> {
@@ -63,11 +91,12 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
   }
   // search reads --limit as a number of hits; every other command as a number of tokens.
   const tokenLimit = options.limit !== undefined && command !== "search" ? options.limit : undefined;
-  const limit = positiveInteger("--limit", tokenLimit, positiveInteger("TOKEN_LIMIT", env.TOKEN_LIMIT && Number(env.TOKEN_LIMIT) > 1 ? env.TOKEN_LIMIT : undefined, 4_000))!;
   const model = options.model ?? env.TOKEN_MODEL ?? "gpt-4o";
   const counter = new TokenCounter({ model });
+  const limit = positiveInteger("--limit", tokenLimit, envTokenLimit(env.TOKEN_LIMIT, counter.contextWindow) ?? 4_000)!;
   const store = dbPath ? await openSqliteStore(dbPath) : await openPostgresStore(url!, { schema: options.schema ?? "public" });
-  return { store, counter, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit, options };
+  const storeArgs = storeArgsOf(dbPath, url, options.schema);
+  return { store, counter, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit, options, storeArgs };
 }
 
 export async function requireThread(context: CliContext, threadId: string | undefined): Promise<ThreadHead> {

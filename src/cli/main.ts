@@ -27,8 +27,10 @@ Commands:
   search <thread> <words…>     search the messages compaction took out of the head (--limit N hits)
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
 
-The store can also come from .env: DATABASE_PATH or POSTGRES_URL. Run "<command> --help" for each command;
---version prints the package's version.
+Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for checkpoint tables outside the
+"public" schema. The store can also come from .env: DATABASE_PATH or POSTGRES_URL (TOKEN_LIMIT, TOKEN_MODEL and
+COMPACTION_RATIO too). Run "<command> --help" for each command; --version prints the package's version.
+Inside this repository: npm run --silent compact -- <command> … (--silent keeps npm's banner out of --json output).
 Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
 5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict.`;
 

@@ -97,6 +97,29 @@ describe("the compaction script on a thread written by the demo", () => {
   });
 });
 
+describe("settings from the environment", () => {
+  it("reads TOKEN_LIMIT as a fraction of the window and COMPACTION_RATIO, and the restore hint repeats the store", async () => {
+    settle(db);
+    const copy = join(dir, "hint.sqlite");
+    copyFileSync(db, copy);
+    const inspected = await compactThread(["inspect", THREAD, "--db", copy, "--json"], { TOKEN_LIMIT: "0.5" });
+    expect(inspected.code, inspected.stderr).toBe(0);
+    // gpt-4o's window is 128,000 tokens.
+    expect(JSON.parse(inspected.stdout).limit).toBe(64_000);
+
+    const plan = async (ratio: string) => {
+      const result = await compactThread(["compact", THREAD, "--db", copy, "--dry-run", "--json"], { COMPACTION_RATIO: ratio });
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).plan.summarize.messages as number;
+    };
+    expect(await plan("0.8")).toBeGreaterThan(await plan("0.2"));
+
+    const compacted = await compactThread(["compact", THREAD, "--db", copy]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    expect(compacted.stdout).toMatch(new RegExp(`restore with: restore ${THREAD} --checkpoint [0-9a-f-]+ --db ${copy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\)`));
+  });
+});
+
 describe("compact --all", () => {
   it("compacts every thread above the threshold and reports each", async () => {
     const path = join(dir, "many.sqlite");
@@ -156,6 +179,9 @@ describe("bad input: one clear line, a distinct exit code, nothing written", () 
     ["an unknown command", () => ["shrink", THREAD, "--db", db], 2, /unknown command "shrink"/],
     ["an unknown option", () => ["compact", THREAD, "--db", db, "--ratoi", "0.5"], 2, /Unknown option '--ratoi'/],
     ["restore without --checkpoint", () => ["restore", THREAD, "--db", db], 2, /needs --checkpoint/],
+    ["no store given", () => ["list"], 2, /no store given/],
+    ["an invalid TOKEN_LIMIT", () => ["inspect", THREAD, "--db", db], 2, /TOKEN_LIMIT must be .*got "-3"/, { TOKEN_LIMIT: "-3" }],
+    ["an out-of-range COMPACTION_RATIO", () => ["compact", THREAD, "--db", db], 2, /COMPACTION_RATIO must be .*got 1\.5/, { COMPACTION_RATIO: "1.5" }],
   ];
 
   it.each(cases)("%s", async (_, args, code, message, env) => {

@@ -19,15 +19,15 @@ Usage: compact-thread compact <thread> (--db <file> | --postgres <url>) [--limit
        compact-thread compact --all --over N (--db <file> | --postgres <url>) [...]
 
   --limit N        only compact when the thread holds more than N tokens
-  --ratio R        share (0 < R < 1) of the oldest non-system messages to summarize (default 0.5)
+  --ratio R        share (0 < R < 1) of the oldest non-system messages to summarize (default: COMPACTION_RATIO, or 0.5)
   --summarizer S   extractive (offline, default) or openai (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)
   --model M        tokenizer model (default gpt-4o); with --summarizer openai also the summary model
   --all --over N   compact every thread above N tokens, with a progress bar
 
 Examples:
-  npm run compact -- compact demo-20261121-101500 --db data/demo.sqlite --dry-run
-  npm run compact -- compact support-42 --postgres "$POSTGRES_URL" --ratio 0.7 --summarizer openai
-  npm run compact -- compact --all --over 60000 --db data/app.sqlite`;
+  npx compact-thread compact demo-20261121-101500 --db data/demo.sqlite --dry-run
+  npx compact-thread compact support-42 --postgres "$POSTGRES_URL" --ratio 0.7 --summarizer openai
+  npx compact-thread compact --all --over 60000 --db data/app.sqlite`;
 
 function createSummarizer(context: CliContext): Summarizer {
   const choice = context.options.summarizer ?? "extractive";
@@ -58,7 +58,8 @@ function describePlan(plan: CompactionPlan) {
 }
 
 export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
-  const ratio = context.options.ratio === undefined ? undefined : validateRatio("--ratio", numeric(context.options.ratio));
+  const rawRatio = context.options.ratio ?? (context.env.COMPACTION_RATIO?.trim() ? context.env.COMPACTION_RATIO : undefined);
+  const ratio = rawRatio === undefined ? undefined : validateRatio(context.options.ratio !== undefined ? "--ratio" : "COMPACTION_RATIO", numeric(rawRatio));
   const summarizer = createSummarizer(context);
   const manager = new HistoryManager({ checkpointer: context.store.saver, summarizer, counter: context.counter, compactionRatio: ratio });
   if (context.options.all) return compactAll(context, manager);
@@ -103,7 +104,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
     const report = out.report as CompactionReport;
     printer.line(paint(printer, 32, `compacted: ${number(report.tokensBefore)} → ${number(report.tokensAfter)} tokens, ${report.messagesBefore} → ${report.messagesAfter} messages`));
     printer.line(`new checkpoint      ${report.newCheckpointId}`);
-    printer.line(`previous checkpoint ${report.previousCheckpointId} (restore with: restore ${threadId} --checkpoint ${report.previousCheckpointId})`);
+    printer.line(`previous checkpoint ${report.previousCheckpointId} (restore with: restore ${threadId} --checkpoint ${report.previousCheckpointId} ${context.storeArgs})`);
   } else {
     printer.line(out.status === "dry-run" ? "dry run: nothing written" : `nothing written: ${String(out.reason)}`);
   }

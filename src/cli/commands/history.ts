@@ -8,8 +8,8 @@ compactions and restores marked, so the saw-tooth of a compacted thread is visib
 Usage: compact-thread history <thread> (--db <file> | --postgres <url>) [--json]
 
 Examples:
-  npm run compact -- history demo-20261121-101500 --db data/demo.sqlite
-  npm run compact -- history support-42 --postgres "$POSTGRES_URL" --json`;
+  npx compact-thread history demo-20261121-101500 --db data/demo.sqlite
+  npx compact-thread history support-42 --postgres "$POSTGRES_URL" --json`;
 
 export async function historyCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);

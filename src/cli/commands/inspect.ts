@@ -10,8 +10,8 @@ summary if any, and whether the thread may be compacted now
 Usage: compact-thread inspect <thread> (--db <file> | --postgres <url>) [--limit N] [--model M] [--json]
 
 Examples:
-  npm run compact -- inspect demo-20261121-101500 --db data/demo.sqlite
-  npm run compact -- inspect support-42 --postgres "$POSTGRES_URL" --limit 32000 --json`;
+  npx compact-thread inspect demo-20261121-101500 --db data/demo.sqlite
+  npx compact-thread inspect support-42 --postgres "$POSTGRES_URL" --limit 32000 --json`;
 
 export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   const head = await requireThread(context, threadId);

@@ -8,8 +8,8 @@ export const LIST_HELP = `list — every thread in the store: messages, tokens, 
 Usage: compact-thread list (--db <file> | --postgres <url>) [--sort tokens|name|updated] [--limit N] [--json]
 
 Examples:
-  npm run compact -- list --db data/demo.sqlite --sort tokens
-  npm run compact -- list --postgres postgresql://user:pass@localhost/app --json`;
+  npx compact-thread list --db data/demo.sqlite --sort tokens
+  npx compact-thread list --postgres postgresql://user:pass@localhost/app --json`;
 
 export async function listCommand(context: CliContext): Promise<void> {
   const sort = context.options.sort ?? "tokens";

@@ -12,7 +12,7 @@ values. Refused for a busy or interrupted thread, or a checkpoint that is not in
 Usage: compact-thread restore <thread> --checkpoint <id> (--db <file> | --postgres <url>) [--json]
 
 Examples:
-  npm run compact -- restore demo-20261121-101500 --checkpoint 1f0c2a4e-... --db data/demo.sqlite`;
+  npx compact-thread restore demo-20261121-101500 --checkpoint 1f0c2a4e-... --db data/demo.sqlite`;
 
 export async function restoreCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   const head = await requireThread(context, threadId);
