@@ -40,7 +40,9 @@ export type CompactionErrorCode =
   | "STORE_UNAVAILABLE"
   | "CHECKPOINT_NOT_FOUND"
   | "COMPACTION_PAUSED"
-  | "STORE_CORRUPT";
+  | "STORE_CORRUPT"
+  | "STORE_READ_ONLY"
+  | "STORE_ERROR";
 
 export interface CompactionErrorOptions {
   code: CompactionErrorCode;
@@ -109,6 +111,36 @@ export function asStoreReadError(error: unknown, threadId: string): unknown {
     message: `thread ${JSON.stringify(threadId)}: a stored checkpoint could not be read (${(error as Error).message}); the store may be corrupted: check it (SQLite: PRAGMA integrity_check) or restore a backup. Nothing was written.`,
     cause: error,
   });
+}
+
+/**
+ * An error of the checkpoint store's driver as a CompactionError with a stable code (anything else — a
+ * CompactionError, a bug — is returned unchanged):
+ * STORE_CORRUPT (unreadable data), STORE_READ_ONLY (SQLite SQLITE_READONLY / SQLITE_PERM, Postgres 25006 / 42501),
+ * STORE_UNAVAILABLE (SQLite cannot open, disk I/O; Postgres refused the login (28xxx), the connection failed
+ * (08xxx, ECONNREFUSED...)), STORE_ERROR (any other store error). The driver's error is the `cause`.
+ */
+export function asStoreError(error: unknown, threadId: string): unknown {
+  if (CompactionError.isInstance(error)) return error;
+  const read = asStoreReadError(error, threadId);
+  if (CompactionError.isInstance(read)) return read;
+  const code = String((error as { code?: unknown } | undefined)?.code ?? "");
+  const name = (error as { name?: unknown } | undefined)?.name;
+  // SQLite's errors, Postgres's (a five-character SQLSTATE with a severity) and a failed connection's.
+  const fromStore =
+    name === "SqliteError" ||
+    code.startsWith("SQLITE_") ||
+    (/^[0-9A-Z]{5}$/.test(code) && typeof (error as { severity?: unknown }).severity === "string") ||
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND)$/.test(code);
+  if (!fromStore) return error;
+  const text = (error as Error | undefined)?.message ?? String(error);
+  const of = (kind: CompactionErrorCode, what: string) =>
+    new CompactionError({ code: kind, value: threadId, message: `thread ${JSON.stringify(threadId)}: ${what} (${code ? `${code}: ` : ""}${text}). Nothing was written.`, cause: error });
+  if (/^SQLITE_(READONLY|PERM)/.test(code) || code === "25006" || code === "42501") return of("STORE_READ_ONLY", "the store cannot be written by this process");
+  if (/^SQLITE_(CANTOPEN|IOERR|BUSY|LOCKED|FULL)/.test(code) || /^(28|08)/.test(code) || /^E[A-Z]+$/.test(code)) {
+    return of("STORE_UNAVAILABLE", "the store is unavailable");
+  }
+  return of("STORE_ERROR", "the store failed");
 }
 
 /**

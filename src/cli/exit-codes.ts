@@ -19,6 +19,8 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
   MISSING_THREAD_ID: EXIT.usage,
   STORE_UNAVAILABLE: EXIT.storeUnavailable,
   STORE_CORRUPT: EXIT.notACheckpointStore,
+  STORE_READ_ONLY: EXIT.storeUnavailable,
+  STORE_ERROR: EXIT.storeUnavailable,
   THREAD_NOT_FOUND: EXIT.threadNotFound,
   THREAD_BUSY: EXIT.threadBusy,
   SUMMARIZER_FAILED: EXIT.summarizerFailed,

@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { copyCheckpoint, type BaseCheckpointSaver, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { idAfter } from "../checkpoint/ids.js";
 import { createWriter, maxVersion, type CompareAndSwapWriter, type ReplacementBuilder } from "../checkpoint/compare-and-swap.js";
-import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
+import { asStoreError, CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { createDefaultSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { LlmSummarizer } from "../summarizers/llm.js";
@@ -183,6 +183,15 @@ function buildReplacement(
     return { checkpoint, metadata, newVersions: { messages: version } };
   };
   return { id, baseVersion, build };
+}
+
+/** The result of `work`, with any store error (a raw SqliteError, a pg DatabaseError) as a CompactionError. */
+async function storeErrors<T>(threadId: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw asStoreError(error, threadId);
+  }
 }
 
 export class HistoryManager {
@@ -409,7 +418,7 @@ export class HistoryManager {
     { expectedCheckpointId, metadata }: { expectedCheckpointId?: string; metadata?: Record<string, unknown> } = {},
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
     const threadId = requireThreadId(config, "replaceThreadHistory");
-    return threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, expectedCheckpointId, metadata));
+    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, expectedCheckpointId, metadata)));
   }
 
   /**
@@ -422,7 +431,7 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     metadata?: Record<string, unknown>,
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
-    return threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, head.tuple.checkpoint.id, metadata, head));
+    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => this.replaceUnlocked(threadId, messages, head.tuple.checkpoint.id, metadata, head)));
   }
 
   /**
@@ -542,7 +551,7 @@ export class HistoryManager {
    */
   async compactThread(config: unknown, overrides: PrepareOptions = {}): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "compactThread");
-    return summaryLocks.run(this.checkpointer, threadId, async () => {
+    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, async () => {
       let last: CompactionReport | undefined;
       for (let attempt = 1; attempt <= this.maxWriteAttempts; attempt++) {
         const prepared = await this.prepareUnlocked(threadId, overrides);
@@ -552,7 +561,7 @@ export class HistoryManager {
         last = report;
       }
       return { ...last!, reason: `gave up after ${this.maxWriteAttempts} summaries: ${last!.reason}`, attempts: this.maxWriteAttempts };
-    });
+    }));
   }
 
   /**
@@ -562,7 +571,7 @@ export class HistoryManager {
    */
   async prepareCompaction(config: unknown, options: PrepareOptions = {}): Promise<PreparedCompaction | CompactionReport> {
     const threadId = requireThreadId(config, "prepareCompaction");
-    return summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options));
+    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options)));
   }
 
   /**
@@ -572,7 +581,7 @@ export class HistoryManager {
    * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
    */
   async applyCompaction(prepared: PreparedCompaction, { busyWaitMs = this.busyWaitMs }: { busyWaitMs?: number } = {}): Promise<CompactionReport> {
-    return (await this.applyPrepared(prepared, busyWaitMs)).report;
+    return (await storeErrors(prepared.threadId, this.applyPrepared(prepared, busyWaitMs))).report;
   }
 
   private async prepareUnlocked(threadId: string, options: PrepareOptions): Promise<PreparedCompaction | CompactionReport> {
