@@ -6,6 +6,7 @@
  */
 import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
+import type { SqliteDatabase } from "../checkpoint/sqlite-database.js";
 import { invalidArgument } from "../errors.js";
 
 /** Separates namespace labels in the stored key; labels may not contain it. */
@@ -71,13 +72,13 @@ function matches(actual: unknown, expected: unknown): boolean {
 }
 
 export class SqliteStore extends BaseStore {
-  readonly db: Database.Database;
+  readonly db: SqliteDatabase;
 
   /** `db`: an open better-sqlite3 database (e.g. `sqliteSaver.db`, to share the checkpoints' file) or a path. */
-  constructor(db: Database.Database | string) {
+  constructor(db: SqliteDatabase | string) {
     super();
-    if (typeof db === "string") this.db = new Database(db);
-    else if (db && typeof (db as Database.Database).prepare === "function") this.db = db;
+    if (typeof db === "string") this.db = new Database(db) as unknown as SqliteDatabase;
+    else if (db && typeof (db as SqliteDatabase).prepare === "function") this.db = db;
     else throw invalidArgument("db", db, "a better-sqlite3 Database or a file path");
     this.db.exec(`CREATE TABLE IF NOT EXISTS langgraph_store (
       namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,

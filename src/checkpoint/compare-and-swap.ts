@@ -31,7 +31,7 @@ import type {
   Checkpoint,
   CheckpointMetadata,
 } from "@langchain/langgraph-checkpoint";
-import type { Database } from "better-sqlite3";
+import type { SqliteDatabase as Database } from "./sqlite-database.js";
 
 export type WriteOutcome =
   | { status: "written" }

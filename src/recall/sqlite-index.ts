@@ -13,7 +13,7 @@
  *   row's thread id is checked too).
  * - Rows are written by `applySqliteRecall` inside the caller's transaction (the compare-and-swap's).
  */
-import type { Database } from "better-sqlite3";
+import type { SqliteDatabase as Database } from "../checkpoint/sqlite-database.js";
 import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
 import { fts5Expression, indexTerms } from "./query.js";
