@@ -62,10 +62,6 @@ function hash53(text: string, seed = 0): number {
     h1 = Math.imul(h1 ^ code, 2654435761);
     h2 = Math.imul(h2 ^ code, 1597334677);
   }
-  return finish53(h1, h2);
-}
-
-function finish53(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
@@ -85,16 +81,7 @@ const FINGERPRINT = "\u0000fingerprint:";
 /** The text itself when short, else a fingerprint: its length and two independent 53-bit hashes. */
 function compact(text: string): string {
   if (text.length <= VERBATIM_LIMIT) return text;
-  // Two independent cyrb53 hashes (seeds 0 and the golden ratio) computed in one pass over the text.
-  let a1 = 0xdeadbeef, a2 = 0x41c6ce57, b1 = 0xdeadbeef ^ 0x9e3779b9, b2 = 0x41c6ce57 ^ 0x9e3779b9;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    a1 = Math.imul(a1 ^ code, 2654435761);
-    a2 = Math.imul(a2 ^ code, 1597334677);
-    b1 = Math.imul(b1 ^ code, 2654435761);
-    b2 = Math.imul(b2 ^ code, 1597334677);
-  }
-  return `${FINGERPRINT}${text.length}:${finish53(a1, a2)}:${finish53(b1, b2)}`;
+  return `${FINGERPRINT}${text.length}:${hash53(text)}:${hash53(text, 0x9e3779b9)}`;
 }
 
 /** `text` is what `kept` (a compact()ed text) was made from; hashes only when the lengths already agree. */
