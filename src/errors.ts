@@ -42,7 +42,8 @@ export type CompactionErrorCode =
   | "COMPACTION_PAUSED"
   | "STORE_CORRUPT"
   | "STORE_READ_ONLY"
-  | "STORE_ERROR";
+  | "STORE_ERROR"
+  | "MISSING_DEPENDENCY";
 
 export interface CompactionErrorOptions {
   code: CompactionErrorCode;

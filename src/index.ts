@@ -31,6 +31,7 @@ export {
 export { ExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./summarizers/extractive.js";
 export { LlmSummarizer, type LlmSummarizerOptions } from "./summarizers/llm.js";
 export { createDefaultSummarizer } from "./summarizers/default.js";
+export { createOpenAISummarizer, type OpenAISummarizerOptions } from "./summarizers/openai.js";
 export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
 
 export { CompactingSupervisor, COMPACTION_EVENT, type CompactableGraph } from "./supervisor/compacting-supervisor.js";

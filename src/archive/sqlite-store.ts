@@ -5,9 +5,10 @@
  * (a `query` is accepted and ignored, as InMemoryStore does without embeddings).
  */
 import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
-import Database from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase } from "../checkpoint/sqlite-database.js";
 import { invalidArgument } from "../errors.js";
+import { requireOptional } from "../optional-dependency.js";
 
 /** Separates namespace labels in the stored key; labels may not contain it. */
 const SEPARATOR = "\u001f";
@@ -77,7 +78,10 @@ export class SqliteStore extends BaseStore {
   /** `db`: an open better-sqlite3 database (e.g. `sqliteSaver.db`, to share the checkpoints' file) or a path. */
   constructor(db: SqliteDatabase | string) {
     super();
-    if (typeof db === "string") this.db = new Database(db) as unknown as SqliteDatabase;
+    if (typeof db === "string") {
+      const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "SqliteStore opened from a path");
+      this.db = new Database(db) as unknown as SqliteDatabase;
+    }
     else if (db && typeof (db as SqliteDatabase).prepare === "function") this.db = db;
     else throw invalidArgument("db", db, "a better-sqlite3 Database or a file path");
     this.db.exec(`CREATE TABLE IF NOT EXISTS langgraph_store (

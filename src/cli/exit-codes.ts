@@ -21,6 +21,7 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
   STORE_CORRUPT: EXIT.notACheckpointStore,
   STORE_READ_ONLY: EXIT.storeUnavailable,
   STORE_ERROR: EXIT.storeUnavailable,
+  MISSING_DEPENDENCY: EXIT.usage,
   THREAD_NOT_FOUND: EXIT.threadNotFound,
   THREAD_BUSY: EXIT.threadBusy,
   SUMMARIZER_FAILED: EXIT.summarizerFailed,

@@ -1,7 +1,7 @@
-import { ChatOpenAI } from "@langchain/openai";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { ExtractiveSummarizer } from "./extractive.js";
-import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
+import { DEFAULT_SUMMARY_MODEL } from "./llm.js";
+import { createOpenAISummarizer } from "./openai.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "./types.js";
 
 /**
@@ -14,15 +14,11 @@ export function createDefaultSummarizer(
 ): Summarizer {
   const apiKey = env.OPENAI_API_KEY;
   if (!apiKey) return new ExtractiveSummarizer({ counter });
-  const model = new ChatOpenAI({
+  return createOpenAISummarizer({
     apiKey,
     model: env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL,
-    temperature: 0,
-    // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.
-    maxRetries: 0,
-    configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined,
+    baseURL: env.OPENAI_BASE_URL || undefined,
   });
-  return new LlmSummarizer({ model });
 }
 
 /**

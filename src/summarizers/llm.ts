@@ -17,8 +17,15 @@ import { contentText } from "./render.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer } from "./types.js";
 
 export interface LlmSummarizerOptions {
-  /** The chat model. Required unless OPENAI_API_KEY is set, in which case ChatOpenAI is used. */
+  /** The chat model. Required unless `loadModel` is given. */
   model?: BaseChatModel;
+  /**
+   * Builds the chat model on the first summary instead (e.g. to import an optional provider package only when a
+   * summary is written); called once. With it, `modelName` names the model in the provenance.
+   */
+  loadModel?: () => Promise<BaseChatModel>;
+  /** The model's name recorded in the provenance when `loadModel` is used. */
+  modelName?: string;
   /** Attempts per summary (the first try included). @default 3 */
   maxAttempts?: number;
   /** Delay before the first retry; doubled each time. @default 500 */
@@ -47,26 +54,40 @@ export class LlmSummarizer implements Summarizer {
   readonly name = "llm";
   readonly model?: string;
   readonly maxTokens: number;
-  private readonly chatModel: BaseChatModel;
+  private readonly chatModel?: BaseChatModel;
+  private readonly loadModel?: () => Promise<BaseChatModel>;
+  private loading?: Promise<BaseChatModel>;
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
 
   /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or bad retry options. */
-  constructor({ model, maxAttempts = 3, retryDelayMs = 500, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS }: LlmSummarizerOptions = {}) {
-    if (model === undefined) {
+  constructor({ model, loadModel, modelName: name, maxAttempts = 3, retryDelayMs = 500, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS }: LlmSummarizerOptions = {}) {
+    if (model === undefined && loadModel === undefined) {
       throw invalidArgument("model", model, "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)");
     }
-    if (typeof (model as { invoke?: unknown }).invoke !== "function") {
+    if (model !== undefined && typeof (model as { invoke?: unknown }).invoke !== "function") {
       throw invalidArgument("model", model, "a LangChain chat model with invoke()");
     }
+    if (model === undefined && typeof loadModel !== "function") throw invalidArgument("loadModel", loadModel, "a function returning a chat model");
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw invalidArgument("maxAttempts", maxAttempts, "an integer >= 1");
     if (!Number.isFinite(retryDelayMs) || retryDelayMs < 0) throw invalidArgument("retryDelayMs", retryDelayMs, "a number >= 0");
     if (!Number.isInteger(maxTokens) || maxTokens < 64) throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
     this.chatModel = model;
-    this.model = modelName(model);
+    this.loadModel = loadModel;
+    this.model = model ? modelName(model) : name;
     this.maxAttempts = maxAttempts;
     this.retryDelayMs = retryDelayMs;
     this.maxTokens = maxTokens;
+  }
+
+  /** The chat model, built by `loadModel` on first use (once; a failed build is tried again on the next summary). */
+  private resolveModel(): Promise<BaseChatModel> {
+    if (this.chatModel) return Promise.resolve(this.chatModel);
+    this.loading ??= this.loadModel!().catch((error: unknown) => {
+      this.loading = undefined;
+      throw error;
+    });
+    return this.loading;
   }
 
   async summarize({ previousSummary, messages, tokenBudget, signal }: SummarizeInput): Promise<string> {
@@ -74,11 +95,13 @@ export class LlmSummarizer implements Summarizer {
       new SystemMessage(SUMMARY_SYSTEM_PROMPT.replace("{budget}", String(tokenBudget))),
       new HumanMessage(buildSummaryRequest(previousSummary, messages)),
     ];
+    // A model that cannot be built (a provider package not installed) is not retried.
+    const model = await this.resolveModel();
     let lastError: unknown;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       signal?.throwIfAborted();
       try {
-        const response = await this.chatModel.invoke(request, {
+        const response = await model.invoke(request, {
           callbacks: [],
           tags: ["nostream", "langgraph-compaction:summary"],
           runName: "compaction-summary",

@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
+import { missingDependency } from "../../src/optional-dependency.js";
 import { createSummaryMessage } from "../../src/history/summary-message.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { createDefaultSummarizer } from "../../src/summarizers/default.js";
@@ -97,6 +98,37 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     const llm = createDefaultSummarizer({ env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" } });
     expect(llm).toBeInstanceOf(LlmSummarizer);
     expect(llm.model).toBe("gpt-4o-mini");
+  });
+
+  it("builds the OpenAI client on the first summary, once, and sends to OPENAI_BASE_URL", async () => {
+    server = await startChatCompletionsServer(() => ({ content: "## Facts and figures\n- Budget 18,500 EUR" }));
+    const summarizer = createDefaultSummarizer({ env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url, SUMMARY_MODEL: "gpt-4.1-mini" } });
+    expect(server.requests).toHaveLength(0);
+    await summarizer.summarize({ messages: segment, tokenBudget: 300 });
+    await summarizer.summarize({ messages: segment, tokenBudget: 300 });
+    expect(server.requests.map((request) => request.body.model)).toEqual(["gpt-4.1-mini", "gpt-4.1-mini"]);
+    expect(summarizer.model).toBe("gpt-4.1-mini");
+  });
+
+  it("calls loadModel once; a model that cannot be built fails the summary without retries, and is tried again next time", async () => {
+    const model = await openAI(() => ({ content: "## Facts and figures\n- Budget 18,500 EUR" }));
+    let calls = 0;
+    const summarizer = new LlmSummarizer({
+      modelName: "gpt-4o-mini",
+      retryDelayMs: 60_000,
+      loadModel: async () => {
+        calls += 1;
+        if (calls === 1) throw missingDependency("@langchain/openai", "the OpenAI summarizer");
+        return model;
+      },
+    });
+    const failed = await summarizer.summarize({ messages: segment, tokenBudget: 300 }).catch((error: unknown) => error);
+    expect(CompactionError.isInstance(failed) && failed.code).toBe("MISSING_DEPENDENCY");
+    expect((failed as Error).message).toContain("npm install @langchain/openai");
+    expect(await summarizer.summarize({ messages: segment, tokenBudget: 300 })).toContain("18,500 EUR");
+    await summarizer.summarize({ messages: segment, tokenBudget: 300 });
+    expect(calls).toBe(2);
+    expect(server!.requests).toHaveLength(2);
   });
 
   it("rejects a missing model with the option name", () => {

@@ -1,11 +1,11 @@
-import { ChatOpenAI } from "@langchain/openai";
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../history/history-manager.js";
 import { validateRatio, type CompactionPlan } from "../../history/plan.js";
 import type { CompactionReport } from "../../history/report.js";
 import { readThreadHead } from "../../history/thread-state.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
-import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "../../summarizers/llm.js";
+import { DEFAULT_SUMMARY_MODEL } from "../../summarizers/llm.js";
+import { createOpenAISummarizer } from "../../summarizers/openai.js";
 import type { Summarizer } from "../../summarizers/types.js";
 import { positiveInteger, requireThread, type CliContext } from "../context.js";
 import { bar, number, paint } from "../format.js";
@@ -34,15 +34,11 @@ function createSummarizer(context: CliContext): Summarizer {
   if (choice === "extractive") return new ExtractiveSummarizer({ counter: context.counter });
   if (choice !== "openai") throw invalidArgument("--summarizer", choice, '"extractive" or "openai"');
   if (!context.env.OPENAI_API_KEY) throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
-  const model = new ChatOpenAI({
+  return createOpenAISummarizer({
     apiKey: context.env.OPENAI_API_KEY,
     model: context.options.model ?? context.env.SUMMARY_MODEL ?? DEFAULT_SUMMARY_MODEL,
-    temperature: 0,
-    // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.
-    maxRetries: 0,
-    configuration: context.env.OPENAI_BASE_URL ? { baseURL: context.env.OPENAI_BASE_URL } : undefined,
+    baseURL: context.env.OPENAI_BASE_URL || undefined,
   });
-  return new LlmSummarizer({ model });
 }
 
 function describePlan(plan: CompactionPlan) {

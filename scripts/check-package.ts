@@ -1,0 +1,118 @@
+/**
+ * npm run check:package — the package as a user receives it. Packs the tarball (prepack builds dist), lints it
+ * with publint and @arethetypeswrong/cli, then installs it into a temporary strict TypeScript project with only
+ * the required peer dependencies, compiles and runs an ES module and a CommonJS consumer, checks there is one
+ * @langchain/core, and compiles the README's TypeScript examples. Exits non-zero on the first failure.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { readmeExamples } from "./check-package/readme-examples.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  devDependencies: Record<string, string>;
+};
+const work = mkdtempSync(join(tmpdir(), "langgraph-compaction-package-"));
+const steps: Array<{ step: string; seconds: number; result: string }> = [];
+
+function run(command: string, args: string[], cwd: string): string {
+  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
+}
+
+async function step(name: string, body: () => string | Promise<string>): Promise<void> {
+  const started = performance.now();
+  try {
+    const result = await body();
+    steps.push({ step: name, seconds: (performance.now() - started) / 1000, result });
+  } catch (error) {
+    const output = error as { stdout?: string; stderr?: string; message: string };
+    console.error(`✗ ${name}\n${output.stdout ?? ""}${output.stderr ?? ""}${output.message}`);
+    printTable();
+    process.exit(1);
+  }
+}
+
+function printTable(): void {
+  console.log("\n| step | seconds | result |\n| --- | ---: | --- |");
+  for (const { step: name, seconds, result } of steps) console.log(`| ${name} | ${seconds.toFixed(1)} | ${result} |`);
+}
+
+/** `name@range` as this project's devDependencies pin it, so the consumer gets the versions tested here. */
+const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
+
+/** The install paths of a package in the consumer (npm ls exits non-zero when there is none). */
+function installedCopies(name: string): string[] {
+  try {
+    return run("npm", ["ls", name, "--all", "--parseable"], consumer).trim().split("\n").filter(Boolean);
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? "").trim().split("\n").filter(Boolean);
+  }
+}
+
+let tarball = "";
+await step("build + npm pack", () => {
+  run("npm", ["run", "build"], ROOT);
+  const [packed] = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: unknown[] }>;
+  tarball = join(work, packed!.filename);
+  return `${packed!.filename}, ${packed!.files.length} files`;
+});
+
+await step("publint (strict)", async () => {
+  const bytes = readFileSync(tarball);
+  const { messages, pkg } = await publint({ pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }, strict: true, level: "suggestion" });
+  if (messages.length > 0) throw new Error(messages.map((message) => `${message.type}: ${formatMessage(message, pkg)}`).join("\n"));
+  return "no messages";
+});
+
+await step("@arethetypeswrong/cli", () => {
+  run(join(ROOT, "node_modules/.bin/attw"), [tarball, "--format", "ascii"], ROOT);
+  return "no problems (node10, node16 CJS/ESM, bundler)";
+});
+
+const consumer = join(work, "consumer");
+mkdirSync(consumer);
+cpSync(join(ROOT, "scripts/check-package/consumer"), consumer, { recursive: true });
+writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "strict-consumer", private: true, type: "module" }, null, 2));
+const strict = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, types: ["node"] };
+writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...strict, outDir: "out" }, include: ["*.mts", "*.cts"] }, null, 2));
+
+await step("install tarball + required peers only", () => {
+  const peers = ["@langchain/core", "@langchain/langgraph", "@langchain/langgraph-checkpoint"].map(pinned);
+  run("npm", ["install", "--no-audit", "--no-fund", tarball, ...peers, pinned("typescript"), pinned("@types/node")], consumer);
+  for (const optional of ["better-sqlite3", "pg", "@langchain/openai"]) {
+    if (installedCopies(optional).length > 0) throw new Error(`${optional} was installed, it is an optional peer`);
+  }
+  return "better-sqlite3, pg, @langchain/openai not installed";
+});
+
+await step("one @langchain/core", () => {
+  const copies = new Set(installedCopies("@langchain/core"));
+  if (copies.size !== 1) throw new Error(`@langchain/core installed ${copies.size} times:\n${[...copies].join("\n")}`);
+  return "1 copy";
+});
+
+await step("strict tsc: ESM and CJS consumers", () => {
+  run(join(consumer, "node_modules/.bin/tsc"), ["-p", "."], consumer);
+  return "strict, nodenext, no skipLibCheck";
+});
+
+await step("run ESM consumer (import)", () => run(process.execPath, ["out/esm.mjs"], consumer).trim());
+await step("run CJS consumer (require)", () => run(process.execPath, ["out/cjs.cjs"], consumer).trim());
+
+await step("strict tsc: README examples", () => {
+  // The examples use SQLite and the supervisor package; only their types are needed (no native build).
+  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...["@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-supervisor", "@types/better-sqlite3"].map(pinned)], consumer);
+  const examples = readmeExamples(readFileSync(join(ROOT, "README.md"), "utf8"));
+  mkdirSync(join(consumer, "readme"));
+  examples.forEach((source, index) => writeFileSync(join(consumer, "readme", `example-${index + 1}.mts`), source));
+  writeFileSync(join(consumer, "tsconfig.readme.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["readme/*.mts"] }, null, 2));
+  run(join(consumer, "node_modules/.bin/tsc"), ["-p", "tsconfig.readme.json"], consumer);
+  return `${examples.length} examples compile`;
+});
+
+printTable();
+rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,28 @@
+// An ES module consumer of the packed tarball: a graph wrapped and compacted, the stream loops of a plain graph,
+// and the typed error for a backend that is not installed.
+import { HumanMessage } from "@langchain/core/messages";
+import { CompactingSupervisor, CompactionError, SqliteStore } from "langgraph-compaction";
+import { buildGraph, check } from "./shared.mjs";
+
+const graph = buildGraph();
+let compactions = 0;
+const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, model: "gpt-4o", onCompaction: () => void compactions++ });
+const config = { configurable: { thread_id: "esm-consumer" } };
+for (let turn = 0; turn < 6; turn++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}`)] }, config);
+
+for await (const [message, meta] of await supervisor.stream({ messages: [new HumanMessage("stream")] }, { ...config, streamMode: "messages" })) {
+  check(typeof message.content === "string" && typeof meta === "object", "messages-mode chunks are [message, metadata]");
+}
+for await (const chunk of await supervisor.stream({ messages: [new HumanMessage("values")] }, { ...config, streamMode: "values" })) {
+  check(Array.isArray(chunk.messages), "values-mode chunks carry the state");
+}
+await supervisor.flush();
+check(compactions > 0, `the wrapper compacted (${compactions})`);
+
+try {
+  new SqliteStore("never-written.sqlite");
+  check(false, "SqliteStore without better-sqlite3 throws");
+} catch (error) {
+  check(CompactionError.isInstance(error) && error.code === "MISSING_DEPENDENCY" && error.message.includes("npm install better-sqlite3"), `missing better-sqlite3 is MISSING_DEPENDENCY (${String(error)})`);
+}
+console.log(`esm consumer: ok (${compactions} compactions)`);

@@ -1,0 +1,30 @@
+/**
+ * The README's TypeScript examples as compilable modules: each ```ts block, preceded by declarations of the names
+ * it uses without defining (the user's agents, model, checkpointer, history), typed as the user's would be.
+ */
+const FREE_NAMES: Record<string, string> = {
+  createSupervisor: `import { createSupervisor } from "@langchain/langgraph-supervisor";`,
+  researcher: `declare const researcher: ReturnType<typeof import("@langchain/langgraph/prebuilt").createReactAgent>;`,
+  coder: `declare const coder: ReturnType<typeof import("@langchain/langgraph/prebuilt").createReactAgent>;`,
+  llm: `declare const llm: import("@langchain/core/language_models/chat_models").BaseChatModel;`,
+  checkpointer: `declare const checkpointer: import("@langchain/langgraph-checkpoint").BaseCheckpointSaver;`,
+  messages: `declare const messages: import("@langchain/core/messages").BaseMessage[];`,
+  history: `declare const history: import("@langchain/core/messages").BaseMessage[];`,
+  tools: `declare const tools: import("langgraph-compaction").ToolDefinitionLike[];`,
+};
+
+function defines(source: string, name: string): boolean {
+  const imported = new RegExp(`import\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(source);
+  const declared = new RegExp(`\\b(const|let|var)\\s+${name}\\b`).test(source) || new RegExp(`\\b(const|let)\\s*\\{[^}]*\\b${name}\\b[^}]*\\}\\s*=`).test(source);
+  return imported || declared;
+}
+
+export function readmeExamples(readme: string): string[] {
+  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  return blocks.map((block) => {
+    const prelude = Object.entries(FREE_NAMES)
+      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(block) && !defines(block, name))
+      .map(([, declaration]) => declaration);
+    return `${prelude.join("\n")}\n${block}\nexport {};\n`;
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * Optional peer dependencies — the SQLite and Postgres backends and the OpenAI provider — are loaded only when a
+ * feature that needs one is used, so an application installs only what it uses. A missing one is a
+ * CompactionError MISSING_DEPENDENCY naming the package to install.
+ */
+import { createRequire } from "node:module";
+import { CompactionError } from "./errors.js";
+
+export type OptionalDependency =
+  | "better-sqlite3"
+  | "@langchain/langgraph-checkpoint-sqlite"
+  | "pg"
+  | "@langchain/langgraph-checkpoint-postgres"
+  | "@langchain/openai";
+
+const require = createRequire(import.meta.url);
+
+/** Whether `error` says that `name` itself (not one of its own dependencies) could not be found. */
+function isMissing(error: unknown, name: string): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false;
+  const message = (error as Error).message;
+  return message.includes(`'${name}'`) || message.includes(`"${name}"`);
+}
+
+export function missingDependency(name: string, feature: string, cause?: unknown): CompactionError {
+  return new CompactionError({
+    code: "MISSING_DEPENDENCY",
+    value: name,
+    message: `${feature} needs the optional package ${name}, which is not installed: npm install ${name}`,
+    cause,
+  });
+}
+
+/**
+ * Imports an optional ES module through `load` (a literal `import("…")`, so types and bundlers see the name).
+ * @throws CompactionError MISSING_DEPENDENCY when the package is not installed.
+ */
+export async function importOptional<M>(name: string, feature: string, load: () => Promise<M>): Promise<M> {
+  try {
+    return await load();
+  } catch (error) {
+    throw isMissing(error, name) ? missingDependency(name, feature, error) : error;
+  }
+}
+
+/**
+ * Requires an optional CommonJS-only package synchronously (better-sqlite3, pg: they have no ES module build, so
+ * there is a single copy either way).
+ * @throws CompactionError MISSING_DEPENDENCY when the package is not installed.
+ */
+export function requireOptional<M>(name: OptionalDependency, feature: string): M {
+  try {
+    return require(name) as M;
+  } catch (error) {
+    throw isMissing(error, name) ? missingDependency(name, feature, error) : error;
+  }
+}

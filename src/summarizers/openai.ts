@@ -1,0 +1,31 @@
+/**
+ * The OpenAI summarizer: an LlmSummarizer over `ChatOpenAI`, whose package (`@langchain/openai`, an optional peer
+ * dependency) is imported on the first summary, so an application on another provider never installs it.
+ */
+import { importOptional } from "../optional-dependency.js";
+import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
+
+export interface OpenAISummarizerOptions {
+  apiKey: string;
+  /** @default "gpt-4o-mini" */
+  model?: string;
+  /** Any OpenAI-compatible server (OPENAI_BASE_URL). */
+  baseURL?: string;
+}
+
+export function createOpenAISummarizer({ apiKey, model = DEFAULT_SUMMARY_MODEL, baseURL }: OpenAISummarizerOptions): LlmSummarizer {
+  return new LlmSummarizer({
+    modelName: model,
+    loadModel: async () => {
+      const { ChatOpenAI } = await importOptional("@langchain/openai", "the OpenAI summarizer", () => import("@langchain/openai"));
+      return new ChatOpenAI({
+        apiKey,
+        model,
+        temperature: 0,
+        // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.
+        maxRetries: 0,
+        configuration: baseURL ? { baseURL } : undefined,
+      });
+    },
+  });
+}

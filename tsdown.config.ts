@@ -1,0 +1,17 @@
+import { defineConfig } from "tsdown";
+
+// One source, two module formats: the library as ES module and CommonJS (with declarations for each), the script
+// as an ES module. Dependencies and peer dependencies stay external (tsdown's default), so the application's own
+// copies of @langchain/* are used and optional backends load only when called.
+const shared = {
+  platform: "node",
+  target: "node20",
+  tsconfig: "tsconfig.build.json",
+  outDir: "dist",
+  sourcemap: false,
+} as const;
+
+export default defineConfig([
+  { ...shared, entry: { index: "src/index.ts" }, format: ["esm", "cjs"], dts: true, shims: true, clean: true },
+  { ...shared, entry: { "cli/bin": "src/cli/bin.ts" }, format: "esm", dts: false, clean: false },
+]);
