@@ -1,7 +1,9 @@
 /**
  * The compaction script: inspect and compact stored threads (SQLite or Postgres) with no graph running.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { CompactionError } from "../errors.js";
 import { COMPACT_HELP, compactCommand } from "./commands/compact.js";
 import { HISTORY_HELP, historyCommand } from "./commands/history.js";
@@ -44,6 +46,18 @@ const HELP: Record<string, string> = {
   reindex: REINDEX_HELP,
 };
 
+/** The version in the package's own package.json, the nearest one above this file (in src/ or in dist/). */
+function ownVersion(): string {
+  for (let directory = dirname(fileURLToPath(import.meta.url)); ; directory = dirname(directory)) {
+    const candidate = join(directory, "package.json");
+    if (existsSync(candidate)) {
+      const manifest = JSON.parse(readFileSync(candidate, "utf8")) as { name?: string; version?: string };
+      if (manifest.name === "langgraph-compaction" && manifest.version) return manifest.version;
+    }
+    if (dirname(directory) === directory) return "unknown";
+  }
+}
+
 /** Run the script; resolves to the exit code. Errors are one line on stderr. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
@@ -51,9 +65,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const { values: options, positionals } = parseCommandLine(argv);
     const [command, threadId, ...extra] = positionals;
     if (options.version) {
-      // The package's own package.json: two levels up from src/cli and from dist/cli alike.
-      const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-      process.stdout.write(`${version}\n`);
+      process.stdout.write(`${ownVersion()}\n`);
       return EXIT.ok;
     }
     if (!command) {
@@ -75,6 +87,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const context = await openContext(options, env, command);
     try {
+      const writes = command === "restore" || command === "reindex" || (command === "compact" && !options["dry-run"]);
+      if (writes && context.store.readOnly) {
+        throw new CompactionError({
+          code: "STORE_READ_ONLY",
+          value: options.db,
+          message: `${command} writes to the store, and this process cannot write ${options.db}; list, inspect, history, search and compact --dry-run still work. Nothing was written.`,
+        });
+      }
       switch (command) {
         case "list":
           await listCommand(context);

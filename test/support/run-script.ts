@@ -10,12 +10,20 @@ export interface ScriptResult {
 }
 
 /** Run a TypeScript entry point of the project in a child process (node --import tsx). */
-export function runTs(script: string, args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 120_000): Promise<ScriptResult> {
+export function runTs(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 120_000,
+  { uid, gid }: { uid?: number; gid?: number } = {},
+): Promise<ScriptResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, script), ...args], {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
+      uid,
+      gid,
     });
     let stdout = "";
     let stderr = "";
