@@ -14,6 +14,7 @@ import type { Summarizer } from "../../src/summarizers/types.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { median, printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
 
 const instantSummarizer: Summarizer = { name: "instant", summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
 
@@ -129,5 +130,5 @@ export async function benchHistory(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await benchHistory();
+  await readmeBlock("history", () => benchHistory());
 }

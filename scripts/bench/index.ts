@@ -6,15 +6,20 @@ import { benchPeers } from "./peers.js";
 import { benchRecall } from "./recall.js";
 import { benchRetention, DEFAULT_DATA, printRetention } from "./retention.js";
 import { benchTokens } from "./tokens.js";
+import { readmeBlock } from "./readme-block.js";
 import { benchWrapper } from "./wrapper.js";
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
-await benchTokens();
-await benchHistory();
-await benchWrapper();
+// Each part writes its README block (see readme-block.ts); the memory bench, in its own node, writes its own.
+await readmeBlock("tokens", () => benchTokens());
+await readmeBlock("history", () => benchHistory());
+await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BUSY_SECONDS === undefined });
 // The memory bench forces GCs: it runs in its own node, started with --expose-gc.
 spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], { stdio: "inherit" });
-await benchPeers();
-await benchRecall();
-if (existsSync(DEFAULT_DATA)) printRetention(await benchRetention());
+await readmeBlock("peers", () => benchPeers());
+await readmeBlock("recall", () => benchRecall());
+if (existsSync(DEFAULT_DATA)) {
+  const outcome = await benchRetention();
+  await readmeBlock("retention", async () => printRetention(outcome));
+}
 else console.log(`\nRetention on real conversations: skipped, no ${DEFAULT_DATA} (npm run bench:retention -- --data <file>)`);

@@ -16,6 +16,7 @@ import type { CompactingSupervisorOptions } from "../../src/supervisor/options.j
 import { DEFAULT_MAX_THREADS } from "../../src/supervisor/thread-records.js";
 import { DEFAULT_CACHE_BYTES } from "../../src/tokens/message-cache.js";
 import { printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
 
 const THREADS = Number(process.env.BENCH_MEMORY_THREADS ?? 20_000);
 const BATCH = 50;
@@ -123,5 +124,5 @@ export async function benchMemory(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await benchMemory();
+  await readmeBlock("memory", () => benchMemory(), { write: process.env.BENCH_MEMORY_THREADS === undefined });
 }

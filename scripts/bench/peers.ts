@@ -15,6 +15,7 @@ import { QUARTERS, scoreRetention } from "../workload/retention.js";
 import { CONTENDERS, SYSTEM_PROMPT, type Contender } from "./peers/contenders.js";
 import { createPlayer } from "./peers/player.js";
 import { printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
 
 export const DEFAULT_PEER_SIZES = [50, 200, 500, 2_000];
 export const BUDGET_SHARE = 0.25;
@@ -128,5 +129,5 @@ export async function benchPeers(sizes = DEFAULT_PEER_SIZES, contenders = CONTEN
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.env.PEERS_SIZES ? process.env.PEERS_SIZES.split(",").map(Number) : DEFAULT_PEER_SIZES;
-  await benchPeers(sizes);
+  await readmeBlock("peers", () => benchPeers(sizes), { write: !process.env.PEERS_SIZES });
 }

@@ -24,6 +24,7 @@ import { startPostgres } from "../../test/support/postgres-server.js";
 import { createRandom } from "../workload/random.js";
 import { generateHistory } from "../workload/history.js";
 import { median, printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
 
 const MESSAGES = Number(process.env.RECALL_MESSAGES ?? 10_000);
 const ROUNDS = Number(process.env.RECALL_ROUNDS ?? 5);
@@ -177,4 +178,4 @@ export async function benchRecall(): Promise<void> {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchRecall();
+if (import.meta.url === `file://${process.argv[1]}`) await readmeBlock("recall", () => benchRecall());

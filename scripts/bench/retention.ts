@@ -20,7 +20,8 @@ import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/conte
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
 import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from "./retention/score.js";
-import { median, printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
+import { median, printNote, printTable } from "./table.js";
 import { startPostgres } from "../../test/support/postgres-server.js";
 import { ablation, addRecall, postgresAblation, emptyRecallTally, measureRecall, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
 
@@ -360,7 +361,7 @@ export function printRetention({ results, ablation: choices, notes }: RetentionO
     `What each ranking choice buys: every turn of the conversations indexed, each question searched once, an evidence turn in the top ${RECALL_AT} (SQLite FTS5, then Postgres)`,
     choices.map((row) => (row.questions === 0 ? { choice: "", "recall@5": "", questions: "" } : { choice: row.choice, "recall@5": pct(row.found, row.questions), questions: row.questions })),
   );
-  for (const note of notes) console.log(`- ${note}`);
+  for (const note of notes) printNote(`- ${note}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -371,5 +372,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const contenders = values.only ? RETENTION_CONTENDERS.filter((contender) => values.only!.split(",").some((part) => contender.name.includes(part))) : RETENTION_CONTENDERS;
   const outcome = await benchRetention({ data: values.data, budgets, contenders });
   if (values.json) console.log(JSON.stringify(outcome, null, 2));
-  else printRetention(outcome);
+  else {
+    const defaults = !values.data && !values.budgets && !values.only;
+    await readmeBlock("retention", async () => printRetention(outcome), { write: defaults });
+  }
 }

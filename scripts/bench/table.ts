@@ -1,14 +1,21 @@
-/** Print rows as an aligned text table. */
+import { recordPrinted } from "./readme-block.js";
+
+/** Print rows as an aligned text table (and hand it to the README block being written, if any). */
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   if (rows.length === 0) return;
   const headers = Object.keys(rows[0]!);
   const cells = rows.map((row) => headers.map((header) => String(row[header] ?? "")));
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]!.length)));
-  const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column]!)).join("  ");
-  console.log(`\n${title}`);
-  console.log(line(headers));
-  console.log(line(widths.map((width) => "-".repeat(width))));
-  for (const row of cells) console.log(line(row));
+  const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column]!)).join("  ").trimEnd();
+  const text = [title, line(headers), line(widths.map((width) => "-".repeat(width))), ...cells.map(line)].join("\n");
+  console.log(`\n${text}`);
+  recordPrinted(`\n${text}`);
+}
+
+/** Print a line under a table (a note), also into the README block being written. */
+export function printNote(text: string): void {
+  console.log(text);
+  recordPrinted(text);
 }
 
 export function median(values: number[]): number {

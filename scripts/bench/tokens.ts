@@ -10,6 +10,7 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateHistory } from "../workload/history.js";
 import { pathologicalInputs } from "../workload/text.js";
 import { median, printTable, time } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
 
 const require = createRequire(import.meta.url);
 
@@ -130,5 +131,5 @@ export async function benchTokens(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await benchTokens();
+  await readmeBlock("tokens", () => benchTokens());
 }

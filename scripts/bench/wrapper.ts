@@ -16,6 +16,7 @@ import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { benchBusyThread } from "./busy-thread.js";
 import { median, percentile, printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
 
 const TURNS = 25;
 
@@ -104,5 +105,5 @@ export async function benchWrapper(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await benchWrapper();
+  await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BUSY_SECONDS === undefined });
 }
