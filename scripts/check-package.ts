@@ -14,6 +14,7 @@ import { readmeExamples } from "./check-package/readme-examples.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  version: string;
   devDependencies: Record<string, string>;
 };
 const work = mkdtempSync(join(tmpdir(), "langgraph-compaction-package-"));
@@ -102,6 +103,20 @@ await step("strict tsc: ESM and CJS consumers", () => {
 
 await step("run ESM consumer (import)", () => run(process.execPath, ["out/esm.mjs"], consumer).trim());
 await step("run CJS consumer (require)", () => run(process.execPath, ["out/cjs.cjs"], consumer).trim());
+
+await step("the script from the tarball (npx compact-thread)", () => {
+  const bin = join(consumer, "node_modules/.bin/compact-thread");
+  const version = run(bin, ["--version"], consumer).trim();
+  if (version !== manifest.version) throw new Error(`--version printed ${version}, package.json says ${manifest.version}`);
+  try {
+    run(bin, ["list", "--db", join(consumer, "package.json")], consumer);
+    throw new Error("list without better-sqlite3 succeeded");
+  } catch (error) {
+    const { status, stderr } = error as { status?: number; stderr?: string };
+    if (status !== 2 || !String(stderr).includes("npm install better-sqlite3")) throw new Error(`expected exit 2 naming better-sqlite3, got ${status}: ${stderr}`);
+  }
+  return `--version ${version}; without better-sqlite3: exit 2, names the package`;
+});
 
 await step("strict tsc: README examples", () => {
   // The examples use SQLite and the supervisor package; only their types are needed (no native build).

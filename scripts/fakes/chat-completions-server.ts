@@ -19,7 +19,8 @@ export type ServerReply =
   | { content?: string; toolCalls?: Array<{ name: string; arguments: string; id?: string }> }
   | { status: number; error: { message: string; type?: string; code?: string | null; param?: string | null } };
 
-export type ServerPolicy = (request: ChatCompletionsRequest, index: number) => ServerReply;
+/** Answers a request; a promise holds the response back until it settles (for tests that order events). */
+export type ServerPolicy = (request: ChatCompletionsRequest, index: number) => ServerReply | Promise<ServerReply>;
 
 export interface ChatCompletionsServer {
   url: string;
@@ -52,7 +53,7 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
   const server: Server = createServer((request, response) => {
     let raw = "";
     request.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
-    request.on("end", () => {
+    request.on("end", async () => {
       if (request.method !== "POST" || !/\/chat\/completions$/.test(request.url ?? "")) {
         return send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: "not_found" } });
       }
@@ -63,7 +64,7 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
         return send(response, 400, { error: { message: "invalid JSON body", type: "invalid_request_error" } });
       }
       requests.push({ raw, body, headers: request.headers });
-      const reply = policy(body, requests.length - 1);
+      const reply = await policy(body, requests.length - 1);
       if ("status" in reply) return send(response, reply.status, { error: { code: null, param: null, type: "error", ...reply.error } });
       const id = `chatcmpl-local-${requests.length}`;
       const created = Math.floor(Date.now() / 1000);
