@@ -1,0 +1,83 @@
+/**
+ * npm run check:layers — the folders of src/ depend one way, ground up. Prints each folder with the folders it
+ * imports, then every import that points up a layer or closes a cycle between folders; exits 1 if there is any.
+ * Files directly under src/ (errors, secrets, optional dependencies) are the ground floor, "(root)"; the package's
+ * entry points (src/index.ts, src/<subpath>.ts) re-export from every floor and sit on top, "(entry)".
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+const SRC = resolve(import.meta.dirname, "../src");
+
+/** Ground up; a folder may import its own layer's files and any layer below, never one above. */
+export const LAYERS: readonly (readonly string[])[] = [
+  ["(root)"],
+  ["tokens"],
+  ["messages"],
+  ["summarizers"],
+  ["checkpoint"],
+  ["history"],
+  ["strategies", "archive", "recall"],
+  ["supervisor"],
+  ["testing"],
+  ["cli"],
+  ["(entry)"],
+];
+
+/** The package's entry points: the root and its subpaths. */
+const ENTRIES = new Set(["index.ts"]);
+
+function files(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function folderOf(path: string): string {
+  const parts = relative(SRC, path).split(sep);
+  if (parts.length === 1) return ENTRIES.has(parts[0]!.replace(/\.js$/, ".ts")) ? "(entry)" : "(root)";
+  return parts[0]!;
+}
+
+const layerOf = new Map(LAYERS.flatMap((folders, level) => folders.map((folder) => [folder, level] as const)));
+const edges = new Map<string, Map<string, string[]>>();
+const problems: string[] = [];
+
+for (const file of files(SRC)) {
+  const from = folderOf(file);
+  if (!layerOf.has(from)) problems.push(`${relative(SRC, file)}: folder ${from} is in no layer of scripts/check-layers.ts`);
+  const source = readFileSync(file, "utf8");
+  for (const match of source.matchAll(/(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g)) {
+    const target = resolve(dirname(file), (match[1] ?? match[2])!);
+    const to = folderOf(target);
+    if (to === from) continue;
+    const byTarget = edges.get(from) ?? new Map<string, string[]>();
+    byTarget.set(to, [...(byTarget.get(to) ?? []), relative(SRC, file)]);
+    edges.set(from, byTarget);
+  }
+}
+
+for (const [from, targets] of [...edges].sort()) {
+  for (const [to, sources] of targets) {
+    const up = (layerOf.get(to) ?? Infinity) > (layerOf.get(from) ?? -1);
+    const sideways = layerOf.get(to) === layerOf.get(from);
+    if (up || (sideways && edges.get(to)?.has(from))) {
+      problems.push(`${from} → ${to} (${up ? "upward" : "a cycle"}): ${[...new Set(sources)].join(", ")}`);
+    }
+  }
+}
+
+console.log("folder          imports");
+for (const folders of LAYERS) {
+  for (const folder of folders) {
+    const targets = [...(edges.get(folder)?.keys() ?? [])].sort((a, b) => layerOf.get(a)! - layerOf.get(b)! || a.localeCompare(b));
+    console.log(`${folder.padEnd(15)} ${targets.join(", ") || "—"}`);
+  }
+}
+if (problems.length > 0) {
+  console.log(`\n${problems.length} import(s) against the layers (ground up: ${LAYERS.map((layer) => layer.join("/")).join(" → ")}):`);
+  for (const problem of problems) console.log(`  ${problem}`);
+  process.exit(1);
+}
+console.log("\nevery folder imports only its own layer and the layers below");
