@@ -26,7 +26,7 @@ export {
   createSummaryMessage,
   type SummaryProvenance,
   type SummaryRole,
-} from "./history/summary-message.js";
+} from "./messages/summary-message.js";
 
 export { ExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./summarizers/extractive.js";
 export { LlmSummarizer, type LlmSummarizerOptions } from "./summarizers/llm.js";
@@ -65,4 +65,4 @@ export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/re
 export { searchHistory, type SearchHistoryOptions, type RecallBackend } from "./recall/search.js";
 export { reindexThread, type ReindexReport } from "./recall/reindex.js";
 export { createHistorySearchTool, HISTORY_SEARCH_TOOL, type HistorySearchToolOptions } from "./recall/tool.js";
-export type { SearchHit, RecallMessage, RecallEntry } from "./recall/types.js";
+export type { SearchHit, RecallMessage, RecallEntry } from "./checkpoint/recall-index/types.js";

@@ -16,7 +16,7 @@ import { LlmSummarizer } from "../summarizers/llm.js";
 import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { validatePredicate, type PinPredicate } from "../strategies/pinned.js";
+import { validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
 import { rebaseCompaction } from "./rebase.js";
 import type { CompactionReport } from "./report.js";
@@ -28,12 +28,12 @@ import {
   SUMMARY_HEADER,
   summaryText,
   type SummaryRole,
-} from "./summary-message.js";
+} from "../messages/summary-message.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
 import { readThreadHead, type StateReader, type ThreadHead } from "./thread-state.js";
 import { validateHistory } from "./validate.js";
-import { recallChanges } from "../recall/entries.js";
-import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../recall/postgres-index.js";
+import { recallChanges } from "../checkpoint/recall-index/entries.js";
+import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../checkpoint/recall-index/postgres-index.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;

@@ -9,11 +9,11 @@
 
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { isPinned, type PinPredicate } from "../strategies/pinned.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { isSummaryMessage } from "./summary-message.js";
+import { isSummaryMessage } from "../messages/summary-message.js";
 import { groupUnits } from "./units.js";
 import { validateHistory, type HistoryProblem } from "./validate.js";
 

@@ -5,7 +5,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { groupUnits, type MessageUnit } from "../history/units.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { isPinned, type PinPredicate } from "./pinned.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 
 export interface UnitInfo extends MessageUnit {
   tokens: number;

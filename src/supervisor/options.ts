@@ -8,7 +8,7 @@ import type { StrategyInput } from "../strategies/registry.js";
 import { CompactionError, invalidArgument } from "../errors.js";
 import type { CompactionReport } from "../history/report.js";
 import type { RecallOptions } from "../history/history-manager.js";
-import type { SummaryRole } from "../history/summary-message.js";
+import type { SummaryRole } from "../messages/summary-message.js";
 import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
 import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../tokens/message-cache.js";

@@ -67,7 +67,8 @@ function hash53(text: string, seed = 0): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-function toolCallsOf(message: BaseMessage): unknown {
+/** The raw `tool_calls` value, whatever it holds: fingerprinted as stored. */
+function rawToolCalls(message: BaseMessage): unknown {
   return (message as BaseMessage & { tool_calls?: unknown }).tool_calls;
 }
 
@@ -91,7 +92,7 @@ function sameText(kept: string, text: string): boolean {
 }
 
 function describe(message: BaseMessage): Omit<Entry, "tokens" | "id" | "counted"> {
-  const toolCalls = toolCallsOf(message);
+  const toolCalls = rawToolCalls(message);
   return {
     type: typeOf(message),
     name: message.name,
@@ -206,7 +207,7 @@ function matches(entry: Entry, message: BaseMessage): boolean {
   if (entry.name !== message.name) return false;
   const content = message.content;
   if (!sameText(entry.content, typeof content === "string" ? content : JSON.stringify(content))) return false;
-  return type !== "ai" || sameCalls(entry, toolCallsOf(message));
+  return type !== "ai" || sameCalls(entry, rawToolCalls(message));
 }
 
 /** Whether an AI message's tool calls are those the entry counted (names and arguments). */
@@ -300,7 +301,7 @@ export class MessageTokenCache {
       cached !== undefined &&
       cached.content === message.content &&
       cached.name === message.name &&
-      cached.toolCalls === toolCallsOf(message)
+      cached.toolCalls === rawToolCalls(message)
     ) {
       this.hits++;
       return cached.entry;
@@ -326,7 +327,7 @@ export class MessageTokenCache {
     const entry = this.byKey.get(key);
     if (entry !== undefined && sameDescription(entry, described)) {
       this.hits++;
-      this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), entry });
+      this.byObject.set(message, { content: message.content, name: message.name, toolCalls: rawToolCalls(message), entry });
       return entry;
     }
     return this.miss(key, message, described, compute);
@@ -335,9 +336,9 @@ export class MessageTokenCache {
   private miss(key: string, message: BaseMessage, described: Omit<Entry, "tokens" | "id" | "counted">, compute: (message: BaseMessage) => number): Entry {
     const tokens = compute(message);
     this.encoded++;
-    const entry = entryOf(message.id, described, toolCallsOf(message), tokens);
+    const entry = entryOf(message.id, described, rawToolCalls(message), tokens);
     this.byKey.set(key, entry);
-    this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), entry });
+    this.byObject.set(message, { content: message.content, name: message.name, toolCalls: rawToolCalls(message), entry });
     return entry;
   }
 

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { planCompaction } from "../../src/history/plan.js";
-import { createSummaryMessage } from "../../src/history/summary-message.js";
+import { createSummaryMessage } from "../../src/messages/summary-message.js";
 import { groupUnits } from "../../src/history/units.js";
 import { validateHistory } from "../../src/history/validate.js";
 

@@ -5,8 +5,8 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HistoryManager, type PreparedCompaction } from "../../src/history/history-manager.js";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
-import { pinMessage } from "../../src/strategies/pinned.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
+import { pinMessage } from "../../src/messages/pins.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js";
 import { createTestAgent, runTurns, seedThread } from "../support/agents.js";

@@ -3,7 +3,7 @@ import { Command } from "@langchain/langgraph";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/history/history-manager.js";
-import { isSummaryMessage } from "../../src/history/summary-message.js";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { createCustomGraph } from "../support/custom-graph.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";

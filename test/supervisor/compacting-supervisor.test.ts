@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { CompactionReport } from "../../src/history/report.js";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/history/validate.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/supervisor/compacting-supervisor.js";

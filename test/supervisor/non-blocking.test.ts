@@ -11,7 +11,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { CompactionReport } from "../../src/history/report.js";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
