@@ -18,8 +18,8 @@ export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type
 export { planCompaction, summaryBudget, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
 export type { CompactionReport } from "./history/report.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./history/audit.js";
-export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./history/validate.js";
-export { groupUnits, type MessageUnit, type UnitKind } from "./history/units.js";
+export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./messages/validate.js";
+export { groupUnits, type MessageUnit, type UnitKind } from "./messages/units.js";
 export {
   isSummaryMessage,
   getSummaryProvenance,
@@ -58,7 +58,7 @@ export {
   type PinPredicate,
   type EditRecord,
 } from "./strategies/index.js";
-export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions } from "./supervisor/compaction-hook.js";
+export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions } from "./strategies/compaction-hook.js";
 export { SqliteStore } from "./archive/sqlite-store.js";
 export { ToolOutputArchive, archiveKey, ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
 export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/reader-tool.js";

@@ -11,7 +11,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
 import { getSummaryProvenance, isSummaryMessage } from "../messages/summary-message.js";
-import { validateHistory, type HistoryProblem } from "./validate.js";
+import { validateHistory, type HistoryProblem } from "../messages/validate.js";
 import { editOf } from "../messages/markers.js";
 
 export type AuditProblemCode =

@@ -17,7 +17,8 @@ import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { validatePredicate, type PinPredicate } from "../messages/pins.js";
-import { DEFAULT_COMPACTION_RATIO, planCompaction, validateRatio, type CompactionPlan } from "./plan.js";
+import { DEFAULT_COMPACTION_RATIO, planCompaction, type CompactionPlan } from "./plan.js";
+import { validateRatio } from "../validate-ratio.js";
 import { rebaseCompaction } from "./rebase.js";
 import type { CompactionReport } from "./report.js";
 import {
@@ -31,7 +32,7 @@ import {
 } from "../messages/summary-message.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
 import { readThreadHead, type StateReader, type ThreadHead } from "./thread-state.js";
-import { validateHistory } from "./validate.js";
+import { validateHistory } from "../messages/validate.js";
 import { recallChanges } from "../checkpoint/recall-index/entries.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../checkpoint/recall-index/postgres-index.js";
 

@@ -18,7 +18,7 @@ import { ThreadRecords, type ThreadRecord } from "./thread-records.js";
 import { ToolOutputArchive } from "../archive/archive.js";
 import { resolveStrategy } from "../strategies/registry.js";
 import type { Strategy } from "../strategies/types.js";
-import { compactWithStrategy } from "./strategy-compaction.js";
+import { compactWithStrategy } from "../strategies/strategy-compaction.js";
 import { readThreadHead, type StateReader } from "../history/thread-state.js";
 import { COMPACTION_MARGIN, resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
 import { isContextOverflowError } from "./overflow.js";

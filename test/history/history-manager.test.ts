@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { HistoryManager } from "../../src/history/history-manager.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
-import { validateHistory } from "../../src/history/validate.js";
+import { validateHistory } from "../../src/messages/validate.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, seedThread } from "../support/agents.js";

@@ -2,8 +2,8 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage }
 import { describe, expect, it } from "vitest";
 import { planCompaction } from "../../src/history/plan.js";
 import { createSummaryMessage } from "../../src/messages/summary-message.js";
-import { groupUnits } from "../../src/history/units.js";
-import { validateHistory } from "../../src/history/validate.js";
+import { groupUnits } from "../../src/messages/units.js";
+import { validateHistory } from "../../src/messages/validate.js";
 
 const system = new SystemMessage({ id: "s", content: "You are a supervisor." });
 const user = (id: string, text = `question ${id}`) => new HumanMessage({ id, content: text });

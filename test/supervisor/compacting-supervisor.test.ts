@@ -12,7 +12,7 @@ import { CompactionError } from "../../src/errors.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { CompactionReport } from "../../src/history/report.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
-import { validateHistory } from "../../src/history/validate.js";
+import { validateHistory } from "../../src/messages/validate.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/supervisor/compacting-supervisor.js";
 import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";

@@ -1,6 +1,7 @@
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../history/history-manager.js";
-import { validateRatio, type CompactionPlan } from "../../history/plan.js";
+import { type CompactionPlan } from "../../history/plan.js";
+import { validateRatio } from "../../validate-ratio.js";
 import type { CompactionReport } from "../../history/report.js";
 import { readThreadHead } from "../../history/thread-state.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";

@@ -3,7 +3,7 @@
  */
 
 import { BaseMessage } from "@langchain/core/messages";
-import { toolCallIdOf, toolCallsOf } from "../messages/tool-calls.js";
+import { toolCallIdOf, toolCallsOf } from "./tool-calls.js";
 
 export type HistoryProblemCode =
   | "NOT_A_MESSAGE"

@@ -11,7 +11,7 @@ import type { HistoryManager } from "../history/history-manager.js";
 import type { CompactionReport } from "../history/report.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
 import { readThreadHead, type StateReader } from "../history/thread-state.js";
-import type { Strategy } from "../strategies/types.js";
+import type { Strategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyCompaction {

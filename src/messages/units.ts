@@ -9,7 +9,7 @@
  */
 
 import type { BaseMessage } from "@langchain/core/messages";
-import { isHandoffName, toolCallIdOf, toolCallsOf } from "../messages/tool-calls.js";
+import { isHandoffName, toolCallIdOf, toolCallsOf } from "./tool-calls.js";
 
 export type UnitKind = "system" | "message" | "tool-exchange" | "handoff";
 

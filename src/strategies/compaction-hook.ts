@@ -6,8 +6,8 @@
  */
 import { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { resolveStrategy, type StrategyInput } from "../strategies/registry.js";
-import type { StrategyReport } from "../strategies/types.js";
+import { resolveStrategy, type StrategyInput } from "./registry.js";
+import type { StrategyReport } from "./types.js";
 import { resolveModel } from "../tokens/models.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
