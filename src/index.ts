@@ -16,7 +16,7 @@ export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-def
 
 export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type CompactedMessages, type RecallOptions } from "./history/history-manager.js";
 export { planCompaction, summaryBudget, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
-export type { CompactionReport } from "./history/report.js";
+export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./history/report.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./history/audit.js";
 export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./messages/validate.js";
 export { groupUnits, type MessageUnit, type UnitKind } from "./messages/units.js";

@@ -10,7 +10,7 @@ import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, describeValue, requireThreadId } from "../errors.js";
 import { HistoryManager } from "../history/history-manager.js";
-import type { CompactionReport } from "../history/report.js";
+import type { CompactedReport, CompactionReport } from "../history/report.js";
 import { threadLocks } from "../history/thread-lock.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { CircuitBreaker, type BreakerHealth } from "./circuit-breaker.js";
@@ -41,7 +41,7 @@ export interface CompactionHealth extends BreakerHealth {
 export const COMPACTION_EVENT = "langgraph_compaction";
 
 /** A traced run named "compaction" that carries the report as a custom event. */
-const dispatchCompaction = RunnableLambda.from(async (report: CompactionReport, config) => {
+const dispatchCompaction = RunnableLambda.from(async (report: CompactedReport, config) => {
   await dispatchCustomEvent(COMPACTION_EVENT, report, config);
   return report;
 });
@@ -414,7 +414,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
     if (report.status === "compacted") {
       this.breaker.success(report.threadId);
-      record.count = report.tokensAfter ?? record.count;
+      record.count = report.tokensAfter;
       record.turnsOverLimit = 0;
       record.retryAt = undefined;
       record.lastLanded = report;
@@ -487,7 +487,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     }
   }
 
-  private async emit(report: CompactionReport, config: ThreadConfig): Promise<void> {
+  private async emit(report: CompactedReport, config: ThreadConfig): Promise<void> {
     try {
       await this.hooks.onCompaction?.(report);
     } catch (error) {

@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ArchiveOptions } from "../archive/archive.js";
 import type { StrategyInput } from "../strategies/registry.js";
 import { CompactionError, invalidArgument } from "../errors.js";
-import type { CompactionReport } from "../history/report.js";
+import type { CompactedReport, CompactionReport } from "../history/report.js";
 import type { RecallOptions } from "../history/history-manager.js";
 import type { SummaryRole } from "../messages/summary-message.js";
 import { DEFAULT_COMPACTION_RATIO } from "../history/plan.js";
@@ -133,7 +133,7 @@ export interface CompactingSupervisorOptions {
   /** A summary slower than this is abandoned; nothing is written. @default 120000 */
   summaryTimeoutMs?: number;
   /** Called after every compaction that wrote a checkpoint. */
-  onCompaction?: (report: CompactionReport) => void | Promise<void>;
+  onCompaction?: (report: CompactedReport) => void | Promise<void>;
   /** Called when a compaction fails (nothing was written; the turn's result is unaffected). */
   onCompactionError?: (error: unknown, context: { threadId?: string }) => void | Promise<void>;
   /**

@@ -17,6 +17,7 @@ import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { compacted } from "../support/compacted.js";
 
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 
@@ -81,7 +82,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const left = before.messages.filter((message) => !inHead.has(message.id));
     expect(byId(entries).map((entry) => entry.messageId)).toEqual(left.map((message) => message.id!).sort());
     // The summary tells the model the tool exists.
-    expect(String(head.messages.find((message) => message.id === report.summaryId)?.content)).toContain("search_history");
+    expect(String(head.messages.find((message) => message.id === compacted(report).summaryId)?.content)).toContain("search_history");
   });
 
   it("never returns another thread's messages, whatever the words", async () => {

@@ -73,7 +73,7 @@ const supervisor = new CompactingSupervisor(createTeam(saver), {
   summarizer: heldUntilGrown,
   onCompaction: () => void compactions++,
   onCompactionOutcome: (report) => {
-    if (report.rebased) rebased++;
+    if (report.status === "compacted" && report.rebased) rebased++;
     if (report.status === "conflict") conflicts++;
   },
   onCompactionError: (error) => void errors.push(String((error as Error).message ?? error)),
