@@ -111,7 +111,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.counter = new TokenCounter({ model: this.options.modelName, cacheBytes: this.options.cacheBytes });
     this.hooks = { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome };
     this.records = new ThreadRecords(this.options.maxThreads);
-    this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs, Date.now, this.options.maxThreads);
+    this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs, this.options.clock, this.options.maxThreads);
     if (options.strategy !== undefined) this.strategy = resolveStrategy(options.strategy);
     if (options.archive !== undefined) this.archive = new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter: this.counter });
     this.manager = new HistoryManager({

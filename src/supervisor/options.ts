@@ -52,6 +52,8 @@ export interface CircuitBreakerOptions {
   failureThreshold?: number;
   /** How long compaction stays paused; then one attempt is made (and a failure pauses again). @default 600000 */
   pauseMs?: number;
+  /** The time source the pause is measured by, in milliseconds (tests pass a manual clock). @default Date.now */
+  clock?: () => number;
 }
 export const DEFAULT_RECOVERY_RATIO = 0.8;
 
@@ -180,6 +182,7 @@ export interface ResolvedOptions {
   /** A compaction aims to leave at most this many tokens (see COMPACTION_MARGIN); it never leaves more than tokenLimit. */
   ceiling: number;
   maxTurnsOverLimit: number;
+  clock: () => number;
   maxThreads: number;
   cacheBytes: number;
 }
@@ -262,6 +265,8 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) {
     throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
   }
+  const clock = breaker === false ? Date.now : (breaker.clock ?? Date.now);
+  if (typeof clock !== "function") throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
   const maxTurnsOverLimit = options.maxTurnsOverLimit ?? DEFAULT_MAX_TURNS_OVER_LIMIT;
   if (!Number.isInteger(maxTurnsOverLimit) || maxTurnsOverLimit < 1) throw invalidArgument("maxTurnsOverLimit", maxTurnsOverLimit, "an integer >= 1");
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
@@ -284,6 +289,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     background: options.background ?? true,
     failureThreshold,
     pauseMs,
+    clock,
     summaryTokens,
   };
 }

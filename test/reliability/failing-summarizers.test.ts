@@ -112,6 +112,8 @@ describe("failing summarizers", () => {
         return "The user asked about invoices; the agent answered each.";
       },
     };
+    // The breaker's time: advanced by hand past the pause, never slept through.
+    let now = 1_000_000;
     const errors: Array<{ code?: string; message: string }> = [];
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
@@ -120,7 +122,7 @@ describe("failing summarizers", () => {
       summaryTokens: 64,
       summarizer,
       background: false,
-      circuitBreaker: { failureThreshold: 3, pauseMs: 400 },
+      circuitBreaker: { failureThreshold: 3, pauseMs: 400, clock: () => now },
       onCompaction: (report) => void reports.push(report),
       onCompactionError: (error) => void errors.push(error as CompactionError),
     });
@@ -137,7 +139,7 @@ describe("failing summarizers", () => {
     expect(supervisor.compactionHealth("other")).toEqual({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
 
     // After the pause one attempt goes through; still failing, it pauses again at once.
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    now += 450;
     await turn(7);
     expect(summarizer.calls).toBe(4);
     expect(errors.at(-1)!.code).toBe("COMPACTION_PAUSED");
