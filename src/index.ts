@@ -44,7 +44,7 @@ export {
   type PinPredicate,
   type EditRecord,
 } from "./strategies/index.js";
-export { createCompactionHook, type CompactionHookOptions } from "./strategies/compaction-hook.js";
+export { createContextTrimHook, createCompactionHook, type ContextTrimHookOptions, type CompactionHookOptions } from "./strategies/context-trim-hook.js";
 export { ToolOutputArchive, ARCHIVE_READER_TOOL, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
 export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/reader-tool.js";
 export { searchHistory, type SearchHistoryOptions, type RecallBackend } from "./recall/search.js";
