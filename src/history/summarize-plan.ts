@@ -24,8 +24,13 @@ export interface CompactedMessages {
   fallbackReason?: string;
 }
 
+/** What summarizing needs of the manager's settings (a strategy passes its own). */
+export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryTimeoutMs"> & {
+  recall: Pick<ManagerSettings["recall"], "announce">;
+};
+
 /** @throws CompactionError SUMMARIZER_FAILED (nothing to write), INVALID_HISTORY. */
-export async function summarizePlan(settings: ManagerSettings, plan: CompactionPlan, replacedCheckpointId: string | undefined): Promise<CompactedMessages> {
+export async function summarizePlan(settings: SummarySettings, plan: CompactionPlan, replacedCheckpointId: string | undefined): Promise<CompactedMessages> {
   const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
   const started = performance.now();
   let summarizer = settings.summarizer;
