@@ -167,3 +167,12 @@ export function threadNotFound(threadId: string): CompactionError {
     message: `thread ${JSON.stringify(threadId)} is not in this store (see the list command)`,
   });
 }
+
+/** The result of `work`, with any store error (a raw SqliteError, a pg DatabaseError) as a CompactionError. */
+export async function storeErrors<T>(threadId: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw asStoreError(error, threadId);
+  }
+}

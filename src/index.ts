@@ -1,37 +1,26 @@
+/**
+ * langgraph-compaction: the public names (see the README). Backends and providers have their own entry points,
+ * loaded only by those who use them: `langgraph-compaction/sqlite` (SqliteStore) and `langgraph-compaction/openai`
+ * (createOpenAISummarizer).
+ */
 export { CompactionError, type CompactionErrorCode } from "./errors.js";
 
 export { TokenCounter, type TokenCounterOptions, type CountMessagesOptions } from "./tokens/token-counter.js";
-export {
-  resolveModel,
-  getContextWindow,
-  resolveTokenLimit,
-  DEFAULT_ENCODING,
-  DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_MODEL,
-  type EncodingName,
-  type ModelInfo,
-} from "./tokens/models.js";
-export { DEFAULT_ENGINE, type EngineName } from "./tokens/engines.js";
+export { resolveModel, getContextWindow, resolveTokenLimit, DEFAULT_MODEL, type EncodingName, type ModelInfo } from "./tokens/models.js";
+export type { EngineName } from "./tokens/engines.js";
 export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-definitions.js";
 
 export { HistoryManager, type HistoryManagerOptions, type CompactOverrides, type CompactedMessages, type RecallOptions } from "./history/history-manager.js";
-export { planCompaction, summaryBudget, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
-export type { CompactionReport } from "./history/report.js";
+export { planCompaction, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./history/plan.js";
+export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./history/report.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./history/audit.js";
-export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./history/validate.js";
-export { groupUnits, type MessageUnit, type UnitKind } from "./history/units.js";
-export {
-  isSummaryMessage,
-  getSummaryProvenance,
-  createSummaryMessage,
-  type SummaryProvenance,
-  type SummaryRole,
-} from "./history/summary-message.js";
+export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./messages/validate.js";
+export type { MessageUnit, UnitKind } from "./messages/units.js";
+export { isSummaryMessage, getSummaryProvenance, type SummaryProvenance, type SummaryRole } from "./messages/summary-message.js";
 
 export { ExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./summarizers/extractive.js";
 export { LlmSummarizer, type LlmSummarizerOptions } from "./summarizers/llm.js";
 export { createDefaultSummarizer } from "./summarizers/default.js";
-export { createOpenAISummarizer, type OpenAISummarizerOptions } from "./summarizers/openai.js";
 export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
 
 export { CompactingSupervisor, COMPACTION_EVENT, type CompactableGraph } from "./supervisor/compacting-supervisor.js";
@@ -45,9 +34,6 @@ export {
   createPipeline,
   pinMessage,
   isPinned,
-  PIN_KEY,
-  EDIT_KEY,
-  editOf,
   type Strategy,
   type StrategyContext,
   type StrategyReport,
@@ -58,11 +44,10 @@ export {
   type PinPredicate,
   type EditRecord,
 } from "./strategies/index.js";
-export { createCompactionHook, DEFAULT_HOOK_STRATEGY, type CompactionHookOptions } from "./supervisor/compaction-hook.js";
-export { SqliteStore } from "./archive/sqlite-store.js";
-export { ToolOutputArchive, archiveKey, ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
+export { createContextTrimHook, createCompactionHook, type ContextTrimHookOptions, type CompactionHookOptions } from "./strategies/context-trim-hook.js";
+export { ToolOutputArchive, ARCHIVE_READER_TOOL, type ArchiveOptions, type ArchivedOutput, type ArchiveResult } from "./archive/archive.js";
 export { createArchiveReaderTool, type ArchiveReaderOptions } from "./archive/reader-tool.js";
 export { searchHistory, type SearchHistoryOptions, type RecallBackend } from "./recall/search.js";
 export { reindexThread, type ReindexReport } from "./recall/reindex.js";
 export { createHistorySearchTool, HISTORY_SEARCH_TOOL, type HistorySearchToolOptions } from "./recall/tool.js";
-export type { SearchHit, RecallMessage, RecallEntry } from "./recall/types.js";
+export type { SearchHit, RecallMessage, RecallEntry } from "./checkpoint/recall-index/types.js";

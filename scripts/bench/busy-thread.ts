@@ -8,7 +8,7 @@
  * Run: npm run bench:wrapper (BENCH_BUSY_SECONDS=20 for a shorter run)
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { getSummaryProvenance } from "../../src/history/summary-message.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isSummaryMessage } from "../../src/history/summary-message.js";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";

@@ -9,7 +9,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createHash } from "node:crypto";
 import { invalidArgument } from "../errors.js";
 import { editOf, editToolMessage, excerpt, measure } from "../strategies/edit.js";
-import { isPinned, validatePredicate, type PinPredicate } from "../strategies/pinned.js";
+import { isPinned, validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
 export const DEFAULT_ARCHIVE_NAMESPACE = ["archived-outputs"];

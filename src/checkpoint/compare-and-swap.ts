@@ -21,10 +21,10 @@
  */
 
 import { quoteIdentifier } from "./sql.js";
-import { memoryRecallFor } from "../recall/memory-index.js";
-import { applyPostgresRecall, DEFAULT_POSTGRES_LANGUAGE } from "../recall/postgres-index.js";
-import { applySqliteRecall } from "../recall/sqlite-index.js";
-import type { RecallChanges } from "../recall/types.js";
+import { memoryRecallFor } from "./recall-index/memory-index.js";
+import { applyPostgresRecall, DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
+import { applySqliteRecall } from "./recall-index/sqlite-index.js";
+import type { RecallChanges } from "./recall-index/types.js";
 import type {
   BaseCheckpointSaver,
   ChannelVersions,

@@ -10,9 +10,9 @@
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
-import { getSummaryProvenance, isSummaryMessage } from "./summary-message.js";
-import { validateHistory, type HistoryProblem } from "./validate.js";
-import { editOf } from "../strategies/edit.js";
+import { getSummaryProvenance, isSummaryMessage } from "../messages/summary-message.js";
+import { validateHistory, type HistoryProblem } from "../messages/validate.js";
+import { editOf } from "../messages/markers.js";
 
 export type AuditProblemCode =
   | "INVALID_HEAD"

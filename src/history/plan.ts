@@ -9,13 +9,14 @@
 
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { isPinned, type PinPredicate } from "../strategies/pinned.js";
+import { validateRatio } from "../validate-ratio.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { isSummaryMessage } from "./summary-message.js";
-import { groupUnits } from "./units.js";
-import { validateHistory, type HistoryProblem } from "./validate.js";
+import { isSummaryMessage } from "../messages/summary-message.js";
+import { groupUnits } from "../messages/units.js";
+import { validateHistory, type HistoryProblem } from "../messages/validate.js";
 
 export const DEFAULT_COMPACTION_RATIO = 0.5;
 /** Summary budget: this share of the summarized tokens... */
@@ -102,13 +103,6 @@ export const FLOOR_SUMMARY_TOKENS = 64;
 export function summaryBudget(tokens: number): number {
   const budget = Math.max(MIN_SUMMARY_TOKENS, Math.min(MAX_SUMMARY_TOKENS, Math.round(tokens * DEFAULT_SUMMARY_BUDGET_RATIO)));
   return Math.max(FLOOR_SUMMARY_TOKENS, Math.min(budget, Math.floor(tokens / 2)));
-}
-
-export function validateRatio(parameter: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value >= 1) {
-    throw invalidArgument(parameter, value, "a number between 0 and 1 (exclusive), e.g. 0.5");
-  }
-  return value;
 }
 
 /**

@@ -1,32 +1,34 @@
-/** What `compactThread` did, or why it did nothing. */
-export interface CompactionReport {
+/** What a compaction did, or why it did nothing: a union on `status`. */
+interface ReportBase {
   threadId: string;
-  /**
-   * - `compacted`: a replacement checkpoint was written;
-   * - `skipped`: nothing written: the thread is busy or interrupted, or there is nothing to summarize;
-   * - `conflict`: nothing written: the summarized prefix changed under the summary (another compaction, a restore,
-   *   an edit), or the head kept moving during every attempt.
-   */
-  status: "compacted" | "skipped" | "conflict";
   /** One sentence: what was done, or why nothing was. */
   reason: string;
   /** The head that was read (and, when compacted, replaced: fork from it to see every original message). */
   previousCheckpointId: string | null;
-  newCheckpointId?: string;
+  /** The summarizer (or strategy) used; when compacted, the one that wrote the summary, maybe the fallback. */
+  summarizer: string;
+  attempts: number;
+  /** The head's size when it was read, when it was. */
   messagesBefore?: number;
-  messagesAfter?: number;
   tokensBefore?: number;
-  tokensAfter?: number;
+}
+
+/** A replacement checkpoint was written. */
+export interface CompactedReport extends ReportBase {
+  status: "compacted";
+  newCheckpointId: string;
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Set when a summary was written (not by a strategy that only clears or drops). */
   summarizedMessages?: number;
   keptMessages?: number;
   summaryId?: string;
-  /** The summarizer used (when compacted: the one that wrote the summary, maybe the fallback). */
-  summarizer: string;
   /** Why the configured summarizer was passed over for `fallbackSummarizer`, when it was. */
   fallbackReason?: string;
-  summarizerMs?: number;
-  writeMs?: number;
-  attempts: number;
+  summarizerMs: number;
+  writeMs: number;
   /**
    * Set when the summary was computed on an earlier head and carried over to the current one (a rebase): the
    * thread grew while the summary was being written, its summarized prefix unchanged.
@@ -38,3 +40,22 @@ export interface CompactionReport {
     appendedMessages: number;
   };
 }
+
+/** Nothing written: the thread is busy or interrupted, or there is nothing to summarize. */
+export interface SkippedReport extends ReportBase {
+  status: "skipped";
+  /** Set when a summary was written but not applied (it would not have ended under the ceiling). */
+  summarizerMs?: number;
+}
+
+/**
+ * Nothing written: the summarized prefix changed under the summary (another compaction, a restore, an edit), or
+ * the head kept moving during every attempt.
+ */
+export interface ConflictReport extends ReportBase {
+  status: "conflict";
+  summarizerMs?: number;
+  fallbackReason?: string;
+}
+
+export type CompactionReport = CompactedReport | SkippedReport | ConflictReport;

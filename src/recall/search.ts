@@ -4,11 +4,11 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { isPostgresSaver, isSqliteSaver } from "../checkpoint/compare-and-swap.js";
 import { CompactionError, invalidArgument, requireThreadId } from "../errors.js";
-import { memoryRecallFor } from "./memory-index.js";
-import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "./postgres-index.js";
-import { queryTerms, searchLimit } from "./query.js";
-import { SqliteRecall } from "./sqlite-index.js";
-import type { RecallEntry, RecallMessage, SearchHit } from "./types.js";
+import { memoryRecallFor } from "../checkpoint/recall-index/memory-index.js";
+import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "../checkpoint/recall-index/postgres-index.js";
+import { queryTerms, searchLimit } from "../checkpoint/recall-index/query.js";
+import { SqliteRecall } from "../checkpoint/recall-index/sqlite-index.js";
+import type { RecallEntry, RecallMessage, SearchHit } from "../checkpoint/recall-index/types.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
@@ -61,7 +61,7 @@ function storeError(error: unknown, threadId: string): unknown {
 
 /**
  * Search the messages compaction took out of the head of the thread of `config`, best first. `query` is words,
- * never query syntax (recall/query.ts). Only messages of that thread are ever returned. Reads only.
+ * never query syntax (checkpoint/recall-index/query.ts). Only messages of that thread are ever returned. Reads only.
  * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a query with no word or a bad limit;
  *   STORE_UNAVAILABLE when the index cannot be read.
  */

@@ -8,7 +8,7 @@ import { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, measure } from "./edit.js";
-import { isPinned, validatePredicate, type PinPredicate } from "./pinned.js";
+import { isPinned, validatePredicate, type PinPredicate } from "../messages/pins.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface ClearToolResultsOptions {

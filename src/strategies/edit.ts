@@ -6,7 +6,7 @@
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { EDIT_KEY, type EditRecord } from "../messages/markers.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { contentText } from "../summarizers/render.js";
+import { contentText } from "../messages/content.js";
 
 export { EDIT_KEY, editOf, type EditRecord } from "../messages/markers.js";
 

@@ -5,5 +5,5 @@ export { clearToolResults, type ClearToolResultsOptions } from "./clear-tool-res
 export { slidingWindow, type SlidingWindowOptions } from "./sliding-window.js";
 export { smartTrim, type SmartTrimOptions } from "./smart-trim.js";
 export { summarize, none, type SummarizeOptions } from "./summarize.js";
-export { pinMessage, isPinned, PIN_KEY, type PinPredicate } from "./pinned.js";
+export { pinMessage, isPinned, PIN_KEY, type PinPredicate } from "../messages/pins.js";
 export { EDIT_KEY, editOf, type EditRecord } from "./edit.js";

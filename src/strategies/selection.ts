@@ -3,9 +3,9 @@
  * tool call from its results: the shared step of the strategies that drop messages from the view.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { groupUnits, type MessageUnit } from "../history/units.js";
+import { groupUnits, type MessageUnit } from "../messages/units.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { isPinned, type PinPredicate } from "./pinned.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 
 export interface UnitInfo extends MessageUnit {
   tokens: number;

@@ -6,8 +6,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
-import { validatePredicate, type PinPredicate } from "./pinned.js";
-import { isSummaryMessage } from "../history/summary-message.js";
+import { validatePredicate, type PinPredicate } from "../messages/pins.js";
+import { isSummaryMessage } from "../messages/summary-message.js";
 import { describeUnits, keepUnits, overheadOf, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 

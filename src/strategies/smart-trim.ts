@@ -11,10 +11,10 @@
  */
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { contentText } from "../summarizers/render.js";
+import { contentText } from "../messages/content.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, excerpt, measure } from "./edit.js";
-import { isPinned, validatePredicate, type PinPredicate } from "./pinned.js";
+import { isPinned, validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { describeUnits, keepUnits, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 

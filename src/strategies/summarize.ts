@@ -3,8 +3,10 @@
  * in a previous one), keeping the newest that fit in half the budget. `none` leaves the history as it is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { MemorySaver } from "@langchain/langgraph-checkpoint";
-import { HistoryManager } from "../history/history-manager.js";
+import { DEFAULT_SUMMARY_TIMEOUT_MS } from "../history/manager-options.js";
+import { DEFAULT_COMPACTION_RATIO, planCompaction } from "../history/plan.js";
+import { summarizePlan } from "../history/summarize-plan.js";
+import { DEFAULT_SUMMARY_ROLE } from "../messages/summary-message.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { invalidArgument } from "../errors.js";
@@ -27,7 +29,6 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   if (options.summarizer !== undefined && typeof options.summarizer?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize()");
   }
-  const managers = new WeakMap<object, HistoryManager>();
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
@@ -35,17 +36,17 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
       const before = counter.countMessages(messages);
       const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
-      // The manager is used for compactMessages only, which reads and writes no store.
-      let manager = managers.get(counter);
-      if (!manager) {
-        manager = new HistoryManager({ checkpointer: new MemorySaver(), summarizer: options.summarizer ?? new ExtractiveSummarizer({ counter }), counter });
-        managers.set(counter, manager);
-      }
-      // The budget changes from call to call, so the summary's share of it is given per call, not to the manager.
-      const overrides = { keepTokens: Math.max(0, Math.floor(budget * keepShare)), summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)) };
-      const plan = manager.planCompaction(messages, overrides);
+      // The cut and the summary of the HistoryManager, pure: nothing is read or written here.
+      const plan = planCompaction(messages, {
+        compactionRatio: DEFAULT_COMPACTION_RATIO,
+        keepTokens: Math.max(0, Math.floor(budget * keepShare)),
+        summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
+        counter,
+      });
       if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
-      const compacted = await manager.compactMessages(messages, { ...overrides, replacedCheckpointId });
+      const summarizer = options.summarizer ?? new ExtractiveSummarizer({ counter });
+      const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: true } };
+      const compacted = await summarizePlan(settings, plan, replacedCheckpointId);
       const after = counter.countMessages(compacted.messages);
       if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);
       return {

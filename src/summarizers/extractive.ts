@@ -14,7 +14,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { toolCallsOf } from "../history/units.js";
+import { toolCallsOf } from "../messages/tool-calls.js";
 import { messageDate } from "../messages/date.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { buildCandidates, type Candidate } from "./extractive/candidates.js";

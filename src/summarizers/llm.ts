@@ -13,7 +13,7 @@ import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/m
 import { CompactionError, invalidArgument } from "../errors.js";
 import { validateSummaryText } from "./output.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
-import { contentText } from "./render.js";
+import { contentText } from "../messages/content.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer } from "./types.js";
 
 export interface LlmSummarizerOptions {

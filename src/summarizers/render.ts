@@ -2,7 +2,7 @@
  * Rendering messages as plain lines for summarizers: who spoke (role and agent name), tool calls, tool results.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { toolCallsOf, toolCallIdOf } from "../history/units.js";
+import { toolCallsOf, toolCallIdOf } from "../messages/tool-calls.js";
 import { contentText } from "../messages/content.js";
 import { formatDay, messageDate } from "../messages/date.js";
 

@@ -6,10 +6,11 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ArchiveOptions } from "../archive/archive.js";
 import type { StrategyInput } from "../strategies/registry.js";
 import { CompactionError, invalidArgument } from "../errors.js";
-import type { CompactionReport } from "../history/report.js";
+import type { CompactedReport, CompactionReport } from "../history/report.js";
 import type { RecallOptions } from "../history/history-manager.js";
-import type { SummaryRole } from "../history/summary-message.js";
-import { DEFAULT_COMPACTION_RATIO, validateRatio } from "../history/plan.js";
+import type { SummaryRole } from "../messages/summary-message.js";
+import { DEFAULT_COMPACTION_RATIO } from "../history/plan.js";
+import { validateRatio } from "../validate-ratio.js";
 import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
@@ -51,6 +52,8 @@ export interface CircuitBreakerOptions {
   failureThreshold?: number;
   /** How long compaction stays paused; then one attempt is made (and a failure pauses again). @default 600000 */
   pauseMs?: number;
+  /** The time source the pause is measured by, in milliseconds (tests pass a manual clock). @default Date.now */
+  clock?: () => number;
 }
 export const DEFAULT_RECOVERY_RATIO = 0.8;
 
@@ -132,7 +135,7 @@ export interface CompactingSupervisorOptions {
   /** A summary slower than this is abandoned; nothing is written. @default 120000 */
   summaryTimeoutMs?: number;
   /** Called after every compaction that wrote a checkpoint. */
-  onCompaction?: (report: CompactionReport) => void | Promise<void>;
+  onCompaction?: (report: CompactedReport) => void | Promise<void>;
   /** Called when a compaction fails (nothing was written; the turn's result is unaffected). */
   onCompactionError?: (error: unknown, context: { threadId?: string }) => void | Promise<void>;
   /**
@@ -179,6 +182,7 @@ export interface ResolvedOptions {
   /** A compaction aims to leave at most this many tokens (see COMPACTION_MARGIN); it never leaves more than tokenLimit. */
   ceiling: number;
   maxTurnsOverLimit: number;
+  clock: () => number;
   maxThreads: number;
   cacheBytes: number;
 }
@@ -261,6 +265,8 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) {
     throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
   }
+  const clock = breaker === false ? Date.now : (breaker.clock ?? Date.now);
+  if (typeof clock !== "function") throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
   const maxTurnsOverLimit = options.maxTurnsOverLimit ?? DEFAULT_MAX_TURNS_OVER_LIMIT;
   if (!Number.isInteger(maxTurnsOverLimit) || maxTurnsOverLimit < 1) throw invalidArgument("maxTurnsOverLimit", maxTurnsOverLimit, "an integer >= 1");
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
@@ -283,6 +289,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     background: options.background ?? true,
     failureThreshold,
     pauseMs,
+    clock,
     summaryTokens,
   };
 }

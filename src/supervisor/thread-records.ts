@@ -5,7 +5,7 @@
  * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
  */
 import type { PreparedCompaction } from "../history/history-manager.js";
-import type { CompactionReport } from "../history/report.js";
+import type { CompactedReport } from "../history/report.js";
 
 export const DEFAULT_MAX_THREADS = 10_000;
 
@@ -26,7 +26,7 @@ export interface ThreadRecord {
   /** Turns that ended over the limit since the last compaction landed. */
   turnsOverLimit: number;
   /** The last compaction that landed (streamTokens reports the one landing at the end of its turn). */
-  lastLanded?: CompactionReport;
+  lastLanded?: CompactedReport;
   /** After a compaction that could not usefully be written: no new attempt until the thread holds this many tokens. */
   retryAt?: number;
 }

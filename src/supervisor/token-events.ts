@@ -3,11 +3,11 @@
  * (if the turn triggered one), then done.
  */
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import type { CompactionReport } from "../history/report.js";
+import type { CompactedReport } from "../history/report.js";
 
 export type TokenStreamEvent =
   | { type: "token"; content: string; agent: string; /** Id of the message the token belongs to. */ messageId?: string }
-  | { type: "compaction"; report: CompactionReport }
+  | { type: "compaction"; report: CompactedReport }
   | { type: "done" };
 
 /**

@@ -15,6 +15,8 @@
  */
 
 import type { BaseMessage } from "@langchain/core/messages";
+import { countedCalls, replay } from "./call-tape.js";
+import { compact, hash53, sameText } from "./fingerprint.js";
 import { GenerationalCache } from "./generational-cache.js";
 
 interface Entry {
@@ -44,30 +46,11 @@ interface ObjectEntry {
 
 /** Bytes the id level may hold (about; the older half is dropped at once). */
 export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
-/**
- * Texts longer than this are kept as a fingerprint, not verbatim. Shorter ones are compared as strings (a memcmp),
- * which is what keeps the check of a reloaded thread cheap: a 1 KiB limit hashed 214 of 2,000 messages again on
- * every reload (2.7 ms per count, `npm run bench:tokens`).
- */
-export const VERBATIM_LIMIT = 16 * 1_024;
 /** Fixed cost of an entry besides its strings (object, Map slot, numbers), in bytes. */
 const ENTRY_OVERHEAD = 96;
 
-// cyrb53: a fast, well-mixed 53-bit string hash (public domain), for messages that have no id.
-function hash53(text: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-function toolCallsOf(message: BaseMessage): unknown {
+/** The raw `tool_calls` value, whatever it holds: fingerprinted as stored. */
+function rawToolCalls(message: BaseMessage): unknown {
   return (message as BaseMessage & { tool_calls?: unknown }).tool_calls;
 }
 
@@ -76,22 +59,8 @@ function typeOf(message: BaseMessage): string {
   return role === undefined ? message.getType() : `${message.getType()}:${String(role)}`;
 }
 
-const FINGERPRINT = "\u0000fingerprint:";
-
-/** The text itself when short, else a fingerprint: its length and two independent 53-bit hashes. */
-function compact(text: string): string {
-  if (text.length <= VERBATIM_LIMIT) return text;
-  return `${FINGERPRINT}${text.length}:${hash53(text)}:${hash53(text, 0x9e3779b9)}`;
-}
-
-/** `text` is what `kept` (a compact()ed text) was made from; hashes only when the lengths already agree. */
-function sameText(kept: string, text: string): boolean {
-  if (text.length <= VERBATIM_LIMIT) return kept === text;
-  return kept.startsWith(`${FINGERPRINT}${text.length}:`) && kept === compact(text);
-}
-
 function describe(message: BaseMessage): Omit<Entry, "tokens" | "id" | "counted"> {
-  const toolCalls = toolCallsOf(message);
+  const toolCalls = rawToolCalls(message);
   return {
     type: typeOf(message),
     name: message.name,
@@ -130,70 +99,6 @@ function weigh(key: string, entry: Entry): number {
   return ENTRY_OVERHEAD + 2 * (key.length + entry.type.length + entry.content.length + calls + String(entry.name ?? "").length);
 }
 
-// A tool call's counted parts are kept as a flat "tape" (one array read front to back) rather than a copy of the
-// objects: after a checkpoint reload the cached side of every check is cold in the CPU's caches, and reading one
-// array instead of a tree of small objects made the check of 550 tool calls about twice as fast (measured).
-const OBJECT = Symbol("object");
-const ARRAY = Symbol("array");
-
-function record(tape: unknown[], json: unknown): void {
-  if (Array.isArray(json)) {
-    tape.push(ARRAY, json.length);
-    for (const item of json) record(tape, item);
-  } else if (typeof json === "object" && json !== null) {
-    const keys = Object.keys(json);
-    tape.push(OBJECT, keys.length);
-    for (const key of keys) {
-      tape.push(key);
-      record(tape, (json as Record<string, unknown>)[key]);
-    }
-  } else {
-    tape.push(json);
-  }
-}
-
-/** The counted parts of short tool calls (count, then each name and arguments), as a tape of their JSON. */
-function countedCalls(toolCalls: unknown, json: string): unknown[] | undefined {
-  if (json === "" || json.length > VERBATIM_LIMIT || !Array.isArray(toolCalls)) return undefined;
-  const parsed = JSON.parse(JSON.stringify(toolCalls.map((call: { name?: unknown; args?: unknown } | null) => ({ name: call?.name, args: call?.args })))) as Array<{ name?: unknown; args?: unknown }>;
-  const tape: unknown[] = [parsed.length];
-  for (const call of parsed) {
-    tape.push(call.name);
-    record(tape, call.args);
-  }
-  return tape;
-}
-
-/**
- * Reads `value` against the tape from `at`: the position after it when `value` serializes to the same JSON as what
- * was recorded there, else -1. Conservative: anything that is not plain data (a toJSON, a class instance, an
- * undefined member) answers -1, which only costs a recount.
- */
-function replay(tape: unknown[], at: number, value: unknown): number {
-  const kept = tape[at];
-  if (kept === ARRAY) {
-    if (!Array.isArray(value) || value.length !== tape[at + 1]) return -1;
-    let next = at + 2;
-    for (let index = 0; index < value.length && next >= 0; index++) next = replay(tape, next, value[index]);
-    return next;
-  }
-  if (kept === OBJECT) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return -1;
-    const prototype = Object.getPrototypeOf(value) as unknown;
-    if (prototype !== Object.prototype && prototype !== null) return -1;
-    const count = tape[at + 1] as number;
-    let next = at + 2;
-    let seen = 0;
-    for (const key in value) {
-      if (seen++ === count || tape[next] !== key) return -1;
-      next = replay(tape, next + 1, (value as Record<string, unknown>)[key]);
-      if (next < 0) return -1;
-    }
-    return seen === count ? next : -1;
-  }
-  return kept === value ? at + 1 : -1;
-}
-
 /**
  * Whether a message (a new object under a known id) is what the entry counted: type, name, content, and for an AI
  * message its tool calls (the only ones counted). Reads only properties the message has: a lookup of a missing
@@ -206,7 +111,7 @@ function matches(entry: Entry, message: BaseMessage): boolean {
   if (entry.name !== message.name) return false;
   const content = message.content;
   if (!sameText(entry.content, typeof content === "string" ? content : JSON.stringify(content))) return false;
-  return type !== "ai" || sameCalls(entry, toolCallsOf(message));
+  return type !== "ai" || sameCalls(entry, rawToolCalls(message));
 }
 
 /** Whether an AI message's tool calls are those the entry counted (names and arguments). */
@@ -300,7 +205,7 @@ export class MessageTokenCache {
       cached !== undefined &&
       cached.content === message.content &&
       cached.name === message.name &&
-      cached.toolCalls === toolCallsOf(message)
+      cached.toolCalls === rawToolCalls(message)
     ) {
       this.hits++;
       return cached.entry;
@@ -326,7 +231,7 @@ export class MessageTokenCache {
     const entry = this.byKey.get(key);
     if (entry !== undefined && sameDescription(entry, described)) {
       this.hits++;
-      this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), entry });
+      this.byObject.set(message, { content: message.content, name: message.name, toolCalls: rawToolCalls(message), entry });
       return entry;
     }
     return this.miss(key, message, described, compute);
@@ -335,9 +240,9 @@ export class MessageTokenCache {
   private miss(key: string, message: BaseMessage, described: Omit<Entry, "tokens" | "id" | "counted">, compute: (message: BaseMessage) => number): Entry {
     const tokens = compute(message);
     this.encoded++;
-    const entry = entryOf(message.id, described, toolCallsOf(message), tokens);
+    const entry = entryOf(message.id, described, rawToolCalls(message), tokens);
     this.byKey.set(key, entry);
-    this.byObject.set(message, { content: message.content, name: message.name, toolCalls: toolCallsOf(message), entry });
+    this.byObject.set(message, { content: message.content, name: message.name, toolCalls: rawToolCalls(message), entry });
     return entry;
   }
 

@@ -13,7 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { auditThread, CompactingSupervisor, createArchiveReaderTool, editOf, SqliteStore, TokenCounter, validateHistory } from "../../src/index.js";
+import { auditThread, CompactingSupervisor, createArchiveReaderTool, TokenCounter, validateHistory } from "../../src/index.js";
+import { editOf } from "../../src/messages/markers.js";
+import { SqliteStore } from "../../src/archive/sqlite-store.js";
 import { ScriptedChatModel, type ReplyPolicy } from "../../scripts/fakes/scripted-chat-model.js";
 
 const dir = mkdtempSync(join(tmpdir(), "compaction-supervisor-archive-"));

@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import { createTeam } from "../../scripts/demo/team.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../../scripts/fakes/chat-completions-server.js";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DEFAULT_MAX_WRITE_ATTEMPTS, HistoryManager } from "../../src/history/history-manager.js";
-import { getSummaryProvenance } from "../../src/history/summary-message.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../../scripts/fakes/chat-completions-server.js";

@@ -6,7 +6,7 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { auditThread, ExtractiveSummarizer, HistoryManager } from "../../src/index.js";
-import { createSummaryMessage } from "../../src/history/summary-message.js";
+import { createSummaryMessage } from "../../src/messages/summary-message.js";
 
 const config = { configurable: { thread_id: "audited" } };
 

@@ -2,12 +2,13 @@ import { AIMessage, BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { HistoryManager } from "../../src/history/history-manager.js";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
-import { validateHistory } from "../../src/history/validate.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
+import { validateHistory } from "../../src/messages/validate.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, seedThread } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { compacted } from "../support/compacted.js";
 
 function ids(messages: readonly BaseMessage[]): string[] {
   return messages.map((message) => message.id ?? "?");
@@ -31,8 +32,8 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
 
     const report = await manager.compactThread(config);
     expect(report.status).toBe("compacted");
-    expect(report.summarizedMessages).toBeGreaterThan(0);
-    expect(report.tokensAfter).toBeLessThan(report.tokensBefore!);
+    expect(compacted(report).summarizedMessages).toBeGreaterThan(0);
+    expect(compacted(report).tokensAfter).toBeLessThan(report.tokensBefore!);
 
     const after = (await agent.getState(config)).values.messages as BaseMessage[];
     expect(after[0]!.getType()).toBe("system");
@@ -75,11 +76,11 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     const report = await manager.compactThread(config);
     expect(report.status).toBe("compacted");
     // What was written, derived from the head that was read, not from reading the store again.
-    const expected = ["system-1", report.summaryId!, ...ids(before.slice(before.length - report.keptMessages!))];
+    const expected = ["system-1", compacted(report).summaryId!, ...ids(before.slice(before.length - compacted(report).keptMessages!))];
 
     const fresh = await store.reopen();
     const tuple = await fresh.getTuple({ configurable: { thread_id: "fork", checkpoint_ns: "" } });
-    expect(tuple!.checkpoint.id).toBe(report.newCheckpointId);
+    expect(tuple!.checkpoint.id).toBe(compacted(report).newCheckpointId);
     const messages = tuple!.checkpoint.channel_values.messages as BaseMessage[];
     expect(ids(messages)).toEqual(expected);
     expect(isSummaryMessage(messages[1])).toBe(true);
@@ -107,8 +108,8 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     const report = await manager.compactThread(config);
     expect(report.status).toBe("compacted");
     expect(calls).toBe(1);
-    expect(report.rebased?.appendedMessages).toBe(2);
-    expect(report.rebased?.snapshotCheckpointId).not.toBe(report.previousCheckpointId);
+    expect(compacted(report).rebased?.appendedMessages).toBe(2);
+    expect(compacted(report).rebased?.snapshotCheckpointId).not.toBe(report.previousCheckpointId);
     const head = (await agent.getState(config)).values.messages as BaseMessage[];
     const covered = getSummaryProvenance(head[1])!.coveredIds;
     expect(head.some((message) => message.id === "raced-turn")).toBe(true);

@@ -1,9 +1,9 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { planCompaction } from "../../src/history/plan.js";
-import { createSummaryMessage } from "../../src/history/summary-message.js";
-import { groupUnits } from "../../src/history/units.js";
-import { validateHistory } from "../../src/history/validate.js";
+import { createSummaryMessage } from "../../src/messages/summary-message.js";
+import { groupUnits } from "../../src/messages/units.js";
+import { validateHistory } from "../../src/messages/validate.js";
 
 const system = new SystemMessage({ id: "s", content: "You are a supervisor." });
 const user = (id: string, text = `question ${id}`) => new HumanMessage({ id, content: text });

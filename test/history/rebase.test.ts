@@ -5,12 +5,13 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HistoryManager, type PreparedCompaction } from "../../src/history/history-manager.js";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
-import { pinMessage } from "../../src/strategies/pinned.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
+import { pinMessage } from "../../src/messages/pins.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js";
 import { createTestAgent, runTurns, seedThread } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { compacted } from "../support/compacted.js";
 
 /** The extractive summarizer, counting its calls. */
 function countingSummarizer(): Summarizer & { calls: number } {
@@ -52,13 +53,13 @@ describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
 
     const report = await manager.applyCompaction(prepared);
     expect(report.status).toBe("compacted");
-    expect(report.rebased).toEqual({ snapshotCheckpointId: snapshot, appendedMessages: grown.length - prepared.snapshotLength });
+    expect(compacted(report).rebased).toEqual({ snapshotCheckpointId: snapshot, appendedMessages: grown.length - prepared.snapshotLength });
     expect(summarizer.calls).toBe(1);
     const head = (await agent.getState(config)).values.messages as BaseMessage[];
     expect(isSummaryMessage(head[1])).toBe(true);
     // Everything after the summarized prefix, the two new turns included, is there unchanged and in order.
     expect(head.slice(2).map((message) => message.id)).toEqual(grown.slice(prepared.compacted.plan.prefixLength).map((message) => message.id));
-    expect(report.tokensAfter).toBe(manager.counter.countMessages(head));
+    expect(compacted(report).tokensAfter).toBe(manager.counter.countMessages(head));
     // The summary covers exactly the snapshot's prefix.
     expect(getSummaryProvenance(head[1])!.coveredIds).toEqual(prepared.compacted.plan.summarize.map((message) => message.id));
   });
@@ -142,7 +143,7 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
     const report = await manager.compactThread(config, { maxTokensAfter: ceiling });
     expect(report.status).toBe("compacted");
     expect(report.reason).toMatch(/cut harder/);
-    expect(report.tokensAfter).toBeLessThanOrEqual(ceiling);
+    expect(compacted(report).tokensAfter).toBeLessThanOrEqual(ceiling);
   });
 
   it("writes nothing and never calls the summarizer when even the hardest cut would not fit (tiny limit, huge latest turn, all pinned)", async () => {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { getSummaryProvenance } from "../../src/history/summary-message.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { createHistorySearchTool, HISTORY_SEARCH_TOOL } from "../../src/recall/tool.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import type { CompactionReport } from "../../src/history/report.js";

@@ -9,14 +9,15 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/history/history-manager.js";
-import { getSummaryProvenance } from "../../src/history/summary-message.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { reindexThread } from "../../src/recall/reindex.js";
 import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
-import type { RecallEntry } from "../../src/recall/types.js";
+import type { RecallEntry } from "../../src/checkpoint/recall-index/types.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { compacted } from "../support/compacted.js";
 
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 
@@ -81,7 +82,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const left = before.messages.filter((message) => !inHead.has(message.id));
     expect(byId(entries).map((entry) => entry.messageId)).toEqual(left.map((message) => message.id!).sort());
     // The summary tells the model the tool exists.
-    expect(String(head.messages.find((message) => message.id === report.summaryId)?.content)).toContain("search_history");
+    expect(String(head.messages.find((message) => message.id === compacted(report).summaryId)?.content)).toContain("search_history");
   });
 
   it("never returns another thread's messages, whatever the words", async () => {

@@ -15,6 +15,7 @@ import { auditThread, CompactingSupervisor, CompactionError, LlmSummarizer, type
 import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
 import { createTestAgent } from "../support/agents.js";
 import { recordFigures, size } from "../support/reliability.js";
+import { compacted } from "../support/compacted.js";
 
 const TURNS_PER_FAULT = size("FAULT_TURNS", 3, 12);
 
@@ -111,6 +112,8 @@ describe("failing summarizers", () => {
         return "The user asked about invoices; the agent answered each.";
       },
     };
+    // The breaker's time: advanced by hand past the pause, never slept through.
+    let now = 1_000_000;
     const errors: Array<{ code?: string; message: string }> = [];
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
@@ -119,7 +122,7 @@ describe("failing summarizers", () => {
       summaryTokens: 64,
       summarizer,
       background: false,
-      circuitBreaker: { failureThreshold: 3, pauseMs: 400 },
+      circuitBreaker: { failureThreshold: 3, pauseMs: 400, clock: () => now },
       onCompaction: (report) => void reports.push(report),
       onCompactionError: (error) => void errors.push(error as CompactionError),
     });
@@ -136,7 +139,7 @@ describe("failing summarizers", () => {
     expect(supervisor.compactionHealth("other")).toEqual({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
 
     // After the pause one attempt goes through; still failing, it pauses again at once.
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    now += 450;
     await turn(7);
     expect(summarizer.calls).toBe(4);
     expect(errors.at(-1)!.code).toBe("COMPACTION_PAUSED");
@@ -167,7 +170,7 @@ describe("failing summarizers", () => {
     for (let index = 0; index < 6; index++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] }, config);
     expect(reports.length).toBeGreaterThan(0);
     expect(reports[0]).toMatchObject({ status: "compacted", summarizer: "extractive" });
-    expect(reports[0]!.fallbackReason).toContain("upstream 503");
+    expect(compacted(reports[0]).fallbackReason).toContain("upstream 503");
     const state = await supervisor.getState(config);
     const summary = state.values.messages.find((message: BaseMessage) => message.additional_kwargs?.compaction);
     expect(summary.additional_kwargs.compaction).toMatchObject({ summarizer: "extractive" });

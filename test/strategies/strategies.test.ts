@@ -5,19 +5,8 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  createPipeline,
-  createStrategy,
-  editOf,
-  ExtractiveSummarizer,
-  getSummaryProvenance,
-  listStrategies,
-  pinMessage,
-  TokenCounter,
-  validateHistory,
-  type Strategy,
-  type Summarizer,
-} from "../../src/index.js";
+import { createPipeline, createStrategy, ExtractiveSummarizer, getSummaryProvenance, listStrategies, pinMessage, TokenCounter, validateHistory, type Strategy, type Summarizer } from "../../src/index.js";
+import { editOf } from "../../src/messages/markers.js";
 import { generateHistory } from "../../scripts/workload/history.js";
 import { history, snapshot } from "../support/arbitrary-history.js";
 import { FUZZ_SEED, size } from "../support/reliability.js";

@@ -3,7 +3,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { missingDependency } from "../../src/optional-dependency.js";
-import { createSummaryMessage } from "../../src/history/summary-message.js";
+import { createSummaryMessage } from "../../src/messages/summary-message.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { createDefaultSummarizer } from "../../src/summarizers/default.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";

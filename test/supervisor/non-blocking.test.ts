@@ -11,13 +11,14 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { CompactionReport } from "../../src/history/report.js";
-import { getSummaryProvenance, isSummaryMessage } from "../../src/history/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import { auditThread } from "../../src/history/audit.js";
 import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
+import { compacted } from "../support/compacted.js";
 
 /** A promise with its resolver. */
 function gate(): { promise: Promise<void>; open: () => void; opened: boolean } {
@@ -245,7 +246,7 @@ describe("every outcome is heard, and nothing thrashes", () => {
     await supervisor.invoke(ask(1), config);
     await supervisor.flush();
     expect(outcomes.at(-1)!.status).toBe("compacted");
-    expect(outcomes.at(-1)!.tokensAfter!).toBeLessThanOrEqual(1_800);
+    expect(compacted(outcomes.at(-1)).tokensAfter).toBeLessThanOrEqual(1_800);
   });
 
   it("a thread that is all pinned: skipped and said so, the summarizer never called, nothing written", async () => {

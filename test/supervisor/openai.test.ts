@@ -3,7 +3,7 @@ import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CompactionReport } from "../../src/history/report.js";
-import { validateHistory } from "../../src/history/validate.js";
+import { validateHistory } from "../../src/messages/validate.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
 import { createTeam } from "../../scripts/demo/team.js";

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { auditThread, CompactingSupervisor, editOf, getSummaryProvenance, validateHistory, type CompactionReport, type StrategyInput } from "../../src/index.js";
+import { auditThread, CompactingSupervisor, getSummaryProvenance, validateHistory, type CompactionReport, type StrategyInput } from "../../src/index.js";
+import { editOf } from "../../src/messages/markers.js";
 import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
 
 const logs = tool(async ({ service }: { service: string }) => Array.from({ length: 30 }, (_, line) => `${service} ${line}: request took ${line * 3} ms`).join("\n"), {
@@ -84,7 +85,7 @@ describe("deepagents-style state (todos and files channels)", () => {
     const dir = mkdtempSync(join(tmpdir(), "compaction-deepagents-"));
     const saver = SqliteSaver.fromConnString(join(dir, "threads.sqlite"));
     const { createCustomGraph } = await import("../support/custom-graph.js");
-    const { SqliteStore } = await import("../../src/index.js");
+    const { SqliteStore } = await import("../../src/sqlite.js");
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(createCustomGraph(saver), {
       tokenLimit: 400,

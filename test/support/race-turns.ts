@@ -17,9 +17,12 @@ import { createTeam } from "../../scripts/demo/team.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { createRandom } from "../../scripts/workload/random.js";
 
 const [location, threadId, count, prefix, lockDir, schema] = process.argv.slice(2);
 const postgres = location!.startsWith("postgres");
+// The jitter between turns is seeded (RACE_SEED, and the writer's prefix), so a failing interleaving's inputs repeat.
+const random = createRandom(Number(process.env.RACE_SEED ?? 20261123) + [...prefix!].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 0));
 const saver = postgres ? PostgresSaver.fromConnString(location!, { schema: schema ?? "public" }) : SqliteSaver.fromConnString(location!);
 if (!postgres) (saver as SqliteSaver).db.pragma("busy_timeout = 10000");
 
@@ -29,7 +32,7 @@ async function withTurnLock<T>(run: () => Promise<T>): Promise<T> {
       mkdirSync(lockDir!);
       break;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 5));
+      await new Promise((resolve) => setTimeout(resolve, 2 + random.next() * 5));
     }
   }
   try {
@@ -73,7 +76,7 @@ const supervisor = new CompactingSupervisor(createTeam(saver), {
   summarizer: heldUntilGrown,
   onCompaction: () => void compactions++,
   onCompactionOutcome: (report) => {
-    if (report.rebased) rebased++;
+    if (report.status === "compacted" && report.rebased) rebased++;
     if (report.status === "conflict") conflicts++;
   },
   onCompactionError: (error) => void errors.push(String((error as Error).message ?? error)),
@@ -86,7 +89,7 @@ for (let index = 0; index < Number(count); index++) {
     ),
   );
   // Let this process's background compaction overlap the other process's next turn.
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 10));
+  await new Promise((resolve) => setTimeout(resolve, random.next() * 10));
 }
 finished = true;
 await supervisor.flush();

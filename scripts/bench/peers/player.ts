@@ -7,7 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
-import { validateHistory } from "../../../src/history/validate.js";
+import { validateHistory } from "../../../src/messages/validate.js";
 import { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
 import { TOOL_NAMES, type Conversation, type PlannedReply } from "../../workload/conversation.js";
 

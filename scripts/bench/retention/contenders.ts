@@ -16,7 +16,7 @@ import type { Summarizer } from "../../../src/summarizers/types.js";
 import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
 import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
 import { searchHistory } from "../../../src/recall/search.js";
-import type { SearchHit } from "../../../src/recall/types.js";
+import type { SearchHit } from "../../../src/checkpoint/recall-index/types.js";
 import { RECALL_AT } from "./recall.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";

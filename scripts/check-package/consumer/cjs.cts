@@ -2,6 +2,7 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { CompactingSupervisor, CompactionError, TokenCounter } from "langgraph-compaction";
+import { SqliteStore } from "langgraph-compaction/sqlite";
 
 async function main(): Promise<void> {
   const graph = new StateGraph(MessagesAnnotation)
@@ -20,6 +21,12 @@ async function main(): Promise<void> {
     throw new Error("check failed: a bad option throws");
   } catch (error) {
     if (!CompactionError.isInstance(error) || error.code !== "INVALID_ARGUMENT") throw error;
+  }
+  try {
+    new SqliteStore("never-written.sqlite");
+    throw new Error("check failed: SqliteStore without better-sqlite3 throws");
+  } catch (error) {
+    if (!CompactionError.isInstance(error) || error.code !== "MISSING_DEPENDENCY") throw error;
   }
   console.log(`cjs consumer: ok (${compactions} compactions; loaded from ${require.resolve("langgraph-compaction")})`);
 }

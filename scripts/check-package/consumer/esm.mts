@@ -1,7 +1,9 @@
 // An ES module consumer of the packed tarball: a graph wrapped and compacted, the stream loops of a plain graph,
 // and the typed error for a backend that is not installed.
 import { HumanMessage } from "@langchain/core/messages";
-import { CompactingSupervisor, CompactionError, SqliteStore } from "langgraph-compaction";
+import { CompactingSupervisor, CompactionError } from "langgraph-compaction";
+import { createOpenAISummarizer } from "langgraph-compaction/openai";
+import { SqliteStore } from "langgraph-compaction/sqlite";
 import { buildGraph, check } from "./shared.mjs";
 
 const graph = buildGraph();
@@ -25,4 +27,8 @@ try {
 } catch (error) {
   check(CompactionError.isInstance(error) && error.code === "MISSING_DEPENDENCY" && error.message.includes("npm install better-sqlite3"), `missing better-sqlite3 is MISSING_DEPENDENCY (${String(error)})`);
 }
+// The OpenAI summarizer is built without @langchain/openai; its first summary names the package to install.
+const openai = createOpenAISummarizer({ apiKey: "sk-not-used" });
+const failed = await openai.summarize({ messages: [new HumanMessage("hello")], tokenBudget: 100 }).catch((error: unknown) => error);
+check(CompactionError.isInstance(failed) && failed.code === "MISSING_DEPENDENCY" && failed.message.includes("npm install @langchain/openai"), `missing @langchain/openai is MISSING_DEPENDENCY (${String(failed)})`);
 console.log(`esm consumer: ok (${compactions} compactions)`);

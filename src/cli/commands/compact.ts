@@ -1,7 +1,8 @@
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../history/history-manager.js";
-import { validateRatio, type CompactionPlan } from "../../history/plan.js";
-import type { CompactionReport } from "../../history/report.js";
+import { type CompactionPlan } from "../../history/plan.js";
+import { validateRatio } from "../../validate-ratio.js";
+import type { CompactedReport } from "../../history/report.js";
 import { readThreadHead } from "../../history/thread-state.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { DEFAULT_SUMMARY_MODEL } from "../../summarizers/llm.js";
@@ -97,7 +98,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
   if (context.json) {
     printer.line(JSON.stringify(out, null, 2));
   } else if (out.status === "compacted") {
-    const report = out.report as CompactionReport;
+    const report = out.report as CompactedReport;
     printer.line(paint(printer, 32, `compacted: ${number(report.tokensBefore)} → ${number(report.tokensAfter)} tokens, ${report.messagesBefore} → ${report.messagesAfter} messages`));
     printer.line(`new checkpoint      ${report.newCheckpointId}`);
     printer.line(`previous checkpoint ${report.previousCheckpointId} (restore with: restore ${threadId} --checkpoint ${report.previousCheckpointId} ${context.storeArgs})`);
@@ -126,7 +127,8 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
         results.push({ threadId: candidate.threadId, status: "dry-run", reason: `${number(candidate.tokens)} tokens` });
       } else {
         const report = await manager.compactThread({ configurable: { thread_id: candidate.threadId } });
-        results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, newCheckpointId: report.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
+        const written = report.status === "compacted" ? report : undefined;
+        results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: written?.tokensAfter, newCheckpointId: written?.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
       }
     } catch (error) {
       results.push({ threadId: candidate.threadId, status: "failed", reason: error instanceof Error ? error.message : String(error) });

@@ -1,6 +1,7 @@
-import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../history/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
 import { planCompaction } from "../../history/plan.js";
-import { contentText, speaker } from "../../summarizers/render.js";
+import { speaker } from "../../summarizers/render.js";
+import { contentText } from "../../messages/content.js";
 import { requireThread, type CliContext } from "../context.js";
 import { bar, number, paint, preview, table } from "../format.js";
 

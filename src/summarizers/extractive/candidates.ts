@@ -13,9 +13,9 @@
  * - Sentences of one message belong to one line, so a kept fact stays with the rest of what was said with it.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { toolCallsOf } from "../../history/units.js";
+import { toolCallsOf } from "../../messages/tool-calls.js";
 import { messageDate } from "../../messages/date.js";
-import { contentText } from "../render.js";
+import { contentText } from "../../messages/content.js";
 import { speakerLabel, type SummaryLine } from "./layout.js";
 import { Vocabulary } from "./vocabulary.js";
 import { isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";

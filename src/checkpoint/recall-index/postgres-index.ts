@@ -13,7 +13,7 @@
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
  *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
  *   rows were written with.
- * - The document is the message's words (recall/query.ts: `indexTerms`) at weight D, its name and day at weight B and
+ * - The document is the message's words (checkpoint/recall-index/query.ts: `indexTerms`) at weight D, its name and day at weight B and
  *   the previous message's words at weight C (see sqlite-index.ts for why), ranked with the weights RANK_WEIGHTS:
  *   the words count fully, the name and day 0.4, the previous message 0.2 (the body stays at the default weight, so
  *   its tsvector is not copied once more to be relabelled).
@@ -21,10 +21,10 @@
  *   operator can be spelled by the user.
  * - Rows are written by `applyPostgresRecall` inside the caller's transaction (the compare-and-swap's).
  */
-import { quoteIdentifier } from "../checkpoint/sql.js";
-import { invalidArgument } from "../errors.js";
+import { quoteIdentifier } from "../sql.js";
+import { invalidArgument } from "../../errors.js";
 import { recallLabel } from "./entries.js";
-import { wordsOf } from "../messages/words.js";
+import { wordsOf } from "../../messages/words.js";
 import { indexTerms, rareTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 

@@ -3,7 +3,7 @@
  */
 
 import { BaseMessage } from "@langchain/core/messages";
-import { toolCallIdOf, toolCallsOf } from "./units.js";
+import { toolCallIdOf, toolCallsOf } from "./tool-calls.js";
 
 export type HistoryProblemCode =
   | "NOT_A_MESSAGE"

@@ -3,12 +3,12 @@
  * (k1 = 1.2, b = 0.75; the name at half weight and the previous message at 0.3, as in the SQLite index).
  *
  * Why a small BM25 of our own rather than a search library (MiniSearch, FlexSearch, Lunr): it matches on exactly the
- * words the SQLite and Postgres indexes hold (recall/query.ts), scoping to a thread is a map lookup, removal is
+ * words the SQLite and Postgres indexes hold (checkpoint/recall-index/query.ts), scoping to a thread is a map lookup, removal is
  * exact, and the package gains no dependency. What it lacks: no stemming (SQLite stems English through FTS5's
  * porter tokenizer), and it lives as long as the process — like the MemorySaver it serves. For another saver that
  * persists, the index does not: `reindex` rebuilds it from the checkpoint history.
  */
-import { wordsOf } from "../messages/words.js";
+import { wordsOf } from "../../messages/words.js";
 import { recallLabel } from "./entries.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 

@@ -9,9 +9,9 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, threadNotFound } from "../errors.js";
 import type { HistoryManager } from "../history/history-manager.js";
 import type { CompactionReport } from "../history/report.js";
-import { createSummaryMessage, getSummaryProvenance } from "../history/summary-message.js";
+import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
 import { readThreadHead, type StateReader } from "../history/thread-state.js";
-import type { Strategy } from "../strategies/types.js";
+import type { Strategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyCompaction {

@@ -9,6 +9,7 @@
  */
 
 import type { BaseMessage } from "@langchain/core/messages";
+import { isHandoffName, toolCallIdOf, toolCallsOf } from "./tool-calls.js";
 
 export type UnitKind = "system" | "message" | "tool-exchange" | "handoff";
 
@@ -18,26 +19,6 @@ export interface MessageUnit {
   start: number;
   /** Index one past the last message. */
   end: number;
-}
-
-export interface ToolCallLike {
-  id?: string;
-  name: string;
-}
-
-export function toolCallsOf(message: BaseMessage): ToolCallLike[] {
-  if (message.getType() !== "ai") return [];
-  const calls = (message as BaseMessage & { tool_calls?: ToolCallLike[] }).tool_calls;
-  return Array.isArray(calls) ? calls : [];
-}
-
-export function toolCallIdOf(message: BaseMessage): string | undefined {
-  if (message.getType() !== "tool") return undefined;
-  return (message as BaseMessage & { tool_call_id?: string }).tool_call_id;
-}
-
-export function isHandoffName(name: string): boolean {
-  return name.startsWith("transfer_to_") || name.startsWith("transfer_back_to_");
 }
 
 /**

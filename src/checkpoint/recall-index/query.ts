@@ -3,9 +3,9 @@
  * index holds), and each word is searched as a word. Quotes, `NEAR(`, `*`, `:`, `-`, `OR` or SQL in a query are
  * words or nothing; they can neither raise an error in the engine nor widen the search beyond the thread.
  */
-import { CompactionError, invalidArgument } from "../errors.js";
-import { wordsOf } from "../messages/words.js";
-import { COMMON_SHARE, MIN_COMMON_DOCUMENTS } from "../summarizers/extractive/vocabulary.js";
+import { CompactionError, invalidArgument } from "../../errors.js";
+import { wordsOf } from "../../messages/words.js";
+import { COMMON_SHARE, MIN_COMMON_DOCUMENTS } from "../../summarizers/extractive/vocabulary.js";
 
 /** Words of a query beyond this are ignored (a 100 KB query is answered from its first words). */
 export const MAX_QUERY_TERMS = 32;

@@ -8,7 +8,7 @@ import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createCompactionHook, TokenCounter, validateHistory, type StrategyReport } from "../../src/index.js";
+import { createCompactionHook, createContextTrimHook, TokenCounter, validateHistory, type StrategyReport } from "../../src/index.js";
 import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
 
 const counter = new TokenCounter();
@@ -24,7 +24,7 @@ const searchTool = tool(async ({ query }: { query: string }) => output(query), {
   schema: z.object({ query: z.string() }),
 });
 
-function agent(preModelHook?: ReturnType<typeof createCompactionHook>) {
+function agent(preModelHook?: ReturnType<typeof createContextTrimHook>) {
   const model = new ScriptedChatModel({
     reply: (_messages, { call }) => (call <= CALLS ? { toolCalls: [{ name: "search_orders", args: { query: `batch-${call}` } }] } : { content: "All 40 batches reconciled." }),
   });
@@ -32,11 +32,15 @@ function agent(preModelHook?: ReturnType<typeof createCompactionHook>) {
   return { graph, model };
 }
 
-describe("createCompactionHook (within-turn guard)", () => {
+describe("createContextTrimHook (within-turn guard)", () => {
+  it("is still exported under its old name, createCompactionHook (deprecated)", () => {
+    expect(createCompactionHook).toBe(createContextTrimHook);
+  });
+
   it("keeps every model call of a 40-tool-call turn under the budget; the stored history holds the full turn", async () => {
     const budget = 8_000;
     const trims: StrategyReport[] = [];
-    const { graph, model } = agent(createCompactionHook({ budget, onTrim: (report) => void trims.push(report) }));
+    const { graph, model } = agent(createContextTrimHook({ budget, onTrim: (report) => void trims.push(report) }));
     const config = { configurable: { thread_id: "guarded" }, recursionLimit: 200 };
     const result = await graph.invoke({ messages: [new HumanMessage({ id: "u", content: "Reconcile all 40 order batches." })] }, config);
     expect(result.messages.at(-1)!.content).toBe("All 40 batches reconciled.");
@@ -62,8 +66,8 @@ describe("createCompactionHook (within-turn guard)", () => {
   });
 
   it("validates its options with typed errors", () => {
-    expect(() => createCompactionHook({ budget: -1 })).toThrow(/budget must be a positive number/);
-    expect(() => createCompactionHook({ budget: 1_000, reserveTokens: 950 })).toThrow(/at least 100 tokens/);
-    expect(() => createCompactionHook({ budget: 1_000, strategy: "shrink" as never })).toThrow(/unknown strategy "shrink"/);
+    expect(() => createContextTrimHook({ budget: -1 })).toThrow(/budget must be a positive number/);
+    expect(() => createContextTrimHook({ budget: 1_000, reserveTokens: 950 })).toThrow(/at least 100 tokens/);
+    expect(() => createContextTrimHook({ budget: 1_000, strategy: "shrink" as never })).toThrow(/unknown strategy "shrink"/);
   });
 });

@@ -8,11 +8,11 @@
  * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { contentText } from "../messages/content.js";
-import { formatDay, messageDate } from "../messages/date.js";
-import { editOf } from "../messages/markers.js";
-import { getSummaryProvenance } from "../history/summary-message.js";
-import { toolCallsOf } from "../history/units.js";
+import { contentText } from "../../messages/content.js";
+import { formatDay, messageDate } from "../../messages/date.js";
+import { editOf } from "../../messages/markers.js";
+import { getSummaryProvenance } from "../../messages/summary-message.js";
+import { toolCallsOf } from "../../messages/tool-calls.js";
 import type { RecallChanges, RecallEntry } from "./types.js";
 
 const ROLES: Record<string, RecallEntry["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };

@@ -6,12 +6,12 @@
  */
 import { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
-import { resolveStrategy, type StrategyInput } from "../strategies/registry.js";
-import type { StrategyReport } from "../strategies/types.js";
+import { resolveStrategy, type StrategyInput } from "./registry.js";
+import type { StrategyReport } from "./types.js";
 import { resolveModel } from "../tokens/models.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
-export interface CompactionHookOptions {
+export interface ContextTrimHookOptions {
   /** Tokens the model may receive (the stored history may be larger); a value <= 1 is a fraction of the window. */
   budget: number;
   /** Tokens reserved for what the agent adds after the hook (its prompt, tool definitions). @default 0 */
@@ -27,7 +27,11 @@ export interface CompactionHookOptions {
 
 export const DEFAULT_HOOK_STRATEGY: StrategyInput = ["clear-tool-results", "smart-trim"];
 
-export function createCompactionHook(options: CompactionHookOptions) {
+/**
+ * A `preModelHook` that fits the model's view of the history to `budget` before every model call; the stored
+ * history is left as it is (compacting it is the wrapper's job, between turns).
+ */
+export function createContextTrimHook(options: ContextTrimHookOptions) {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object with at least budget");
   const model = options.model ?? "gpt-4o";
   const { budget: raw } = options;
@@ -50,3 +54,8 @@ export function createCompactionHook(options: CompactionHookOptions) {
     return { llmInputMessages: view };
   };
 }
+
+/** @deprecated Renamed `createContextTrimHook` (it trims the model's view and compacts nothing); removed in the next release. */
+export const createCompactionHook = createContextTrimHook;
+/** @deprecated Renamed `ContextTrimHookOptions`. */
+export type CompactionHookOptions = ContextTrimHookOptions;

@@ -1,0 +1,143 @@
+/**
+ * Applying a prepared summary to a thread's current head: as computed when the head has not moved, rebased when
+ * the thread only grew meanwhile, discarded when the summarized prefix changed. A head busy with a run is waited
+ * for (with backoff) up to a deadline; a head that keeps moving is retried up to `maxWriteAttempts` times.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { CompareAndSwapWriter } from "../checkpoint/compare-and-swap.js";
+import { CompactionError, threadNotFound } from "../errors.js";
+import type { ManagerSettings } from "./manager-options.js";
+import { rebaseCompaction } from "./rebase.js";
+import type { CompactedReport, CompactionReport } from "./report.js";
+import { writeHistory } from "./replacement.js";
+import type { CompactedMessages } from "./summarize-plan.js";
+import { threadLocks } from "./thread-lock.js";
+import { readThreadHead, type ThreadHead } from "./thread-state.js";
+
+/** First and longest pause between two looks at a busy head. */
+const BUSY_RETRY_MS = 10;
+const MAX_BUSY_RETRY_MS = 250;
+
+/** A summary computed from a snapshot of a thread's head, ready for `applyCompaction`. */
+export interface PreparedCompaction {
+  readonly status: "prepared";
+  readonly threadId: string;
+  /** The head the summary was computed from. */
+  readonly snapshotCheckpointId: string;
+  readonly snapshotLength: number;
+  /** The snapshot's first `plan.prefixLength` messages: what the summary replaces. */
+  readonly prefix: readonly BaseMessage[];
+  readonly compacted: CompactedMessages;
+  readonly messagesBefore: number;
+  readonly tokensBefore: number;
+}
+
+export type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "summarizer" | "attempts"> & { messagesBefore: number; tokensBefore: number };
+
+type ApplyOutcome =
+  | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
+  | { kind: "busy"; reason: string; waitable: boolean; base: ReportBase }
+  | { kind: "moved"; reason: string; base: ReportBase };
+
+/** The thread's head, and the report fields every outcome on it starts from. */
+export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+  const head = await readThreadHead(settings.checkpointer, threadId, settings.graph);
+  if (!head) throw threadNotFound(threadId);
+  const headId = head.tuple.checkpoint.id;
+  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: settings.counter.countMessages(head.messages), summarizer, attempts };
+  return { head, headId, base };
+}
+
+/** The fields of a written compaction's report. */
+export function compactedFields(
+  settings: ManagerSettings,
+  reason: string,
+  newCheckpointId: string,
+  compacted: CompactedMessages,
+  writeStarted: number,
+  messages: readonly BaseMessage[] = compacted.messages,
+): Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore"> {
+  return {
+    status: "compacted" as const,
+    reason,
+    newCheckpointId,
+    messagesAfter: messages.length,
+    tokensAfter: settings.counter.countMessages(messages),
+    summarizedMessages: compacted.plan.summarize.length,
+    keptMessages: messages.length - compacted.plan.system.length - 1,
+    summaryId: compacted.summary.id,
+    summarizer: compacted.summarizer.name,
+    ...(compacted.fallbackReason ? { fallbackReason: compacted.fallbackReason } : {}),
+    summarizerMs: compacted.summarizerMs,
+    writeMs: performance.now() - writeStarted,
+  };
+}
+
+export async function applyPrepared(
+  settings: ManagerSettings,
+  writer: CompareAndSwapWriter,
+  prepared: PreparedCompaction,
+  busyWaitMs: number,
+): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
+  const deadline = performance.now() + busyWaitMs;
+  let delay = BUSY_RETRY_MS;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await threadLocks.run(settings.checkpointer, prepared.threadId, () => applyOnce(settings, writer, prepared, attempt));
+    if (outcome.kind === "done") return { report: outcome.report, prefixChanged: outcome.prefixChanged };
+    const remaining = deadline - performance.now();
+    if (outcome.kind === "moved" && attempt < settings.maxWriteAttempts) continue;
+    if (outcome.kind === "busy" && outcome.waitable && remaining > 0) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
+      delay = Math.min(delay * 2, MAX_BUSY_RETRY_MS);
+      continue;
+    }
+    const report: CompactionReport =
+      outcome.kind === "busy"
+        ? { ...outcome.base, status: "skipped", reason: `${outcome.reason} (the prepared summary was not applied)` }
+        : { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
+    return { report, prefixChanged: false };
+  }
+}
+
+async function applyOnce(settings: ManagerSettings, writer: CompareAndSwapWriter, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
+  const { threadId, compacted } = prepared;
+  const { head, headId, base } = await readHead(settings, threadId, compacted.summarizer.name, attempt);
+  if (head.busyReason) return { kind: "busy", reason: head.busyReason, waitable: head.busyKind === "run", base };
+  const moved = headId !== prepared.snapshotCheckpointId;
+  const rebased = moved
+    ? rebaseCompaction(compacted, prepared.prefix, head.messages, prepared.snapshotLength)
+    : { ok: true as const, messages: compacted.messages, appended: 0 };
+  if (!rebased.ok) {
+    return { kind: "done", prefixChanged: true, report: { ...base, status: "conflict", reason: `the summary was discarded: ${rebased.reason}` } };
+  }
+  const writeStarted = performance.now();
+  try {
+    const written = await writeHistory(settings, writer, threadId, rebased.messages, {
+      expectedCheckpointId: headId,
+      knownHead: head,
+      metadata: {
+        compaction: {
+          replacedCheckpointId: headId,
+          summarizedMessages: compacted.plan.summarize.length,
+          summaryId: compacted.summary.id,
+          ...(moved ? { rebasedFrom: prepared.snapshotCheckpointId } : {}),
+        },
+      },
+    });
+    const reason = moved ? `${compacted.plan.reason}; rebased onto a head ${rebased.appended} message(s) longer` : compacted.plan.reason;
+    return {
+      kind: "done",
+      prefixChanged: false,
+      report: {
+        ...base,
+        ...compactedFields(settings, reason, written.checkpointId, compacted, writeStarted, rebased.messages),
+        ...(moved ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } } : {}),
+      },
+    };
+  } catch (error) {
+    if (!CompactionError.isInstance(error)) throw error;
+    if (error.code === "THREAD_BUSY") return { kind: "busy", reason: error.message, waitable: true, base };
+    if (error.code === "WRITE_CONFLICT") return { kind: "moved", reason: error.message, base };
+    throw error;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The HistoryManager's options: what a caller may set, and their validation into the settings every part of a
+ * compaction (planning, summarizing, writing) reads. Every bad value is an INVALID_ARGUMENT naming the option.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../checkpoint/recall-index/postgres-index.js";
+import { CompactionError, invalidArgument } from "../errors.js";
+import { validatePredicate, type PinPredicate } from "../messages/pins.js";
+import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
+import { createDefaultSummarizer } from "../summarizers/default.js";
+import { ExtractiveSummarizer } from "../summarizers/extractive.js";
+import { LlmSummarizer } from "../summarizers/llm.js";
+import type { Summarizer } from "../summarizers/types.js";
+import { TokenCounter } from "../tokens/token-counter.js";
+import { validateRatio } from "../validate-ratio.js";
+import { DEFAULT_COMPACTION_RATIO } from "./plan.js";
+import type { StateReader } from "./thread-state.js";
+
+export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
+export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
+/** How long `compactThread` waits for a gap between turns on a thread busy with a run, by default. */
+export const DEFAULT_BUSY_WAIT_MS = 5_000;
+
+export interface HistoryManagerOptions {
+  /** The store holding the threads. */
+  checkpointer: BaseCheckpointSaver;
+  /** Default: LlmSummarizer over `model` when given, else ChatOpenAI when OPENAI_API_KEY is set, else extractive. */
+  summarizer?: Summarizer;
+  /**
+   * Used when `summarizer` fails (throws, times out, or returns an empty, oversized or error-like text): `"extractive"`
+   * or any Summarizer. The summary's provenance and the report name the summarizer that wrote it and why the first
+   * one was passed over. @default none (a failure writes nothing)
+   */
+  fallbackSummarizer?: Summarizer | "extractive";
+  /** A chat model for an LlmSummarizer (ignored when `summarizer` is given). */
+  model?: BaseChatModel;
+  /** Share of the oldest non-system messages to summarize. @default 0.5 */
+  compactionRatio?: number;
+  /** Keep the newest messages within this many tokens instead of using the ratio. */
+  keepTokens?: number;
+  /**
+   * Compact down to about this many tokens instead of using the ratio: the system messages, the summary's budget and
+   * the newest messages that fit in the rest (see planCompaction). `keepTokens` wins when both are set.
+   */
+  targetTokens?: number;
+  /** Messages never summarized, besides those marked with `pinMessage`. */
+  pinned?: PinPredicate;
+  /**
+   * Budget of each summary in tokens (never more than half of what it summarizes).
+   * @default 20% of the summarized tokens, between 256 and 2,000
+   */
+  summaryTokens?: number;
+  /** Model name for the tokenizer. @default "gpt-4o" */
+  tokenModel?: string;
+  /** A shared counter (its cache makes repeated counts cheap). */
+  counter?: TokenCounter;
+  /** Role of the summary message. @default "human" */
+  summaryRole?: SummaryRole;
+  /** A summary that takes longer is abandoned and nothing is written. @default 120000 */
+  summaryTimeoutMs?: number;
+  /** Compare-and-swap attempts before reporting a conflict (and summaries, when the summarized prefix changed). @default 3 */
+  maxWriteAttempts?: number;
+  /** How long `compactThread` waits for a gap between turns when the head is busy with a run. @default 5000 */
+  busyWaitMs?: number;
+  /** The compiled graph, when at hand: needed only to read a `messages` channel stored as deltas (DeltaChannel). */
+  graph?: StateReader;
+  /**
+   * The recall index: every message a write takes out of the head is indexed in the same transaction, so
+   * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
+   */
+  recall?: boolean | RecallOptions;
+}
+
+export interface RecallOptions {
+  /** Postgres text search configuration ("simple" cuts any language into words; "english" stems). @default "simple" */
+  language?: string;
+  /**
+   * The summary's header tells the model that older messages can be searched with the `search_history` tool. Turn
+   * it off when the agents do not have the tool (createHistorySearchTool). @default true
+   */
+  announce?: boolean;
+}
+
+export interface CompactOverrides {
+  compactionRatio?: number;
+  keepTokens?: number;
+  targetTokens?: number;
+  summaryTokens?: number;
+}
+
+export interface PrepareOptions extends CompactOverrides {
+  /**
+   * Write nothing unless the compacted thread holds at most this many tokens: the plan is cut harder first (all but
+   * the latest turn); when even that would not fit, the report says so and nothing is summarized.
+   */
+  maxTokensAfter?: number;
+  /**
+   * Aim to end at most this many tokens (a margin under `maxTokensAfter`): a plan that would end above it is cut
+   * harder (all but the latest turn) — never by shrinking the running summary, which would drop facts for good. When
+   * even the hardest cut ends above it, the plan is written anyway if it ends under `maxTokensAfter`, and says so.
+   */
+  preferTokensAfter?: number;
+  /** How long to wait for a gap when the head is busy with a run. @default the manager's busyWaitMs */
+  busyWaitMs?: number;
+}
+
+/** The options, validated and defaulted. */
+export interface ManagerSettings {
+  checkpointer: BaseCheckpointSaver;
+  summarizer: Summarizer;
+  fallbackSummarizer?: Summarizer;
+  counter: TokenCounter;
+  compactionRatio: number;
+  keepTokens?: number;
+  targetTokens?: number;
+  summaryTokens?: number;
+  pinned?: PinPredicate;
+  summaryRole: SummaryRole;
+  summaryTimeoutMs: number;
+  maxWriteAttempts: number;
+  busyWaitMs: number;
+  graph?: StateReader;
+  recall: { enabled: boolean; announce: boolean; language: string };
+}
+
+/** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
+export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
+  if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
+  const { checkpointer, summarizer, model, compactionRatio = DEFAULT_COMPACTION_RATIO, keepTokens, targetTokens, summaryTokens } = options;
+  if (
+    typeof checkpointer !== "object" ||
+    checkpointer === null ||
+    typeof (checkpointer as BaseCheckpointSaver).getTuple !== "function" ||
+    typeof (checkpointer as BaseCheckpointSaver).put !== "function"
+  ) {
+    throw new CompactionError({
+      code: "MISSING_CHECKPOINTER",
+      parameter: "checkpointer",
+      value: checkpointer,
+      message: `checkpointer must be a LangGraph checkpoint saver (MemorySaver, SqliteSaver, PostgresSaver...); got ${checkpointer === undefined ? "none" : typeof checkpointer}`,
+    });
+  }
+  if (summarizer !== undefined && typeof (summarizer as Summarizer).summarize !== "function") {
+    throw invalidArgument("summarizer", summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
+  }
+  if (keepTokens !== undefined && (!Number.isInteger(keepTokens) || keepTokens < 0)) {
+    throw invalidArgument("keepTokens", keepTokens, "a non-negative integer");
+  }
+  const summaryTimeoutMs = options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
+  if (!Number.isFinite(summaryTimeoutMs) || summaryTimeoutMs <= 0) {
+    throw invalidArgument("summaryTimeoutMs", summaryTimeoutMs, "a positive number of milliseconds");
+  }
+  const maxWriteAttempts = options.maxWriteAttempts ?? DEFAULT_MAX_WRITE_ATTEMPTS;
+  if (!Number.isInteger(maxWriteAttempts) || maxWriteAttempts < 1) {
+    throw invalidArgument("maxWriteAttempts", maxWriteAttempts, "an integer >= 1");
+  }
+  const summaryRole = options.summaryRole ?? DEFAULT_SUMMARY_ROLE;
+  if (!["human", "system", "ai"].includes(summaryRole)) {
+    throw invalidArgument("summaryRole", summaryRole, '"human", "system" or "ai"');
+  }
+  const ratio = validateRatio("compactionRatio", compactionRatio);
+  if (targetTokens !== undefined && (!Number.isInteger(targetTokens) || targetTokens < 0)) {
+    throw invalidArgument("targetTokens", targetTokens, "a non-negative integer");
+  }
+  if (summaryTokens !== undefined && (!Number.isInteger(summaryTokens) || summaryTokens < 64)) {
+    throw invalidArgument("summaryTokens", summaryTokens, "an integer >= 64");
+  }
+  const pinned = validatePredicate(options.pinned);
+  const counter = options.counter ?? new TokenCounter({ model: options.tokenModel });
+  const fallback = options.fallbackSummarizer;
+  if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {
+    throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
+  }
+  const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+  if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
+    throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
+  }
+  const recall = options.recall ?? true;
+  if (typeof recall !== "boolean" && (typeof recall !== "object" || recall === null || Array.isArray(recall))) {
+    throw invalidArgument("recall", recall, "true, false or { language, announce }");
+  }
+  const recallOptions = typeof recall === "object" ? recall : {};
+  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
+  return {
+    checkpointer,
+    summarizer: summarizer ?? (model ? new LlmSummarizer({ model }) : createDefaultSummarizer({ counter })),
+    fallbackSummarizer: fallback === "extractive" ? new ExtractiveSummarizer({ counter }) : fallback,
+    counter,
+    compactionRatio: ratio,
+    keepTokens,
+    targetTokens,
+    summaryTokens,
+    pinned,
+    summaryRole,
+    summaryTimeoutMs,
+    maxWriteAttempts,
+    busyWaitMs,
+    graph: options.graph,
+    recall: {
+      enabled: recall !== false,
+      announce: recall !== false && recallOptions.announce !== false,
+      language: validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE),
+    },
+  };
+}

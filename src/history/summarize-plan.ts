@@ -1,0 +1,113 @@
+/**
+ * Summarizing a plan: the summarizer runs under a timeout (its signal aborted when it expires), its text is
+ * validated, a failure falls back to `fallbackSummarizer` when one is set, and the summary message carries the
+ * provenance of what it covers. Writes nothing.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { CompactionError } from "../errors.js";
+import { createSummaryMessage, getSummaryProvenance, summaryText } from "../messages/summary-message.js";
+import { validateHistory } from "../messages/validate.js";
+import { validateSummaryText } from "../summarizers/output.js";
+import type { Summarizer } from "../summarizers/types.js";
+import type { ManagerSettings } from "./manager-options.js";
+import type { CompactionPlan } from "./plan.js";
+
+export interface CompactedMessages {
+  /** `[leading system messages, summary, kept messages]`. */
+  messages: BaseMessage[];
+  summary: BaseMessage;
+  plan: CompactionPlan;
+  summarizerMs: number;
+  /** The summarizer that wrote the summary (the fallback when the first one failed). */
+  summarizer: Summarizer;
+  /** Why the configured summarizer was passed over for the fallback, if it was. */
+  fallbackReason?: string;
+}
+
+/** What summarizing needs of the manager's settings (a strategy passes its own). */
+export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryTimeoutMs"> & {
+  recall: Pick<ManagerSettings["recall"], "announce">;
+};
+
+/** @throws CompactionError SUMMARIZER_FAILED (nothing to write), INVALID_HISTORY. */
+export async function summarizePlan(settings: SummarySettings, plan: CompactionPlan, replacedCheckpointId: string | undefined): Promise<CompactedMessages> {
+  const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
+  const started = performance.now();
+  let summarizer = settings.summarizer;
+  let fallbackReason: string | undefined;
+  let text: string;
+  try {
+    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs);
+  } catch (error) {
+    if (!settings.fallbackSummarizer || !CompactionError.isInstance(error) || error.code !== "SUMMARIZER_FAILED") throw error;
+    fallbackReason = error.message;
+    summarizer = settings.fallbackSummarizer;
+    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs);
+  }
+  const summarizerMs = performance.now() - started;
+  const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
+  const summary = createSummaryMessage(
+    text,
+    {
+      replacedCheckpointId: replacedCheckpointId ?? null,
+      coveredMessages: plan.summarize.length + (previous?.coveredMessages ?? 0),
+      coveredTokens: plan.tokens.summarized - (plan.previousSummary ? settings.counter.countMessage(plan.previousSummary) : 0) + (previous?.coveredTokens ?? 0),
+      firstCoveredId: previous?.firstCoveredId ?? plan.summarize[0]?.id ?? null,
+      lastCoveredId: plan.summarize.at(-1)?.id ?? null,
+      coveredIds: ids,
+      previousSummaryId: plan.previousSummary?.id ?? null,
+      summarizer: summarizer.name,
+      model: summarizer.model ?? null,
+      ...(fallbackReason ? { fallbackReason } : {}),
+    },
+    settings.summaryRole,
+    { searchable: settings.recall.announce },
+  );
+  const result = [...plan.system, summary, ...plan.keep];
+  const problems = validateHistory(result);
+  if (problems.length > 0) {
+    throw new CompactionError({ code: "INVALID_HISTORY", message: `the compacted history would be invalid: ${problems[0]!.message}` });
+  }
+  return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason };
+}
+
+async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number): Promise<string> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new CompactionError({
+        code: "SUMMARIZER_FAILED",
+        value: timeoutMs,
+        message: `the summarizer did not answer within ${timeoutMs} ms (summaryTimeoutMs)`,
+      });
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    const text = await Promise.race([
+      summarizer.summarize({
+        previousSummary: plan.previousSummary ? summaryText(plan.previousSummary) : undefined,
+        previousCoveredMessages: plan.previousSummary ? getSummaryProvenance(plan.previousSummary)?.coveredMessages : undefined,
+        messages: plan.summarize,
+        tokenBudget: plan.tokens.summaryBudget,
+        signal: controller.signal,
+      }),
+      timeout,
+    ]);
+    if (typeof text !== "string") {
+      throw new CompactionError({ code: "SUMMARIZER_FAILED", value: text, message: `the summarizer returned ${typeof text}, not text` });
+    }
+    return validateSummaryText(text, plan.tokens.summaryBudget);
+  } catch (error) {
+    if (CompactionError.isInstance(error)) throw error;
+    throw new CompactionError({
+      code: "SUMMARIZER_FAILED",
+      message: `the summarizer failed: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * The wrapper's turn lifecycle on each thread: count, summarize in the background, land the summary between turns.
+ *
+ * A turn never waits for a summary unless the window is at risk. After a turn, the thread is counted; over the
+ * limit, a summary of a snapshot of the head is computed in the background while turns go on; once ready, it is
+ * applied at the first moment no turn of this wrapper runs on the thread (right after the turn in flight ends) by a
+ * rebasing compare-and-swap that takes milliseconds. Before a turn, the wrapper waits only for that write, or —
+ * when the stored thread plus the input exceed `hardLimit`, or the thread has spent `maxTurnsOverLimit` turns over
+ * the limit — for the summary in flight, or compacts synchronously when none is.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { ToolOutputArchive } from "../archive/archive.js";
+import { CompactionError } from "../errors.js";
+import type { HistoryManager } from "../history/history-manager.js";
+import type { CompactionReport } from "../history/report.js";
+import { threadLocks } from "../history/thread-lock.js";
+import { readThreadHead, type StateReader } from "../history/thread-state.js";
+import { compactWithStrategy } from "../strategies/strategy-compaction.js";
+import type { Strategy } from "../strategies/types.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { CircuitBreaker } from "./circuit-breaker.js";
+import type { CompactionEvents } from "./compaction-events.js";
+import { COMPACTION_MARGIN, type ResolvedOptions } from "./options.js";
+import { messagesOf } from "./stream-shape.js";
+import type { ThreadRecord, ThreadRecords } from "./thread-records.js";
+import { inputMessages } from "./turn-input.js";
+
+/** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
+const SYNC_BUSY_WAIT_MS = 5_000;
+
+export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<string, unknown>;
+
+export interface ThreadCompactorParts {
+  graph: StateReader;
+  checkpointer: BaseCheckpointSaver;
+  counter: TokenCounter;
+  options: ResolvedOptions;
+  manager: HistoryManager;
+  records: ThreadRecords;
+  breaker: CircuitBreaker;
+  events: CompactionEvents;
+  archive?: ToolOutputArchive;
+  strategy?: Strategy;
+}
+
+export class ThreadCompactor {
+  /** Background work in flight (for flush). */
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly parts: ThreadCompactorParts) {}
+
+  /** Resolves once every compaction started so far (on any thread) has finished. */
+  async flush(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
+  async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
+    const { records, checkpointer, counter, options, graph } = this.parts;
+    const record = records.get(threadId);
+    await record.settling;
+    await record.applying;
+    await threadLocks.idle(checkpointer, threadId);
+    let stored = record.count;
+    const inputTokens = counter.countMessages(inputMessages(input));
+    if (stored === undefined || stored + inputTokens > options.hardLimit) {
+      const state = await graph.getState({ configurable: { ...config.configurable } });
+      const messages = messagesOf(state?.values) ?? [];
+      // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
+      stored = messages.length === 0 ? 0 : counter.countMessages(messages);
+      record.count = stored;
+    }
+    const atRisk = stored > 0 && stored + inputTokens > options.hardLimit;
+    const starved = record.turnsOverLimit >= options.maxTurnsOverLimit && stored > options.tokenLimit;
+    if (atRisk || starved) await this.compactBeforeTurn(record, config);
+    record.inFlight++;
+    return record;
+  }
+
+  /**
+   * The synchronous path: wait for the summary in flight and apply it (waiting for a gap when another process is
+   * mid-turn), or compact now when there is none or it could not land.
+   */
+  private async compactBeforeTurn(record: ThreadRecord, config: ThreadConfig): Promise<void> {
+    const before = record.lastLanded;
+    // The summary in flight lands on its own once ready (no turn of this wrapper runs on the thread now).
+    await record.preparing;
+    await record.applying;
+    if (record.ready) await this.apply(record, config, SYNC_BUSY_WAIT_MS);
+    if (record.lastLanded === before) {
+      record.retryAt = undefined;
+      this.startCompaction(record, config, SYNC_BUSY_WAIT_MS);
+      await record.preparing;
+    }
+    record.turnsOverLimit = 0;
+  }
+
+  /**
+   * After a turn (`messages`: the turn's final state, from the call's result or its stream; read back from the
+   * thread when absent). Returns the compaction that landed during it, if one did.
+   */
+  async afterTurn(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
+    record.inFlight = Math.max(0, record.inFlight - 1);
+    const settling = this.settle(record, config, messages);
+    record.settling = settling;
+    this.track(settling);
+    let landed = await settling;
+    if (record.settling === settling) record.settling = undefined;
+    if (!this.parts.options.background && record.preparing) {
+      const before = record.lastLanded;
+      await record.preparing;
+      if (record.lastLanded !== before) landed = record.lastLanded;
+    }
+    return landed;
+  }
+
+  /** A turn that threw: it is no longer in flight, and a ready summary may land. */
+  async turnFailed(record: ThreadRecord, config: ThreadConfig): Promise<void> {
+    record.inFlight = Math.max(0, record.inFlight - 1);
+    if (record.ready && record.inFlight === 0) await this.apply(record, config, 0);
+  }
+
+  /** Count the thread; apply a ready summary, or start one when over the limit. Never throws. */
+  private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
+    const { threadId } = record;
+    const { archive, graph, counter, options } = this.parts;
+    try {
+      let current = messages;
+      // The stored head is read only when the turn's own state shows something to archive (or carried no state).
+      if (archive && (!current || archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
+      if (!current) {
+        const state = await graph.getState({ configurable: { ...config.configurable } });
+        current = messagesOf(state?.values) ?? [];
+      }
+      const tokens = counter.countMessages(current);
+      record.count = tokens;
+      const over = tokens > options.tokenLimit;
+      record.turnsOverLimit = over ? record.turnsOverLimit + 1 : 0;
+      if (record.ready) return record.inFlight === 0 ? await this.apply(record, config, 0) : undefined;
+      if (over && !record.preparing && (record.retryAt === undefined || tokens >= record.retryAt)) this.startCompaction(record, config, 0);
+    } catch (error) {
+      await this.parts.events.error(error, threadId);
+    }
+    return undefined;
+  }
+
+  private track(task: Promise<unknown>): void {
+    this.pending.add(task);
+    void task.finally(() => this.pending.delete(task));
+  }
+
+  /**
+   * Compute a summary in the background (`record.preparing`); once ready, apply it if no turn runs on the thread,
+   * else leave it for the end of the turn in flight. A strategy compacts and writes in one go instead.
+   */
+  private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
+    const { threadId } = record;
+    const { breaker, strategy, manager, checkpointer, graph, counter, options } = this.parts;
+    if (!breaker.allows(threadId)) return;
+    const tokensAtStart = record.count ?? 0;
+    const task = (async () => {
+      try {
+        if (strategy) {
+          const budget = Math.floor(options.tokenLimit * (1 - options.compactionRatio));
+          const report = await compactWithStrategy({ manager, checkpointer, graph, counter, strategy, threadId, budget });
+          await this.outcome(record, report, config, tokensAtStart);
+          return;
+        }
+        const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } }, { maxTokensAfter: options.tokenLimit, preferTokensAfter: options.ceiling });
+        if (result.status === "prepared") record.ready = result;
+        else await this.outcome(record, result, config, tokensAtStart);
+      } catch (error) {
+        await this.fail(threadId, error);
+      }
+    })();
+    const preparing = task.then(async () => {
+      record.preparing = undefined;
+      if (record.ready && record.inFlight === 0) await this.apply(record, config, busyWaitMs);
+    });
+    record.preparing = preparing;
+    this.track(preparing);
+  }
+
+  /** Apply the ready summary now (a rebasing compare-and-swap). Never throws. */
+  private async apply(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): Promise<CompactionReport | undefined> {
+    const prepared = record.ready;
+    if (!prepared) return undefined;
+    const write = (async () => {
+      try {
+        const report = await this.parts.manager.applyCompaction(prepared, { busyWaitMs });
+        // A busy head (another process mid-turn, an interrupt) keeps the summary for the next gap.
+        if (report.status !== "skipped" && record.ready === prepared) record.ready = undefined;
+        await this.outcome(record, report, config, record.count ?? 0);
+        return report;
+      } catch (error) {
+        if (record.ready === prepared) record.ready = undefined;
+        await this.fail(record.threadId, error);
+        return undefined;
+      }
+    })();
+    record.applying = write;
+    const report = await write;
+    if (record.applying === write) record.applying = undefined;
+    return report;
+  }
+
+  /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
+  private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
+    if (report.status === "compacted") {
+      this.parts.breaker.success(report.threadId);
+      record.count = report.tokensAfter;
+      record.turnsOverLimit = 0;
+      record.retryAt = undefined;
+      record.lastLanded = report;
+      await this.parts.events.landed(report, config);
+    } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
+      // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
+      // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
+      // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)
+      record.retryAt = tokensAtStart + Math.max(1, Math.floor(this.parts.options.tokenLimit * COMPACTION_MARGIN));
+    }
+    await this.parts.events.outcome(report);
+  }
+
+  /**
+   * Archive the large tool outputs of the thread's head and force-write the history with pointers (compare-and-swap
+   * on the head that was read; a thread that moved or is busy is left for the next turn). The store is written
+   * first, so a pointer never names a missing output. Returns the new history, or undefined when nothing changed.
+   */
+  private async archiveThread(threadId: string): Promise<BaseMessage[] | undefined> {
+    const head = await readThreadHead(this.parts.checkpointer, threadId, this.parts.graph);
+    if (!head || head.busyReason) return undefined;
+    const { messages, archived } = await this.parts.archive!.archive(head.messages, { threadId });
+    if (archived.length === 0) return undefined;
+    try {
+      await this.parts.manager.replaceReadHead(threadId, head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
+      return messages;
+    } catch (error) {
+      if (CompactionError.isInstance(error) && (error.code === "WRITE_CONFLICT" || error.code === "THREAD_BUSY")) return undefined;
+      throw error;
+    }
+  }
+
+  /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */
+  private async fail(threadId: string, error: unknown): Promise<void> {
+    await this.parts.events.error(error, threadId);
+    const paused = this.parts.breaker.failure(threadId, error);
+    if (paused) await this.parts.events.error(paused, threadId);
+  }
+
+  /** Overflow recovery: rewrite the thread from before the failed turn, compacted harder. True when retryable. */
+  async recover(threadId: string, config: ThreadConfig): Promise<boolean> {
+    const { checkpointer, breaker, manager, options, records } = this.parts;
+    let baseCheckpointId: string | undefined;
+    for await (const tuple of checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { limit: 200 })) {
+      if (tuple.metadata?.source === "input") {
+        baseCheckpointId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+        break;
+      }
+    }
+    if (!baseCheckpointId || !breaker.allows(threadId)) return false;
+    try {
+      const report = await manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId, compactionRatio: options.recoveryRatio });
+      await this.outcome(records.get(threadId), report, config, 0);
+      return report.status === "compacted";
+    } catch (error) {
+      await this.fail(threadId, error);
+      return false;
+    }
+  }
+}
