@@ -1,0 +1,208 @@
+/**
+ * compactionSpec(initializer): one behaviour suite for every checkpoint saver. It registers vitest tests that run the
+ * library's writes — the HistoryManager's compaction, the wrapper's, a strategy's and the archive's — on savers the
+ * initializer creates, and checks after each that nothing was lost (auditThread), plus the compare-and-swap's
+ * conflict and busy cases, a rebase onto a turn that landed during the summary, recall of compacted messages, and a
+ * failing summarizer (the crash point every saver can reach: nothing written). Run it on your own saver:
+ *
+ *   import { compactionSpec } from "langgraph-compaction/testing";
+ *   compactionSpec({ name: "my saver", createSaver: async () => new MySaver(), destroySaver: async (s) => s.close() });
+ *
+ * No model is called: the graphs are plain StateGraphs whose nodes answer with fixed messages.
+ */
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { InMemoryStore, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { auditThread } from "../history/audit.js";
+import { HistoryManager } from "../history/history-manager.js";
+import { readThreadHead } from "../history/thread-state.js";
+import { isSummaryMessage } from "../messages/summary-message.js";
+import { searchHistory } from "../recall/search.js";
+import { ExtractiveSummarizer } from "../summarizers/extractive.js";
+import type { Summarizer } from "../summarizers/types.js";
+import { CompactingSupervisor } from "../supervisor/compacting-supervisor.js";
+
+export interface SaverInitializer {
+  /** Shown in the suite's name. */
+  name: string;
+  /** A fresh, empty saver (its own file, schema or database). */
+  createSaver(): Promise<BaseCheckpointSaver>;
+  /** Closes or drops what `createSaver` made. */
+  destroySaver?(saver: BaseCheckpointSaver): Promise<void>;
+}
+
+const TURNS = 12;
+const THREAD = "spec-thread";
+const config = { configurable: { thread_id: THREAD } };
+
+/** A turn's question and answer, each with a distinctive code that recall can find. */
+const question = (turn: number) => `Question ${turn}: where is the crate QX${1000 + turn} stored, and who signed for it?`;
+const answer = (turn: number) => `Answer ${turn}: crate QX${1000 + turn} is in aisle ${turn}, signed for by the night shift; the manifest lists ${turn * 7} pallets.`;
+
+function chatGraph(saver: BaseCheckpointSaver) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => {
+      // The turn's number is read from its question: after a compaction the thread holds fewer questions.
+      const asked = String(state.messages.at(-1)?.content ?? "").match(/^Question (\d+):/);
+      return { messages: [new AIMessage(answer(Number(asked?.[1] ?? -1)))] };
+    })
+    .addEdge(START, "agent")
+    .compile({ checkpointer: saver });
+}
+
+/** A graph whose every turn calls a tool with a bulky result, then answers. */
+function toolGraph(saver: BaseCheckpointSaver) {
+  let call = 0;
+  return new StateGraph(MessagesAnnotation)
+    .addNode("agent", async () => {
+      const id = `call_${++call}`;
+      return {
+        messages: [
+          new AIMessage({ content: "", tool_calls: [{ id, name: "inventory_report", args: { page: call } }] }),
+          new ToolMessage({ tool_call_id: id, name: "inventory_report", content: `Inventory page ${call}:\n${"row: crate, aisle, pallets, status ok\n".repeat(120)}` }),
+          new AIMessage(`Page ${call} of the inventory is clean.`),
+        ],
+      };
+    })
+    .addEdge(START, "agent")
+    .compile({ checkpointer: saver });
+}
+
+async function turns(graph: { invoke(input: unknown, config: unknown): Promise<unknown> }, from: number, to: number): Promise<void> {
+  for (let turn = from; turn < to; turn++) await graph.invoke({ messages: [new HumanMessage(question(turn))] }, config);
+}
+
+async function checkpointCount(saver: BaseCheckpointSaver): Promise<number> {
+  let count = 0;
+  for await (const _ of saver.list({ configurable: { thread_id: THREAD, checkpoint_ns: "" } })) count++;
+  return count;
+}
+
+async function headMessages(saver: BaseCheckpointSaver): Promise<BaseMessage[]> {
+  return (await readThreadHead(saver, THREAD))?.messages ?? [];
+}
+
+/** Nothing lost: every message ever stored is in the head or covered by a summary, and the head is valid. */
+async function expectNothingLost(saver: BaseCheckpointSaver): Promise<void> {
+  const audit = await auditThread(saver, config);
+  expect(audit.problems, JSON.stringify(audit.problems.slice(0, 3))).toEqual([]);
+  expect(audit.inHead + audit.covered).toBe(audit.messagesEver);
+}
+
+export function compactionSpec(initializer: SaverInitializer): void {
+  describe(`compactionSpec: ${initializer.name}`, () => {
+    let saver: BaseCheckpointSaver;
+    beforeEach(async () => {
+      saver = await initializer.createSaver();
+    });
+    afterEach(async () => {
+      await initializer.destroySaver?.(saver);
+    });
+
+    it("compactThread writes [summary, kept messages] and loses nothing; the previous head keeps every message", async () => {
+      await turns(chatGraph(saver), 0, TURNS);
+      const before = await headMessages(saver);
+      const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
+      expect(report.status, report.reason).toBe("compacted");
+      const head = await headMessages(saver);
+      expect(isSummaryMessage(head[0]!)).toBe(true);
+      expect(head.length).toBeLessThan(before.length);
+      expect(head.at(-1)!.content).toBe(before.at(-1)!.content);
+      const previous = await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "", checkpoint_id: report.previousCheckpointId! } });
+      expect((previous!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id)).toEqual(before.map((message) => message.id));
+      await expectNothingLost(saver);
+    });
+
+    it("recall: a message compaction took out of the head is found by searchHistory", async () => {
+      await turns(chatGraph(saver), 0, TURNS);
+      await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
+      const head = await headMessages(saver);
+      expect(head.some((message) => String(message.content).includes("Question 1:"))).toBe(false);
+      const hits = await searchHistory(saver, config, "crate QX1001 aisle");
+      expect(hits.some((hit) => hit.text.includes("QX1001"))).toBe(true);
+    });
+
+    it("the wrapper compacts a thread over its limit after a turn, and the next turn works", async () => {
+      const landed: string[] = [];
+      const supervisor = new CompactingSupervisor(chatGraph(saver), {
+        tokenLimit: 500,
+        background: false,
+        summarizer: new ExtractiveSummarizer(),
+        onCompaction: (report) => void landed.push(report.newCheckpointId),
+      });
+      await turns(supervisor, 0, TURNS);
+      expect(landed.length).toBeGreaterThan(0);
+      const result = (await supervisor.invoke({ messages: [new HumanMessage(question(TURNS))] }, config)) as { messages: BaseMessage[] };
+      expect(String(result.messages.at(-1)!.content)).toContain(`QX${1000 + TURNS}`);
+      await expectNothingLost(saver);
+    });
+
+    it("a strategy write (clear-tool-results) keeps every message id, marks the edits, loses nothing", async () => {
+      const supervisor = new CompactingSupervisor(toolGraph(saver), { tokenLimit: 2_000, background: false, strategy: "clear-tool-results" });
+      await turns(supervisor, 0, 6);
+      const head = await headMessages(saver);
+      const cleared = head.filter((message) => message.getType() === "tool" && message.additional_kwargs?.compaction_edit);
+      expect(cleared.length).toBeGreaterThan(0);
+      await expectNothingLost(saver);
+    });
+
+    it("an archive write replaces bulky tool results by pointers, the outputs in the store, nothing lost", async () => {
+      const store = new InMemoryStore();
+      const supervisor = new CompactingSupervisor(toolGraph(saver), { tokenLimit: 100_000, archive: { store, thresholdTokens: 200 } });
+      await turns(supervisor, 0, 3);
+      await supervisor.flush();
+      const head = await headMessages(saver);
+      const archived = head.filter((message) => message.getType() === "tool" && message.additional_kwargs?.compaction_edit);
+      expect(archived.length).toBeGreaterThan(0);
+      expect((await store.search(["archived-outputs"])).length).toBe(archived.length);
+      await expectNothingLost(saver);
+    });
+
+    it("compare-and-swap: a stale expected head is WRITE_CONFLICT and writes nothing", async () => {
+      await turns(chatGraph(saver), 0, 4);
+      const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
+      const messages = await headMessages(saver);
+      const count = await checkpointCount(saver);
+      const error = await manager.replaceThreadHistory(config, messages.slice(2), { expectedCheckpointId: "1f000000-0000-6000-8000-000000000000" }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: "WRITE_CONFLICT" });
+      expect(await checkpointCount(saver)).toBe(count);
+    });
+
+    it("compare-and-swap: a head with pending writes is busy: skipped, nothing written", async () => {
+      await turns(chatGraph(saver), 0, TURNS);
+      const head = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!;
+      await saver.putWrites(head.config, [["messages", [new AIMessage("half a turn")]]], "task-in-flight");
+      const count = await checkpointCount(saver);
+      const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
+      expect(report.status).toBe("skipped");
+      expect(report.reason).toMatch(/pending write/);
+      expect(await checkpointCount(saver)).toBe(count);
+    });
+
+    it("rebase: a turn that lands while the summary is computed is kept after it", async () => {
+      const graph = chatGraph(saver);
+      await turns(graph, 0, TURNS);
+      const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
+      const prepared = await manager.prepareCompaction(config);
+      if (prepared.status !== "prepared") throw new Error(`nothing prepared: ${prepared.reason}`);
+      await turns(graph, TURNS, TURNS + 1);
+      const report = await manager.applyCompaction(prepared);
+      expect(report.status, report.reason).toBe("compacted");
+      expect(report.status === "compacted" && report.rebased?.appendedMessages).toBe(2);
+      const head = await headMessages(saver);
+      expect(String(head.at(-1)!.content)).toContain(`QX${1000 + TURNS}`);
+      await expectNothingLost(saver);
+    });
+
+    it("a summarizer that fails mid-way writes nothing: the head stays the old one", async () => {
+      await turns(chatGraph(saver), 0, TURNS);
+      const before = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id;
+      const failing: Summarizer = { name: "failing", summarize: async () => Promise.reject(new Error("provider down")) };
+      const error = await new HistoryManager({ checkpointer: saver, summarizer: failing }).compactThread(config).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: "SUMMARIZER_FAILED" });
+      expect((await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id).toBe(before);
+      await expectNothingLost(saver);
+    });
+  });
+}

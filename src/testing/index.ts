@@ -1,0 +1,2 @@
+/** langgraph-compaction/testing: the behaviour suite to run on your own checkpoint saver (needs vitest). */
+export { compactionSpec, type SaverInitializer } from "./compaction-spec.js";
