@@ -1,5 +1,5 @@
 /**
- * The force-write of DESIGN.md: a replacement checkpoint whose `messages` channel is the new history with its
+ * The force-write: a replacement checkpoint whose `messages` channel is the new history with its
  * version bumped, written through the store's compare-and-swap (checkpoint/compare-and-swap.ts) so it lands only
  * on the head that was read, and only if that head is idle. The messages it takes out of the head are indexed for
  * recall in the same transaction.
