@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { CompactingSupervisor } from "../src/supervisor/compacting-supervisor.js";
 import { createDefaultSummarizer } from "../src/summarizers/default.js";
-import { createTeam, scriptedModels, type TeamModels } from "./demo/team.js";
+import { createTeam, scriptedModels, type TeamModels } from "../test/support/team.js";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 const env = process.env;

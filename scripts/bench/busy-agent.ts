@@ -1,7 +1,7 @@
 /** The agent both processes of the busy-thread bench run: a ReAct agent with an instant scripted model. */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 
 export const TURN_INTERVAL_MS = 100;
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HistoryManager } from "../../src/history/history-manager.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
-import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";

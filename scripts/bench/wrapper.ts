@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
-import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { benchBusyThread } from "./busy-thread.js";
 import { median, percentile, printTable } from "./table.js";

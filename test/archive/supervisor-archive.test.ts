@@ -16,7 +16,7 @@ import { z } from "zod";
 import { auditThread, CompactingSupervisor, createArchiveReaderTool, TokenCounter, validateHistory } from "../../src/index.js";
 import { editOf } from "../../src/messages/markers.js";
 import { SqliteStore } from "../../src/archive/sqlite-store.js";
-import { ScriptedChatModel, type ReplyPolicy } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel, type ReplyPolicy } from "../support/fakes/scripted-chat-model.js";
 
 const dir = mkdtempSync(join(tmpdir(), "compaction-supervisor-archive-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startChatCompletionsServer, type ChatCompletionsServer } from "../../scripts/fakes/chat-completions-server.js";
+import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { compactThread, runTs } from "../support/run-script.js";
 
 const url = inject("postgresUrl");

@@ -15,7 +15,7 @@ import { DEFAULT_MAX_WRITE_ATTEMPTS, HistoryManager } from "../../src/history/hi
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
-import { startChatCompletionsServer, type ChatCompletionsServer } from "../../scripts/fakes/chat-completions-server.js";
+import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { compactThread } from "../support/run-script.js";
 
 const THREAD = "contested";

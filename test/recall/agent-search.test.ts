@@ -15,7 +15,7 @@ import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { createHistorySearchTool, HISTORY_SEARCH_TOOL } from "../../src/recall/tool.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import type { CompactionReport } from "../../src/history/report.js";
-import { ScriptedChatModel, type ReplyPolicy } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel, type ReplyPolicy } from "../support/fakes/scripted-chat-model.js";
 import { lookupTool } from "../support/agents.js";
 
 const fact = (site: number) => `the locker code for site Lisbon-${site} is ${4400 + site}-${site}`;

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditThread, CompactingSupervisor, CompactionError, LlmSummarizer, type CompactionReport, type Summarizer } from "../../src/index.js";
-import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createTestAgent } from "../support/agents.js";
 import { recordFigures, size } from "../support/reliability.js";
 import { compacted } from "../support/compacted.js";

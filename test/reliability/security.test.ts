@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { CompactingSupervisor, createDefaultSummarizer, getSummaryProvenance, HistoryManager, type CompactionReport } from "../../src/index.js";
 import { main } from "../../src/cli/main.js";
-import { startChatCompletionsServer, type ChatCompletionsServer } from "../../scripts/fakes/chat-completions-server.js";
+import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { ROOT } from "../support/run-script.js";
 

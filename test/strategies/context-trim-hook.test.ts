@@ -9,7 +9,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createCompactionHook, createContextTrimHook, TokenCounter, validateHistory, type StrategyReport } from "../../src/index.js";
-import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 const counter = new TokenCounter();
 const CALLS = 40;

@@ -7,7 +7,7 @@ import { createSummaryMessage } from "../../src/messages/summary-message.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { createDefaultSummarizer } from "../../src/summarizers/default.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
-import { startChatCompletionsServer, type ChatCompletionsServer, type ServerPolicy } from "../../scripts/fakes/chat-completions-server.js";
+import { startChatCompletionsServer, type ChatCompletionsServer, type ServerPolicy } from "../support/fakes/chat-completions-server.js";
 
 let server: ChatCompletionsServer | undefined;
 afterEach(async () => {

@@ -16,8 +16,8 @@ import { validateHistory } from "../../src/messages/validate.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/supervisor/compacting-supervisor.js";
 import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
-import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
-import { createTeam, scriptedModels } from "../../scripts/demo/team.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { createTeam, scriptedModels } from "../support/team.js";
 
 const REQUESTS = [
   "What did incident INC-2291 cost us, and who approved the refunds?",

@@ -16,7 +16,7 @@ import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import { auditThread } from "../../src/history/audit.js";
-import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
 import { compacted } from "../support/compacted.js";
 

@@ -6,14 +6,14 @@ import type { CompactionReport } from "../../src/history/report.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
 import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
-import { createTeam } from "../../scripts/demo/team.js";
+import { createTeam } from "../support/team.js";
 import {
   contextLengthExceeded,
   startChatCompletionsServer,
   type ChatCompletionsRequest,
   type ChatCompletionsServer,
   type ServerReply,
-} from "../../scripts/fakes/chat-completions-server.js";
+} from "../support/fakes/chat-completions-server.js";
 
 let server: ChatCompletionsServer | undefined;
 afterEach(async () => {

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { auditThread, CompactingSupervisor, getSummaryProvenance, validateHistory, type CompactionReport, type StrategyInput } from "../../src/index.js";
 import { editOf } from "../../src/messages/markers.js";
-import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 const logs = tool(async ({ service }: { service: string }) => Array.from({ length: 30 }, (_, line) => `${service} ${line}: request took ${line * 3} ms`).join("\n"), {
   name: "read_logs",

@@ -12,7 +12,7 @@ import { createSupervisor } from "@langchain/langgraph-supervisor";
 import { createAgent } from "langchain";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
-import { ScriptedChatModel } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 const model = () => new ScriptedChatModel({ reply: () => ({ content: "The total is 4,200 EUR." }) });
 

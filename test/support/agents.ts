@@ -6,7 +6,7 @@ import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { ScriptedChatModel, type ReplyPolicy } from "../../scripts/fakes/scripted-chat-model.js";
+import { ScriptedChatModel, type ReplyPolicy } from "./fakes/scripted-chat-model.js";
 
 export const lookupTool = tool(async ({ query }: { query: string }) => `Record for ${query}: owner Dana Okafor, budget 4,200 EUR, due 2026-03-14.`, {
   name: "lookup",

@@ -6,7 +6,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { createTeam } from "../../scripts/demo/team.js";
+import { createTeam } from "./team.js";
 
 const [location, threadId, count, prefix, schema] = process.argv.slice(2);
 const postgres = location!.startsWith("postgres");

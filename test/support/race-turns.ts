@@ -13,7 +13,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
-import { createTeam } from "../../scripts/demo/team.js";
+import { createTeam } from "./team.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";

@@ -8,7 +8,7 @@ import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { validateHistory } from "../../../src/messages/validate.js";
-import { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../../../test/support/fakes/scripted-chat-model.js";
 import { TOOL_NAMES, type Conversation, type PlannedReply } from "../../workload/conversation.js";
 
 export interface CallRecord {

@@ -19,7 +19,7 @@ import { searchHistory } from "../../../src/recall/search.js";
 import type { SearchHit } from "../../../src/checkpoint/recall-index/types.js";
 import { RECALL_AT } from "./recall.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
-import type { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
+import type { ScriptedChatModel } from "../../../test/support/fakes/scripted-chat-model.js";
 import { slidingWindowMiddleware } from "../sliding-window.js";
 import { ExtractiveChatModel } from "../peers/extractive-chat-model.js";
 

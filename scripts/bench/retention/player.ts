@@ -5,7 +5,7 @@
  * receive it) and its speaker as `name`; ids are the dataset's turn ids, so a message can be traced to its turn.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { ScriptedChatModel } from "../../fakes/scripted-chat-model.js";
+import { ScriptedChatModel } from "../../../test/support/fakes/scripted-chat-model.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { Dialogue, DialogueTurn } from "./dataset.js";
 

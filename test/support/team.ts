@@ -10,7 +10,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createSupervisor } from "@langchain/langgraph-supervisor";
 import { createHistorySearchTool } from "../../src/recall/tool.js";
 import { z } from "zod";
-import { ScriptedChatModel, type ReplyPolicy } from "../fakes/scripted-chat-model.js";
+import { ScriptedChatModel, type ReplyPolicy } from "./fakes/scripted-chat-model.js";
 
 export const searchDocs = tool(
   async ({ query }: { query: string }) =>
