@@ -47,7 +47,7 @@ export class HistoryManager {
   }
 
   /** Which compare-and-swap this manager uses: "sqlite", "postgres", or "generic" (best effort). */
-  get backend(): CompareAndSwapWriter["backend"] {
+  get backend(): "sqlite" | "postgres" | "generic" {
     return this.writer.backend;
   }
 
