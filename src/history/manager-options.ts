@@ -33,7 +33,12 @@ export interface HistoryManagerOptions {
    * one was passed over. @default none (a failure writes nothing)
    */
   fallbackSummarizer?: Summarizer | "extractive";
-  /** A chat model for an LlmSummarizer (ignored when `summarizer` is given). */
+  /** The chat model an LlmSummarizer writes the summaries with (ignored when `summarizer` is given). */
+  summaryModel?: BaseChatModel;
+  /**
+   * @deprecated Use `summaryModel` (everywhere else in this library `model` names the tokenizer's model); kept as an
+   * alias for one release.
+   */
   model?: BaseChatModel;
   /** Share of the oldest non-system messages to summarize. @default 0.5 */
   compactionRatio?: number;
@@ -127,7 +132,7 @@ export interface ManagerSettings {
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
-  const { checkpointer, summarizer, model, compactionRatio = DEFAULT_COMPACTION_RATIO, keepTokens, targetTokens, summaryTokens } = options;
+  const { checkpointer, summarizer, compactionRatio = DEFAULT_COMPACTION_RATIO, keepTokens, targetTokens, summaryTokens } = options;
   if (
     typeof checkpointer !== "object" ||
     checkpointer === null ||
@@ -141,6 +146,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
       message: `checkpointer must be a LangGraph checkpoint saver (MemorySaver, SqliteSaver, PostgresSaver...); got ${checkpointer === undefined ? "none" : typeof checkpointer}`,
     });
   }
+  const model = options.summaryModel ?? options.model;
   if (summarizer !== undefined && typeof (summarizer as Summarizer).summarize !== "function") {
     throw invalidArgument("summarizer", summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
