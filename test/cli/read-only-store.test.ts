@@ -1,7 +1,9 @@
 /**
  * A SQLite store in WAL mode that the script's user can read but not write (nor the directory beside it): the
  * reading commands work, the writing ones exit 3 (STORE_READ_ONLY) and leave the file's bytes as they were.
- * Run as root, the script runs as the unprivileged user 65534; otherwise the directory is made read-only.
+ * The file is 0444 in a 0555 directory. Run as root, the script runs in a new user namespace (`unshare -U`), where
+ * it keeps its uid for reading but loses root's power to override permissions, so the modes apply as to any user;
+ * otherwise the modes apply as they are.
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
@@ -17,7 +19,7 @@ import { runTs } from "../support/run-script.js";
 
 const THREAD = "read-only";
 const asRoot = process.getuid?.() === 0;
-const reader = asRoot ? { uid: 65534, gid: 65534 } : {};
+const reader = asRoot ? { prefix: ["unshare", "-U"] } : {};
 let dir: string;
 let store: string;
 
@@ -39,7 +41,7 @@ beforeAll(async () => {
   store = join(dir, "app.sqlite");
   await writeThread(store);
   chmodSync(store, 0o444);
-  chmodSync(dir, 0o555); // also lets the other user in (mkdtemp makes it 0700)
+  chmodSync(dir, 0o555);
 }, 60_000);
 
 afterAll(() => {
@@ -79,7 +81,6 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
 
   it("a write-ahead log holding changes it cannot read is refused with exit 3, not read stale", async () => {
     const walDir = mkdtempSync(join(tmpdir(), "compaction-read-only-wal-"));
-    chmodSync(walDir, 0o755);
     try {
       const source = join(walDir, "source.sqlite");
       await writeThread(source);

@@ -9,21 +9,23 @@ export interface ScriptResult {
   stderr: string;
 }
 
-/** Run a TypeScript entry point of the project in a child process (node --import tsx). */
+/**
+ * Run a TypeScript entry point of the project in a child process (node --import tsx). `prefix`: a command the child
+ * runs under (e.g. `["unshare", "-U"]`).
+ */
 export function runTs(
   script: string,
   args: string[],
   env: Record<string, string | undefined> = {},
   timeoutMs = 120_000,
-  { uid, gid }: { uid?: number; gid?: number } = {},
+  { prefix = [] }: { prefix?: string[] } = {},
 ): Promise<ScriptResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, script), ...args], {
+    const command = [...prefix, process.execPath, "--import", "tsx", resolve(ROOT, script), ...args];
+    const child = spawn(command[0]!, command.slice(1), {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
-      uid,
-      gid,
     });
     let stdout = "";
     let stderr = "";
