@@ -11,6 +11,7 @@ import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { invalidArgument } from "../errors.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface SummarizeOptions {
@@ -24,6 +25,13 @@ export const SUMMARIZE_DESCRIPTION = "replace the oldest messages with a running
 export const NONE_DESCRIPTION = "leave the history unchanged";
 
 export function summarize(options: SummarizeOptions = {}): Strategy {
+  // One default summarizer per counter, kept across calls as the strategy's summaries build on each other.
+  const defaults = new WeakMap<TokenCounter, Summarizer>();
+  const summarizerFor = (counter: TokenCounter): Summarizer => {
+    let summarizer = defaults.get(counter);
+    if (!summarizer) defaults.set(counter, (summarizer = new ExtractiveSummarizer({ counter })));
+    return summarizer;
+  };
   const keepShare = options.keepShare ?? 0.5;
   if (typeof keepShare !== "number" || !(keepShare > 0 && keepShare < 1)) throw invalidArgument("keepShare", keepShare, "a number between 0 and 1 (exclusive)");
   if (options.summarizer !== undefined && typeof options.summarizer?.summarize !== "function") {
@@ -44,7 +52,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
         counter,
       });
       if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
-      const summarizer = options.summarizer ?? new ExtractiveSummarizer({ counter });
+      const summarizer = options.summarizer ?? summarizerFor(counter);
       const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: true } };
       const compacted = await summarizePlan(settings, plan, replacedCheckpointId);
       const after = counter.countMessages(compacted.messages);
