@@ -195,6 +195,19 @@ export function compactionSpec(initializer: SaverInitializer): void {
       await expectNothingLost(saver);
     });
 
+    it("a compaction stopped between its summary and its write (a crash there) leaves the head as it was", async () => {
+      const graph = chatGraph(saver);
+      await turns(graph, 0, TURNS);
+      const before = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id;
+      const prepared = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).prepareCompaction(config);
+      expect(prepared.status).toBe("prepared");
+      // The process that prepared it is gone: nothing was written, and the next turn runs on the full thread.
+      expect((await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id).toBe(before);
+      await turns(graph, TURNS, TURNS + 1);
+      expect((await headMessages(saver)).some((message) => isSummaryMessage(message))).toBe(false);
+      await expectNothingLost(saver);
+    });
+
     it("a summarizer that fails mid-way writes nothing: the head stays the old one", async () => {
       await turns(chatGraph(saver), 0, TURNS);
       const before = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id;

@@ -1,0 +1,61 @@
+/**
+ * The SQLite compare-and-swap: `BEGIN IMMEDIATE` on the saver's own connection takes the database's write lock, so
+ * no other writer, in this process or another, can commit between the check of the head and the insert. Writes the
+ * rows SqliteSaver writes (same serializer, same columns), and the recall index rows in the same transaction.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
+import { applySqliteRecall } from "./recall-index/sqlite-index.js";
+import type { SqliteDatabase as Database } from "./sqlite-database.js";
+
+type Serde = { dumpsTyped(value: unknown): Promise<[string, Uint8Array]> | [string, Uint8Array] };
+
+interface SqliteSaverLike extends BaseCheckpointSaver {
+  db: Database;
+}
+
+export function isSqliteSaver(saver: BaseCheckpointSaver): saver is SqliteSaverLike {
+  const db = (saver as { db?: unknown }).db;
+  return typeof db === "object" && db !== null && typeof (db as Database).transaction === "function" && typeof (db as Database).prepare === "function";
+}
+
+export class SqliteWriter implements CompareAndSwapWriter {
+  readonly backend = "sqlite" as const;
+  constructor(private readonly saver: SqliteSaverLike) {}
+
+  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
+    // setup() is idempotent and creates the tables a fresh file lacks.
+    (this.saver as unknown as { setup(): void }).setup();
+    const db = this.saver.db;
+    const { checkpoint, metadata } = build(proposedVersion);
+    const serde = (this.saver as unknown as { serde: Serde }).serde;
+    const [[type, serializedCheckpoint], [metadataType, serializedMetadata]] = await Promise.all([
+      serde.dumpsTyped(checkpoint),
+      serde.dumpsTyped(metadata),
+    ]);
+    if (type !== metadataType) throw new Error("checkpoint and metadata serialized to different types");
+    const run = db.transaction((): WriteOutcome => {
+      const current = db
+        .prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`)
+        .get(threadId) as { checkpoint_id: string } | undefined;
+      if (current?.checkpoint_id !== expectedCheckpointId) {
+        return {
+          status: "conflict",
+          reason: `the head moved from ${expectedCheckpointId} to ${current?.checkpoint_id ?? "nothing"}`,
+          headCheckpointId: current?.checkpoint_id ?? null,
+        };
+      }
+      const pending = db
+        .prepare(`SELECT COUNT(*) AS n FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`)
+        .get(threadId, expectedCheckpointId) as { n: number };
+      if (pending.n > 0 && !ignorePendingWrites) return { status: "busy", reason: `the head has ${pending.n} pending write(s): a run is in progress or interrupted` };
+      db.prepare(
+        `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, ?, ?, ?)`,
+      ).run(threadId, checkpoint.id, expectedCheckpointId, type, serializedCheckpoint, serializedMetadata);
+      if (recall) applySqliteRecall(db, recall);
+      return { status: "written" };
+    });
+    return run.immediate();
+  }
+}
+
