@@ -12,6 +12,6 @@ const shared = {
 } as const;
 
 export default defineConfig([
-  { ...shared, entry: { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", testing: "src/testing/index.ts" }, format: ["esm", "cjs"], dts: true, shims: true, clean: true },
+  { ...shared, entry: { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", postgres: "src/postgres.ts", testing: "src/testing/index.ts" }, format: ["esm", "cjs"], dts: true, shims: true, clean: true },
   { ...shared, entry: { "cli/bin": "src/cli/bin.ts" }, format: "esm", dts: false, clean: false },
 ]);

@@ -25,6 +25,9 @@ import { quoteIdentifier } from "../sql.js";
 import { invalidArgument } from "../../errors.js";
 import { recallLabel } from "./entries.js";
 import { wordsOf } from "../../messages/words.js";
+import { ensurePostgresRecall, type PostgresQueryable } from "./postgres-setup.js";
+
+export type { PostgresQueryable } from "./postgres-setup.js";
 import { indexTerms, rareTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
@@ -32,10 +35,6 @@ export const DEFAULT_POSTGRES_LANGUAGE = "simple";
 
 /** `ts_rank_cd` weights, in Postgres's order {D, C, B, A}: the message's words (D), its context (C), its name and day (B). */
 const RANK_WEIGHTS = [1.0, 0.2, 0.4, 1.0];
-
-export interface PostgresQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
-}
 
 export interface PostgresPool extends PostgresQueryable {
   connect(): Promise<PostgresQueryable & { release(): void }>;
@@ -47,48 +46,6 @@ export function validateLanguage(language: unknown): string {
     throw invalidArgument("recall.language", language, 'a Postgres text search configuration such as "simple" or "english"');
   }
   return language;
-}
-
-function schemaSql(schema: string): string {
-  const s = quoteIdentifier(schema);
-  return `
-CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
-  thread_id TEXT NOT NULL,
-  message_id TEXT NOT NULL,
-  role TEXT NOT NULL,
-  name TEXT,
-  date TEXT,
-  checkpoint_id TEXT NOT NULL,
-  ordinal INTEGER NOT NULL,
-  text TEXT NOT NULL,
-  document TSVECTOR NOT NULL,
-  PRIMARY KEY (thread_id, message_id)
-);
-CREATE INDEX IF NOT EXISTS compaction_recall_document ON ${s}.compaction_recall USING GIN (document);
-CREATE INDEX IF NOT EXISTS compaction_recall_order ON ${s}.compaction_recall (thread_id, checkpoint_id, ordinal);
-CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_threads (
-  thread_id TEXT PRIMARY KEY,
-  language REGCONFIG NOT NULL,
-  documents INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_terms (
-  thread_id TEXT NOT NULL,
-  term TEXT NOT NULL,
-  documents INTEGER NOT NULL,
-  PRIMARY KEY (thread_id, term)
-);`;
-}
-
-/**
- * Creates the index tables if the database lacks them. Checked every time (one catalog lookup): DDL is
- * transactional in Postgres, so tables created by a write that rolled back are gone again.
- */
-export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
-  const found = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(schema)}.compaction_recall_terms`]);
-  if (found.rows[0]?.name) return;
-  // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
-  await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
-  await client.query(schemaSql(schema));
 }
 
 /** Per word, how many of the texts (each a list of its words) hold it, times `sign`, added into `counts`. */

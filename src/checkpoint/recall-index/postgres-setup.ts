@@ -1,0 +1,71 @@
+/**
+ * The recall index's tables on Postgres. A compaction creates them on its first write; a deployment whose
+ * application role may not run DDL creates them ahead of time with `setupPostgresRecall` (or runs
+ * `postgresRecallSchemaSql` in its migrations), as PostgresSaver's own tables are made by `setup()`.
+ */
+import { quoteIdentifier } from "../sql.js";
+
+export interface PostgresQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+/** The DDL of the recall index in `schema` (idempotent: CREATE ... IF NOT EXISTS), e.g. for a migration tool. */
+export function postgresRecallSchemaSql(schema = "public"): string {
+  const s = quoteIdentifier(schema);
+  return `
+CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
+  thread_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  name TEXT,
+  date TEXT,
+  checkpoint_id TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  document TSVECTOR NOT NULL,
+  PRIMARY KEY (thread_id, message_id)
+);
+CREATE INDEX IF NOT EXISTS compaction_recall_document ON ${s}.compaction_recall USING GIN (document);
+CREATE INDEX IF NOT EXISTS compaction_recall_order ON ${s}.compaction_recall (thread_id, checkpoint_id, ordinal);
+CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_threads (
+  thread_id TEXT PRIMARY KEY,
+  language REGCONFIG NOT NULL,
+  documents INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_terms (
+  thread_id TEXT NOT NULL,
+  term TEXT NOT NULL,
+  documents INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, term)
+);`;
+}
+
+/**
+ * Creates the index tables if the database lacks them. Checked every time (one catalog lookup): DDL is
+ * transactional in Postgres, so tables created by a write that rolled back are gone again.
+ */
+export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
+  const found = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(schema)}.compaction_recall_terms`]);
+  if (found.rows[0]?.name) return;
+  // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
+  await client.query(postgresRecallSchemaSql(schema));
+}
+
+/**
+ * Creates the recall index's tables in `schema` (default "public") if they are missing, in one transaction on a
+ * connection of `pool` (a pg Pool). Idempotent.
+ */
+export async function setupPostgresRecall(pool: { connect(): Promise<PostgresQueryable & { release(): void }> }, { schema = "public" }: { schema?: string } = {}): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await ensurePostgresRecall(client, schema);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * langgraph-compaction/postgres: the recall index's tables made ahead of time, so an application role that may not
+ * run DDL can compact (its first compaction would otherwise try to create them and fail with STORE_READ_ONLY).
+ */
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HistoryManager } from "../../src/history/history-manager.js";
+import { postgresRecallSchemaSql, setupPostgresRecall } from "../../src/postgres.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import { createTestAgent, runTurns } from "../support/agents.js";
+import { createStore, type TestStore } from "../support/savers.js";
+
+let store: TestStore;
+let pool: pg.Pool;
+const role = `app_${Date.now().toString(36)}`;
+
+async function recallTables(schema: string): Promise<string[]> {
+  const found = await pool.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'compaction_recall%' ORDER BY tablename`, [schema]);
+  return found.rows.map((row) => String(row.tablename));
+}
+
+/** A role that may read and write the schema's tables but create nothing in it. */
+async function applicationUrl(schema: string): Promise<string> {
+  await pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-secret'`);
+  await pool.query(`GRANT USAGE ON SCHEMA "${schema}" TO ${role}`);
+  await pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO ${role}`);
+  const url = new URL(store.location.url!);
+  url.username = role;
+  url.password = "app-secret";
+  return url.toString();
+}
+
+beforeAll(async () => {
+  store = await createStore("postgres");
+  pool = new pg.Pool({ connectionString: store.location.url, max: 2 });
+});
+
+afterAll(async () => {
+  await pool.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+  await pool.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+  await pool.end();
+  await store.close();
+});
+
+describe("setupPostgresRecall", () => {
+  it("creates the recall index's tables once, idempotently; the DDL is available for migrations", async () => {
+    const schema = store.location.schema!;
+    expect(await recallTables(schema)).toEqual([]);
+    await setupPostgresRecall(pool, { schema });
+    await setupPostgresRecall(pool, { schema });
+    expect(await recallTables(schema)).toEqual(["compaction_recall", "compaction_recall_terms", "compaction_recall_threads"]);
+    expect(postgresRecallSchemaSql(schema)).toContain(`CREATE TABLE IF NOT EXISTS "${schema}".compaction_recall (`);
+  });
+
+  it("lets a role that may not create tables compact, with its messages indexed", async () => {
+    const schema = store.location.schema!;
+    // Without this, the role's first compaction fails: 42501 permission denied for the schema (STORE_READ_ONLY).
+    await setupPostgresRecall(pool, { schema });
+    const { agent } = createTestAgent(store.saver);
+    await runTurns(agent, "t-app", 12);
+    const saver = PostgresSaver.fromConnString(await applicationUrl(schema), { schema });
+    try {
+      const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread({ configurable: { thread_id: "t-app" } });
+      expect(report.status, report.reason).toBe("compacted");
+      const indexed = await pool.query(`SELECT COUNT(*) AS n FROM "${schema}".compaction_recall WHERE thread_id = 't-app'`);
+      expect(Number(indexed.rows[0]!.n)).toBeGreaterThan(0);
+    } finally {
+      await saver.end();
+    }
+  });
+});
