@@ -25,7 +25,7 @@ import { quoteIdentifier } from "../sql.js";
 import { invalidArgument } from "../../errors.js";
 import { recallLabel } from "./entries.js";
 import { wordsOf } from "../../messages/words.js";
-import { ensurePostgresRecall, type PostgresQueryable } from "./postgres-setup.js";
+import { ensurePostgresRecall, inTransaction, type PostgresQueryable } from "./postgres-setup.js";
 
 export type { PostgresQueryable } from "./postgres-setup.js";
 import { indexTerms, rareTerms, tsqueryText } from "./query.js";
@@ -217,22 +217,12 @@ export class PostgresRecall {
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     const s = quoteIdentifier(this.schema);
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      try {
-        await ensurePostgresRecall(client, this.schema);
-        await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
-        await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1`, [threadId]);
-        await client.query(`UPDATE ${s}.compaction_recall_threads SET documents = 0 WHERE thread_id = $1`, [threadId]);
-        await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries], remove: [] });
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    } finally {
-      client.release();
-    }
+    await inTransaction(this.pool, async (client) => {
+      await ensurePostgresRecall(client, this.schema);
+      await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
+      await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1`, [threadId]);
+      await client.query(`UPDATE ${s}.compaction_recall_threads SET documents = 0 WHERE thread_id = $1`, [threadId]);
+      await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries], remove: [] });
+    });
   }
 }

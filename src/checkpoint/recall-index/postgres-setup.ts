@@ -56,15 +56,28 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
  * Creates the recall index's tables in `schema` (default "public") if they are missing, in one transaction on a
  * connection of `pool` (a pg Pool). Idempotent.
  */
-export async function setupPostgresRecall(pool: { connect(): Promise<PostgresQueryable & { release(): void }> }, { schema = "public" }: { schema?: string } = {}): Promise<void> {
+export async function setupPostgresRecall(pool: PostgresConnector, { schema = "public" }: { schema?: string } = {}): Promise<void> {
+  await inTransaction(pool, (client) => ensurePostgresRecall(client, schema));
+}
+
+/** What hands out connections: a pg Pool. */
+export interface PostgresConnector {
+  connect(): Promise<PostgresQueryable & { release(): void }>;
+}
+
+/** Runs `work` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(pool: PostgresConnector, work: (client: PostgresQueryable) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await ensurePostgresRecall(client, schema);
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
+    try {
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
   } finally {
     client.release();
   }
