@@ -28,9 +28,6 @@ import { GenericWriter } from "./swap-generic.js";
 import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
 import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
 
-export { isPostgresSaver } from "./swap-postgres.js";
-export { isSqliteSaver } from "./swap-sqlite.js";
-
 export type WriteOutcome =
   | { status: "written" }
   | { status: "conflict"; reason: string; headCheckpointId: string | null }

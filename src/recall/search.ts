@@ -2,7 +2,8 @@
  * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { isPostgresSaver, isSqliteSaver } from "../checkpoint/compare-and-swap.js";
+import { isPostgresSaver } from "../checkpoint/swap-postgres.js";
+import { isSqliteSaver } from "../checkpoint/swap-sqlite.js";
 import { CompactionError, invalidArgument, requireThreadId } from "../errors.js";
 import { memoryRecallFor } from "../checkpoint/recall-index/memory-index.js";
 import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "../checkpoint/recall-index/postgres-index.js";

@@ -11,7 +11,7 @@
  * No model is called: the graphs are plain StateGraphs whose nodes answer with fixed messages.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { InMemoryStore, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditThread } from "../history/audit.js";
@@ -77,6 +77,12 @@ async function checkpointCount(saver: BaseCheckpointSaver): Promise<number> {
   let count = 0;
   for await (const _ of saver.list({ configurable: { thread_id: THREAD, checkpoint_ns: "" } })) count++;
   return count;
+}
+
+async function headTuple(saver: BaseCheckpointSaver): Promise<CheckpointTuple> {
+  const tuple = await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } });
+  if (!tuple) throw new Error(`thread ${THREAD} has no checkpoint`);
+  return tuple;
 }
 
 async function headMessages(saver: BaseCheckpointSaver): Promise<BaseMessage[]> {
@@ -171,7 +177,7 @@ export function compactionSpec(initializer: SaverInitializer): void {
 
     it("compare-and-swap: a head with pending writes is busy: skipped, nothing written", async () => {
       await turns(chatGraph(saver), 0, TURNS);
-      const head = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!;
+      const head = await headTuple(saver);
       await saver.putWrites(head.config, [["messages", [new AIMessage("half a turn")]]], "task-in-flight");
       const count = await checkpointCount(saver);
       const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
@@ -198,11 +204,11 @@ export function compactionSpec(initializer: SaverInitializer): void {
     it("a compaction stopped between its summary and its write (a crash there) leaves the head as it was", async () => {
       const graph = chatGraph(saver);
       await turns(graph, 0, TURNS);
-      const before = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id;
+      const before = (await headTuple(saver)).checkpoint.id;
       const prepared = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).prepareCompaction(config);
       expect(prepared.status).toBe("prepared");
       // The process that prepared it is gone: nothing was written, and the next turn runs on the full thread.
-      expect((await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id).toBe(before);
+      expect((await headTuple(saver)).checkpoint.id).toBe(before);
       await turns(graph, TURNS, TURNS + 1);
       expect((await headMessages(saver)).some((message) => isSummaryMessage(message))).toBe(false);
       await expectNothingLost(saver);
@@ -210,11 +216,11 @@ export function compactionSpec(initializer: SaverInitializer): void {
 
     it("a summarizer that fails mid-way writes nothing: the head stays the old one", async () => {
       await turns(chatGraph(saver), 0, TURNS);
-      const before = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id;
+      const before = (await headTuple(saver)).checkpoint.id;
       const failing: Summarizer = { name: "failing", summarize: async () => Promise.reject(new Error("provider down")) };
       const error = await new HistoryManager({ checkpointer: saver, summarizer: failing }).compactThread(config).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: "SUMMARIZER_FAILED" });
-      expect((await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }))!.checkpoint.id).toBe(before);
+      expect((await headTuple(saver)).checkpoint.id).toBe(before);
       await expectNothingLost(saver);
     });
   });

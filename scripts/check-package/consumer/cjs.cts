@@ -1,4 +1,5 @@
-// A CommonJS consumer of the packed tarball: require() of the package, its CommonJS types, a compacted thread.
+// A CommonJS consumer of the packed tarball: require() of the package, its CommonJS types, a compacted thread. Its
+// graph is built here rather than shared with the ESM consumer: each must compile against its own format's types.
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { CompactingSupervisor, CompactionError, TokenCounter } from "langgraph-compaction";

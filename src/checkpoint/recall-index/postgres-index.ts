@@ -25,9 +25,7 @@ import { quoteIdentifier } from "../sql.js";
 import { invalidArgument } from "../../errors.js";
 import { recallLabel } from "./entries.js";
 import { wordsOf } from "../../messages/words.js";
-import { ensurePostgresRecall, inTransaction, type PostgresQueryable } from "./postgres-setup.js";
-
-export type { PostgresQueryable } from "./postgres-setup.js";
+import { ensurePostgresRecall, inTransaction, type PostgresConnector, type PostgresQueryable } from "./postgres-setup.js";
 import { indexTerms, rareTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
@@ -36,9 +34,8 @@ export const DEFAULT_POSTGRES_LANGUAGE = "simple";
 /** `ts_rank_cd` weights, in Postgres's order {D, C, B, A}: the message's words (D), its context (C), its name and day (B). */
 const RANK_WEIGHTS = [1.0, 0.2, 0.4, 1.0];
 
-export interface PostgresPool extends PostgresQueryable {
-  connect(): Promise<PostgresQueryable & { release(): void }>;
-}
+/** A pg Pool: queries, and connections for a transaction. */
+export interface PostgresPool extends PostgresQueryable, PostgresConnector {}
 
 /** A text search configuration name: letters, digits and underscores (it is passed as a regconfig value). */
 export function validateLanguage(language: unknown): string {
