@@ -9,7 +9,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { ChatOpenAI } from "@langchain/openai";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import { CompactingSupervisor } from "../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../src/runtimes/wrapper/compacting-supervisor.js";
 import { createDefaultSummarizer } from "../src/summarizers/default.js";
 import { createTeam, scriptedModels, type TeamModels } from "../test/support/team.js";
 

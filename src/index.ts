@@ -8,8 +8,8 @@ export { CompactionError, type CompactionErrorCode, type CompactionErrorOptions 
 export * from "./tokens/index.js";
 export * from "./messages/index.js";
 export * from "./summarizers/index.js";
-export * from "./history/index.js";
+export * from "./engine/index.js";
 export * from "./strategies/index.js";
 export * from "./archive/index.js";
 export * from "./recall/index.js";
-export * from "./supervisor/index.js";
+export * from "./runtimes/wrapper/index.js";

@@ -1,3 +1,3 @@
 /** langgraph-compaction/sqlite: what needs better-sqlite3 (an optional peer dependency). */
 export { SqliteStore } from "./archive/sqlite-store.js";
-export type { SqliteDatabase, SqliteStatement } from "./checkpoint/sqlite-database.js";
+export type { SqliteDatabase, SqliteStatement } from "./store/sqlite-database.js";

@@ -10,10 +10,10 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
-import type { CompactingSupervisorOptions } from "../../src/supervisor/options.js";
-import { DEFAULT_MAX_THREADS } from "../../src/supervisor/thread-records.js";
+import type { CompactingSupervisorOptions } from "../../src/runtimes/wrapper/options.js";
+import { DEFAULT_MAX_THREADS } from "../../src/runtimes/wrapper/thread-records.js";
 import { DEFAULT_CACHE_BYTES } from "../../src/tokens/message-cache.js";
 import { printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";

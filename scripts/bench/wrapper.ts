@@ -11,7 +11,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { benchBusyThread } from "./busy-thread.js";

@@ -6,7 +6,7 @@
  */
 import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
 import type BetterSqlite3 from "better-sqlite3";
-import type { SqliteDatabase } from "../checkpoint/sqlite-database.js";
+import type { SqliteDatabase } from "../store/sqlite-database.js";
 import { invalidArgument } from "../errors.js";
 import { requireOptional } from "../optional-dependency.js";
 

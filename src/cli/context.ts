@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
-import { openPostgresStore, openSqliteStore, type OpenedStore } from "../checkpoint/open.js";
-import { readThreadHead, type ThreadHead } from "../history/thread-state.js";
+import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
+import { readThreadHead, type ThreadHead } from "../store/read-head.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { createPrinter, type Printer } from "./format.js";
 

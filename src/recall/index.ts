@@ -2,4 +2,4 @@
 export { searchHistory, type SearchHistoryOptions, type RecallBackend, type RecallBackendOptions } from "./search.js";
 export { reindexThread, type ReindexReport } from "./reindex.js";
 export { createHistorySearchTool, HISTORY_SEARCH_TOOL, type HistorySearchToolOptions } from "./tool.js";
-export type { SearchHit, RecallMessage, RecallEntry } from "../checkpoint/recall-index/types.js";
+export type { SearchHit, RecallMessage, RecallEntry } from "../store/recall-index/types.js";

@@ -8,11 +8,11 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
 import { getSummaryProvenance } from "../messages/summary-message.js";
-import { readThreadHead } from "../history/thread-state.js";
+import { readThreadHead } from "../store/read-head.js";
 import { editOf } from "../messages/markers.js";
-import { recallEntry, recallText } from "../checkpoint/recall-index/entries.js";
+import { recallEntry, recallText } from "../store/recall-index/entries.js";
 import { recallBackendFor, type RecallBackendOptions } from "./search.js";
-import type { RecallEntry } from "../checkpoint/recall-index/types.js";
+import type { RecallEntry } from "../store/recall-index/types.js";
 
 export interface ReindexReport {
   threadId: string;

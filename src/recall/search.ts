@@ -2,14 +2,14 @@
  * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { isPostgresSaver } from "../checkpoint/swap-postgres.js";
-import { isSqliteSaver } from "../checkpoint/swap-sqlite.js";
+import { isPostgresSaver } from "../store/swap-postgres.js";
+import { isSqliteSaver } from "../store/swap-sqlite.js";
 import { CompactionError, invalidArgument, requireThreadId } from "../errors.js";
-import { memoryRecallFor } from "../checkpoint/recall-index/memory-index.js";
-import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "../checkpoint/recall-index/postgres-index.js";
-import { queryTerms, searchLimit } from "../checkpoint/recall-index/query.js";
-import { SqliteRecall } from "../checkpoint/recall-index/sqlite-index.js";
-import type { RecallEntry, RecallMessage, SearchHit } from "../checkpoint/recall-index/types.js";
+import { memoryRecallFor } from "../store/recall-index/memory-index.js";
+import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "../store/recall-index/postgres-index.js";
+import { queryTerms, searchLimit } from "../store/recall-index/query.js";
+import { SqliteRecall } from "../store/recall-index/sqlite-index.js";
+import type { RecallEntry, RecallMessage, SearchHit } from "../store/recall-index/types.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;

@@ -9,9 +9,9 @@ import { CompactionError, invalidArgument } from "../errors.js";
 import { formatDay } from "../messages/date.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { DEFAULT_SEARCH_LIMIT, searchLimit } from "../checkpoint/recall-index/query.js";
+import { DEFAULT_SEARCH_LIMIT, searchLimit } from "../store/recall-index/query.js";
 import { searchHistory, type RecallBackendOptions } from "./search.js";
-import type { RecallMessage, SearchHit } from "../checkpoint/recall-index/types.js";
+import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
 
 export const HISTORY_SEARCH_TOOL = "search_history";
 export const DEFAULT_TOOL_MAX_TOKENS = 1_500;

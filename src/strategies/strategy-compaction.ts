@@ -7,10 +7,10 @@
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, threadNotFound } from "../errors.js";
-import type { HistoryManager } from "../history/history-manager.js";
-import type { CompactionReport } from "../history/report.js";
+import type { HistoryManager } from "../engine/history-manager.js";
+import type { CompactionReport } from "../engine/report.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
-import { readThreadHead, type StateReader } from "../history/thread-state.js";
+import { readThreadHead, type StateReader } from "../store/read-head.js";
 import type { Strategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 

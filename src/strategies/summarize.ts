@@ -3,9 +3,9 @@
  * in a previous one), keeping the newest that fit in half the budget. `none` leaves the history as it is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { DEFAULT_SUMMARY_TIMEOUT_MS } from "../history/manager-options.js";
-import { DEFAULT_COMPACTION_RATIO, planCompaction } from "../history/plan.js";
-import { summarizePlan } from "../history/summarize-plan.js";
+import { DEFAULT_SUMMARY_TIMEOUT_MS } from "../engine/manager-options.js";
+import { DEFAULT_COMPACTION_RATIO, planCompaction } from "../engine/plan.js";
+import { summarizePlan } from "../engine/summarize-plan.js";
 import { DEFAULT_SUMMARY_ROLE } from "../messages/summary-message.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";

@@ -14,14 +14,14 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { InMemoryStore, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { auditThread } from "../history/audit.js";
-import { HistoryManager } from "../history/history-manager.js";
-import { readThreadHead } from "../history/thread-state.js";
+import { auditThread } from "../engine/audit.js";
+import { HistoryManager } from "../engine/history-manager.js";
+import { readThreadHead } from "../store/read-head.js";
 import { isSummaryMessage } from "../messages/summary-message.js";
 import { searchHistory } from "../recall/search.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
-import { CompactingSupervisor } from "../supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../runtimes/wrapper/compacting-supervisor.js";
 
 export interface SaverInitializer {
   /** Shown in the suite's name. */

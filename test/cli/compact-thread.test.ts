@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { createTeam } from "../support/team.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { createCustomGraph } from "../support/custom-graph.js";

@@ -6,7 +6,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { recallBackendFor } from "../../src/recall/search.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { createTestAgent, runTurns } from "../support/agents.js";

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DEFAULT_MAX_WRITE_ATTEMPTS, HistoryManager } from "../../src/history/history-manager.js";
+import { DEFAULT_MAX_WRITE_ATTEMPTS, HistoryManager } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";

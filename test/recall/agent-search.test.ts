@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { createHistorySearchTool, HISTORY_SEARCH_TOOL } from "../../src/recall/tool.js";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
-import type { CompactionReport } from "../../src/history/report.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import type { CompactionReport } from "../../src/engine/report.js";
 import { ScriptedChatModel, type ReplyPolicy } from "../support/fakes/scripted-chat-model.js";
 import { lookupTool } from "../support/agents.js";
 

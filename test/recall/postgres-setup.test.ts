@@ -5,7 +5,7 @@
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { postgresRecallSchemaSql, setupPostgresRecall } from "../../src/postgres.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { createTestAgent, runTurns } from "../support/agents.js";

@@ -21,7 +21,7 @@ import {
   TokenCounter,
   type CompactingSupervisorOptions,
 } from "../../src/index.js";
-import { openPostgresStore, openSqliteStore } from "../../src/checkpoint/open.js";
+import { openPostgresStore, openSqliteStore } from "../../src/store/open.js";
 import { main } from "../../src/cli/main.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { recordFigures } from "../support/reliability.js";

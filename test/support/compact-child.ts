@@ -16,7 +16,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { Statement } from "better-sqlite3";
 import { writeSync } from "node:fs";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { createTestAgent } from "./agents.js";

@@ -1,4 +1,4 @@
-import type { CompactedReport, CompactionReport } from "../../src/history/report.js";
+import type { CompactedReport, CompactionReport } from "../../src/engine/report.js";
 
 /** The report narrowed to a written compaction; any other outcome fails the test with its reason. */
 export function compacted(report: CompactionReport | undefined): CompactedReport {

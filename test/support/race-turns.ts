@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { createTeam } from "./team.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { createRandom } from "../../scripts/workload/random.js";
 
 const [location, threadId, count, prefix, lockDir, schema] = process.argv.slice(2);

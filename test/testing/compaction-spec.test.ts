@@ -15,7 +15,7 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import { expect, it } from "vitest";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { compactionSpec } from "../../src/testing/index.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 

@@ -15,7 +15,7 @@ import { createStrategy } from "../../../src/strategies/registry.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
 import type { Strategy } from "../../../src/strategies/types.js";
-import { CompactingSupervisor } from "../../../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { slidingWindowMiddleware } from "../sliding-window.js";
 import { ExtractiveChatModel } from "./extractive-chat-model.js";

@@ -7,7 +7,7 @@
 import { BaseChatModel, type BaseChatModelCallOptions } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { summaryBudget } from "../../../src/history/plan.js";
+import { summaryBudget } from "../../../src/engine/plan.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 

@@ -7,10 +7,10 @@
 import Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { CONTEXT_CHARS, recallLabel } from "../../../src/checkpoint/recall-index/entries.js";
-import { PostgresRecall } from "../../../src/checkpoint/recall-index/postgres-index.js";
-import { fts5Expression, indexTerms, queryTerms, tsqueryText } from "../../../src/checkpoint/recall-index/query.js";
-import type { RecallEntry, SearchHit } from "../../../src/checkpoint/recall-index/types.js";
+import { CONTEXT_CHARS, recallLabel } from "../../../src/store/recall-index/entries.js";
+import { PostgresRecall } from "../../../src/store/recall-index/postgres-index.js";
+import { fts5Expression, indexTerms, queryTerms, tsqueryText } from "../../../src/store/recall-index/query.js";
+import type { RecallEntry, SearchHit } from "../../../src/store/recall-index/types.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";
 import { DialogueScorer, type LineSets } from "./score.js";
 

@@ -1,9 +1,9 @@
 import { CompactionError, invalidArgument } from "../../errors.js";
-import { HistoryManager } from "../../history/history-manager.js";
-import { type CompactionPlan } from "../../history/plan.js";
+import { HistoryManager } from "../../engine/history-manager.js";
+import { type CompactionPlan } from "../../engine/plan.js";
 import { validateRatio } from "../../validate-ratio.js";
-import type { CompactedReport } from "../../history/report.js";
-import { readThreadHead } from "../../history/thread-state.js";
+import type { CompactedReport } from "../../engine/report.js";
+import { readThreadHead } from "../../store/read-head.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { DEFAULT_SUMMARY_MODEL } from "../../summarizers/llm.js";
 import { createOpenAISummarizer } from "../../summarizers/openai.js";

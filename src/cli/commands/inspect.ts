@@ -1,5 +1,5 @@
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
-import { planCompaction } from "../../history/plan.js";
+import { planCompaction } from "../../engine/plan.js";
 import { speaker } from "../../summarizers/render.js";
 import { contentText } from "../../messages/content.js";
 import { requireThread, type CliContext } from "../context.js";

@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../errors.js";
-import { readThreadHead } from "../../history/thread-state.js";
+import { readThreadHead } from "../../store/read-head.js";
 import type { CliContext } from "../context.js";
 import { bar, number, table } from "../format.js";
 

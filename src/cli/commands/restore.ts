@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../../errors.js";
-import { HistoryManager } from "../../history/history-manager.js";
+import { HistoryManager } from "../../engine/history-manager.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { requireThread, type CliContext } from "../context.js";
 import { number, paint } from "../format.js";

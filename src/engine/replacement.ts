@@ -6,14 +6,14 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { copyCheckpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { CompareAndSwapWriter, ReplacementBuilder } from "../checkpoint/compare-and-swap.js";
-import { maxVersion } from "../checkpoint/compare-and-swap.js";
-import { idAfter } from "../checkpoint/ids.js";
-import { recallChanges } from "../checkpoint/recall-index/entries.js";
+import type { CompareAndSwapWriter, ReplacementBuilder } from "../store/compare-and-swap.js";
+import { maxVersion } from "../store/compare-and-swap.js";
+import { idAfter } from "../store/ids.js";
+import { recallChanges } from "../store/recall-index/entries.js";
 import { CompactionError, threadNotFound } from "../errors.js";
 import { validateHistory } from "../messages/validate.js";
 import type { ManagerSettings } from "./manager-options.js";
-import { readThreadHead, type ThreadHead } from "./thread-state.js";
+import { readThreadHead, type ThreadHead } from "../store/read-head.js";
 
 /**
  * A copy of `base` (the head itself, or for recovery the last checkpoint before a failed turn) with `messages`

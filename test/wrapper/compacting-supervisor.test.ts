@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import type { CompactionReport } from "../../src/history/report.js";
+import type { CompactionReport } from "../../src/engine/report.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
-import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/supervisor/compacting-supervisor.js";
-import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
+import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import type { TokenStreamEvent } from "../../src/runtimes/wrapper/token-events.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createTeam, scriptedModels } from "../support/team.js";
 

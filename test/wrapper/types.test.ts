@@ -11,7 +11,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createSupervisor } from "@langchain/langgraph-supervisor";
 import { createAgent } from "langchain";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 const model = () => new ScriptedChatModel({ reply: () => ({ content: "The total is 4,200 EUR." }) });

@@ -1,7 +1,7 @@
 import { AIMessage, BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";

@@ -10,15 +10,15 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import type { ToolOutputArchive } from "../archive/archive.js";
-import { CompactionError } from "../errors.js";
-import type { HistoryManager } from "../history/history-manager.js";
-import type { CompactionReport } from "../history/report.js";
-import { threadLocks } from "../history/thread-lock.js";
-import { readThreadHead, type StateReader } from "../history/thread-state.js";
-import { compactWithStrategy } from "../strategies/strategy-compaction.js";
-import type { Strategy } from "../strategies/types.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
+import type { ToolOutputArchive } from "../../archive/archive.js";
+import { CompactionError } from "../../errors.js";
+import type { HistoryManager } from "../../engine/history-manager.js";
+import type { CompactionReport } from "../../engine/report.js";
+import { threadLocks } from "../../engine/thread-lock.js";
+import { readThreadHead, type StateReader } from "../../store/read-head.js";
+import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
+import type { Strategy } from "../../strategies/types.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import { COMPACTION_MARGIN, type ResolvedOptions } from "./options.js";

@@ -5,7 +5,7 @@
  */
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { RunnableLambda } from "@langchain/core/runnables";
-import type { CompactedReport, CompactionReport } from "../history/report.js";
+import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { CompactingSupervisorOptions } from "./options.js";
 
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */

@@ -3,18 +3,18 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ArchiveOptions } from "../archive/archive.js";
-import type { StrategyInput } from "../strategies/registry.js";
-import { CompactionError, invalidArgument } from "../errors.js";
-import type { CompactedReport, CompactionReport } from "../history/report.js";
-import type { RecallOptions } from "../history/history-manager.js";
-import type { SummaryRole } from "../messages/summary-message.js";
-import { DEFAULT_COMPACTION_RATIO } from "../history/plan.js";
-import { validateRatio } from "../validate-ratio.js";
-import { defaultSummarizerMaxTokens } from "../summarizers/default.js";
-import { DEFAULT_CACHE_BYTES } from "../tokens/message-cache.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
-import { DEFAULT_MODEL, resolveModel } from "../tokens/models.js";
+import type { ArchiveOptions } from "../../archive/archive.js";
+import type { StrategyInput } from "../../strategies/registry.js";
+import { CompactionError, invalidArgument } from "../../errors.js";
+import type { CompactedReport, CompactionReport } from "../../engine/report.js";
+import type { RecallOptions } from "../../engine/history-manager.js";
+import type { SummaryRole } from "../../messages/summary-message.js";
+import { DEFAULT_COMPACTION_RATIO } from "../../engine/plan.js";
+import { validateRatio } from "../../validate-ratio.js";
+import { defaultSummarizerMaxTokens } from "../../summarizers/default.js";
+import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
+import { DEFAULT_MODEL, resolveModel } from "../../tokens/models.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export const DEFAULT_HARD_LIMIT = 0.9;

@@ -3,7 +3,7 @@
  * (if the turn triggered one), then done.
  */
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import type { CompactedReport } from "../history/report.js";
+import type { CompactedReport } from "../../engine/report.js";
 
 export type TokenStreamEvent =
   | { type: "token"; content: string; agent: string; /** Id of the message the token belongs to. */ messageId?: string }

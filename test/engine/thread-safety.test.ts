@@ -2,7 +2,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { createCustomGraph } from "../support/custom-graph.js";

@@ -1,6 +1,6 @@
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { HistoryManager } from "../../src/history/history-manager.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 

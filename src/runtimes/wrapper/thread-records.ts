@@ -4,8 +4,8 @@
  * hundred bytes, message arrays excepted: a ready summary holds its prefix until it is applied or discarded); the
  * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
  */
-import type { PreparedCompaction } from "../history/history-manager.js";
-import type { CompactedReport } from "../history/report.js";
+import type { PreparedCompaction } from "../../engine/history-manager.js";
+import type { CompactedReport } from "../../engine/report.js";
 
 export const DEFAULT_MAX_THREADS = 10_000;
 

@@ -4,7 +4,7 @@
  * for (with backoff) up to a deadline; a head that keeps moving is retried up to `maxWriteAttempts` times.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CompareAndSwapWriter } from "../checkpoint/compare-and-swap.js";
+import type { CompareAndSwapWriter } from "../store/compare-and-swap.js";
 import { CompactionError, threadNotFound } from "../errors.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
@@ -12,7 +12,7 @@ import type { CompactedReport, CompactionReport } from "./report.js";
 import { writeHistory } from "./replacement.js";
 import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
-import { readThreadHead, type ThreadHead } from "./thread-state.js";
+import { readThreadHead, type ThreadHead } from "../store/read-head.js";
 
 /** First and longest pause between two looks at a busy head. */
 const BUSY_RETRY_MS = 10;

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { planCompaction } from "../../src/history/plan.js";
+import { planCompaction } from "../../src/engine/plan.js";
 import { createSummaryMessage } from "../../src/messages/summary-message.js";
 import { groupUnits } from "../../src/messages/units.js";
 import { validateHistory } from "../../src/messages/validate.js";

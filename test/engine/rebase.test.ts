@@ -4,7 +4,7 @@
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HistoryManager, type PreparedCompaction } from "../../src/history/history-manager.js";
+import { HistoryManager, type PreparedCompaction } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { pinMessage } from "../../src/messages/pins.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";

@@ -2,10 +2,10 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CompactionReport } from "../../src/history/report.js";
+import type { CompactionReport } from "../../src/engine/report.js";
 import { validateHistory } from "../../src/messages/validate.js";
-import { CompactingSupervisor } from "../../src/supervisor/compacting-supervisor.js";
-import type { TokenStreamEvent } from "../../src/supervisor/token-events.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import type { TokenStreamEvent } from "../../src/runtimes/wrapper/token-events.js";
 import { createTeam } from "../support/team.js";
 import {
   contextLengthExceeded,

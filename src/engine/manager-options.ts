@@ -4,7 +4,7 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../checkpoint/recall-index/postgres-index.js";
+import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { CompactionError, invalidArgument } from "../errors.js";
 import { validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
@@ -15,7 +15,7 @@ import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { validateRatio } from "../validate-ratio.js";
 import { DEFAULT_COMPACTION_RATIO } from "./plan.js";
-import type { StateReader } from "./thread-state.js";
+import type { StateReader } from "../store/read-head.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;

@@ -4,7 +4,7 @@
  * Holds at most `maxThreads` failing threads: past that, the oldest failure records are forgotten (a forgotten
  * thread simply starts counting its failures again).
  */
-import { CompactionError } from "../errors.js";
+import { CompactionError } from "../../errors.js";
 
 export interface BreakerHealth {
   /** Failed compactions in a row (0 after a success). */

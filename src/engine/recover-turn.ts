@@ -5,8 +5,8 @@
  * input appears exactly once. The failed attempt stays in the history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CompareAndSwapWriter } from "../checkpoint/compare-and-swap.js";
-import { recallChanges } from "../checkpoint/recall-index/entries.js";
+import type { CompareAndSwapWriter } from "../store/compare-and-swap.js";
+import { recallChanges } from "../store/recall-index/entries.js";
 import { CompactionError } from "../errors.js";
 import { compactedFields } from "./apply-prepared.js";
 import type { CompactOverrides, ManagerSettings } from "./manager-options.js";

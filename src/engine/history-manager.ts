@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { createWriter, type CompareAndSwapWriter } from "../checkpoint/compare-and-swap.js";
+import { createWriter, type CompareAndSwapWriter } from "../store/compare-and-swap.js";
 import { CompactionError, requireThreadId, storeErrors } from "../errors.js";
 import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
 import type { Summarizer } from "../summarizers/types.js";
@@ -20,7 +20,7 @@ import { writeHistory } from "./replacement.js";
 import type { CompactionReport } from "./report.js";
 import { summarizePlan, type CompactedMessages } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
-import type { ThreadHead } from "./thread-state.js";
+import type { ThreadHead } from "../store/read-head.js";
 
 export { DEFAULT_BUSY_WAIT_MS, DEFAULT_MAX_WRITE_ATTEMPTS, DEFAULT_SUMMARY_TIMEOUT_MS } from "./manager-options.js";
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
