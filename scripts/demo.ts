@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { CompactingSupervisor } from "../src/runtimes/wrapper/compacting-supervisor.js";
 import { createDefaultSummarizer } from "../src/summarizers/default.js";
+import { TokenCounter } from "../src/tokens/token-counter.js";
 import { createTeam, scriptedModels, type TeamModels } from "../test/support/team.js";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
@@ -21,7 +22,6 @@ const AGENT_COLOURS: Record<string, number> = { supervisor: 36, researcher: 33, 
 
 const databasePath = resolve(env.DATABASE_PATH || "data/demo.sqlite");
 const tokenLimit = Number(env.DEMO_TOKEN_LIMIT || env.TOKEN_LIMIT || 2_500);
-const compactionRatio = Number(env.COMPACTION_RATIO || 0.5);
 const conversation = JSON.parse(readFileSync(resolve(env.DEMO_CONVERSATION || "data/demo-conversation.json"), "utf8")) as { title: string; turns: string[] };
 const turnLimit = env.DEMO_TURNS ? Number(env.DEMO_TURNS) : conversation.turns.length;
 
@@ -37,10 +37,9 @@ const saver = SqliteSaver.fromConnString(databasePath);
 const { models: teamModels, label } = models();
 const team = createTeam(saver, teamModels);
 const summarizer = createDefaultSummarizer();
+// The rest of the policy (COMPACTION_RATIO, TOKEN_MODEL) the wrapper reads from the environment, as the script does.
 const supervisor = new CompactingSupervisor(team, {
   tokenLimit,
-  compactionRatio,
-  model: env.TOKEN_MODEL || env.OPENAI_MODEL || "gpt-4o",
   summarizer,
   onCompactionError: (error) => console.error(paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`)),
 });
@@ -78,7 +77,7 @@ for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
   }
   const state = await supervisor.getState(config);
   const messages = state.values.messages as BaseMessage[];
-  const tokens = supervisor.counter.countMessages(messages);
+  const tokens = new TokenCounter({ model: supervisor.policy.model }).countMessages(messages);
   console.log(paint(90, `\n  thread: ${messages.length} messages, ${tokens.toLocaleString("en")} / ${tokenLimit.toLocaleString("en")} tokens`));
 }
 await supervisor.flush();

@@ -8,6 +8,7 @@ export { CompactionError, type CompactionErrorCode, type CompactionErrorOptions 
 export * from "./tokens/index.js";
 export * from "./messages/index.js";
 export * from "./summarizers/index.js";
+export * from "./store/index.js";
 export * from "./engine/index.js";
 export * from "./strategies/index.js";
 export * from "./archive/index.js";

@@ -1,8 +1,14 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
+import { numberOf, policyFromEnv, POLICY_ENVIRONMENT, resolvePolicy, type CompactionPolicy, type OptionNames } from "../engine/policy.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
-import { readThreadHead, type ThreadHead } from "../store/read-head.js";
+import type { ThreadHead } from "../store/read-head.js";
+import { createDefaultSummarizer } from "../summarizers/default.js";
+import { ExtractiveSummarizer } from "../summarizers/extractive.js";
+import { DEFAULT_SUMMARY_MODEL } from "../summarizers/llm.js";
+import { createOpenAISummarizer } from "../summarizers/openai.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { createPrinter, type Printer } from "./format.js";
 
@@ -42,26 +48,24 @@ export function positiveInteger(parameter: string, raw: string | undefined, fall
   return value;
 }
 
+/** The token limit of a script run given neither --limit nor TOKEN_LIMIT (the value .env.example shows). */
+export const DEFAULT_SCRIPT_TOKEN_LIMIT = 4_000;
+
 export interface CliContext {
   store: OpenedStore;
   counter: TokenCounter;
   printer: Printer;
   json: boolean;
   env: NodeJS.ProcessEnv;
-  /** The token limit shown against threads (--limit, TOKEN_LIMIT, or 4,000). */
+  /** The policy, resolved as the wrapper resolves its own: --limit / TOKEN_LIMIT, --ratio / COMPACTION_RATIO, --model / TOKEN_MODEL. */
+  policy: CompactionPolicy & { tokenLimit: number };
+  /** The summarizer compactions use: --summarizer, else the wrapper's default (LLM when OPENAI_API_KEY is set). */
+  summarizer: Summarizer;
+  /** The token limit shown against threads and compacted above: the policy's tokenLimit. */
   limit: number;
   options: ParsedOptions;
   /** The store options to repeat in a follow-up command (a Postgres password left out). */
   storeArgs: string;
-}
-
-/** TOKEN_LIMIT as .env documents it: a number of tokens, or a fraction (0 < x <= 1) of the model's window. */
-function envTokenLimit(raw: string | undefined, contextWindow: number): number | undefined {
-  if (raw === undefined || raw.trim() === "") return undefined;
-  const value = Number(raw.replace(/_/g, ""));
-  if (Number.isFinite(value) && value > 0 && value <= 1) return Math.floor(value * contextWindow);
-  if (Number.isInteger(value) && value > 1) return value;
-  throw invalidArgument("TOKEN_LIMIT", raw, "a positive integer number of tokens, or a fraction (0 < x <= 1) of the model's context window");
 }
 
 function quote(value: string): string {
@@ -89,19 +93,68 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
     // A usage error (exit 2), not a bad store (exit 4, which --db / --postgres errors map to).
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "store", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
   }
-  // search reads --limit as a number of hits; every other command as a number of tokens.
-  const tokenLimit = options.limit !== undefined && command !== "search" ? options.limit : undefined;
-  const model = options.model ?? env.TOKEN_MODEL ?? "gpt-4o";
-  const counter = new TokenCounter({ model });
-  const limit = positiveInteger("--limit", tokenLimit, envTokenLimit(env.TOKEN_LIMIT, counter.contextWindow) ?? 4_000)!;
-  const store = dbPath ? await openSqliteStore(dbPath) : await openPostgresStore(url!, { schema: options.schema ?? "public" });
+  const counter = new TokenCounter({ model: options.model ?? (env.TOKEN_MODEL?.trim() || undefined) });
+  const summarizer = createSummarizer(options, env, counter);
+  const policy = resolveScriptPolicy(options, env, command, summarizer);
+  const recallLanguage = options.language;
+  const store = dbPath
+    ? await openSqliteStore(dbPath, recallLanguage ? { recallLanguage } : {})
+    : await openPostgresStore(url!, { schema: options.schema ?? "public", ...(recallLanguage ? { recallLanguage } : {}) });
   const storeArgs = storeArgsOf(dbPath, url, options.schema);
-  return { store, counter, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit, options, storeArgs };
+  return { store, counter, summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs };
+}
+
+/**
+ * The script's policy, read exactly as the wrapper reads its own (`policyFromEnv`), a command-line flag winning over
+ * the environment: --limit over TOKEN_LIMIT (4,000 when neither), --ratio over COMPACTION_RATIO, --model over
+ * TOKEN_MODEL. Errors name the flag or the variable that was wrong.
+ */
+function resolveScriptPolicy(options: ParsedOptions, env: NodeJS.ProcessEnv, command: string | undefined, summarizer: Summarizer): CompactionPolicy & { tokenLimit: number } {
+  const fromEnv = policyFromEnv(env);
+  const names: OptionNames = {};
+  const flag = (key: "tokenLimit" | "compactionRatio" | "model", raw: string | undefined, name: string) => {
+    if (raw !== undefined) {
+      names[key] = name;
+      return key === "model" ? raw : numberOf(name, raw);
+    }
+    if (fromEnv[key] !== undefined) names[key] = POLICY_ENVIRONMENT[key];
+    return fromEnv[key];
+  };
+  // search reads --limit as a number of hits; every other command as a number of tokens.
+  if (options.over !== undefined && !(command === "compact" && options.all)) throw invalidArgument("--over", options.over, "used with compact --all");
+  if (options.over !== undefined && options.limit !== undefined) throw invalidArgument("--over", options.over, "left out when --limit is given (--over N is --limit N for compact --all)");
+  const limitFlag = options.over !== undefined ? "--over" : "--limit";
+  const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
+  if (rawLimit !== undefined) positiveInteger(limitFlag, rawLimit);
+  const limit = flag("tokenLimit", rawLimit, limitFlag) as number | undefined;
+  const policy = resolvePolicy(
+    {
+      tokenLimit: limit ?? DEFAULT_SCRIPT_TOKEN_LIMIT,
+      compactionRatio: flag("compactionRatio", options.ratio, "--ratio") as number | undefined,
+      model: flag("model", options.model, "--model") as string | undefined,
+    },
+    { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
+  );
+  return policy as CompactionPolicy & { tokenLimit: number };
+}
+
+/** --summarizer extractive|openai, else the wrapper's default: the OpenAI summarizer when OPENAI_API_KEY is set. */
+function createSummarizer(options: ParsedOptions, env: NodeJS.ProcessEnv, counter: TokenCounter): Summarizer {
+  const choice = options.summarizer;
+  if (choice === undefined) return createDefaultSummarizer({ env, counter });
+  if (choice === "extractive") return new ExtractiveSummarizer({ counter });
+  if (choice !== "openai") throw invalidArgument("--summarizer", choice, '"extractive" or "openai"');
+  if (!env.OPENAI_API_KEY) throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
+  return createOpenAISummarizer({
+    apiKey: env.OPENAI_API_KEY,
+    model: options.model ?? (env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL),
+    baseURL: env.OPENAI_BASE_URL || undefined,
+  });
 }
 
 export async function requireThread(context: CliContext, threadId: string | undefined): Promise<ThreadHead> {
   if (!threadId) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: threadId, message: "a thread id is required (see the list command)" });
-  const head = await readThreadHead(context.store.saver, threadId);
+  const head = await context.store.threads.readHead(threadId);
   if (!head) throw threadNotFound(threadId);
   return head;
 }

@@ -4,15 +4,14 @@
  * for (with backoff) up to a deadline; a head that keeps moving is retried up to `maxWriteAttempts` times.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CompareAndSwapWriter } from "../store/compare-and-swap.js";
-import { CompactionError, threadNotFound } from "../errors.js";
+import { threadNotFound } from "../errors.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import type { CompactedReport, CompactionReport } from "./report.js";
-import { writeHistory } from "./replacement.js";
+import { outcomeOfWriteError, writeHistory } from "./replacement.js";
 import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
-import { readThreadHead, type ThreadHead } from "../store/read-head.js";
+import type { ThreadHead } from "../store/read-head.js";
 
 /** First and longest pause between two looks at a busy head. */
 const BUSY_RETRY_MS = 10;
@@ -41,7 +40,7 @@ type ApplyOutcome =
 
 /** The thread's head, and the report fields every outcome on it starts from. */
 export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
-  const head = await readThreadHead(settings.checkpointer, threadId, settings.graph);
+  const head = await settings.store.readHead(threadId);
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: settings.counter.countMessages(head.messages), summarizer, attempts };
@@ -75,14 +74,13 @@ export function compactedFields(
 
 export async function applyPrepared(
   settings: ManagerSettings,
-  writer: CompareAndSwapWriter,
   prepared: PreparedCompaction,
   busyWaitMs: number,
 ): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
   const deadline = performance.now() + busyWaitMs;
   let delay = BUSY_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await threadLocks.run(settings.checkpointer, prepared.threadId, () => applyOnce(settings, writer, prepared, attempt));
+    const outcome = await threadLocks.run(settings.store.saver, prepared.threadId, () => applyOnce(settings, prepared, attempt));
     if (outcome.kind === "done") return { report: outcome.report, prefixChanged: outcome.prefixChanged };
     const remaining = deadline - performance.now();
     if (outcome.kind === "moved" && attempt < settings.maxWriteAttempts) continue;
@@ -99,7 +97,7 @@ export async function applyPrepared(
   }
 }
 
-async function applyOnce(settings: ManagerSettings, writer: CompareAndSwapWriter, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
+async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
   const { head, headId, base } = await readHead(settings, threadId, compacted.summarizer.name, attempt);
   if (head.busyReason) return { kind: "busy", reason: head.busyReason, waitable: head.busyKind === "run", base };
@@ -112,7 +110,7 @@ async function applyOnce(settings: ManagerSettings, writer: CompareAndSwapWriter
   }
   const writeStarted = performance.now();
   try {
-    const written = await writeHistory(settings, writer, threadId, rebased.messages, {
+    const written = await writeHistory(settings, threadId, rebased.messages, {
       expectedCheckpointId: headId,
       knownHead: head,
       metadata: {
@@ -135,9 +133,8 @@ async function applyOnce(settings: ManagerSettings, writer: CompareAndSwapWriter
       },
     };
   } catch (error) {
-    if (!CompactionError.isInstance(error)) throw error;
-    if (error.code === "THREAD_BUSY") return { kind: "busy", reason: error.message, waitable: true, base };
-    if (error.code === "WRITE_CONFLICT") return { kind: "moved", reason: error.message, base };
-    throw error;
+    const lost = outcomeOfWriteError(error);
+    if (!lost) throw error;
+    return lost.status === "skipped" ? { kind: "busy", reason: lost.reason, waitable: true, base } : { kind: "moved", reason: lost.reason, base };
   }
 }

@@ -8,8 +8,9 @@
  * Read-only. Reads every checkpoint of the thread's root namespace once.
  */
 import { BaseMessage } from "@langchain/core/messages";
-import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { requireThreadId, threadNotFound } from "../errors.js";
+import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { getSummaryProvenance, isSummaryMessage } from "../messages/summary-message.js";
 import { validateHistory, type HistoryProblem } from "../messages/validate.js";
 import { editOf } from "../messages/markers.js";
@@ -45,11 +46,6 @@ export interface ThreadAudit {
   headProblems: HistoryProblem[];
 }
 
-function messagesOf(tuple: CheckpointTuple): unknown[] {
-  const messages = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
-  return Array.isArray(messages) ? messages : [];
-}
-
 /** What must stay identical for a message to count as "verbatim". */
 function fingerprint(message: BaseMessage): string {
   const toolCalls = (message as BaseMessage & { tool_calls?: unknown }).tool_calls ?? null;
@@ -62,24 +58,16 @@ function fingerprint(message: BaseMessage): string {
  */
 export async function auditThread(checkpointer: BaseCheckpointSaver, config: unknown): Promise<ThreadAudit> {
   const threadId = requireThreadId(config, "auditThread");
-  const root = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
-  const byId = new Map<string, CheckpointTuple>();
-  let head: CheckpointTuple | undefined;
-  try {
-    for await (const tuple of checkpointer.list(root)) {
-      head ??= tuple;
-      byId.set(tuple.checkpoint.id, tuple);
-    }
-  } catch (error) {
-    throw asStoreReadError(error, threadId);
-  }
+  const checkpoints = await threadStoreFor(checkpointer).listCheckpoints(threadId);
+  const byId = new Map<string, StoredCheckpoint>(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
+  const head = checkpoints[0];
   if (!head) throw threadNotFound(threadId);
 
   const problems: AuditProblem[] = [];
-  const headMessages = messagesOf(head);
+  const headMessages = head.messages;
   const headProblems = validateHistory(headMessages);
   if (headProblems.length > 0) {
-    problems.push({ code: "INVALID_HEAD", id: head.checkpoint.id, message: `the head is not a valid history: ${headProblems[0]!.message}` });
+    problems.push({ code: "INVALID_HEAD", id: head.tuple.checkpoint.id, message: `the head is not a valid history: ${headProblems[0]!.message}` });
   }
 
   const verbatim = new Map<string, string>();
@@ -113,13 +101,13 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
       return;
     }
     const held = new Map<string, BaseMessage>();
-    for (const message of messagesOf(source)) {
+    for (const message of source.messages) {
       if (BaseMessage.isInstance(message) && typeof message.id === "string") held.set(message.id, message);
     }
     for (const id of provenance.coveredIds) {
       const message = held.get(id);
       if (!message) {
-        problems.push({ code: "COVERED_MESSAGE_MISSING", id, message: `summary ${summary.id} covers ${id}, but checkpoint ${source.checkpoint.id} does not hold it` });
+        problems.push({ code: "COVERED_MESSAGE_MISSING", id, message: `summary ${summary.id} covers ${id}, but checkpoint ${source.tuple.checkpoint.id} does not hold it` });
         continue;
       }
       if (editOf(message)) edited.add(id);
@@ -132,7 +120,7 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
       problems.push({
         code: "COVERED_MESSAGE_MISSING",
         id: provenance.previousSummaryId,
-        message: `summary ${summary.id} folds in ${provenance.previousSummaryId}, but checkpoint ${source.checkpoint.id} does not hold it`,
+        message: `summary ${summary.id} folds in ${provenance.previousSummaryId}, but checkpoint ${source.tuple.checkpoint.id} does not hold it`,
       });
     }
     if (previous) follow(previous);
@@ -141,8 +129,8 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
 
   // Every original message of every checkpoint must be in the head or covered, unaltered.
   const ever = new Map<string, string>();
-  for (const tuple of byId.values()) {
-    for (const message of messagesOf(tuple)) {
+  for (const stored of byId.values()) {
+    for (const message of stored.messages) {
       if (!BaseMessage.isInstance(message) || typeof message.id !== "string" || getSummaryProvenance(message) || editOf(message)) continue;
       if (!ever.has(message.id)) ever.set(message.id, fingerprint(message));
     }
@@ -165,7 +153,7 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   }
   return {
     threadId,
-    headCheckpointId: head.checkpoint.id,
+    headCheckpointId: head.tuple.checkpoint.id,
     checkpoints: byId.size,
     messagesEver: ever.size,
     inHead,

@@ -6,12 +6,12 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { createWriter, type CompareAndSwapWriter } from "../store/compare-and-swap.js";
 import { CompactionError, requireThreadId, storeErrors } from "../errors.js";
 import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { validateRatio } from "../validate-ratio.js";
+import { planOptionsOf, type CompactionPolicy } from "./policy.js";
 import { applyPrepared, readHead, type PreparedCompaction } from "./apply-prepared.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
@@ -21,6 +21,7 @@ import type { CompactionReport } from "./report.js";
 import { summarizePlan, type CompactedMessages } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";
+import type { ThreadStore } from "../store/thread-store.js";
 
 export { DEFAULT_BUSY_WAIT_MS, DEFAULT_MAX_WRITE_ATTEMPTS, DEFAULT_SUMMARY_TIMEOUT_MS } from "./manager-options.js";
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
@@ -35,20 +36,24 @@ export class HistoryManager {
   readonly summarizer: Summarizer;
   readonly fallbackSummarizer?: Summarizer;
   readonly counter: TokenCounter;
+  /** The resolved policy every compaction of this manager follows (the wrapper's, when it made this manager). */
+  readonly policy: CompactionPolicy;
+  /** The checkpointer's store: reading heads and checkpoints, the compare-and-swap, the recall index. */
+  readonly store: ThreadStore;
   private readonly settings: ManagerSettings;
-  private readonly writer: CompareAndSwapWriter;
   private overheadTokens?: number;
 
   /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
   constructor(options: HistoryManagerOptions) {
     this.settings = resolveManagerOptions(options);
-    ({ checkpointer: this.checkpointer, summarizer: this.summarizer, fallbackSummarizer: this.fallbackSummarizer, counter: this.counter } = this.settings);
-    this.writer = createWriter(this.checkpointer, { recallLanguage: this.settings.recall.language });
+    ({ summarizer: this.summarizer, fallbackSummarizer: this.fallbackSummarizer, counter: this.counter, policy: this.policy } = this.settings);
+    this.store = this.settings.store;
+    this.checkpointer = this.store.saver;
   }
 
   /** Which compare-and-swap this manager uses: "sqlite", "postgres", or "generic" (best effort). */
   get backend(): "sqlite" | "postgres" | "generic" {
-    return this.writer.backend;
+    return this.settings.store.backend;
   }
 
   /**
@@ -57,13 +62,13 @@ export class HistoryManager {
    */
   planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}): CompactionPlan {
     const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.targetTokens !== undefined;
-    const { settings } = this;
+    const policy = planOptionsOf(this.policy);
     return planCompaction(messages, {
-      compactionRatio: overrides.compactionRatio ?? settings.compactionRatio,
-      keepTokens: ownCut ? overrides.keepTokens : settings.keepTokens,
-      targetTokens: ownCut ? overrides.targetTokens : settings.targetTokens,
-      summaryTokens: overrides.summaryTokens ?? settings.summaryTokens,
-      pinned: settings.pinned,
+      compactionRatio: overrides.compactionRatio ?? policy.compactionRatio,
+      keepTokens: ownCut ? overrides.keepTokens : policy.keepTokens,
+      targetTokens: ownCut ? overrides.targetTokens : policy.targetTokens,
+      summaryTokens: overrides.summaryTokens ?? policy.summaryTokens,
+      pinned: this.settings.pinned,
       counter: this.counter,
     });
   }
@@ -97,7 +102,7 @@ export class HistoryManager {
     { expectedCheckpointId, metadata }: { expectedCheckpointId?: string; metadata?: Record<string, unknown> } = {},
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
     const threadId = requireThreadId(config, "replaceThreadHistory");
-    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => writeHistory(this.settings, this.writer, threadId, messages, { expectedCheckpointId, metadata })));
+    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => writeHistory(this.settings, threadId, messages, { expectedCheckpointId, metadata })));
   }
 
   /**
@@ -110,7 +115,7 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     metadata?: Record<string, unknown>,
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
-    const write = () => writeHistory(this.settings, this.writer, threadId, messages, { expectedCheckpointId: head.tuple.checkpoint.id, metadata, knownHead: head });
+    const write = () => writeHistory(this.settings, threadId, messages, { expectedCheckpointId: head.tuple.checkpoint.id, metadata, knownHead: head });
     return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, write));
   }
 
@@ -121,11 +126,11 @@ export class HistoryManager {
    * can be retried from an idle thread and its input appears exactly once. The failed attempt stays in the history.
    * @returns the report; `skipped` when the pre-turn history cannot be compacted.
    */
-  async recoverFailedTurn(config: unknown, { baseCheckpointId, compactionRatio = 0.8 }: { baseCheckpointId: string; compactionRatio?: number }): Promise<CompactionReport> {
+  async recoverFailedTurn(config: unknown, { baseCheckpointId, compactionRatio = this.policy.recoveryRatio }: { baseCheckpointId: string; compactionRatio?: number }): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "recoverFailedTurn");
     validateRatio("compactionRatio", compactionRatio);
     const plan = (messages: readonly BaseMessage[], overrides: CompactOverrides) => this.planCompaction(messages, overrides);
-    return threadLocks.run(this.checkpointer, threadId, () => recoverTurn(this.settings, this.writer, plan, threadId, baseCheckpointId, compactionRatio));
+    return threadLocks.run(this.checkpointer, threadId, () => recoverTurn(this.settings, plan, threadId, baseCheckpointId, compactionRatio));
   }
 
   /**
@@ -133,7 +138,9 @@ export class HistoryManager {
    * the thread's write lock, then applied by a rebasing compare-and-swap (applyCompaction): turns may land on the
    * thread meanwhile, and are carried over. Only a head whose summarized prefix changed discards the summary (then
    * the thread is read and summarized again, up to `maxWriteAttempts` times). Never throws for a thread that cannot
-   * be compacted now (busy, interrupted, nothing to summarize, lost every race): the report says why.
+   * be compacted now (busy, interrupted, not over the policy's `tokenLimit` unless `force`, nothing to summarize,
+   * lost every race): the report says why. With a `tokenLimit`, the compaction aims under the policy's ceiling and
+   * is not written above the limit, as the wrapper's.
    * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),
    *   SUMMARIZER_FAILED (nothing was written).
    */
@@ -143,9 +150,9 @@ export class HistoryManager {
     return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, async () => {
       let last: CompactionReport | undefined;
       for (let attempt = 1; attempt <= maxWriteAttempts; attempt++) {
-        const prepared = await this.prepareUnlocked(threadId, overrides);
+        const prepared = await this.prepareUnlocked(threadId, overrides, !overrides.force);
         if (prepared.status !== "prepared") return { ...prepared, attempts: attempt };
-        const { report, prefixChanged } = await applyPrepared(this.settings, this.writer, prepared, overrides.busyWaitMs ?? busyWaitMs);
+        const { report, prefixChanged } = await applyPrepared(this.settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
         if (!prefixChanged) return report;
         last = report;
       }
@@ -160,7 +167,7 @@ export class HistoryManager {
    */
   async prepareCompaction(config: unknown, options: PrepareOptions = {}): Promise<PreparedCompaction | CompactionReport> {
     const threadId = requireThreadId(config, "prepareCompaction");
-    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options)));
+    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options, false)));
   }
 
   /**
@@ -170,12 +177,18 @@ export class HistoryManager {
    * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
    */
   async applyCompaction(prepared: PreparedCompaction, { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {}): Promise<CompactionReport> {
-    return (await storeErrors(prepared.threadId, applyPrepared(this.settings, this.writer, prepared, busyWaitMs))).report;
+    return (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report;
   }
 
-  private async prepareUnlocked(threadId: string, options: PrepareOptions): Promise<PreparedCompaction | CompactionReport> {
+  private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean): Promise<PreparedCompaction | CompactionReport> {
     const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1);
     if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
+    const { tokenLimit, ceiling } = this.policy;
+    if (trigger && tokenLimit !== undefined && base.tokensBefore <= tokenLimit) {
+      return { ...base, status: "skipped", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
+    }
+    // With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit.
+    const options: PrepareOptions = tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
     let plan = this.planCompaction(head.messages, options);
     if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
     if (options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined) {

@@ -1,4 +1,4 @@
-/** Reading, planning, summarizing and writing a thread: the public names of history/. */
+/** The engine — policy, plan, summarize, rebase, write, report — and its public face, HistoryManager. */
 export {
   HistoryManager,
   type HistoryManagerOptions,
@@ -8,7 +8,7 @@ export {
   type PrepareOptions,
   type PreparedCompaction,
 } from "./history-manager.js";
-export type { ThreadHead, StateReader } from "../store/read-head.js";
+export { resolvePolicy, policyFromEnv, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 export { planCompaction, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./plan.js";
 export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./report.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./audit.js";

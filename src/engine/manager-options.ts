@@ -13,19 +13,25 @@ import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { LlmSummarizer } from "../summarizers/llm.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { validateRatio } from "../validate-ratio.js";
-import { DEFAULT_COMPACTION_RATIO } from "./plan.js";
-import type { StateReader } from "../store/read-head.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
+import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
+import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
 /** How long `compactThread` waits for a gap between turns on a thread busy with a run, by default. */
 export const DEFAULT_BUSY_WAIT_MS = 5_000;
 
-export interface HistoryManagerOptions {
+export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "model"> {
   /** The store holding the threads. */
   checkpointer: BaseCheckpointSaver;
-  /** Default: LlmSummarizer over `model` when given, else ChatOpenAI when OPENAI_API_KEY is set, else extractive. */
+  /**
+   * A policy resolved with `resolvePolicy` (shared with other entry points), instead of the policy options
+   * (tokenLimit, compactionRatio, compactionTarget, keepTokens, targetTokens, summaryTokens, hardLimit,
+   * recoveryRatio, contextWindow, tokenModel), which are then not given.
+   */
+  policy?: CompactionPolicy;
+  /** Default: LlmSummarizer over `summaryModel` when given, else as `createDefaultSummarizer` decides from `env`. */
   summarizer?: Summarizer;
   /**
    * Used when `summarizer` fails (throws, times out, or returns an empty, oversized or error-like text): `"extractive"`
@@ -35,31 +41,12 @@ export interface HistoryManagerOptions {
   fallbackSummarizer?: Summarizer | "extractive";
   /** The chat model an LlmSummarizer writes the summaries with (ignored when `summarizer` is given). */
   summaryModel?: BaseChatModel;
-  /**
-   * @deprecated Use `summaryModel` (everywhere else in this library `model` names the tokenizer's model); kept as an
-   * alias for one release.
-   */
-  model?: BaseChatModel;
-  /** Share of the oldest non-system messages to summarize. @default 0.5 */
-  compactionRatio?: number;
-  /** Keep the newest messages within this many tokens instead of using the ratio. */
-  keepTokens?: number;
-  /**
-   * Compact down to about this many tokens instead of using the ratio: the system messages, the summary's budget and
-   * the newest messages that fit in the rest (see planCompaction). `keepTokens` wins when both are set.
-   */
-  targetTokens?: number;
-  /** Messages never summarized, besides those marked with `pinMessage`. */
-  pinned?: PinPredicate;
-  /**
-   * Budget of each summary in tokens (never more than half of what it summarizes).
-   * @default 20% of the summarized tokens, between 256 and 2,000
-   */
-  summaryTokens?: number;
-  /** Model name for the tokenizer. @default "gpt-4o" */
+  /** Model name for the tokenizer and the window of fractional limits. @default "gpt-4o" */
   tokenModel?: string;
   /** A shared counter (its cache makes repeated counts cheap). */
   counter?: TokenCounter;
+  /** Messages never summarized, besides those marked with `pinMessage`. */
+  pinned?: PinPredicate;
   /** Role of the summary message. @default "human" */
   summaryRole?: SummaryRole;
   /** A summary that takes longer is abandoned and nothing is written. @default 120000 */
@@ -68,13 +55,13 @@ export interface HistoryManagerOptions {
   maxWriteAttempts?: number;
   /** How long `compactThread` waits for a gap between turns when the head is busy with a run. @default 5000 */
   busyWaitMs?: number;
-  /** The compiled graph, when at hand: needed only to read a `messages` channel stored as deltas (DeltaChannel). */
-  graph?: StateReader;
   /**
    * The recall index: every message a write takes out of the head is indexed in the same transaction, so
    * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
    */
   recall?: boolean | RecallOptions;
+  /** Where the default summarizer looks for OPENAI_API_KEY and its settings. @default process.env */
+  env?: Record<string, string | undefined>;
 }
 
 export interface RecallOptions {
@@ -87,6 +74,7 @@ export interface RecallOptions {
   announce?: boolean;
 }
 
+/** A cut asked for by one call, instead of the policy's. */
 export interface CompactOverrides {
   compactionRatio?: number;
   keepTokens?: number;
@@ -108,31 +96,31 @@ export interface PrepareOptions extends CompactOverrides {
   preferTokensAfter?: number;
   /** How long to wait for a gap when the head is busy with a run. @default the manager's busyWaitMs */
   busyWaitMs?: number;
+  /** `compactThread`: compact even a thread at or under the policy's `tokenLimit`. @default false */
+  force?: boolean;
 }
 
 /** The options, validated and defaulted. */
 export interface ManagerSettings {
-  checkpointer: BaseCheckpointSaver;
+  store: ThreadStore;
+  policy: CompactionPolicy;
   summarizer: Summarizer;
   fallbackSummarizer?: Summarizer;
   counter: TokenCounter;
-  compactionRatio: number;
-  keepTokens?: number;
-  targetTokens?: number;
-  summaryTokens?: number;
   pinned?: PinPredicate;
   summaryRole: SummaryRole;
   summaryTimeoutMs: number;
   maxWriteAttempts: number;
   busyWaitMs: number;
-  graph?: StateReader;
   recall: { enabled: boolean; announce: boolean; language: string };
 }
+
+const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "contextWindow", "tokenModel"] as const;
 
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
-  const { checkpointer, summarizer, compactionRatio = DEFAULT_COMPACTION_RATIO, keepTokens, targetTokens, summaryTokens } = options;
+  const { checkpointer, summarizer } = options;
   if (
     typeof checkpointer !== "object" ||
     checkpointer === null ||
@@ -146,12 +134,8 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
       message: `checkpointer must be a LangGraph checkpoint saver (MemorySaver, SqliteSaver, PostgresSaver...); got ${checkpointer === undefined ? "none" : typeof checkpointer}`,
     });
   }
-  const model = options.summaryModel ?? options.model;
   if (summarizer !== undefined && typeof (summarizer as Summarizer).summarize !== "function") {
     throw invalidArgument("summarizer", summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
-  }
-  if (keepTokens !== undefined && (!Number.isInteger(keepTokens) || keepTokens < 0)) {
-    throw invalidArgument("keepTokens", keepTokens, "a non-negative integer");
   }
   const summaryTimeoutMs = options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
   if (!Number.isFinite(summaryTimeoutMs) || summaryTimeoutMs <= 0) {
@@ -165,15 +149,30 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (!["human", "system", "ai"].includes(summaryRole)) {
     throw invalidArgument("summaryRole", summaryRole, '"human", "system" or "ai"');
   }
-  const ratio = validateRatio("compactionRatio", compactionRatio);
-  if (targetTokens !== undefined && (!Number.isInteger(targetTokens) || targetTokens < 0)) {
-    throw invalidArgument("targetTokens", targetTokens, "a non-negative integer");
-  }
-  if (summaryTokens !== undefined && (!Number.isInteger(summaryTokens) || summaryTokens < 64)) {
-    throw invalidArgument("summaryTokens", summaryTokens, "an integer >= 64");
-  }
   const pinned = validatePredicate(options.pinned);
-  const counter = options.counter ?? new TokenCounter({ model: options.tokenModel });
+  if (options.policy !== undefined && !isCompactionPolicy(options.policy)) throw invalidArgument("policy", options.policy, "a policy made by resolvePolicy()");
+  const given = POLICY_KEYS.filter((key) => options[key] !== undefined);
+  if (options.policy && given.length > 0) throw invalidArgument(given[0]!, options[given[0]!], `left out when a resolved policy is given (the policy sets it)`);
+  const chosen = summarizer ?? (options.summaryModel ? new LlmSummarizer({ model: options.summaryModel }) : undefined);
+  const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? options.tokenModel });
+  const resolvedSummarizer = chosen ?? createDefaultSummarizer({ env: options.env, counter });
+  const policy =
+    options.policy ??
+    resolvePolicy(
+      {
+        tokenLimit: options.tokenLimit,
+        compactionRatio: options.compactionRatio,
+        compactionTarget: options.compactionTarget,
+        keepTokens: options.keepTokens,
+        targetTokens: options.targetTokens,
+        summaryTokens: options.summaryTokens,
+        hardLimit: options.hardLimit,
+        recoveryRatio: options.recoveryRatio,
+        contextWindow: options.contextWindow,
+        model: options.tokenModel ?? counter.model,
+      },
+      { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS },
+    );
   const fallback = options.fallbackSummarizer;
   if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {
     throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
@@ -188,25 +187,18 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   }
   const recallOptions = typeof recall === "object" ? recall : {};
   if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
+  const language = validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE);
   return {
-    checkpointer,
-    summarizer: summarizer ?? (model ? new LlmSummarizer({ model }) : createDefaultSummarizer({ counter })),
+    store: threadStoreFor(checkpointer, { recallLanguage: language }),
+    policy,
+    summarizer: resolvedSummarizer,
     fallbackSummarizer: fallback === "extractive" ? new ExtractiveSummarizer({ counter }) : fallback,
     counter,
-    compactionRatio: ratio,
-    keepTokens,
-    targetTokens,
-    summaryTokens,
     pinned,
     summaryRole,
     summaryTimeoutMs,
     maxWriteAttempts,
     busyWaitMs,
-    graph: options.graph,
-    recall: {
-      enabled: recall !== false,
-      announce: recall !== false && recallOptions.announce !== false,
-      language: validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE),
-    },
+    recall: { enabled: recall !== false, announce: recall !== false && recallOptions.announce !== false, language },
   };
 }

@@ -57,11 +57,6 @@ export function isIdentifier(word: string): boolean {
   return /\p{L}/u.test(word) && /\p{N}/u.test(word);
 }
 
-/** True for a pair cut from an unspaced script. */
-export function isUnspacedPair(word: string): boolean {
-  return HAS_UNSPACED.test(word);
-}
-
 const KANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
 
 /**

@@ -6,12 +6,13 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { asStoreReadError, requireThreadId, threadNotFound } from "../errors.js";
+import { requireThreadId, threadNotFound } from "../errors.js";
 import { getSummaryProvenance } from "../messages/summary-message.js";
-import { readThreadHead } from "../store/read-head.js";
+import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
+import { threadStoreFor } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
 import { recallEntry, recallText } from "../store/recall-index/entries.js";
-import { recallBackendFor, type RecallBackendOptions } from "./search.js";
+import type { RecallBackendOptions } from "./search.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
 
 export interface ReindexReport {
@@ -28,31 +29,25 @@ export interface ReindexReport {
  */
 export async function reindexThread(checkpointer: BaseCheckpointSaver, config: unknown, options: RecallBackendOptions = {}): Promise<ReindexReport> {
   const threadId = requireThreadId(config, "reindexThread");
-  const head = await readThreadHead(checkpointer, threadId);
+  const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
+  const head = await store.readHead(threadId);
   if (!head) throw threadNotFound(threadId);
   const inHead = new Map<string, BaseMessage>();
   for (const message of head.messages) if (typeof message.id === "string") inHead.set(message.id, message);
   const done = new Set<string>();
   const entries: RecallEntry[] = [];
-  let checkpoints = 0;
-  try {
-    // Newest first: the first checkpoint that holds a message (as it left the head) is the one live indexing names.
-    for await (const tuple of checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) {
-      checkpoints++;
-      const messages = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
-      if (!Array.isArray(messages)) continue;
-      (messages as BaseMessage[]).forEach((message, ordinal) => {
-        const id = message?.id;
-        if (typeof id !== "string" || id === "" || done.has(id) || getSummaryProvenance(message)) return;
-        const current = inHead.get(id);
-        if (current && (recallText(current) === recallText(message) || editOf(message))) return;
-        done.add(id);
-        entries.push(recallEntry(message, tuple.checkpoint.id, ordinal, (messages as BaseMessage[])[ordinal - 1]));
-      });
-    }
-  } catch (error) {
-    throw asStoreReadError(error, threadId);
+  const history = await store.listCheckpoints(threadId);
+  // Newest first: the first checkpoint that holds a message (as it left the head) is the one live indexing names.
+  for (const { tuple, messages } of history) {
+    messages.forEach((message, ordinal) => {
+      const id = message?.id;
+      if (typeof id !== "string" || id === "" || done.has(id) || getSummaryProvenance(message)) return;
+      const current = inHead.get(id);
+      if (current && (recallText(current) === recallText(message) || editOf(message))) return;
+      done.add(id);
+      entries.push(recallEntry(message, tuple.checkpoint.id, ordinal, messages[ordinal - 1]));
+    });
   }
-  await recallBackendFor(checkpointer, options).replaceThread(threadId, entries);
-  return { threadId, indexed: entries.length, checkpoints };
+  await store.recall.replaceThread(threadId, entries);
+  return { threadId, indexed: entries.length, checkpoints: history.length };
 }

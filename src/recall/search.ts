@@ -2,39 +2,23 @@
  * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { isPostgresSaver } from "../store/swap-postgres.js";
-import { isSqliteSaver } from "../store/swap-sqlite.js";
 import { CompactionError, invalidArgument, requireThreadId } from "../errors.js";
-import { memoryRecallFor } from "../store/recall-index/memory-index.js";
-import { DEFAULT_POSTGRES_LANGUAGE, PostgresRecall, validateLanguage, type PostgresPool } from "../store/recall-index/postgres-index.js";
+import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
-import { SqliteRecall } from "../store/recall-index/sqlite-index.js";
-import type { RecallEntry, RecallMessage, SearchHit } from "../store/recall-index/types.js";
+import type { SearchHit } from "../store/recall-index/types.js";
+import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
-
-/** What every backend of the recall index answers. */
-export interface RecallBackend {
-  search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
-  neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
-  entries(threadId: string): Promise<RecallEntry[]>;
-  replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
-}
 
 export interface RecallBackendOptions {
   /** Postgres text search configuration used when a thread's rows do not name theirs. @default "simple" */
   language?: string;
 }
 
-/** The recall index of `checkpointer`: FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
+/** The recall index of `checkpointer` (its ThreadStore's): FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
 export function recallBackendFor(checkpointer: BaseCheckpointSaver, { language = DEFAULT_POSTGRES_LANGUAGE }: RecallBackendOptions = {}): RecallBackend {
-  if (isPostgresSaver(checkpointer)) {
-    const saver = checkpointer as unknown as { pool: PostgresPool; options: { schema: string } };
-    return new PostgresRecall(saver.pool, saver.options.schema, validateLanguage(language));
-  }
-  if (isSqliteSaver(checkpointer)) return new SqliteRecall(checkpointer.db);
-  return memoryRecallFor(checkpointer);
+  return threadStoreFor(checkpointer, { recallLanguage: validateLanguage(language) }).recall;
 }
 
 export interface SearchHistoryOptions extends RecallBackendOptions {

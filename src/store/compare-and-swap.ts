@@ -64,7 +64,7 @@ export interface WriterOptions {
   recallLanguage?: string;
 }
 
-/** The greatest `messages` version among the channel versions of `checkpoint`, for `getNextVersion`. */
+/** The greatest of `versions` (numbers compared as numbers, strings as strings), for `getNextVersion`. */
 export function maxVersion(versions: ChannelVersions): number | string | undefined {
   let max: number | string | undefined;
   for (const version of Object.values(versions)) {

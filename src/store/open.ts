@@ -11,27 +11,22 @@ import { CompactionError } from "../errors.js";
 import { importOptional, requireOptional } from "../optional-dependency.js";
 import { isReadOnlyOpenError, openReadOnlySnapshot } from "./sqlite-snapshot.js";
 import { quoteIdentifier } from "./sql.js";
-
-export interface ThreadSummaryRow {
-  threadId: string;
-  checkpoints: number;
-}
+import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
+import { threadStoreFor, type ThreadStore } from "./thread-store.js";
 
 export interface OpenedStore {
   kind: "sqlite" | "postgres";
   saver: BaseCheckpointSaver;
+  /** The saver's ThreadStore: heads, checkpoints, the compare-and-swap, the recall index, the thread listing. */
+  threads: ThreadStore;
   /** Opened as a read-only copy (this process cannot write the SQLite file): reading commands only. */
   readOnly: boolean;
-  /** Threads with at least one root-namespace checkpoint, and how many checkpoints each has. */
-  listThreads(): Promise<ThreadSummaryRow[]>;
-  /** Rows in the checkpoints table (root namespace) for a thread: used to prove nothing was written. */
-  countCheckpoints(threadId: string): Promise<number>;
   close(): Promise<void>;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
-export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS } = {}): Promise<OpenedStore> {
+export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {}): Promise<OpenedStore> {
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new CompactionError({ code: "STORE_UNAVAILABLE", value: path, message: `no SQLite file at ${path}` });
   }
@@ -54,24 +49,9 @@ export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BU
     readOnly = true;
     requireCheckpointTables(db, path);
   }
-  return sqliteStore(new SqliteSaver(db), db, readOnly);
-}
-
-function sqliteStore(saver: BaseCheckpointSaver, db: BetterSqlite3.Database, readOnly: boolean): OpenedStore {
-  return {
-    kind: "sqlite",
-    readOnly,
-    saver,
-    listThreads: async () =>
-      (db.prepare(`SELECT thread_id AS threadId, COUNT(*) AS checkpoints FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY thread_id`).all() as ThreadSummaryRow[]).map(
-        (row) => ({ threadId: String(row.threadId), checkpoints: Number(row.checkpoints) }),
-      ),
-    countCheckpoints: async (threadId) =>
-      Number((db.prepare(`SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''`).get(threadId) as { n: number }).n),
-    close: async () => {
-      db.close();
-    },
-  };
+  const saver = new SqliteSaver(db);
+  const opened = db;
+  return { kind: "sqlite", readOnly, saver, threads: threadStoreFor(saver, { recallLanguage }), close: async () => void opened.close() };
 }
 
 function requireCheckpointTables(db: BetterSqlite3.Database, path: string): void {
@@ -91,7 +71,7 @@ function redact(url: string): string {
   return url.replace(/\/\/([^:/@]+):([^@]+)@/, "//$1:***@");
 }
 
-export async function openPostgresStore(url: string, { schema = "public", connectTimeoutMs = 5_000 } = {}): Promise<OpenedStore> {
+export async function openPostgresStore(url: string, { schema = "public", connectTimeoutMs = 5_000, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {}): Promise<OpenedStore> {
   const { Pool } = requireOptional<typeof pg>("pg", "a Postgres checkpoint store");
   const { PostgresSaver } = await importOptional("@langchain/langgraph-checkpoint-postgres", "a Postgres checkpoint store", () => import("@langchain/langgraph-checkpoint-postgres"));
   const pool = new Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, max: 4 });
@@ -114,17 +94,5 @@ export async function openPostgresStore(url: string, { schema = "public", connec
     throw new CompactionError({ code: "STORE_UNAVAILABLE", value: redact(url), message: `cannot reach Postgres at ${redact(url)}: ${(error as Error).message}`, cause: error });
   }
   const saver = new PostgresSaver(pool, undefined, { schema });
-  return {
-    kind: "postgres",
-    readOnly: false,
-    saver,
-    listThreads: async () =>
-      (await pool.query(`SELECT thread_id, COUNT(*) AS checkpoints FROM ${quoted}.checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY thread_id`)).rows.map((row) => ({
-        threadId: String(row.thread_id),
-        checkpoints: Number(row.checkpoints),
-      })),
-    countCheckpoints: async (threadId) =>
-      Number((await pool.query(`SELECT COUNT(*) AS n FROM ${quoted}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''`, [threadId])).rows[0].n),
-    close: async () => pool.end(),
-  };
+  return { kind: "postgres", readOnly: false, saver, threads: threadStoreFor(saver, { recallLanguage }), close: async () => pool.end() };
 }

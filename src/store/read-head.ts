@@ -4,22 +4,17 @@
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreReadError, CompactionError, describeValue } from "../errors.js";
+import { messagesAt, messagesStorage, type MessagesStorage } from "./checkpoint-messages.js";
 
 export interface ThreadHead {
   tuple: CheckpointTuple;
   messages: BaseMessage[];
   /** Why the thread may not be compacted now, or undefined when it is idle. */
   busyReason: string | undefined;
-  /**
-   * What keeps it busy: a run in progress (clears by itself), a pause at `interrupt()` (until resumed), or a delta
-   * channel this reader cannot rebuild.
-   */
-  busyKind?: "run" | "interrupt" | "unreadable";
-}
-
-/** The subset of a compiled graph used to read state: it rebuilds delta channels. */
-export interface StateReader {
-  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown }>;
+  /** What keeps it busy: a run in progress (clears by itself) or a pause at `interrupt()` (until resumed). */
+  busyKind?: "run" | "interrupt";
+  /** How the head stores its messages: a list, or deltas on its ancestors (`MessagesDeltaValue`). */
+  storage: MessagesStorage;
 }
 
 /**
@@ -54,30 +49,31 @@ function busyReasonOf(tuple: CheckpointTuple): string | undefined {
   return pending.length > 0 ? `the thread has pending nodes (${pending.join(", ")}): a run is in progress or was cut short` : undefined;
 }
 
-export async function readThreadHead(saver: BaseCheckpointSaver, threadId: string, graph?: StateReader): Promise<ThreadHead | undefined> {
+/**
+ * The head of the thread's root namespace and its messages, whichever way the `messages` channel is stored (a
+ * `DeltaChannel` is rebuilt from its snapshot and writes: checkpoint-messages.ts), with why it may not be compacted
+ * now. Undefined when the thread has no checkpoint.
+ * @throws CompactionError INVALID_HISTORY when `messages` holds something else than LangChain messages;
+ *   STORE_CORRUPT when a checkpoint cannot be decoded.
+ */
+export async function readThreadHead(saver: BaseCheckpointSaver, threadId: string): Promise<ThreadHead | undefined> {
   let tuple: CheckpointTuple | undefined;
+  let raw: unknown;
   try {
     tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+    if (!tuple) return undefined;
+    raw = await messagesAt(saver, tuple);
   } catch (error) {
     throw asStoreReadError(error, threadId);
   }
-  if (!tuple) return undefined;
-  let raw: unknown = (tuple.checkpoint.channel_values as Record<string, unknown>).messages;
-  let busyReason = busyReasonOf(tuple);
-  let busyKind: ThreadHead["busyKind"] = busyReason === undefined ? undefined : (tuple.pendingWrites ?? []).some(([, channel]) => channel === "__interrupt__") ? "interrupt" : "run";
-  // One read is enough unless `messages` is a delta channel, which only the graph can rebuild.
-  if (raw === undefined && "messages" in tuple.checkpoint.channel_versions) {
-    if (graph) {
-      const state = await graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: tuple.checkpoint.id } });
-      raw = (state.values as Record<string, unknown> | undefined)?.messages;
-    } else {
-      if (busyReason === undefined) {
-        busyReason = "the messages channel is stored as deltas (DeltaChannel); pass the graph to read it";
-        busyKind = "unreadable";
-      }
-    }
-  }
-  if (raw === undefined) raw = [];
+  const busyReason = busyReasonOf(tuple);
+  const busyKind: ThreadHead["busyKind"] = busyReason === undefined ? undefined : (tuple.pendingWrites ?? []).some(([, channel]) => channel === "__interrupt__") ? "interrupt" : "run";
+  return { tuple, messages: requireMessages(raw, threadId), busyReason, storage: messagesStorage(tuple), ...(busyKind ? { busyKind } : {}) };
+}
+
+/** `raw` as the messages it must be. @throws CompactionError INVALID_HISTORY naming the first bad value. */
+export function requireMessages(raw: unknown, threadId: string): BaseMessage[] {
+  if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) {
     throw new CompactionError({
       code: "INVALID_HISTORY",
@@ -93,5 +89,5 @@ export async function readThreadHead(saver: BaseCheckpointSaver, threadId: strin
       message: `thread ${threadId}: messages[${badIndex}] is not a LangChain message but ${describeValue(raw[badIndex])} (a plain object was written to the checkpoint?)`,
     });
   }
-  return { tuple, messages: raw as BaseMessage[], busyReason, ...(busyKind ? { busyKind } : {}) };
+  return raw as BaseMessage[];
 }

@@ -5,23 +5,22 @@
  * checkpoint that holds them), so nothing leaves the history unaccounted for.
  */
 import { BaseMessage } from "@langchain/core/messages";
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, threadNotFound } from "../errors.js";
+import { threadNotFound } from "../errors.js";
 import type { HistoryManager } from "../engine/history-manager.js";
 import type { CompactionReport } from "../engine/report.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
-import { readThreadHead, type StateReader } from "../store/read-head.js";
+import { outcomeOfWriteError } from "../engine/replacement.js";
+import type { Summarizer } from "../summarizers/types.js";
 import type { Strategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyCompaction {
+  /** Its policy sets the budget (where a compaction aims to end); its store reads and writes the thread. */
   manager: HistoryManager;
-  checkpointer: BaseCheckpointSaver;
-  graph?: StateReader;
-  counter: TokenCounter;
   strategy: Strategy;
   threadId: string;
-  budget: number;
+  /** The summarizer a summarizing step uses. @default the manager's */
+  summarizer?: Summarizer;
 }
 
 /** The messages of `before` that `after` neither keeps (by id) nor covers with a summary. */
@@ -65,14 +64,17 @@ function withMarker(messages: BaseMessage[], removed: BaseMessage[], strategy: s
   return [...messages.slice(0, at), marker, ...messages.slice(at)];
 }
 
-export async function compactWithStrategy({ manager, checkpointer, graph, counter, strategy, threadId, budget }: StrategyCompaction): Promise<CompactionReport> {
-  const head = await readThreadHead(checkpointer, threadId, graph);
+export async function compactWithStrategy({ manager, strategy, threadId, summarizer = manager.summarizer }: StrategyCompaction): Promise<CompactionReport> {
+  const { counter, policy } = manager;
+  const budget = policy.targetAfter;
+  if (budget === undefined) throw new Error("compactWithStrategy needs a policy with a tokenLimit");
+  const head = await manager.store.readHead(threadId);
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, summarizer: strategy.name, attempts: 1 };
   if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
   const started = performance.now();
-  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId });
+  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, policy, summarizer });
   if (report.changed === 0) return { ...base, status: "skipped", reason: report.note, tokensBefore: report.tokensBefore };
   const removed = uncovered(head.messages, messages);
   const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;
@@ -94,8 +96,8 @@ export async function compactWithStrategy({ manager, checkpointer, graph, counte
       writeMs: performance.now() - writeStarted,
     };
   } catch (error) {
-    if (CompactionError.isInstance(error) && error.code === "WRITE_CONFLICT") return { ...base, status: "conflict", reason: error.message };
-    if (CompactionError.isInstance(error) && error.code === "THREAD_BUSY") return { ...base, status: "skipped", reason: error.message };
+    const lost = outcomeOfWriteError(error);
+    if (lost) return { ...base, ...lost };
     throw error;
   }
 }

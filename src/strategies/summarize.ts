@@ -1,10 +1,14 @@
 /**
  * summarize: the HistoryManager's running summary as a strategy — the oldest messages become one summary (folding
- * in a previous one), keeping the newest that fit in half the budget. `none` leaves the history as it is.
+ * in a previous one). Applied by a runtime (the wrapper's `strategy` option), it cuts and budgets the summary by the
+ * runtime's policy and writes it with the runtime's summarizer, as every other entry point does; applied alone (a
+ * view of the history for a hook), it keeps the newest messages that fit in `keepShare` of the budget. `none` leaves
+ * the history as it is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { DEFAULT_SUMMARY_TIMEOUT_MS } from "../engine/manager-options.js";
 import { DEFAULT_COMPACTION_RATIO, planCompaction } from "../engine/plan.js";
+import { planOptionsOf } from "../engine/policy.js";
 import { summarizePlan } from "../engine/summarize-plan.js";
 import { DEFAULT_SUMMARY_ROLE } from "../messages/summary-message.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
@@ -15,9 +19,9 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface SummarizeOptions {
-  /** @default ExtractiveSummarizer (offline) */
+  /** @default the runtime's summarizer, else ExtractiveSummarizer (offline) */
   summarizer?: Summarizer;
-  /** Share of the budget kept verbatim after the summary. @default 0.5 */
+  /** Without a runtime's policy: share of the budget kept verbatim after the summary. @default 0.5 */
   keepShare?: number;
 }
 
@@ -40,19 +44,23 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId, policy, summarizer: runtimeSummarizer }: StrategyContext): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
       // The cut and the summary of the HistoryManager, pure: nothing is read or written here.
       const plan = planCompaction(messages, {
-        compactionRatio: DEFAULT_COMPACTION_RATIO,
-        keepTokens: Math.max(0, Math.floor(budget * keepShare)),
-        summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
+        ...(policy
+          ? planOptionsOf(policy)
+          : {
+              compactionRatio: DEFAULT_COMPACTION_RATIO,
+              keepTokens: Math.max(0, Math.floor(budget * keepShare)),
+              summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
+            }),
         counter,
       });
       if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
-      const summarizer = options.summarizer ?? summarizerFor(counter);
+      const summarizer = options.summarizer ?? runtimeSummarizer ?? summarizerFor(counter);
       const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: true } };
       const compacted = await summarizePlan(settings, plan, replacedCheckpointId);
       const after = counter.countMessages(compacted.messages);

@@ -3,6 +3,8 @@
  * (messages it changes are replaced by new objects) and never breaks a tool call from its results.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import type { CompactionPolicy } from "../engine/policy.js";
+import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyContext {
@@ -12,6 +14,13 @@ export interface StrategyContext {
   counter?: TokenCounter;
   /** The checkpoint the history comes from, recorded in a summary's provenance when the result is stored. */
   replacedCheckpointId?: string;
+  /**
+   * The compaction policy of the runtime applying the strategy (the wrapper's): a summarizing step then cuts and
+   * budgets its summary as every other entry point does.
+   */
+  policy?: CompactionPolicy;
+  /** The summarizer a summarizing step uses (the runtime's). @default the step's own */
+  summarizer?: Summarizer;
 }
 
 export interface StrategyReport {

@@ -16,7 +16,7 @@ import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditThread } from "../engine/audit.js";
 import { HistoryManager } from "../engine/history-manager.js";
-import { readThreadHead } from "../store/read-head.js";
+import { threadStoreFor } from "../store/thread-store.js";
 import { isSummaryMessage } from "../messages/summary-message.js";
 import { searchHistory } from "../recall/search.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
@@ -86,7 +86,7 @@ async function headTuple(saver: BaseCheckpointSaver): Promise<CheckpointTuple> {
 }
 
 async function headMessages(saver: BaseCheckpointSaver): Promise<BaseMessage[]> {
-  return (await readThreadHead(saver, THREAD))?.messages ?? [];
+  return (await threadStoreFor(saver).readHead(THREAD))?.messages ?? [];
 }
 
 /** Nothing lost: every message ever stored is in the head or covered by a summary, and the head is valid. */
@@ -115,8 +115,8 @@ export function compactionSpec(initializer: SaverInitializer): void {
       expect(isSummaryMessage(head[0]!)).toBe(true);
       expect(head.length).toBeLessThan(before.length);
       expect(head.at(-1)!.content).toBe(before.at(-1)!.content);
-      const previous = await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "", checkpoint_id: report.previousCheckpointId! } });
-      expect((previous!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id)).toEqual(before.map((message) => message.id));
+      const previous = await threadStoreFor(saver).readCheckpoint(THREAD, report.previousCheckpointId!);
+      expect(previous!.messages.map((message) => message.id)).toEqual(before.map((message) => message.id));
       await expectNothingLost(saver);
     });
 

@@ -7,6 +7,8 @@
  * ~10-20% of the provider's own count, which is why limits should keep some headroom.
  */
 
+import { CompactionError, invalidArgument } from "../errors.js";
+
 export type EncodingName = "o200k_base" | "cl100k_base";
 
 /** The encoding used for models with no public tokenizer, and for unknown names. */
@@ -94,10 +96,34 @@ export function getContextWindow(model: string = DEFAULT_MODEL): number {
   return resolveModel(model).contextWindow;
 }
 
+/** The smallest limit, in tokens, a limit may resolve to: below it no history fits a summary and a turn. */
+export const MIN_LIMIT_TOKENS = 100;
+
 /**
- * A token limit given either in tokens (a number > 1) or as a fraction of the model's context window (0 < x <= 1).
- * `resolveTokenLimit(0.75, "gpt-4o")` is 96,000.
+ * The one rule for limits (`tokenLimit`, `hardLimit`, TOKEN_LIMIT, `--limit`, a hook's `budget`): a number > 1 is
+ * tokens, a number 0 < x <= 1 is that fraction of the model's context window (`contextWindow` when given, else the
+ * model's known window). `resolveTokenLimit(0.75, "gpt-4o")` is 96,000.
+ * @throws CompactionError INVALID_ARGUMENT naming `parameter`: not a positive number, a fraction of the window of a
+ *   model whose window is unknown (pass contextWindow), or under 100 tokens once resolved.
  */
-export function resolveTokenLimit(limit: number, model: string = DEFAULT_MODEL): number {
-  return limit <= 1 ? Math.floor(limit * getContextWindow(model)) : Math.floor(limit);
+export function resolveTokenLimit(
+  limit: unknown,
+  model: string = DEFAULT_MODEL,
+  { parameter = "tokenLimit", contextWindow }: { parameter?: string; contextWindow?: number } = {},
+): number {
+  if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0) {
+    throw invalidArgument(parameter, limit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window");
+  }
+  const info = resolveModel(model);
+  if (limit <= 1 && contextWindow === undefined && !info.known) {
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "model",
+      value: model,
+      message: `${parameter} ${limit} is a fraction of the context window, but model ${JSON.stringify(model)} is not one whose window this library knows: give ${parameter} in tokens, or pass contextWindow.`,
+    });
+  }
+  const tokens = limit <= 1 ? Math.floor(limit * (contextWindow ?? info.contextWindow)) : Math.floor(limit);
+  if (tokens < MIN_LIMIT_TOKENS) throw invalidArgument(parameter, limit, `at least ${MIN_LIMIT_TOKENS} tokens once resolved`);
+  return tokens;
 }

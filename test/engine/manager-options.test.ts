@@ -5,11 +5,9 @@ import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 describe("HistoryManager options", () => {
-  it("summaryModel is the chat model an LlmSummarizer writes with; model stays as its deprecated alias", () => {
+  it("summaryModel is the chat model an LlmSummarizer writes with", () => {
     const chat = new ScriptedChatModel({ reply: () => ({ content: "## Facts\n- none" }) });
     const named = new HistoryManager({ checkpointer: new MemorySaver(), summaryModel: chat });
-    const aliased = new HistoryManager({ checkpointer: new MemorySaver(), model: chat });
     expect(named.summarizer).toBeInstanceOf(LlmSummarizer);
-    expect(aliased.summarizer).toBeInstanceOf(LlmSummarizer);
   });
 });

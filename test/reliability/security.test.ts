@@ -121,7 +121,7 @@ describe("security basics", () => {
     const errors: unknown[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, { tokenLimit: 250, summaryTokens: 64, background: false, circuitBreaker: false, onCompactionError: (error) => void errors.push(error) });
-    expect(supervisor.manager.summarizer.name).toBe("llm");
+    expect(supervisor.summarizer.name).toBe("llm");
     await runTurns(supervisor as never, "keys", 7);
     expect(errors.length).toBeGreaterThan(0);
     expect(server.requests.length).toBeGreaterThan(0);

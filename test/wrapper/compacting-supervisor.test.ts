@@ -7,7 +7,7 @@ import { MessagesAnnotation, StateGraph, START, END, Annotation } from "@langcha
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { CompactionReport } from "../../src/engine/report.js";
@@ -43,6 +43,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     saver = SqliteSaver.fromConnString(join(dir, "team.sqlite"));
   });
   afterEach(() => {
+    vi.restoreAllMocks();
     saver.db.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -79,7 +80,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     expect(errors).toEqual([]);
     expect(reports.length).toBeGreaterThanOrEqual(3);
     const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
-    expect(supervisor.counter.countMessages(head)).toBeLessThan(2_500 * 1.6);
+    expect(new TokenCounter().countMessages(head)).toBeLessThan(2_500 * 1.6);
     // The running summary still knows the first turn's request, through every fold.
     expect(getSummaryProvenance(head[0])!.firstCoveredId).toBe("ask-0");
   });
@@ -95,7 +96,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       await supervisor.flush();
       expect(reports.length, streamMode).toBeGreaterThanOrEqual(2);
       const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
-      expect(supervisor.counter.countMessages(head), streamMode).toBeLessThan(1_500 * 1.5);
+      expect(new TokenCounter().countMessages(head), streamMode).toBeLessThan(1_500 * 1.5);
     }
   });
 
@@ -196,12 +197,12 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       return getState(...args);
     }) as typeof team.getState;
     const totals: number[] = [];
-    const countMessages = supervisor.counter.countMessages.bind(supervisor.counter);
-    supervisor.counter.countMessages = (messages, options) => {
-      const total = countMessages(messages, options);
+    const countMessages = TokenCounter.prototype.countMessages;
+    vi.spyOn(TokenCounter.prototype, "countMessages").mockImplementation(function (this: TokenCounter, messages, options) {
+      const total = countMessages.call(this, messages, options);
       if (messages.length > 1) totals.push(total);
       return total;
-    };
+    });
     await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
     const turns: Array<() => Promise<void>> = [
       async () => {
@@ -278,7 +279,7 @@ describe("CompactingSupervisor errors", () => {
     expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, compactionRatio: 2 })).toThrow(/compactionRatio must be .*got 2/);
     expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, onCompaction: "yes" as never })).toThrow(/onCompaction must be a function/);
     const supervisor = new CompactingSupervisor(team, { tokenLimit: 0.5, model: "gpt-4o" });
-    expect(supervisor.options.tokenLimit).toBe(64_000);
+    expect(supervisor.policy.tokenLimit).toBe(64_000);
     const error = await supervisor.invoke({ messages: [new HumanMessage("hi")] }, {}).catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error) && error.code).toBe("MISSING_THREAD_ID");
     const noMessages = new StateGraph(Annotation.Root({ count: Annotation<number> }))

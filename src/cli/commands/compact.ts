@@ -1,14 +1,8 @@
-import { CompactionError, invalidArgument } from "../../errors.js";
+import { CompactionError } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { type CompactionPlan } from "../../engine/plan.js";
-import { validateRatio } from "../../validate-ratio.js";
 import type { CompactedReport } from "../../engine/report.js";
-import { readThreadHead } from "../../store/read-head.js";
-import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
-import { DEFAULT_SUMMARY_MODEL } from "../../summarizers/llm.js";
-import { createOpenAISummarizer } from "../../summarizers/openai.js";
-import type { Summarizer } from "../../summarizers/types.js";
-import { positiveInteger, requireThread, type CliContext } from "../context.js";
+import { requireThread, type CliContext } from "../context.js";
 import { bar, number, paint } from "../format.js";
 
 export const COMPACT_HELP = `compact <thread> — print the plan (what is summarized, what is kept, tokens before → after), then do it
@@ -17,30 +11,25 @@ lands meanwhile is never lost. Nothing is written for a busy or interrupted thre
 
 Usage: compact-thread compact <thread> (--db <file> | --postgres <url>) [--limit N] [--ratio R]
                               [--summarizer extractive|openai] [--model M] [--dry-run] [--json]
-       compact-thread compact --all --over N (--db <file> | --postgres <url>) [...]
+       compact-thread compact --all [--over N] (--db <file> | --postgres <url>) [...]
 
-  --limit N        only compact when the thread holds more than N tokens
-  --ratio R        share (0 < R < 1) of the oldest non-system messages to summarize (default: COMPACTION_RATIO, or 0.5)
-  --summarizer S   extractive (offline, default) or openai (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)
-  --model M        tokenizer model (default gpt-4o); with --summarizer openai also the summary model
-  --all --over N   compact every thread above N tokens, with a progress bar
+The policy is the wrapper's, read the same way: a thread over the limit is brought down to 80% of it, a running
+summary of up to 60% of the limit plus the newest messages verbatim (with a ratio: that share summarized, a summary
+of up to 25% of the limit); a thread at or under the limit is left as it is.
+
+  --limit N        compact a thread holding more than N tokens (default: TOKEN_LIMIT, or 4000; a value <= 1 is a
+                   fraction of the model's window)
+  --ratio R        share (0 < R < 1) of the oldest non-system messages to summarize (default: COMPACTION_RATIO;
+                   unset: compact to 80% of the limit)
+  --summarizer S   extractive or openai (default: openai when OPENAI_API_KEY is set, as the wrapper; SUMMARY_MODEL,
+                   OPENAI_MODEL and OPENAI_BASE_URL honoured)
+  --model M        tokenizer model (default: TOKEN_MODEL, or gpt-4o); with --summarizer openai also the summary model
+  --all [--over N] compact every thread above the limit (--over N: above N tokens), with a progress bar
 
 Examples:
   npx compact-thread compact demo-20261121-101500 --db data/demo.sqlite --dry-run
   npx compact-thread compact support-42 --postgres "$POSTGRES_URL" --ratio 0.7 --summarizer openai
   npx compact-thread compact --all --over 60000 --db data/app.sqlite`;
-
-function createSummarizer(context: CliContext): Summarizer {
-  const choice = context.options.summarizer ?? "extractive";
-  if (choice === "extractive") return new ExtractiveSummarizer({ counter: context.counter });
-  if (choice !== "openai") throw invalidArgument("--summarizer", choice, '"extractive" or "openai"');
-  if (!context.env.OPENAI_API_KEY) throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
-  return createOpenAISummarizer({
-    apiKey: context.env.OPENAI_API_KEY,
-    model: context.options.model ?? context.env.SUMMARY_MODEL ?? DEFAULT_SUMMARY_MODEL,
-    baseURL: context.env.OPENAI_BASE_URL || undefined,
-  });
-}
 
 function describePlan(plan: CompactionPlan) {
   return {
@@ -55,16 +44,12 @@ function describePlan(plan: CompactionPlan) {
 }
 
 export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
-  const rawRatio = context.options.ratio ?? (context.env.COMPACTION_RATIO?.trim() ? context.env.COMPACTION_RATIO : undefined);
-  const ratio = rawRatio === undefined ? undefined : validateRatio(context.options.ratio !== undefined ? "--ratio" : "COMPACTION_RATIO", numeric(rawRatio));
-  const summarizer = createSummarizer(context);
-  const manager = new HistoryManager({ checkpointer: context.store.saver, summarizer, counter: context.counter, compactionRatio: ratio });
+  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter });
   if (context.options.all) return compactAll(context, manager);
-  if (context.options.over !== undefined) throw invalidArgument("--over", context.options.over, "used with --all");
   const head = await requireThread(context, threadId);
   const tokens = context.counter.countMessages(head.messages);
   const plan = manager.planCompaction(head.messages);
-  const onlyOver = positiveInteger("--limit", context.options.limit);
+  const limit = context.policy.tokenLimit;
   const dryRun = Boolean(context.options["dry-run"]);
   const printer = context.printer;
   const out: Record<string, unknown> = { threadId, checkpointId: head.tuple.checkpoint.id, tokens, plan: describePlan(plan), dryRun };
@@ -80,20 +65,21 @@ export async function compactCommand(context: CliContext, threadId: string | und
   if (head.busyReason) {
     throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}; nothing written` });
   }
-  if (onlyOver !== undefined && tokens <= onlyOver) {
+  if (tokens <= limit) {
     out.status = "skipped";
-    out.reason = `${number(tokens)} tokens, not over the limit of ${number(onlyOver)}`;
+    out.reason = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
   } else if (!plan.executable) {
     out.status = "skipped";
     out.reason = plan.reason;
   } else if (dryRun) {
     out.status = "dry-run";
   } else {
-    const report = await manager.compactThread({ configurable: { thread_id: threadId } }, { compactionRatio: ratio });
+    const report = await manager.compactThread({ configurable: { thread_id: threadId } });
     out.status = report.status;
     out.report = report;
     if (report.status === "conflict") throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
-    if (report.status === "skipped") throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
+    if (report.status === "skipped" && /busy|pending|interrupt/.test(report.reason)) throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
+    if (report.status === "skipped") out.reason = report.reason;
   }
   if (context.json) {
     printer.line(JSON.stringify(out, null, 2));
@@ -109,11 +95,11 @@ export async function compactCommand(context: CliContext, threadId: string | und
 }
 
 async function compactAll(context: CliContext, manager: HistoryManager): Promise<number> {
-  const over = positiveInteger("--over", context.options.over);
-  if (over === undefined) throw invalidArgument("--over", context.options.over, "given with --all (compact threads above N tokens)");
+  // --over N is --limit N for --all (the policy was resolved with it: context.ts).
+  const over = context.policy.tokenLimit;
   const candidates: Array<{ threadId: string; tokens: number }> = [];
-  for (const row of await context.store.listThreads()) {
-    const head = await readThreadHead(context.store.saver, row.threadId);
+  for (const row of await context.store.threads.listThreads()) {
+    const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
     const tokens = context.counter.countMessages(head.messages);
     if (tokens > over) candidates.push({ threadId: row.threadId, tokens });
@@ -142,10 +128,4 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
   if (context.json) context.printer.line(JSON.stringify({ over, threads: results }, null, 2));
   else context.printer.line(`${results.filter((result) => result.status === "compacted").length} of ${candidates.length} thread(s) above ${number(over)} tokens compacted`);
   return results.some((result) => result.status === "failed") ? 1 : 0;
-}
-
-/** The number a numeric option spells, or the raw text (so an error names what was typed, not NaN). */
-function numeric(raw: string): number | string {
-  const value = Number(raw);
-  return raw.trim() !== "" && Number.isFinite(value) ? value : raw;
 }

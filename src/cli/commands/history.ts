@@ -1,4 +1,3 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import { requireThread, type CliContext } from "../context.js";
 import { bar, number, table } from "../format.js";
 
@@ -14,16 +13,15 @@ Examples:
 export async function historyCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);
   const checkpoints = [];
-  for await (const tuple of context.store.saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) {
-    const messages = (tuple.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? [];
+  for (const { tuple, messages } of await context.store.threads.listCheckpoints(threadId!)) {
     const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
     checkpoints.push({
       checkpointId: tuple.checkpoint.id,
       parentId: (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null,
       step: metadata.step as number,
       source: metadata.source as string,
-      messages: Array.isArray(messages) ? messages.length : 0,
-      tokens: Array.isArray(messages) ? context.counter.countMessages(messages) : 0,
+      messages: messages.length,
+      tokens: context.counter.countMessages(messages),
       compaction: (metadata.compaction as Record<string, unknown> | undefined) ?? null,
       restore: (metadata.restore as Record<string, unknown> | undefined) ?? null,
       ts: tuple.checkpoint.ts,

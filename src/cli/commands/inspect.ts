@@ -1,5 +1,5 @@
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
-import { planCompaction } from "../../engine/plan.js";
+import { HistoryManager } from "../../engine/history-manager.js";
 import { speaker } from "../../summarizers/render.js";
 import { contentText } from "../../messages/content.js";
 import { requireThread, type CliContext } from "../context.js";
@@ -19,7 +19,8 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   const each = context.counter.countEach(head.messages);
   const total = context.counter.countMessages(head.messages);
   const summary = head.messages.find((message) => isSummaryMessage(message));
-  const plan = planCompaction(head.messages, { counter: context.counter });
+  // The plan `compact` would execute: the script's policy, the wrapper's rules.
+  const plan = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter }).planCompaction(head.messages);
   const compactable = head.busyReason === undefined && plan.executable;
   const reason = head.busyReason ?? plan.reason;
   const result = {

@@ -1,5 +1,4 @@
 import { invalidArgument } from "../../errors.js";
-import { readThreadHead } from "../../store/read-head.js";
 import type { CliContext } from "../context.js";
 import { bar, number, table } from "../format.js";
 
@@ -15,8 +14,8 @@ export async function listCommand(context: CliContext): Promise<void> {
   const sort = context.options.sort ?? "tokens";
   if (!["tokens", "name", "updated"].includes(sort)) throw invalidArgument("--sort", sort, '"tokens", "name" or "updated"');
   const threads = [];
-  for (const row of await context.store.listThreads()) {
-    const head = await readThreadHead(context.store.saver, row.threadId);
+  for (const row of await context.store.threads.listThreads()) {
+    const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
     threads.push({
       threadId: row.threadId,

@@ -20,7 +20,7 @@ export async function reindexCommand(context: CliContext, threadId: string | und
   if (!threadId && !context.options.all) {
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "reindex needs a thread id or --all" });
   }
-  const threads = threadId ? [threadId] : (await context.store.listThreads()).map((row) => row.threadId);
+  const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
   const options = context.options.language ? { language: context.options.language } : {};
   const reports = [];
   for (const id of threads) reports.push(await reindexThread(context.store.saver, { configurable: { thread_id: id } }, options));

@@ -1,7 +1,5 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { requireThread, type CliContext } from "../context.js";
 import { number, paint } from "../format.js";
 
@@ -20,12 +18,12 @@ export async function restoreCommand(context: CliContext, threadId: string | und
   if (!checkpointId) {
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--checkpoint", value: checkpointId, message: "restore needs --checkpoint <id> (see the history command)" });
   }
-  const target = await context.store.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } });
-  if (!target || target.checkpoint.id !== checkpointId) {
+  const target = await context.store.threads.readCheckpoint(threadId!, checkpointId);
+  if (!target) {
     throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: checkpointId, message: `checkpoint ${checkpointId} does not belong to thread ${threadId} (see the history command)` });
   }
-  const messages = ((target.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
-  const manager = new HistoryManager({ checkpointer: context.store.saver, summarizer: new ExtractiveSummarizer({ counter: context.counter }), counter: context.counter });
+  const { messages } = target;
+  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter });
   const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
     expectedCheckpointId: head.tuple.checkpoint.id,
     metadata: { restore: { fromCheckpointId: checkpointId, replacedCheckpointId: head.tuple.checkpoint.id } },

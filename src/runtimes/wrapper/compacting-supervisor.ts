@@ -10,15 +10,16 @@ import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, describeValue, requireThreadId } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { CompactionReport } from "../../engine/report.js";
-import type { StateReader } from "../../store/read-head.js";
 import { resolveStrategy } from "../../strategies/registry.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { CircuitBreaker, type BreakerHealth } from "./circuit-breaker.js";
 import { CompactionEvents } from "./compaction-events.js";
-import { resolveOptions, type CompactingSupervisorOptions, type ResolvedOptions } from "./options.js";
+import { resolveOptions, type CompactingSupervisorOptions } from "./options.js";
+import type { CompactionPolicy } from "../../engine/policy.js";
+import type { Summarizer } from "../../summarizers/types.js";
 import { isContextOverflowError } from "./overflow.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
-import { ThreadCompactor, type ThreadConfig } from "./thread-compactor.js";
+import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
 import { ThreadRecords } from "./thread-records.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 
@@ -32,8 +33,10 @@ export interface CompactionHealth extends BreakerHealth {
   summary: "none" | "computing" | "ready";
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the wrapper is generic over every compiled graph's own types */
-/** What the wrapper needs from a compiled graph (a `CompiledStateGraph`, `createReactAgent`, `createSupervisor`). */
+/**
+ * What the wrapper needs from a compiled graph (a `CompiledStateGraph`, `createReactAgent`, `createSupervisor`). Its
+ * parameters are `any` on purpose: each graph's own, narrower signatures (and overloads) must satisfy this shape.
+ */
 export interface CompactableGraph {
   invoke(input: any, config?: any): Promise<any>;
   stream(input: any, config?: any): Promise<AsyncIterable<any>>;
@@ -43,13 +46,13 @@ export interface CompactableGraph {
   checkpointer?: BaseCheckpointSaver | boolean;
   channels?: Record<string, unknown>;
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph> {
   readonly graph: G;
-  readonly manager: HistoryManager;
-  readonly counter: TokenCounter;
-  readonly options: ResolvedOptions;
+  /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as the script would resolve it. */
+  readonly policy: CompactionPolicy;
+  /** The summarizer compactions use: the one given, or the default chosen once at construction. */
+  readonly summarizer: Summarizer;
   private readonly records: ThreadRecords;
   private readonly breaker: CircuitBreaker;
   private readonly compactor: ThreadCompactor;
@@ -85,36 +88,33 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       });
     }
     this.graph = graph;
-    this.options = resolveOptions(options);
-    this.counter = new TokenCounter({ model: this.options.modelName, cacheBytes: this.options.cacheBytes });
-    this.records = new ThreadRecords(this.options.maxThreads);
-    this.breaker = new CircuitBreaker(this.options.failureThreshold, this.options.pauseMs, this.options.clock, this.options.maxThreads);
-    this.manager = new HistoryManager({
+    const resolved = resolveOptions(options);
+    this.policy = resolved.policy;
+    this.summarizer = resolved.summarizer;
+    const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
+    this.records = new ThreadRecords(resolved.maxThreads);
+    this.breaker = new CircuitBreaker(resolved.failureThreshold, resolved.pauseMs, resolved.clock, resolved.maxThreads);
+    // The engine, given the policy already resolved: nothing is validated or defaulted twice.
+    const manager = new HistoryManager({
       checkpointer,
-      summarizer: options.summarizer,
+      policy: resolved.policy,
+      summarizer: resolved.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
-      compactionRatio: this.options.compactionRatio,
-      keepTokens: this.options.keepTokens,
-      targetTokens: this.options.targetTokens,
-      summaryTokens: this.options.summaryTokens,
       pinned: options.pinned,
-      counter: this.counter,
+      counter,
       summaryRole: options.summaryRole,
       summaryTimeoutMs: options.summaryTimeoutMs,
       recall: options.recall,
-      graph,
     });
     this.compactor = new ThreadCompactor({
       graph: graph as unknown as StateReader,
-      checkpointer,
-      counter: this.counter,
-      options: this.options,
-      manager: this.manager,
+      options: resolved,
+      manager,
       records: this.records,
       breaker: this.breaker,
       events: new CompactionEvents({ onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome }),
       strategy: options.strategy === undefined ? undefined : resolveStrategy(options.strategy),
-      archive: options.archive === undefined ? undefined : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter: this.counter }),
+      archive: options.archive === undefined ? undefined : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter }),
     });
   }
 

@@ -9,40 +9,14 @@ import { CompactionError, invalidArgument } from "../../errors.js";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
-import { DEFAULT_COMPACTION_RATIO } from "../../engine/plan.js";
-import { validateRatio } from "../../validate-ratio.js";
-import { defaultSummarizerMaxTokens } from "../../summarizers/default.js";
+import { policyFromEnv, POLICY_ENVIRONMENT, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions, type OptionNames } from "../../engine/policy.js";
+import { createDefaultSummarizer } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
-import { DEFAULT_MODEL, resolveModel } from "../../tokens/models.js";
+import { DEFAULT_MODEL } from "../../tokens/models.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
-export const DEFAULT_HARD_LIMIT = 0.9;
-/**
- * Without `compactionRatio`, a compaction brings the thread down to this share of `tokenLimit`: the next one comes
- * after the thread grew by the other 20% again, so compaction neither runs every turn nor leaves the budget unused.
- */
-export const DEFAULT_COMPACTION_TARGET = 0.8;
-/**
- * ...of which the running summary may take this share of `tokenLimit` (never more than its summarizer can write:
- * `Summarizer.maxTokens`), the newest messages the rest (20%), verbatim. A summary holds a thread's facts more
- * densely than the messages themselves (no greetings, no filler, no bulk), so the larger it is, the more of what a
- * later question needs survives; the verbatim tail still holds the live exchange (the latest user turn is never
- * summarized, however small the tail). Chosen on both benchmarks side by side: real conversations
- * (npm run bench:retention) and generated agent threads (npm run bench:peers) both kept more with 0.6 than 0.5,
- * and 0.5 more than the previous 0.25 + half of the messages (README, Performance).
- */
-export const DEFAULT_SUMMARY_SHARE = 0.6;
-/** With `compactionRatio`, the summary's default share of `tokenLimit`, as before the target existed. */
-export const RATIO_SUMMARY_SHARE = 0.25;
 export const DEFAULT_FAILURE_THRESHOLD = 3;
-/**
- * A compaction aims to bring the thread under `tokenLimit` by at least this share of it (or to `compactionTarget`,
- * whichever is higher), cutting harder when its plan would not (all but the latest turn, never a smaller running
- * summary): the next compaction then comes only after the thread grew by that much. One that would not even end
- * under `tokenLimit` is not written.
- */
-export const COMPACTION_MARGIN = 0.1;
 export const DEFAULT_MAX_TURNS_OVER_LIMIT = 50;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
 
@@ -55,48 +29,24 @@ export interface CircuitBreakerOptions {
   /** The time source the pause is measured by, in milliseconds (tests pass a manual clock). @default Date.now */
   clock?: () => number;
 }
-export const DEFAULT_RECOVERY_RATIO = 0.8;
-
-export interface CompactingSupervisorOptions {
-  /** Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window. */
-  tokenLimit: number;
+export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens"> {
   /**
-   * Summarize this share (0 < r < 1) of the oldest non-system messages, instead of compacting to `compactionTarget`.
-   * @default none: compact to compactionTarget
+   * Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window.
+   * @default TOKEN_LIMIT from `env` (required when that is not set)
    */
-  compactionRatio?: number;
-  /**
-   * A compaction brings the thread down to about this share (0 < x < 1) of `tokenLimit`: the running summary
-   * (`summaryTokens`) plus the newest messages that fit, verbatim. Ignored when `compactionRatio` or `keepTokens`
-   * is given. @default 0.8
-   */
-  compactionTarget?: number;
-  /** Keep the newest messages within this many tokens verbatim after a compaction (instead of compactionTarget). */
-  keepTokens?: number;
+  tokenLimit?: number;
   /** @default ExtractiveSummarizer offline; LlmSummarizer over ChatOpenAI when OPENAI_API_KEY is set */
   summarizer?: Summarizer;
   /**
    * The model the agents talk to: a name ("gpt-4o") or a chat model (its name is read). Picks the tokenizer and the
-   * context window used by fractional limits. @default "gpt-4o"
+   * context window used by fractional limits. @default TOKEN_MODEL from `env`, else "gpt-4o"
    */
   model?: string | BaseChatModel;
   /**
-   * The model's context window in tokens. Needed for fractional limits with a model this library does not know
-   * (an unknown model is counted with o200k_base). @default the known model's window
+   * Where unset options are read from: TOKEN_LIMIT, COMPACTION_RATIO and TOKEN_MODEL (as the script reads them),
+   * OPENAI_API_KEY and the rest for the default summarizer. Pass `{}` to read nothing. @default process.env
    */
-  contextWindow?: number;
-  /**
-   * Before a turn, if the stored thread plus the new input exceed this limit (tokens, or a fraction <= 1 of the
-   * window), compact first, synchronously. @default 0.9 (of 128,000 tokens for an unknown model without contextWindow)
-   */
-  hardLimit?: number;
-  /**
-   * Budget of each summary, in tokens. A running summary is the only place older facts live, so its size follows
-   * the limit. @default 50% of tokenLimit (25% with compactionRatio), at most what the summarizer can write
-   * (`maxTokens`: 4,000 for an LlmSummarizer, unlimited for the extractive one); never more than 75% of what the
-   * summary replaces
-   */
-  summaryTokens?: number;
+  env?: Record<string, string | undefined>;
   /**
    * Move large tool outputs into a LangGraph BaseStore after each turn, leaving a pointer (head and tail excerpts,
    * sizes, key) in the stored history; give the agents `createArchiveReaderTool({ store })` to read them back.
@@ -110,8 +60,6 @@ export interface CompactingSupervisorOptions {
   strategy?: StrategyInput;
   /** Messages never summarized or cleared, besides those marked with `pinMessage` (`additional_kwargs.pinned`). */
   pinned?: (message: BaseMessage, index: number) => boolean;
-  /** Share summarized when recovering from a context-length error. @default 0.8 */
-  recoveryRatio?: number;
   /** Run compaction after the call returned (true) or before it returns (false). @default true */
   background?: boolean;
   /**
@@ -164,23 +112,14 @@ export interface CompactingSupervisorOptions {
   cacheBytes?: number;
 }
 
+/** The wrapper's options, validated and defaulted (internal: the policy is public as `CompactingSupervisor.policy`). */
 export interface ResolvedOptions {
-  tokenLimit: number;
-  hardLimit: number;
-  /** The seed's ratio when given; otherwise the HistoryManager's default, unused while targetTokens is set. */
-  compactionRatio: number;
-  keepTokens: number | undefined;
-  /** tokenLimit × compactionTarget, or undefined when compactionRatio or keepTokens is given. */
-  targetTokens: number | undefined;
-  recoveryRatio: number;
-  modelName: string;
+  policy: CompactionPolicy & { tokenLimit: number; hardLimit: number; ceiling: number; targetAfter: number };
+  summarizer: Summarizer;
   background: boolean;
   /** Infinity when the circuit breaker is disabled. */
   failureThreshold: number;
   pauseMs: number;
-  summaryTokens: number;
-  /** A compaction aims to leave at most this many tokens (see COMPACTION_MARGIN); it never leaves more than tokenLimit. */
-  ceiling: number;
   maxTurnsOverLimit: number;
   clock: () => number;
   maxThreads: number;
@@ -201,58 +140,46 @@ function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
   throw invalidArgument("model", model, 'a model name such as "gpt-4o", or a chat model');
 }
 
-function limit(parameter: string, value: unknown, window: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw invalidArgument(parameter, value, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window");
-  }
-  const tokens = value <= 1 ? Math.floor(value * window) : Math.floor(value);
-  if (tokens < 100) throw invalidArgument(parameter, value, "at least 100 tokens once resolved");
-  return tokens;
-}
-
 export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
   }
-  const modelName = modelNameOf(options.model);
-  const info = resolveModel(modelName);
-  if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)) {
-    throw invalidArgument("contextWindow", options.contextWindow, "an integer number of tokens >= 100");
+  const env = options.env ?? process.env;
+  if (typeof env !== "object" || env === null) throw invalidArgument("env", env, "an object of environment variables, e.g. process.env or {}");
+  if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
+    throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
-  const window = options.contextWindow ?? info.contextWindow;
-  if (!info.known && options.contextWindow === undefined) {
-    for (const [parameter, value] of [["tokenLimit", options.tokenLimit], ["hardLimit", options.hardLimit]] as const) {
-      if (typeof value === "number" && value > 0 && value <= 1) {
-        throw new CompactionError({
-          code: "INVALID_ARGUMENT",
-          parameter: "model",
-          value: modelName,
-          message: `${parameter} ${value} is a fraction of the context window, but model ${JSON.stringify(modelName)} is not one whose window this library knows: give ${parameter} in tokens, or pass contextWindow.`,
-        });
-      }
-    }
-  }
-  const tokenLimit = limit("tokenLimit", options.tokenLimit, window);
-  const hardLimit = limit("hardLimit", options.hardLimit ?? DEFAULT_HARD_LIMIT, window);
-  const compactionRatio = validateRatio("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO);
-  const compactionTarget = validateRatio("compactionTarget", options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
-  if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
-    throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer number of tokens");
-  }
-  const recoveryRatio = validateRatio("recoveryRatio", options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
+  const fromEnv = policyFromEnv(env);
+  const names: OptionNames = {};
+  const pick = <K extends keyof CompactionPolicyOptions>(key: K, given: CompactionPolicyOptions[K]): CompactionPolicyOptions[K] => {
+    if (given !== undefined) return given;
+    if (fromEnv[key] !== undefined) names[key] = POLICY_ENVIRONMENT[key as keyof typeof POLICY_ENVIRONMENT];
+    return fromEnv[key];
+  };
+  const modelName = options.model === undefined ? (pick("model", undefined) ?? DEFAULT_MODEL) : modelNameOf(options.model);
+  const tokenLimit = pick("tokenLimit", options.tokenLimit);
+  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or set TOKEN_LIMIT)");
+  // A cut chosen in code is not overruled by the environment's ratio.
+  const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined;
+  const summarizer = options.summarizer ?? createDefaultSummarizer({ env });
+  const policy = resolvePolicy(
+    {
+      tokenLimit,
+      compactionRatio: cutInCode ? options.compactionRatio : pick("compactionRatio", undefined),
+      compactionTarget: options.compactionTarget,
+      keepTokens: options.keepTokens,
+      summaryTokens: options.summaryTokens,
+      hardLimit: options.hardLimit,
+      recoveryRatio: options.recoveryRatio,
+      model: modelName,
+      contextWindow: options.contextWindow,
+    },
+    { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
+  ) as ResolvedOptions["policy"];
   if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
   for (const hook of ["onCompaction", "onCompactionError", "onCompactionOutcome"] as const) {
     if (options[hook] !== undefined && typeof options[hook] !== "function") throw invalidArgument(hook, options[hook], "a function");
   }
-  if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
-    throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
-  }
-  const byRatio = options.compactionRatio !== undefined || options.keepTokens !== undefined;
-  const summaryShare = options.compactionRatio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE;
-  // The default budget never asks the summarizer for more than it can write.
-  const summarizerMaxTokens = options.summarizer ? (options.summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS) : defaultSummarizerMaxTokens();
-  const summaryTokens = options.summaryTokens ?? Math.max(256, Math.min(summarizerMaxTokens, Math.round(tokenLimit * summaryShare)));
-  if (!Number.isInteger(summaryTokens) || summaryTokens < 64) throw invalidArgument("summaryTokens", summaryTokens, "an integer >= 64");
   const breaker = options.circuitBreaker ?? {};
   if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {
     throw invalidArgument("circuitBreaker", breaker, "an object { failureThreshold, pauseMs } or false");
@@ -273,23 +200,15 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
-  const targetTokens = byRatio ? undefined : Math.floor(tokenLimit * compactionTarget);
   return {
+    policy,
+    summarizer,
     cacheBytes,
-    tokenLimit,
-    ceiling: Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), targetTokens ?? 0),
     maxTurnsOverLimit,
     maxThreads,
-    hardLimit: Math.max(hardLimit, tokenLimit),
-    compactionRatio,
-    keepTokens: options.keepTokens,
-    targetTokens,
-    recoveryRatio,
-    modelName,
     background: options.background ?? true,
     failureThreshold,
     pauseMs,
     clock,
-    summaryTokens,
   };
 }

@@ -9,19 +9,17 @@
  * the limit — for the summary in flight, or compacts synchronously when none is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { ToolOutputArchive } from "../../archive/archive.js";
-import { CompactionError } from "../../errors.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
 import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
-import { readThreadHead, type StateReader } from "../../store/read-head.js";
+import { outcomeOfWriteError } from "../../engine/replacement.js";
+import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import type { Strategy } from "../../strategies/types.js";
-import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
-import { COMPACTION_MARGIN, type ResolvedOptions } from "./options.js";
+import type { ResolvedOptions } from "./options.js";
 import { messagesOf } from "./stream-shape.js";
 import type { ThreadRecord, ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
@@ -31,10 +29,13 @@ const SYNC_BUSY_WAIT_MS = 5_000;
 
 export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<string, unknown>;
 
+/** The subset of a compiled graph the wrapper reads the thread's state with (counting a turn it did not see). */
+export interface StateReader {
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown }>;
+}
+
 export interface ThreadCompactorParts {
   graph: StateReader;
-  checkpointer: BaseCheckpointSaver;
-  counter: TokenCounter;
   options: ResolvedOptions;
   manager: HistoryManager;
   records: ThreadRecords;
@@ -57,22 +58,24 @@ export class ThreadCompactor {
 
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
   async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
-    const { records, checkpointer, counter, options, graph } = this.parts;
+    const { records, manager, options, graph } = this.parts;
+    const { counter, checkpointer } = manager;
+    const { policy } = options;
     const record = records.get(threadId);
     await record.settling;
     await record.applying;
     await threadLocks.idle(checkpointer, threadId);
     let stored = record.count;
     const inputTokens = counter.countMessages(inputMessages(input));
-    if (stored === undefined || stored + inputTokens > options.hardLimit) {
+    if (stored === undefined || stored + inputTokens > policy.hardLimit) {
       const state = await graph.getState({ configurable: { ...config.configurable } });
       const messages = messagesOf(state?.values) ?? [];
       // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
       stored = messages.length === 0 ? 0 : counter.countMessages(messages);
       record.count = stored;
     }
-    const atRisk = stored > 0 && stored + inputTokens > options.hardLimit;
-    const starved = record.turnsOverLimit >= options.maxTurnsOverLimit && stored > options.tokenLimit;
+    const atRisk = stored > 0 && stored + inputTokens > policy.hardLimit;
+    const starved = record.turnsOverLimit >= options.maxTurnsOverLimit && stored > policy.tokenLimit;
     if (atRisk || starved) await this.compactBeforeTurn(record, config);
     record.inFlight++;
     return record;
@@ -124,7 +127,8 @@ export class ThreadCompactor {
   /** Count the thread; apply a ready summary, or start one when over the limit. Never throws. */
   private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
     const { threadId } = record;
-    const { archive, graph, counter, options } = this.parts;
+    const { archive, graph, manager, options } = this.parts;
+    const { counter } = manager;
     try {
       let current = messages;
       // The stored head is read only when the turn's own state shows something to archive (or carried no state).
@@ -135,7 +139,7 @@ export class ThreadCompactor {
       }
       const tokens = counter.countMessages(current);
       record.count = tokens;
-      const over = tokens > options.tokenLimit;
+      const over = tokens > options.policy.tokenLimit;
       record.turnsOverLimit = over ? record.turnsOverLimit + 1 : 0;
       if (record.ready) return record.inFlight === 0 ? await this.apply(record, config, 0) : undefined;
       if (over && !record.preparing && (record.retryAt === undefined || tokens >= record.retryAt)) this.startCompaction(record, config, 0);
@@ -156,18 +160,17 @@ export class ThreadCompactor {
    */
   private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
     const { threadId } = record;
-    const { breaker, strategy, manager, checkpointer, graph, counter, options } = this.parts;
+    const { breaker, strategy, manager, options } = this.parts;
     if (!breaker.allows(threadId)) return;
     const tokensAtStart = record.count ?? 0;
     const task = (async () => {
       try {
         if (strategy) {
-          const budget = Math.floor(options.tokenLimit * (1 - options.compactionRatio));
-          const report = await compactWithStrategy({ manager, checkpointer, graph, counter, strategy, threadId, budget });
+          const report = await compactWithStrategy({ manager, strategy, threadId, summarizer: options.summarizer });
           await this.outcome(record, report, config, tokensAtStart);
           return;
         }
-        const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } }, { maxTokensAfter: options.tokenLimit, preferTokensAfter: options.ceiling });
+        const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } });
         if (result.status === "prepared") record.ready = result;
         else await this.outcome(record, result, config, tokensAtStart);
       } catch (error) {
@@ -218,7 +221,7 @@ export class ThreadCompactor {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
       // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)
-      record.retryAt = tokensAtStart + Math.max(1, Math.floor(this.parts.options.tokenLimit * COMPACTION_MARGIN));
+      record.retryAt = tokensAtStart + Math.max(1, Math.floor(this.parts.options.policy.tokenLimit * COMPACTION_MARGIN));
     }
     await this.parts.events.outcome(report);
   }
@@ -229,7 +232,7 @@ export class ThreadCompactor {
    * first, so a pointer never names a missing output. Returns the new history, or undefined when nothing changed.
    */
   private async archiveThread(threadId: string): Promise<BaseMessage[] | undefined> {
-    const head = await readThreadHead(this.parts.checkpointer, threadId, this.parts.graph);
+    const head = await this.parts.manager.store.readHead(threadId);
     if (!head || head.busyReason) return undefined;
     const { messages, archived } = await this.parts.archive!.archive(head.messages, { threadId });
     if (archived.length === 0) return undefined;
@@ -237,7 +240,7 @@ export class ThreadCompactor {
       await this.parts.manager.replaceReadHead(threadId, head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
       return messages;
     } catch (error) {
-      if (CompactionError.isInstance(error) && (error.code === "WRITE_CONFLICT" || error.code === "THREAD_BUSY")) return undefined;
+      if (outcomeOfWriteError(error)) return undefined;
       throw error;
     }
   }
@@ -251,9 +254,9 @@ export class ThreadCompactor {
 
   /** Overflow recovery: rewrite the thread from before the failed turn, compacted harder. True when retryable. */
   async recover(threadId: string, config: ThreadConfig): Promise<boolean> {
-    const { checkpointer, breaker, manager, options, records } = this.parts;
+    const { breaker, manager, records } = this.parts;
     let baseCheckpointId: string | undefined;
-    for await (const tuple of checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { limit: 200 })) {
+    for await (const tuple of manager.checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { limit: 200 })) {
       if (tuple.metadata?.source === "input") {
         baseCheckpointId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
         break;
@@ -261,7 +264,7 @@ export class ThreadCompactor {
     }
     if (!baseCheckpointId || !breaker.allows(threadId)) return false;
     try {
-      const report = await manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId, compactionRatio: options.recoveryRatio });
+      const report = await manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId });
       await this.outcome(records.get(threadId), report, config, 0);
       return report.status === "compacted";
     } catch (error) {

@@ -19,8 +19,6 @@ import { recallLabel } from "./entries.js";
 import { fts5Expression, indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
-export const SQLITE_RECALL_TABLE = "compaction_recall";
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS compaction_recall (
   id INTEGER PRIMARY KEY,

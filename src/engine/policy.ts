@@ -1,0 +1,206 @@
+/**
+ * The compaction policy: when a thread is compacted, what it is brought down to, how large its running summary may
+ * be, and when a turn must wait. Resolved and validated once, from options (or the environment: `policyFromEnv`),
+ * into one typed object that every entry point — the wrapper, `HistoryManager`, the summarize strategy, the
+ * script — passes down unchanged, so the same thread with the same options gets the same plan wherever it runs.
+ */
+import { CompactionError, invalidArgument } from "../errors.js";
+import { DEFAULT_MODEL, resolveModel, resolveTokenLimit } from "../tokens/models.js";
+import { validateRatio } from "../validate-ratio.js";
+import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, type PlanOptions } from "./plan.js";
+
+/**
+ * Without `compactionRatio`, a compaction brings the thread down to this share of `tokenLimit`: the next one comes
+ * after the thread grew by the other 20% again, so compaction neither runs every turn nor leaves the budget unused.
+ */
+export const DEFAULT_COMPACTION_TARGET = 0.8;
+/**
+ * ...of which the running summary may take this share of `tokenLimit` (never more than its summarizer can write:
+ * `Summarizer.maxTokens`), the newest messages the rest (20%), verbatim. A summary holds a thread's facts more
+ * densely than the messages themselves (no greetings, no filler, no bulk), so the larger it is, the more of what a
+ * later question needs survives; the verbatim tail still holds the live exchange (the latest user turn is never
+ * summarized, however small the tail). Chosen on both benchmarks side by side: real conversations
+ * (npm run bench:retention) and generated agent threads (npm run bench:peers) both kept more with 0.6 than 0.5,
+ * and 0.5 more than the previous 0.25 + half of the messages.
+ */
+export const DEFAULT_SUMMARY_SHARE = 0.6;
+/** With `compactionRatio`, the summary's default share of `tokenLimit`. */
+export const RATIO_SUMMARY_SHARE = 0.25;
+/** The smallest default summary budget derived from a limit. */
+export const MIN_DEFAULT_SUMMARY_TOKENS = 256;
+/** Before a turn, the stored thread plus its input may reach this share of the window before compaction must run first. */
+export const DEFAULT_HARD_LIMIT = 0.9;
+/** Share summarized when recovering from a context-length error. */
+export const DEFAULT_RECOVERY_RATIO = 0.8;
+/**
+ * A compaction aims to bring the thread under `tokenLimit` by at least this share of it (or to the target, whichever
+ * is higher), cutting harder when its plan would not (all but the latest turn, never a smaller running summary):
+ * the next compaction then comes only after the thread grew by that much. One that would not even end under
+ * `tokenLimit` is not written.
+ */
+export const COMPACTION_MARGIN = 0.1;
+
+/** The knobs of a policy; every one optional except where a runtime needs `tokenLimit`. */
+export interface CompactionPolicyOptions {
+  /**
+   * Compact a thread holding more than this many tokens; a value <= 1 is a fraction of the model's window.
+   * Without it (`HistoryManager` only) a compaction runs whenever asked, cut by `compactionRatio`.
+   */
+  tokenLimit?: number;
+  /**
+   * The seed's knob: summarize this share (0 < r < 1) of the oldest non-system messages instead of compacting to
+   * `compactionTarget`. @default none with a tokenLimit (compact to compactionTarget); 0.5 without one
+   */
+  compactionRatio?: number;
+  /** A compaction brings the thread down to about this share (0 < x < 1) of `tokenLimit`. @default 0.8 */
+  compactionTarget?: number;
+  /** Keep the newest messages within this many tokens verbatim (instead of a target or a ratio). */
+  keepTokens?: number;
+  /** Compact down to about this many tokens (instead of `compactionTarget`; `keepTokens` wins when both are set). */
+  targetTokens?: number;
+  /**
+   * Budget of each running summary, in tokens. @default 60% of tokenLimit (25% with compactionRatio), at least 256,
+   * at most what the summarizer can write (`Summarizer.maxTokens`); without a tokenLimit, 20% of what is summarized
+   * (256 to 2,000). Never more than 75% of what the summary replaces.
+   */
+  summaryTokens?: number;
+  /**
+   * Before a turn, if the stored thread plus the new input exceed this limit (tokens, or a fraction <= 1 of the
+   * window), compact first, synchronously. @default 0.9 of the window (128,000 tokens for an unknown model)
+   */
+  hardLimit?: number;
+  /** Share summarized when recovering from a context-length error. @default 0.8 */
+  recoveryRatio?: number;
+  /** The model the agents talk to: picks the tokenizer and the window of fractional limits. @default "gpt-4o" */
+  model?: string;
+  /** The model's context window in tokens, for fractional limits with a model this library does not know. */
+  contextWindow?: number;
+}
+
+/** A resolved policy: every figure in tokens, every default applied. Build one with `resolvePolicy`. */
+export interface CompactionPolicy {
+  readonly kind: "compaction-policy";
+  /** Compact a thread over this many tokens; undefined: whenever asked. */
+  readonly tokenLimit: number | undefined;
+  /** Compact before a turn when the stored thread plus its input exceed this; undefined without a tokenLimit. */
+  readonly hardLimit: number | undefined;
+  /** How the cut is chosen. */
+  readonly cut: { readonly by: "target"; readonly tokens: number } | { readonly by: "keep"; readonly tokens: number } | { readonly by: "ratio"; readonly ratio: number };
+  /** The running summary's budget; undefined: 20% of what each compaction summarizes. */
+  readonly summaryTokens: number | undefined;
+  /** A compaction aims to end at most here (then cuts harder), and is not written above `tokenLimit`. */
+  readonly ceiling: number | undefined;
+  /** Where a compaction aims to end: the strategies' budget. Undefined without a tokenLimit. */
+  readonly targetAfter: number | undefined;
+  readonly recoveryRatio: number;
+  readonly model: string;
+  readonly contextWindow: number;
+}
+
+/** Which of the policy's options came from where, for messages that name them ("--ratio", "COMPACTION_RATIO"). */
+export type OptionNames = Partial<Record<keyof CompactionPolicyOptions, string>>;
+
+function nonNegativeInteger(parameter: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw invalidArgument(parameter, value, "a non-negative integer number of tokens");
+  return value;
+}
+
+export function isCompactionPolicy(value: unknown): value is CompactionPolicy {
+  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "compaction-policy";
+}
+
+/**
+ * Resolve and validate a policy. `summarizerMaxTokens`: the longest summary the summarizer can write (the default
+ * budget never asks for more).
+ * @throws CompactionError INVALID_ARGUMENT naming the option (as `names` spells it) and its value.
+ */
+export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxTokens = Number.POSITIVE_INFINITY, names = {} }: { summarizerMaxTokens?: number; names?: OptionNames } = {}): CompactionPolicy {
+  if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
+  const name = (key: keyof CompactionPolicyOptions) => names[key] ?? key;
+  const model = options.model ?? DEFAULT_MODEL;
+  if (typeof model !== "string" || model.trim() === "") throw invalidArgument(name("model"), model, 'a model name such as "gpt-4o"');
+  if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)) {
+    throw invalidArgument(name("contextWindow"), options.contextWindow, "an integer number of tokens >= 100");
+  }
+  const info = resolveModel(model);
+  const contextWindow = options.contextWindow ?? info.contextWindow;
+  const tokenLimit = options.tokenLimit === undefined ? undefined : resolveTokenLimit(options.tokenLimit, model, { parameter: name("tokenLimit"), contextWindow: options.contextWindow });
+  const hardLimit =
+    tokenLimit === undefined
+      ? undefined
+      : Math.max(
+          tokenLimit,
+          options.hardLimit === undefined
+            ? resolveTokenLimit(DEFAULT_HARD_LIMIT, model, { parameter: name("hardLimit"), contextWindow })
+            : resolveTokenLimit(options.hardLimit, model, { parameter: name("hardLimit"), contextWindow: options.contextWindow }),
+        );
+  if (options.hardLimit !== undefined && tokenLimit === undefined) throw invalidArgument(name("hardLimit"), options.hardLimit, `given with ${name("tokenLimit")}`);
+  const ratio = options.compactionRatio === undefined ? undefined : validateRatio(name("compactionRatio"), options.compactionRatio);
+  const target = validateRatio(name("compactionTarget"), options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
+  const keepTokens = options.keepTokens === undefined ? undefined : nonNegativeInteger(name("keepTokens"), options.keepTokens);
+  const targetTokens = options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
+  const recoveryRatio = validateRatio(name("recoveryRatio"), options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
+
+  const cut: CompactionPolicy["cut"] =
+    keepTokens !== undefined
+      ? { by: "keep", tokens: keepTokens }
+      : ratio !== undefined
+        ? { by: "ratio", ratio }
+        : targetTokens !== undefined
+          ? { by: "target", tokens: targetTokens }
+          : tokenLimit !== undefined
+            ? { by: "target", tokens: Math.floor(tokenLimit * target) }
+            : { by: "ratio", ratio: DEFAULT_COMPACTION_RATIO };
+  let summaryTokens: number | undefined = options.summaryTokens;
+  if (summaryTokens === undefined && tokenLimit !== undefined) {
+    const share = ratio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE;
+    summaryTokens = Math.max(MIN_DEFAULT_SUMMARY_TOKENS, Math.min(summarizerMaxTokens, Math.round(tokenLimit * share)));
+  }
+  if (summaryTokens !== undefined && (!Number.isInteger(summaryTokens) || summaryTokens < FLOOR_SUMMARY_TOKENS)) {
+    throw invalidArgument(name("summaryTokens"), summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
+  }
+  const targetAfter = tokenLimit === undefined ? undefined : cut.by === "target" ? cut.tokens : Math.floor(tokenLimit * (1 - (ratio ?? DEFAULT_COMPACTION_RATIO)));
+  const ceiling = tokenLimit === undefined ? undefined : Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), cut.by === "target" ? cut.tokens : 0);
+  return Object.freeze({ kind: "compaction-policy", tokenLimit, hardLimit, cut: Object.freeze(cut), summaryTokens, ceiling, targetAfter, recoveryRatio, model, contextWindow });
+}
+
+/** The planner's options for a policy (plan.ts), as every entry point plans. */
+export function planOptionsOf(policy: CompactionPolicy): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "targetTokens" | "summaryTokens"> {
+  const { cut } = policy;
+  return {
+    compactionRatio: cut.by === "ratio" ? cut.ratio : DEFAULT_COMPACTION_RATIO,
+    ...(cut.by === "keep" ? { keepTokens: cut.tokens } : {}),
+    ...(cut.by === "target" ? { targetTokens: cut.tokens } : {}),
+    ...(policy.summaryTokens !== undefined ? { summaryTokens: policy.summaryTokens } : {}),
+  };
+}
+
+/** The environment variables a policy is read from (`.env.example` documents them). */
+export const POLICY_ENVIRONMENT = { tokenLimit: "TOKEN_LIMIT", compactionRatio: "COMPACTION_RATIO", model: "TOKEN_MODEL" } as const;
+
+/**
+ * The policy options set in `env` — TOKEN_LIMIT (tokens, or a fraction <= 1 of the window), COMPACTION_RATIO and
+ * TOKEN_MODEL; an empty value is unset. The wrapper and the script read them the same way: an option given in code
+ * (or on the command line) wins over the environment.
+ * @throws CompactionError INVALID_ARGUMENT naming the variable and its value.
+ */
+export function policyFromEnv(env: Record<string, string | undefined>): CompactionPolicyOptions {
+  const options: CompactionPolicyOptions = {};
+  const raw = (key: string) => (env[key]?.trim() ? env[key]!.trim() : undefined);
+  const limit = raw(POLICY_ENVIRONMENT.tokenLimit);
+  if (limit !== undefined) options.tokenLimit = numberOf(POLICY_ENVIRONMENT.tokenLimit, limit);
+  const ratio = raw(POLICY_ENVIRONMENT.compactionRatio);
+  if (ratio !== undefined) options.compactionRatio = numberOf(POLICY_ENVIRONMENT.compactionRatio, ratio);
+  const model = raw(POLICY_ENVIRONMENT.model);
+  if (model !== undefined) options.model = model;
+  return options;
+}
+
+/** The number a setting spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it. */
+export function numberOf(parameter: string, raw: string): number {
+  const value = Number(raw.replace(/_/g, ""));
+  if (raw.trim() === "" || !Number.isFinite(value)) {
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter, value: raw, message: `${parameter} must be a number; got ${JSON.stringify(raw)}` });
+  }
+  return value;
+}

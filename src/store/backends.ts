@@ -1,0 +1,93 @@
+/**
+ * The parts of a ThreadStore that differ per backend: the compare-and-swap writer, the recall index and the thread
+ * listing, chosen by what the saver is (the only place a saver's kind is sniffed).
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { CompareAndSwapWriter } from "./compare-and-swap.js";
+import { memoryRecallFor } from "./recall-index/memory-index.js";
+import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
+import { SqliteRecall } from "./recall-index/sqlite-index.js";
+import { quoteIdentifier } from "./sql.js";
+import { GenericWriter } from "./swap-generic.js";
+import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
+import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
+import type { RecallBackend, ThreadRow } from "./thread-store.js";
+
+export interface Backend {
+  name: "sqlite" | "postgres" | "generic";
+  writer: CompareAndSwapWriter;
+  recall: RecallBackend;
+  listThreads(): Promise<ThreadRow[]>;
+}
+
+export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): Backend {
+  if (isPostgresSaver(saver)) {
+    const pool = saver.pool as unknown as PostgresPool;
+    const schema = saver.options.schema;
+    const s = quoteIdentifier(schema);
+    return {
+      name: "postgres",
+      writer: new PostgresWriter(saver, recallLanguage),
+      recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
+      listThreads: async () => {
+        // The head of each thread (the highest id), its size with the blobs of the versions it names.
+        const result = await pool.query(
+          `SELECT h.thread_id, h.checkpoint_id, h.checkpoints,
+                  pg_column_size(h.checkpoint) + coalesce((SELECT sum(octet_length(b.blob)) FROM ${s}.checkpoint_blobs b
+                    WHERE b.thread_id = h.thread_id AND b.checkpoint_ns = '' AND b.version = h.checkpoint->'channel_versions'->>b.channel), 0) AS bytes
+           FROM (SELECT DISTINCT ON (c.thread_id) c.thread_id, c.checkpoint_id, c.checkpoint,
+                        count(*) OVER (PARTITION BY c.thread_id) AS checkpoints
+                 FROM ${s}.checkpoints c WHERE c.checkpoint_ns = '' ORDER BY c.thread_id, c.checkpoint_id DESC) h
+           ORDER BY h.thread_id`,
+        );
+        return result.rows.map((row) => ({
+          threadId: String(row.thread_id),
+          checkpoints: Number(row.checkpoints),
+          headCheckpointId: String(row.checkpoint_id),
+          headBytes: Number(row.bytes),
+        }));
+      },
+    };
+  }
+  if (isSqliteSaver(saver)) {
+    const db = saver.db;
+    return {
+      name: "sqlite",
+      writer: new SqliteWriter(saver),
+      recall: new SqliteRecall(db),
+      listThreads: async () => {
+        const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
+        if (!exists) return [];
+        const rows = db
+          .prepare(
+            `SELECT c.thread_id AS threadId, c.checkpoint_id AS headCheckpointId, length(c.checkpoint) AS headBytes, n.checkpoints
+             FROM (SELECT thread_id, MAX(checkpoint_id) AS head, COUNT(*) AS checkpoints FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) n
+             JOIN checkpoints c ON c.thread_id = n.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = n.head
+             ORDER BY c.thread_id`,
+          )
+          .all() as Array<Record<string, unknown>>;
+        return rows.map((row) => ({ threadId: String(row.threadId), checkpoints: Number(row.checkpoints), headCheckpointId: String(row.headCheckpointId), headBytes: Number(row.headBytes) }));
+      },
+    };
+  }
+  return {
+    name: "generic",
+    writer: new GenericWriter(saver),
+    recall: memoryRecallFor(saver),
+    listThreads: async () => {
+      // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
+      const threads = new Map<string, ThreadRow>();
+      for await (const tuple of saver.list({ configurable: {} })) {
+        const threadId = tuple.config.configurable?.thread_id;
+        if (tuple.config.configurable?.checkpoint_ns || threadId === undefined) continue;
+        const row = threads.get(String(threadId));
+        if (!row) threads.set(String(threadId), { threadId: String(threadId), checkpoints: 1, headCheckpointId: tuple.checkpoint.id });
+        else {
+          row.checkpoints++;
+          if (tuple.checkpoint.id > row.headCheckpointId) row.headCheckpointId = tuple.checkpoint.id;
+        }
+      }
+      return [...threads.values()].sort((a, b) => (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
+    },
+  };
+}

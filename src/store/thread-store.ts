@@ -1,0 +1,152 @@
+/**
+ * The store seam: everything the engine, the runtimes, the recall features and the script ask of a checkpoint
+ * saver, one implementation per backend (SQLite, Postgres, and the generic path for any other saver), created by one
+ * function from a checkpointer. Saver internals (`db`, `pool`, private serializers and statements, the shape of
+ * `channel_values`) are read in this folder and nowhere else (`npm run check:internals`).
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { asStoreReadError } from "../errors.js";
+import { messagesOfCheckpoints } from "./checkpoint-messages.js";
+import { backendFor, type Backend } from "./backends.js";
+import type { WriteOutcome } from "./compare-and-swap.js";
+import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
+import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
+import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/types.js";
+import { buildReplacement } from "./replacement.js";
+
+/** What every backend of the recall index answers. */
+export interface RecallBackend {
+  search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
+  neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
+  entries(threadId: string): Promise<RecallEntry[]>;
+  replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
+}
+
+/** A checkpoint of a thread's root namespace with its messages (a delta channel rebuilt). */
+export interface StoredCheckpoint {
+  tuple: CheckpointTuple;
+  messages: BaseMessage[];
+}
+
+/** A thread as the store lists it, without reading its messages. */
+export interface ThreadRow {
+  threadId: string;
+  /** Checkpoints in its root namespace. */
+  checkpoints: number;
+  headCheckpointId: string;
+  /** Bytes its head checkpoint takes in the store (with its channel blobs on Postgres); undefined on the generic path. */
+  headBytes?: number;
+}
+
+export interface ReplaceHeadRequest {
+  threadId: string;
+  /** The head the new history replaces: the write lands only while it is still the head (compare-and-swap). */
+  head: CheckpointTuple;
+  /** The checkpoint the replacement copies its other channels from. @default head */
+  base?: CheckpointTuple;
+  messages: readonly BaseMessage[];
+  metadata?: Record<string, unknown>;
+  /** Replace the head even with pending writes: only to recover a turn that failed, never a running thread. */
+  ignorePendingWrites?: boolean;
+  /** Recall index changes, written in the same transaction. */
+  recall?: RecallChanges;
+}
+
+export type ReplaceOutcome = { status: "written"; checkpointId: string } | Exclude<WriteOutcome, { status: "written" }>;
+
+export interface ThreadStore {
+  readonly backend: "sqlite" | "postgres" | "generic";
+  readonly saver: BaseCheckpointSaver;
+  /** The recall index of the store: FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
+  readonly recall: RecallBackend;
+  /** The head of the thread's root namespace with its messages; undefined for a thread with no checkpoint. */
+  readHead(threadId: string): Promise<ThreadHead | undefined>;
+  /** One checkpoint of the thread's root namespace, or undefined when the thread has no such checkpoint. */
+  readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined>;
+  /** Every checkpoint of the thread's root namespace, newest first, with their messages. */
+  listCheckpoints(threadId: string): Promise<StoredCheckpoint[]>;
+  /** The compare-and-swap force-write of a new history (only `messages` changes, its version bumped). */
+  replaceHead(request: ReplaceHeadRequest): Promise<ReplaceOutcome>;
+  /** Threads with a root-namespace checkpoint, ordered by id. */
+  listThreads(): Promise<ThreadRow[]>;
+}
+
+export interface ThreadStoreOptions {
+  /** Postgres text search configuration of the recall index. @default "simple" */
+  recallLanguage?: string;
+}
+
+class BackendThreadStore implements ThreadStore {
+  readonly backend: ThreadStore["backend"];
+  readonly recall: RecallBackend;
+
+  constructor(
+    readonly saver: BaseCheckpointSaver,
+    private readonly parts: Backend,
+  ) {
+    this.backend = parts.name;
+    this.recall = parts.recall;
+  }
+
+  readHead(threadId: string): Promise<ThreadHead | undefined> {
+    return readThreadHead(this.saver, threadId);
+  }
+
+  async readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined> {
+    try {
+      const tuple = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } });
+      if (!tuple || tuple.checkpoint.id !== checkpointId) return undefined;
+      const [stored] = await this.withMessages(threadId, [tuple]);
+      return stored;
+    } catch (error) {
+      throw asStoreReadError(error, threadId);
+    }
+  }
+
+  async listCheckpoints(threadId: string): Promise<StoredCheckpoint[]> {
+    const tuples: CheckpointTuple[] = [];
+    try {
+      for await (const tuple of this.saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) tuples.push(tuple);
+      return await this.withMessages(threadId, tuples);
+    } catch (error) {
+      throw asStoreReadError(error, threadId);
+    }
+  }
+
+  private async withMessages(threadId: string, tuples: CheckpointTuple[]): Promise<StoredCheckpoint[]> {
+    const values = await messagesOfCheckpoints(this.saver, tuples);
+    return tuples.map((tuple) => ({ tuple, messages: requireMessages(values.get(tuple.checkpoint.id), threadId) }));
+  }
+
+  async replaceHead({ threadId, head, base = head, messages, metadata, ignorePendingWrites, recall }: ReplaceHeadRequest): Promise<ReplaceOutcome> {
+    const replacement = buildReplacement(head, base, messages, metadata);
+    const outcome = await this.parts.writer.write({
+      threadId,
+      expectedCheckpointId: head.checkpoint.id,
+      proposedVersion: this.saver.getNextVersion(replacement.baseVersion as number | undefined),
+      build: replacement.build,
+      ...(ignorePendingWrites ? { ignorePendingWrites } : {}),
+      ...(recall ? { recall } : {}),
+    });
+    return outcome.status === "written" ? { status: "written", checkpointId: replacement.id } : outcome;
+  }
+
+  listThreads(): Promise<ThreadRow[]> {
+    return this.parts.listThreads();
+  }
+}
+
+const stores = new WeakMap<BaseCheckpointSaver, Map<string, ThreadStore>>();
+
+/**
+ * The store of `saver`: the strongest backend it supports (SQLite, Postgres, else generic), one per saver and recall
+ * language, created on first use.
+ */
+export function threadStoreFor(saver: BaseCheckpointSaver, { recallLanguage = DEFAULT_POSTGRES_LANGUAGE }: ThreadStoreOptions = {}): ThreadStore {
+  let byLanguage = stores.get(saver);
+  if (!byLanguage) stores.set(saver, (byLanguage = new Map()));
+  let store = byLanguage.get(recallLanguage);
+  if (!store) byLanguage.set(recallLanguage, (store = new BackendThreadStore(saver, backendFor(saver, recallLanguage))));
+  return store;
+}
