@@ -8,7 +8,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { resolveStrategy, type StrategyInput } from "./registry.js";
 import type { StrategyReport } from "./types.js";
-import { resolveModel } from "../tokens/models.js";
+import { MIN_LIMIT_TOKENS, resolveTokenLimit } from "../tokens/models.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
 export interface ContextTrimHookOptions {
@@ -35,13 +35,10 @@ export function createContextTrimHook(options: ContextTrimHookOptions) {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object with at least budget");
   const model = options.model ?? "gpt-4o";
   const { budget: raw } = options;
-  if (typeof raw !== "number" || !Number.isFinite(raw) || raw <= 0) {
-    throw invalidArgument("budget", raw, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's window");
-  }
   const reserve = options.reserveTokens ?? 0;
   if (!Number.isInteger(reserve) || reserve < 0) throw invalidArgument("reserveTokens", reserve, "an integer >= 0");
-  const budget = (raw <= 1 ? Math.floor(raw * resolveModel(model).contextWindow) : Math.floor(raw)) - reserve;
-  if (budget < 100) throw invalidArgument("budget", raw, `at least 100 tokens once resolved, after reserveTokens (${reserve})`);
+  const budget = resolveTokenLimit(raw, model, { parameter: "budget" }) - reserve;
+  if (budget < MIN_LIMIT_TOKENS) throw invalidArgument("budget", raw, `at least ${MIN_LIMIT_TOKENS} tokens once resolved, after reserveTokens (${reserve})`);
   if (options.onTrim !== undefined && typeof options.onTrim !== "function") throw invalidArgument("onTrim", options.onTrim, "a function");
   const strategy = resolveStrategy(options.strategy ?? DEFAULT_HOOK_STRATEGY);
   const counter = options.counter ?? new TokenCounter({ model });
@@ -54,8 +51,3 @@ export function createContextTrimHook(options: ContextTrimHookOptions) {
     return { llmInputMessages: view };
   };
 }
-
-/** @deprecated Renamed `createContextTrimHook` (it trims the model's view and compacts nothing); removed in the next release. */
-export const createCompactionHook = createContextTrimHook;
-/** @deprecated Renamed `ContextTrimHookOptions`. */
-export type CompactionHookOptions = ContextTrimHookOptions;

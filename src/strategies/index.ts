@@ -6,4 +6,4 @@ export type { ClearToolResultsOptions } from "./clear-tool-results.js";
 export type { SlidingWindowOptions } from "./sliding-window.js";
 export type { SmartTrimOptions } from "./smart-trim.js";
 export type { SummarizeOptions } from "./summarize.js";
-export { createContextTrimHook, createCompactionHook, type ContextTrimHookOptions, type CompactionHookOptions } from "./context-trim-hook.js";
+export { createContextTrimHook, type ContextTrimHookOptions } from "./context-trim-hook.js";

@@ -2,7 +2,7 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { ExtractiveSummarizer } from "./extractive.js";
 import { DEFAULT_SUMMARY_MODEL } from "./llm.js";
 import { createOpenAISummarizer } from "./openai.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "./types.js";
+import type { Summarizer } from "./types.js";
 
 /**
  * The summarizer used when none is given: an `LlmSummarizer` over `ChatOpenAI` when `OPENAI_API_KEY` is set
@@ -19,12 +19,4 @@ export function createDefaultSummarizer(
     model: env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL,
     baseURL: env.OPENAI_BASE_URL || undefined,
   });
-}
-
-/**
- * The longest summary the summarizer that `createDefaultSummarizer` would build can write, without building it:
- * the LLM summarizer's output limit when OPENAI_API_KEY is set, unlimited for the extractive one.
- */
-export function defaultSummarizerMaxTokens(env: Record<string, string | undefined> = process.env): number {
-  return env.OPENAI_API_KEY ? DEFAULT_SUMMARIZER_MAX_TOKENS : Number.POSITIVE_INFINITY;
 }

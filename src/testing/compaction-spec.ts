@@ -12,7 +12,7 @@
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { InMemoryStore, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { MessagesAnnotation, MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditThread } from "../engine/audit.js";
 import { HistoryManager } from "../engine/history-manager.js";
@@ -40,8 +40,24 @@ const config = { configurable: { thread_id: THREAD } };
 const question = (turn: number) => `Question ${turn}: where is the crate QX${1000 + turn} stored, and who signed for it?`;
 const answer = (turn: number) => `Answer ${turn}: crate QX${1000 + turn} is in aisle ${turn}, signed for by the night shift; the manifest lists ${turn * 7} pallets.`;
 
+/**
+ * The two ways LangGraph stores a conversation: the whole list in every checkpoint (`MessagesAnnotation`), or deltas
+ * with periodic snapshots (`MessagesDeltaValue`, a DeltaChannel). Every case runs on both.
+ */
+const MESSAGE_STATES = {
+  "a messages list": MessagesAnnotation,
+  "MessagesDeltaValue (delta channel)": new StateSchema({ messages: MessagesDeltaValue }),
+} as const;
+type MessageState = (typeof MESSAGE_STATES)[keyof typeof MESSAGE_STATES];
+let state: MessageState = MessagesAnnotation;
+
+/** A graph over the suite's current message state (the cast: both states have the same `messages` shape). */
+function messagesGraph() {
+  return new StateGraph(state as typeof MessagesAnnotation);
+}
+
 function chatGraph(saver: BaseCheckpointSaver) {
-  return new StateGraph(MessagesAnnotation)
+  return messagesGraph()
     .addNode("agent", async (state) => {
       // The turn's number is read from its question: after a compaction the thread holds fewer questions.
       const asked = String(state.messages.at(-1)?.content ?? "").match(/^Question (\d+):/);
@@ -54,7 +70,7 @@ function chatGraph(saver: BaseCheckpointSaver) {
 /** A graph whose every turn calls a tool with a bulky result, then answers. */
 function toolGraph(saver: BaseCheckpointSaver) {
   let call = 0;
-  return new StateGraph(MessagesAnnotation)
+  return messagesGraph()
     .addNode("agent", async () => {
       const id = `call_${++call}`;
       return {
@@ -97,9 +113,16 @@ async function expectNothingLost(saver: BaseCheckpointSaver): Promise<void> {
 }
 
 export function compactionSpec(initializer: SaverInitializer): void {
-  describe(`compactionSpec: ${initializer.name}`, () => {
+  for (const [label, messageState] of Object.entries(MESSAGE_STATES)) {
+    describe(`compactionSpec: ${initializer.name}, ${label}`, () => specCases(initializer, messageState));
+  }
+}
+
+function specCases(initializer: SaverInitializer, messageState: MessageState): void {
+  {
     let saver: BaseCheckpointSaver;
     beforeEach(async () => {
+      state = messageState;
       saver = await initializer.createSaver();
     });
     afterEach(async () => {
@@ -223,5 +246,5 @@ export function compactionSpec(initializer: SaverInitializer): void {
       expect((await headTuple(saver)).checkpoint.id).toBe(before);
       await expectNothingLost(saver);
     });
-  });
+  }
 }

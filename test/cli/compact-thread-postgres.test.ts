@@ -42,7 +42,7 @@ describe("the compaction script on Postgres", () => {
   it("inspects, compacts, shows history and restores", async () => {
     const inspected = JSON.parse((await compactThread(["inspect", "pg-thread", ...store(), "--json"])).stdout);
     expect(inspected.compactable).toBe(true);
-    const compacted = await compactThread(["compact", "pg-thread", ...store(), "--json"]);
+    const compacted = await compactThread(["compact", "pg-thread", ...store(), "--json", "--limit", "900"]);
     expect(compacted.code, compacted.stderr).toBe(0);
     const report = JSON.parse(compacted.stdout).report;
     expect(report.status).toBe("compacted");
@@ -62,7 +62,7 @@ describe("the compaction script on Postgres", () => {
     ["an unknown thread", () => ["compact", "nope", ...store()], 5, /not in this store/],
     ["a busy thread", () => ["compact", "pg-busy", ...store()], 6, /pending write/],
     ["an out-of-range --ratio", () => ["compact", "pg-thread", ...store(), "--ratio", "0"], 2, /--ratio must be/],
-    ["a summarizer error", () => ["compact", "pg-thread", ...store(), "--summarizer", "openai"], 7, /summar/i, { OPENAI_API_KEY: "sk-test" }],
+    ["a summarizer error", () => ["compact", "pg-thread", ...store(), "--summarizer", "openai", "--limit", "900"], 7, /summar/i, { OPENAI_API_KEY: "sk-test" }],
     ["a checkpoint of another thread", () => ["restore", "pg-thread", ...store(), "--checkpoint", "not-a-checkpoint"], 8, /does not belong/],
     ["a schema that is not a checkpoint store", () => ["list", "--postgres", url, "--schema", "no_such_schema"], 4, /not a LangGraph checkpoint store/],
   ];

@@ -51,7 +51,7 @@ it("exits 9 when every attempt's summarized messages were rewritten by another w
     landed.push(report.status);
     return { content: "## Facts and figures\n- shipments tracked" };
   });
-  const result = await compactThread(["compact", THREAD, "--db", store, "--summarizer", "openai", "--ratio", "0.5"], {
+  const result = await compactThread(["compact", THREAD, "--db", store, "--summarizer", "openai", "--ratio", "0.5", "--limit", "400"], {
     OPENAI_API_KEY: "sk-test-conflict",
     OPENAI_BASE_URL: server.url,
   });

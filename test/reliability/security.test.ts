@@ -133,17 +133,18 @@ describe("security basics", () => {
       expect(text).not.toContain(ECHOED_KEY);
     }
 
-    // The script: the same failure on stderr, and a successful compaction's JSON report.
+    // The script: the same failure on stderr, and a successful compaction's JSON report (on a thread grown over its limit).
+    await runTurns(agent, "keys", 30, { from: 7 });
     const output: string[] = [];
     const spies = [
       vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (output.push(String(chunk)), true)),
       vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (output.push(String(chunk)), true)),
     ];
     try {
-      expect(await main(["compact", "keys", "--db", path, "--summarizer", "openai", "--json"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url })).toBe(7);
+      expect(await main(["compact", "keys", "--db", path, "--summarizer", "openai", "--json", "--limit", "1000"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url })).toBe(7);
       await server.close();
       server = await startChatCompletionsServer(() => ({ content: "## Facts and figures\n- The invoices were discussed." }));
-      expect(await main(["compact", "keys", "--db", path, "--summarizer", "openai", "--json"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url })).toBe(0);
+      expect(await main(["compact", "keys", "--db", path, "--summarizer", "openai", "--json", "--limit", "1000"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url })).toBe(0);
     } finally {
       for (const spy of spies) spy.mockRestore();
     }
