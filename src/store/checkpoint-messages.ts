@@ -5,7 +5,6 @@
  *   nearest ancestor's snapshot with the writes of every step since replayed through LangGraph's own reducer
  *   (`messagesDeltaReducer`), as the graph itself rebuilds it — so no graph is needed to read such a thread.
  */
-import { DeltaChannel, messagesDeltaReducer } from "@langchain/langgraph";
 import { DeltaSnapshot, isDeltaSnapshot, type BaseCheckpointSaver, type CheckpointTuple, type PendingWrite } from "@langchain/langgraph-checkpoint";
 
 /** How a checkpoint holds its messages: in full (`list`), as deltas on its ancestors (`delta`), or not at all. */
@@ -27,8 +26,13 @@ function ownValue({ checkpoint }: CheckpointLike): { value: unknown } | undefine
   return { value: isDeltaSnapshot(value) ? (value as { value: unknown }).value : value };
 }
 
-/** `seed` (a snapshot, a list, or nothing) with `writes` replayed by LangGraph's own delta channel and reducer. */
-function replay(seed: unknown, writes: readonly PendingWrite[] | readonly [string, string, unknown][]): unknown {
+/**
+ * `seed` (a snapshot, a list, or nothing) with `writes` replayed by LangGraph's own delta channel and reducer.
+ * `@langchain/langgraph` is imported here, on the first delta thread only: a process reading list threads (the
+ * script, a worker) never loads the graph runtime.
+ */
+async function replay(seed: unknown, writes: readonly PendingWrite[] | readonly [string, string, unknown][]): Promise<unknown> {
+  const { DeltaChannel, messagesDeltaReducer } = await import("@langchain/langgraph");
   const channel = new DeltaChannel(messagesDeltaReducer).fromCheckpoint(seed as never);
   channel.replayWrites(writes as never);
   return channel.isAvailable() ? channel.get() : [];
@@ -40,7 +44,7 @@ export async function messagesAt(saver: BaseCheckpointSaver, tuple: CheckpointTu
   if (own) return own.value;
   if (messagesStorage(tuple) === "none") return [];
   const history = (await saver.getDeltaChannelHistory({ config: tuple.config, channels: ["messages"] })).messages;
-  return replay(history?.seed, history?.writes ?? []);
+  return await replay(history?.seed, history?.writes ?? []);
 }
 
 /**
@@ -89,7 +93,7 @@ export async function messagesOfCheckpoints(saver: BaseCheckpointSaver, tuples: 
     for (let index = chain.length - 1; index >= 0; index--) {
       const child = chain[index]!;
       const parent = byId.get(child.parentConfig?.configurable?.checkpoint_id as string);
-      value = replay(value, (parent?.pendingWrites ?? []).filter(([, channel]) => channel === "messages"));
+      value = await replay(value, (parent?.pendingWrites ?? []).filter(([, channel]) => channel === "messages"));
       values.set(child.checkpoint.id, value);
     }
     return values.get(id);
