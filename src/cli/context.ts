@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
-import { numberOf, policyFromEnv, POLICY_ENVIRONMENT, resolvePolicy, type CompactionPolicy, type OptionNames } from "../engine/policy.js";
+import { numberOf, resolvePolicy, withEnvironment, type CompactionPolicy } from "../engine/policy.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { createDefaultSummarizer } from "../summarizers/default.js";
@@ -110,29 +110,23 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
  * TOKEN_MODEL. Errors name the flag or the variable that was wrong.
  */
 function resolveScriptPolicy(options: ParsedOptions, env: NodeJS.ProcessEnv, command: string | undefined, summarizer: Summarizer): CompactionPolicy & { tokenLimit: number } {
-  const fromEnv = policyFromEnv(env);
-  const names: OptionNames = {};
-  const flag = (key: "tokenLimit" | "compactionRatio" | "model", raw: string | undefined, name: string) => {
-    if (raw !== undefined) {
-      names[key] = name;
-      return key === "model" ? raw : numberOf(name, raw);
-    }
-    if (fromEnv[key] !== undefined) names[key] = POLICY_ENVIRONMENT[key];
-    return fromEnv[key];
-  };
   // search reads --limit as a number of hits; every other command as a number of tokens.
   if (options.over !== undefined && !(command === "compact" && options.all)) throw invalidArgument("--over", options.over, "used with compact --all");
   if (options.over !== undefined && options.limit !== undefined) throw invalidArgument("--over", options.over, "left out when --limit is given (--over N is --limit N for compact --all)");
   const limitFlag = options.over !== undefined ? "--over" : "--limit";
   const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
   if (rawLimit !== undefined) positiveInteger(limitFlag, rawLimit);
-  const limit = flag("tokenLimit", rawLimit, limitFlag) as number | undefined;
+  const flags = {
+    tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit),
+    compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio),
+    model: options.model,
+  };
+  const { options: merged, names } = withEnvironment(flags, env);
+  if (flags.tokenLimit !== undefined) names.tokenLimit = limitFlag;
+  if (flags.compactionRatio !== undefined) names.compactionRatio = "--ratio";
+  if (flags.model !== undefined) names.model = "--model";
   const policy = resolvePolicy(
-    {
-      tokenLimit: limit ?? DEFAULT_SCRIPT_TOKEN_LIMIT,
-      compactionRatio: flag("compactionRatio", options.ratio, "--ratio") as number | undefined,
-      model: flag("model", options.model, "--model") as string | undefined,
-    },
+    { ...merged, tokenLimit: merged.tokenLimit ?? DEFAULT_SCRIPT_TOKEN_LIMIT },
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
   );
   return policy as CompactionPolicy & { tokenLimit: number };

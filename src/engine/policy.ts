@@ -196,6 +196,27 @@ export function policyFromEnv(env: Record<string, string | undefined>): Compacti
   return options;
 }
 
+/**
+ * `given` with the policy options it leaves unset taken from `env` (`policyFromEnv`), except `skip`, and the names
+ * errors should use for the ones taken from there (the variable's). The wrapper's options and the script's flags
+ * both win over the environment this one way.
+ */
+export function withEnvironment(
+  given: Pick<CompactionPolicyOptions, keyof typeof POLICY_ENVIRONMENT>,
+  env: Record<string, string | undefined>,
+  { skip = [] }: { skip?: ReadonlyArray<keyof typeof POLICY_ENVIRONMENT> } = {},
+): { options: Pick<CompactionPolicyOptions, keyof typeof POLICY_ENVIRONMENT>; names: OptionNames } {
+  const fromEnv = policyFromEnv(env);
+  const options = { ...given };
+  const names: OptionNames = {};
+  for (const key of Object.keys(POLICY_ENVIRONMENT) as Array<keyof typeof POLICY_ENVIRONMENT>) {
+    if (given[key] !== undefined || skip.includes(key) || fromEnv[key] === undefined) continue;
+    (options as Record<string, unknown>)[key] = fromEnv[key];
+    names[key] = POLICY_ENVIRONMENT[key];
+  }
+  return { options, names };
+}
+
 /** The number a setting spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it. */
 export function numberOf(parameter: string, raw: string): number {
   const value = Number(raw.replace(/_/g, ""));

@@ -9,7 +9,7 @@ import { CompactionError, invalidArgument } from "../../errors.js";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
-import { policyFromEnv, POLICY_ENVIRONMENT, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions, type OptionNames } from "../../engine/policy.js";
+import { resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { createDefaultSummarizer } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
@@ -149,29 +149,26 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
-  const fromEnv = policyFromEnv(env);
-  const names: OptionNames = {};
-  const pick = <K extends keyof CompactionPolicyOptions>(key: K, given: CompactionPolicyOptions[K]): CompactionPolicyOptions[K] => {
-    if (given !== undefined) return given;
-    if (fromEnv[key] !== undefined) names[key] = POLICY_ENVIRONMENT[key as keyof typeof POLICY_ENVIRONMENT];
-    return fromEnv[key];
-  };
-  const modelName = options.model === undefined ? (pick("model", undefined) ?? DEFAULT_MODEL) : modelNameOf(options.model);
-  const tokenLimit = pick("tokenLimit", options.tokenLimit);
-  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or set TOKEN_LIMIT)");
   // A cut chosen in code is not overruled by the environment's ratio.
   const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined;
+  const { options: merged, names } = withEnvironment(
+    { tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: options.model === undefined ? undefined : modelNameOf(options.model) },
+    env,
+    { skip: cutInCode ? ["compactionRatio"] : [] },
+  );
+  const tokenLimit = merged.tokenLimit;
+  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or set TOKEN_LIMIT)");
   const summarizer = options.summarizer ?? createDefaultSummarizer({ env });
   const policy = resolvePolicy(
     {
       tokenLimit,
-      compactionRatio: cutInCode ? options.compactionRatio : pick("compactionRatio", undefined),
+      compactionRatio: merged.compactionRatio,
       compactionTarget: options.compactionTarget,
       keepTokens: options.keepTokens,
       summaryTokens: options.summaryTokens,
       hardLimit: options.hardLimit,
       recoveryRatio: options.recoveryRatio,
-      model: modelName,
+      model: merged.model ?? DEFAULT_MODEL,
       contextWindow: options.contextWindow,
     },
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
