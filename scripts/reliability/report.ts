@@ -35,8 +35,10 @@ const rows = [
   },
   {
     suite: "crash safety (SIGKILL, SQLite)",
-    size: `${n(crash?.trials)} trials on ${n(crash?.messagesPerThread)} messages`,
-    exercised: `${n(crash?.kills)} kills; head old ${n(crash?.headsOld)} / new ${n(crash?.headsNew)}; last phase ${JSON.stringify(crash?.lastPhaseBeforeKill ?? {})}`,
+    size: `${n(crash?.trials)} + ${n(crash?.rebaseTrials)} trials on ${n(crash?.messagesPerThread)} messages`,
+    exercised:
+      `${n(crash?.trials)} kills, head old ${n(crash?.headsOld)} / new ${n(crash?.headsNew)}, last phase ${JSON.stringify(crash?.lastPhaseBeforeKill ?? {})}; ` +
+      `${n(crash?.rebaseTrials)} kills around a rebased write, heads ${JSON.stringify(crash?.rebaseHeads ?? {})}`,
     lost: n(crash?.messagesLost),
   },
   {

@@ -13,23 +13,25 @@ import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditThread, getSummaryProvenance, validateHistory } from "../../src/index.js";
 import { generateHistory } from "../../scripts/workload/history.js";
 import { createRandom } from "../../scripts/workload/random.js";
 import { createTestAgent } from "../support/agents.js";
 import { recordFigures, size, FUZZ_SEED } from "../support/reliability.js";
-import { ROOT } from "../support/run-script.js";
+import { childArgs, ROOT } from "../support/child-entry.js";
 
-const TRIALS = size("CRASH_TRIALS", 50, 200);
+// npm test: each named phase once, then kills at drawn statements; test:reliability: 200 and 50 trials.
+const TRIALS = size("CRASH_TRIALS", 12, 200);
+const REBASE_TRIALS = size("CRASH_REBASE_TRIALS", 7, 50);
 const PHASES = ["started", "summarizing", "summarized", "in-transaction", "in-transaction:recall", "committed:compacted"];
 const THREAD = "crash";
 
 /** Runs the child, which kills itself on reaching `killAt` (if given). Returns the steps it reported. */
 function runChild(path: string, killAt?: string, mode: "plain" | "rebase" = "plain"): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
   return new Promise((resolvePromise, reject) => {
-    const args = ["--import", "tsx", resolve(ROOT, "test/support/compact-child.ts"), path, THREAD, killAt ?? "-", mode];
+    const args = [...childArgs("test/support/compact-child.ts"), path, THREAD, killAt ?? "-", mode];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
     let stdout = "";
     let stderr = "";
@@ -99,8 +101,10 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     for (let index = 0; index < TRIALS; index++) {
       const path = join(dir, `trial-${index}.sqlite`);
       copyFileSync(pristine, path);
-      // Two in five trials kill at a named phase (cycled); the rest at a statement drawn from the whole run.
-      const killAt = index % 5 < 2 ? PHASES[Math.floor(index / 2) % PHASES.length]! : `sql:${random.int(1, statements)}`;
+      // Each named phase first; then two in five trials at a named phase (cycled), the rest at a statement drawn
+      // from the whole run.
+      const killAt =
+        index < PHASES.length ? PHASES[index]! : index % 5 < 2 ? PHASES[index % PHASES.length]! : `sql:${random.int(1, statements)}`;
       const { steps, signal } = await runChild(path, killAt);
       expect(signal, `trial ${index} (${killAt})`).toBe("SIGKILL");
       expect(steps.at(-1)).toBe(killAt);
@@ -145,7 +149,7 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     recordFigures("crash", { trials: TRIALS, statementsPerCompaction: statements, headsOld: outcomes.old, headsNew: outcomes.new, lastPhaseBeforeKill: phasesAtKill, messagesPerThread: originalIds.length, messagesLost: 0 });
     expect(outcomes.old).toBeGreaterThan(0);
     expect(outcomes.new).toBeGreaterThan(0);
-  }, TRIALS * 10_000);
+  }, 120_000 + TRIALS * 10_000);
 
   it(`rebasing: survives kills between the summary and the rebased write, and inside it`, async () => {
     const REBASE_PHASES = ["summarized", "appended", "in-transaction", "in-transaction:recall", "committed:compacted"];
@@ -159,7 +163,7 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     expect(appendedAt).toBeGreaterThan(0);
     const random = createRandom(FUZZ_SEED + 1);
     const heads = { old: 0, appended: 0, rebased: 0 };
-    const trials = Math.max(10, Math.floor(TRIALS / 4));
+    const trials = Math.max(REBASE_PHASES.length + 1, REBASE_TRIALS);
     for (let index = 0; index < trials; index++) {
       const path = join(dir, `rebase-${index}.sqlite`);
       copyFileSync(pristine, path);
@@ -202,5 +206,5 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     recordFigures("crash", { rebaseTrials: trials, rebaseHeads: heads });
     expect(heads.appended).toBeGreaterThan(0);
     expect(heads.rebased).toBeGreaterThan(0);
-  }, 120_000 + TRIALS * 5_000);
+  }, 120_000 + REBASE_TRIALS * 10_000);
 });

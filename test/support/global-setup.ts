@@ -1,8 +1,26 @@
+import { rmSync } from "node:fs";
+import { build } from "esbuild";
 import type { TestProject } from "vitest/node";
+import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR, ROOT } from "./child-entry.js";
 import { startPostgres } from "./postgres-server.js";
 
-/** One Postgres server for the whole run; each test suite works in its own schema. */
+/** One Postgres server for the whole run (each test suite works in its own schema) and the child entry points built. */
 export default async function setup(project: TestProject) {
+  rmSync(CHILDREN_DIR, { recursive: true, force: true });
+  await Promise.all(
+    CHILD_ENTRIES.map((entry) =>
+      build({
+        entryPoints: [`${ROOT}/${entry}`],
+        outfile: bundleOf(entry),
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: "node20",
+        packages: "external",
+        logLevel: "error",
+      }),
+    ),
+  );
   const server = await startPostgres();
   project.provide("postgresUrl", server.url);
   return async () => {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { childArgs, ROOT } from "./child-entry.js";
 
-export const ROOT = resolve(import.meta.dirname, "../..");
+export { ROOT };
 
 export interface ScriptResult {
   code: number;
@@ -10,7 +10,7 @@ export interface ScriptResult {
 }
 
 /**
- * Run a TypeScript entry point of the project in a child process (node --import tsx). `prefix`: a command the child
+ * Run a TypeScript entry point of the project in a child process (its bundle, see child-entry.ts). `prefix`: a command the child
  * runs under (e.g. `["unshare", "-U"]`).
  */
 export function runTs(
@@ -21,7 +21,7 @@ export function runTs(
   { prefix = [] }: { prefix?: string[] } = {},
 ): Promise<ScriptResult> {
   return new Promise((resolvePromise, reject) => {
-    const command = [...prefix, process.execPath, "--import", "tsx", resolve(ROOT, script), ...args];
+    const command = [...prefix, process.execPath, ...childArgs(script), ...args];
     const child = spawn(command[0]!, command.slice(1), {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1", ...env },

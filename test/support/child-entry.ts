@@ -1,0 +1,31 @@
+/**
+ * The command line that runs a TypeScript entry point of the project in a child process. The global setup bundles
+ * every entry the tests spawn once per run (esbuild, packages left external, into .tmp/test-children/), so a child
+ * starts as plain Node instead of loading the tsx loader on each spawn — the suites spawn a few hundred children.
+ * An entry that was not bundled runs through tsx, as before.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const CHILDREN_DIR = join(ROOT, ".tmp", "test-children");
+
+/** The entry points the suites spawn (paths from the project root). */
+export const CHILD_ENTRIES = [
+  "scripts/compact-thread.ts",
+  "scripts/demo.ts",
+  "test/support/append-turns.ts",
+  "test/support/compact-child.ts",
+  "test/support/race-turns.ts",
+];
+
+/** Where the bundle of `script` lands. */
+export function bundleOf(script: string): string {
+  return join(CHILDREN_DIR, `${script.replace(/\.ts$/, "").replace(/[/\\]/g, "__")}.mjs`);
+}
+
+/** Node's arguments for running `script` (a path from the project root). */
+export function childArgs(script: string): string[] {
+  const bundle = bundleOf(script);
+  return existsSync(bundle) ? [bundle] : ["--import", "tsx", resolve(ROOT, script)];
+}
