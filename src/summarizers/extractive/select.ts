@@ -19,17 +19,46 @@ export interface Priced extends Candidate {
   tokens: number;
 }
 
-/** Drops filler and near-duplicates (keeping the better-valued sentence of each group). */
+/**
+ * Drops filler and near-duplicates (keeping the better-valued sentence of each group), in time linear in the
+ * candidates for real text. A kept sentence that holds NEAR_DUPLICATE of a candidate's words holds at least one of
+ * its `size − needed + 1` rarest words (prefix filtering), so only the kept sentences indexed under those words are
+ * compared — the same answer as comparing with every kept sentence.
+ */
 export function distinct(candidates: readonly Candidate[]): Candidate[] {
   const ranked = candidates.filter((candidate) => !candidate.filler && candidate.value > 0).sort((a, b) => b.value - a.value || a.order - b.order);
+  const frequency = new Map<string, number>();
+  for (const candidate of ranked) for (const word of candidate.content) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  const rarer = (a: string, b: string) => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
   const kept: Candidate[] = [];
+  const keptWith = new Map<string, number[]>();
   for (const candidate of ranked) {
-    const duplicate = kept.some((other) => {
-      let shared = 0;
-      for (const word of candidate.content) if (other.content.has(word)) shared++;
-      return shared >= NEAR_DUPLICATE * candidate.content.size;
-    });
-    if (!duplicate) kept.push(candidate);
+    const size = candidate.content.size;
+    const needed = Math.ceil(NEAR_DUPLICATE * size);
+    let duplicate = needed === 0 ? kept.length > 0 : false;
+    if (!duplicate) {
+      const prefix = [...candidate.content].sort(rarer).slice(0, size - needed + 1);
+      const compared = new Set<number>();
+      search: for (const word of prefix) {
+        for (const index of keptWith.get(word) ?? []) {
+          if (compared.has(index)) continue;
+          compared.add(index);
+          let shared = 0;
+          for (const other of candidate.content) if (kept[index]!.content.has(other)) shared++;
+          if (shared >= NEAR_DUPLICATE * size) {
+            duplicate = true;
+            break search;
+          }
+        }
+      }
+    }
+    if (duplicate) continue;
+    for (const word of candidate.content) {
+      const list = keptWith.get(word);
+      if (list) list.push(kept.length);
+      else keptWith.set(word, [kept.length]);
+    }
+    kept.push(candidate);
   }
   return kept;
 }
