@@ -38,6 +38,38 @@ type ApplyOutcome =
   | { kind: "busy"; reason: string; waitable: boolean; base: ReportBase }
   | { kind: "moved"; reason: string; base: ReportBase };
 
+/**
+ * The head each prepared summary was computed from, while the prepared object lives: applying it to a head that has
+ * not moved probes only the head's id, instead of reading and deserializing the whole thread a second time.
+ */
+const snapshots = new WeakMap<PreparedCompaction, ThreadHead>();
+
+/** Remembers the head `prepared` was computed from (see `snapshots`). */
+export function rememberSnapshot(prepared: PreparedCompaction, head: ThreadHead): PreparedCompaction {
+  snapshots.set(prepared, head);
+  return prepared;
+}
+
+/**
+ * The head to apply `prepared` to: its snapshot when that is still the head (checked by id; the compare-and-swap
+ * checks again, and checks for pending writes, inside the write), else the head read afresh.
+ */
+async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+  const snapshot = attempt === 1 ? snapshots.get(prepared) : undefined;
+  if (snapshot && (await settings.store.readHeadId(prepared.threadId)) === prepared.snapshotCheckpointId) {
+    const base = {
+      threadId: prepared.threadId,
+      previousCheckpointId: prepared.snapshotCheckpointId,
+      messagesBefore: prepared.messagesBefore,
+      tokensBefore: prepared.tokensBefore,
+      summarizer: prepared.compacted.summarizer.name,
+      attempts: attempt,
+    };
+    return { head: snapshot, headId: prepared.snapshotCheckpointId, base };
+  }
+  return readHead(settings, prepared.threadId, prepared.compacted.summarizer.name, attempt);
+}
+
 /** The thread's head, and the report fields every outcome on it starts from. */
 export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
   const head = await settings.store.readHead(threadId);
@@ -99,7 +131,7 @@ export async function applyPrepared(
 
 async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
-  const { head, headId, base } = await readHead(settings, threadId, compacted.summarizer.name, attempt);
+  const { head, headId, base } = await headFor(settings, prepared, attempt);
   if (head.busyReason) return { kind: "busy", reason: head.busyReason, waitable: head.busyKind === "run", base };
   const moved = headId !== prepared.snapshotCheckpointId;
   const rebased = moved

@@ -12,7 +12,7 @@ import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { validateRatio } from "../validate-ratio.js";
 import { planOptionsOf, type CompactionPolicy } from "./policy.js";
-import { applyPrepared, readHead, type PreparedCompaction } from "./apply-prepared.js";
+import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
@@ -208,16 +208,19 @@ export class HistoryManager {
         };
       }
     }
-    return {
-      status: "prepared",
-      threadId,
-      snapshotCheckpointId: headId,
-      snapshotLength: head.messages.length,
-      prefix: head.messages.slice(0, plan.prefixLength),
-      compacted,
-      messagesBefore: base.messagesBefore,
-      tokensBefore: base.tokensBefore,
-    };
+    return rememberSnapshot(
+      {
+        status: "prepared",
+        threadId,
+        snapshotCheckpointId: headId,
+        snapshotLength: head.messages.length,
+        prefix: head.messages.slice(0, plan.prefixLength),
+        compacted,
+        messagesBefore: base.messagesBefore,
+        tokensBefore: base.tokensBefore,
+      },
+      head,
+    );
   }
 
   /** Tokens a summary message adds besides its text: the header line and the message framing. Counted once. */

@@ -18,6 +18,8 @@ export interface Backend {
   writer: CompareAndSwapWriter;
   recall: RecallBackend;
   listThreads(): Promise<ThreadRow[]>;
+  /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
+  headId(threadId: string): Promise<string | undefined>;
 }
 
 export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): Backend {
@@ -29,6 +31,10 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       name: "postgres",
       writer: new PostgresWriter(saver, recallLanguage),
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
+      headId: async (threadId) => {
+        const result = await pool.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
+        return result.rows[0] ? String(result.rows[0].checkpoint_id) : undefined;
+      },
       listThreads: async () => {
         // The head of each thread (the highest id), its size with the blobs of the versions it names.
         const result = await pool.query(
@@ -55,6 +61,14 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       name: "sqlite",
       writer: new SqliteWriter(saver),
       recall: new SqliteRecall(db),
+      headId: async (threadId) => {
+        const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
+        if (!exists) return undefined;
+        const row = db.prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`).get(threadId) as
+          | { checkpoint_id: string }
+          | undefined;
+        return row?.checkpoint_id;
+      },
       listThreads: async () => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return [];
@@ -74,6 +88,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     name: "generic",
     writer: new GenericWriter(saver),
     recall: memoryRecallFor(saver),
+    headId: async (threadId) => (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
     listThreads: async () => {
       // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
       const threads = new Map<string, ThreadRow>();

@@ -62,6 +62,8 @@ export interface ThreadStore {
   readonly recall: RecallBackend;
   /** The head of the thread's root namespace with its messages; undefined for a thread with no checkpoint. */
   readHead(threadId: string): Promise<ThreadHead | undefined>;
+  /** The id of that head, read without deserializing it (SQLite and Postgres); undefined for a thread with none. */
+  readHeadId(threadId: string): Promise<string | undefined>;
   /** One checkpoint of the thread's root namespace, or undefined when the thread has no such checkpoint. */
   readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined>;
   /** Every checkpoint of the thread's root namespace, newest first, with their messages. */
@@ -91,6 +93,14 @@ class BackendThreadStore implements ThreadStore {
 
   readHead(threadId: string): Promise<ThreadHead | undefined> {
     return readThreadHead(this.saver, threadId);
+  }
+
+  async readHeadId(threadId: string): Promise<string | undefined> {
+    try {
+      return await this.parts.headId(threadId);
+    } catch (error) {
+      throw asStoreReadError(error, threadId);
+    }
   }
 
   async readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined> {
