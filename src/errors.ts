@@ -157,6 +157,14 @@ export function requireThreadId(config: unknown, method: string): string {
       message: `${method}() needs config.configurable.thread_id to know which thread to compact; got ${describeValue(threadId)}. Pass { configurable: { thread_id: "..." } }.`,
     });
   }
+  if (typeof threadId === "string" && threadId.includes("\u0000")) {
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "config.configurable.thread_id",
+      value: threadId,
+      message: `${method}() got a thread_id holding a NUL character (${describeValue(threadId)}): no checkpointer can key a thread by it (Postgres text cannot hold one).`,
+    });
+  }
   return String(threadId);
 }
 

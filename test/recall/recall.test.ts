@@ -159,6 +159,20 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     expect(byId(await backend.entries("a"))).toEqual(after);
   });
 
+  it("compacts and finds a message holding a NUL character (pasted binary, tool output); a NUL thread id is a typed error", async () => {
+    const { saver, agent, manager } = await setup();
+    await agent.invoke({ messages: [new HumanMessage({ id: "nul-1", content: "the dump reads PK\u0003\u0004\u0000\u0000 then invoice ord_7731" })] }, config("nul"));
+    await runTurns(agent, "nul", 9);
+    const report = await manager.compactThread(config("nul"), { compactionRatio: 0.5 });
+    expect(report.status, report.reason).toBe("compacted");
+    const hits = await searchHistory(saver, config("nul"), "ord_7731");
+    expect(hits.map((hit) => hit.messageId)).toContain("nul-1");
+    // The next compaction of the thread works too: the thread never stops compacting.
+    await runTurns(agent, "nul", 9);
+    expect((await manager.compactThread(config("nul"), { compactionRatio: 0.5 })).status).toBe("compacted");
+    await expect(searchHistory(saver, config("nu\u0000l"), "invoice")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  });
+
   it("reads hostile queries as words: answered from this thread or a typed error, nothing written", async () => {
     const { saver, agent, manager } = await setup();
     await runTurns(agent, "a", 9);

@@ -58,6 +58,14 @@ function countWords(counts: Map<string, number>, texts: ReadonlyArray<readonly s
   });
 }
 
+/**
+ * Postgres text cannot hold a NUL character (error 22021), which pasted binary or a tool's output can carry: the
+ * index stores it as U+FFFD (the checkpoint itself keeps the message as it was).
+ */
+function pgText<T extends string | null | undefined>(value: T): T {
+  return (typeof value === "string" && value.includes("\u0000") ? value.replace(/\u0000/g, "\uFFFD") : value) as T;
+}
+
 /** Writes `changes` with `client`, which must be inside the transaction of the write they belong to. */
 export async function applyPostgresRecall(
   client: PostgresQueryable,
@@ -73,7 +81,7 @@ export async function applyPostgresRecall(
   // and its words leave the thread's term statistics.
   const gone = await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING text`, [
     threadId,
-    [...remove, ...add.map((entry) => entry.messageId)],
+    [...remove, ...add.map((entry) => entry.messageId)].map(pgText),
   ]);
   countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
   const words = add.map((entry) => wordsOf(entry.text));
@@ -103,16 +111,16 @@ export async function applyPostgresRecall(
       [
         threadId,
         language,
-        add.map((entry) => entry.messageId),
+        add.map((entry) => pgText(entry.messageId)),
         add.map((entry) => entry.role),
-        add.map((entry) => entry.name ?? null),
+        add.map((entry) => pgText(entry.name ?? null)),
         add.map((entry) => entry.date ?? null),
         add.map((entry) => entry.checkpointId),
         add.map((entry) => entry.ordinal),
-        add.map((entry) => entry.text),
-        words.map((list) => list.join(" ")),
-        add.map((entry, index) => (entry.context && contextOf[index] === null ? indexTerms(entry.context) : null)),
-        add.map((entry) => indexTerms(recallLabel(entry))),
+        add.map((entry) => pgText(entry.text)),
+        words.map((list) => pgText(list.join(" "))),
+        add.map((entry, index) => (entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null)),
+        add.map((entry) => pgText(indexTerms(recallLabel(entry)))),
         contextOf,
       ],
     );
@@ -127,7 +135,7 @@ export async function applyPostgresRecall(
   await client.query(
     `INSERT INTO ${s}.compaction_recall_terms (thread_id, term, documents) SELECT $1, x.term, x.delta FROM unnest($2::text[], $3::int[]) AS x(term, delta)
      ON CONFLICT (thread_id, term) DO UPDATE SET documents = ${s}.compaction_recall_terms.documents + EXCLUDED.documents`,
-    [threadId, changed.map(([term]) => term), changed.map(([, delta]) => delta)],
+    [threadId, changed.map(([term]) => pgText(term)), changed.map(([, delta]) => delta)],
   );
   if (changed.some(([, delta]) => delta < 0)) await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
 }
