@@ -12,6 +12,7 @@ import { HistoryManager } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { reindexThread } from "../../src/recall/reindex.js";
 import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
+import { threadKey } from "../../src/store/recall-index/sqlite-index.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
@@ -100,6 +101,26 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     // Same words, never compacted: nothing; a thread id that tries to widen the scope: nothing.
     expect(await searchHistory(saver, config("c"), "invoice total ord_1001")).toEqual([]);
     for (const thread of ["a' OR '1'='1", "a\" OR thread_id", "%", "*"]) expect(await searchHistory(saver, config(thread), "invoice ord_1001")).toEqual([]);
+  });
+
+  it("cannot be blinded by another thread whose messages spell this thread's index key", async () => {
+    const { saver, agent, manager } = await setup();
+    await runTurns(agent, "victim", 9);
+    expect((await manager.compactThread(config("victim"), { compactionRatio: 0.5 })).status).toBe("compacted");
+    const before = (await searchHistory(saver, config("victim"), "invoice ord_1001")).map((hit) => hit.messageId);
+    expect(before.length).toBeGreaterThan(0);
+    // Another tenant floods its own thread with the victim's key (in every case and spacing an FTS5 token allows).
+    const key = threadKey("victim");
+    for (let turn = 0; turn < 40; turn++) {
+      const spelled = [key, key.toUpperCase(), `x_${key}`, `${key}.`][turn % 4];
+      await agent.invoke({ messages: [new HumanMessage({ id: `flood-${turn}`, content: `${spelled} ${spelled} invoice ord_1001 invoice` })] }, config("attacker"));
+    }
+    expect((await manager.compactThread(config("attacker"), { compactionRatio: 0.5 })).status).toBe("compacted");
+    // As many hits, all the victim's (which ones may move: the other thread's words change the store's statistics).
+    const after = (await searchHistory(saver, config("victim"), "invoice ord_1001")).map((hit) => hit.messageId);
+    expect(after.length).toBe(before.length);
+    const own = await idsEver(saver, "victim");
+    for (const id of after) expect(own.has(id), id).toBe(true);
   });
 
   it("indexes nothing when the summarizer fails or the compaction loses its race", async () => {

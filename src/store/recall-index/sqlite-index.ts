@@ -46,6 +46,14 @@ export function threadKey(threadId: string): string {
   return `t${createHash("sha256").update(threadId).digest("hex").slice(0, 32)}`;
 }
 
+/**
+ * Any thread's key spelled in a message (thread ids are often guessable): cut from the words the row is indexed
+ * under, so another thread's rows never match a key, never fill a search's LIMIT before its thread filter, and no
+ * tenant can blind another's recall. An FTS5 token is a run of letters and digits, case-folded.
+ */
+const SPELLED_KEY = /(^|[^\p{L}\p{N}])t[0-9a-f]{32}(?=$|[^\p{L}\p{N}])/giu;
+const withoutKeys = (words: string) => words.replace(SPELLED_KEY, "$1");
+
 const ready = new WeakSet<Database>();
 
 /** Creates the index tables if the file lacks them (idempotent; cheap after the first call per connection). */
@@ -78,10 +86,10 @@ export function applySqliteRecall(db: Database, { threadId, add, remove }: Recal
   let previous: { entry: RecallEntry; terms: string } | undefined;
   for (const entry of add) {
     const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text);
-    const terms = indexTerms(entry.text);
+    const terms = withoutKeys(indexTerms(entry.text));
     // The context is most often the whole text of the entry before: its words are cut once.
-    const context = !entry.context ? "" : previous && previous.entry.text === entry.context ? previous.terms : indexTerms(entry.context);
-    words.run(lastInsertRowid, `${terms} ${key}`, indexTerms(recallLabel(entry)), context);
+    const context = !entry.context ? "" : previous && previous.entry.text === entry.context ? previous.terms : withoutKeys(indexTerms(entry.context));
+    words.run(lastInsertRowid, `${terms} ${key}`, withoutKeys(indexTerms(recallLabel(entry))), context);
     previous = { entry, terms };
   }
 }
