@@ -123,6 +123,19 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     for (const id of after) expect(own.has(id), id).toBe(true);
   });
 
+  it("a query word the thread never holds does not displace the words it does hold", async () => {
+    const { saver, agent, manager } = await setup();
+    await runTurns(agent, "absent", 9);
+    expect((await manager.compactThread(config("absent"), { compactionRatio: 0.5 })).status).toBe("compacted");
+    const alone = await searchHistory(saver, config("absent"), "invoice", { limit: 100 });
+    expect(alone.length).toBeGreaterThan(0);
+    for (const query of ["invoice Zyxwvutsr", "Zyxwvutsr invoice qqqqjjjj"]) {
+      const hits = await searchHistory(saver, config("absent"), query, { limit: 100 });
+      expect(hits.map((hit) => hit.messageId).sort(), query).toEqual(alone.map((hit) => hit.messageId).sort());
+    }
+    expect(await searchHistory(saver, config("absent"), "Zyxwvutsr")).toEqual([]);
+  });
+
   it("indexes nothing when the summarizer fails or the compaction loses its race", async () => {
     const { saver, agent } = await setup();
     await runTurns(agent, "a", 9);

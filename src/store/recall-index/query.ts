@@ -62,10 +62,14 @@ export function tsqueryText(terms: readonly string[]): string {
  * The words of a query worth searching in an engine whose ranking has no inverse document frequency (Postgres):
  * those that are not common in the thread — held by fewer than COMMON_SHARE of its messages (at least
  * MIN_COMMON_DOCUMENTS), the summarizer's own notion of a common word — or, when every word is common, the rarest.
+ * A word no message of the thread holds is not "rare": it is searched beside the others (it may still match a name
+ * or a context) but never displaces them.
  */
 export function rareTerms(terms: readonly string[], documentsOf: (term: string) => number, documents: number): string[] {
   const commonAt = Math.max(MIN_COMMON_DOCUMENTS, Math.ceil(documents * COMMON_SHARE));
-  const rare = terms.filter((term) => documentsOf(term) < commonAt);
-  if (rare.length > 0 || terms.length === 0) return rare;
-  return [terms.reduce((best, term) => (documentsOf(term) < documentsOf(best) ? term : best))];
+  const absent = terms.filter((term) => documentsOf(term) === 0);
+  const present = terms.filter((term) => documentsOf(term) > 0);
+  const rare = present.filter((term) => documentsOf(term) < commonAt);
+  if (rare.length > 0 || present.length === 0) return [...rare, ...absent];
+  return [present.reduce((best, term) => (documentsOf(term) < documentsOf(best) ? term : best)), ...absent];
 }
