@@ -1,7 +1,7 @@
 import { defineConfig } from "tsdown";
 
 // One source, two module formats: the library as ES module and CommonJS (with declarations for each), the script
-// as an ES module. Dependencies and peer dependencies stay external (tsdown's default), so the application's own
+// and the compaction worker as ES modules. Dependencies and peer dependencies stay external (tsdown's default), so the application's own
 // copies of @langchain/* are used and optional backends load only when called.
 const shared = {
   platform: "node",
@@ -14,4 +14,6 @@ const shared = {
 export default defineConfig([
   { ...shared, entry: { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", postgres: "src/postgres.ts", testing: "src/testing/index.ts" }, format: ["esm", "cjs"], dts: true, shims: true, clean: true },
   { ...shared, entry: { "cli/bin": "src/cli/bin.ts" }, format: "esm", dts: false, clean: false },
+  // The compaction worker's entry, beside the library's chunks (the wrapper starts it from there, ESM or CommonJS).
+  { ...shared, entry: { "compaction-worker": "src/runtimes/offload/compaction-worker.ts" }, format: "esm", dts: false, clean: false },
 ]);

@@ -43,7 +43,8 @@ export type CompactionErrorCode =
   | "STORE_CORRUPT"
   | "STORE_READ_ONLY"
   | "STORE_ERROR"
-  | "MISSING_DEPENDENCY";
+  | "MISSING_DEPENDENCY"
+  | "WORKER_FAILED";
 
 export interface CompactionErrorOptions {
   code: CompactionErrorCode;

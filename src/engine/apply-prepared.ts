@@ -4,7 +4,7 @@
  * for (with backoff) up to a deadline; a head that keeps moving is retried up to `maxWriteAttempts` times.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { threadNotFound } from "../errors.js";
+import { CompactionError, threadNotFound } from "../errors.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import type { CompactedReport, CompactionReport } from "./report.js";
@@ -71,8 +71,11 @@ async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, 
 }
 
 /** The thread's head, and the report fields every outcome on it starts from. */
-export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
-  const head = await settings.store.readHead(threadId);
+export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+  const head = await settings.store.readHead(threadId, at);
+  if (!head && at !== undefined) {
+    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: at, message: `thread ${threadId} has no checkpoint ${at}` });
+  }
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: settings.counter.countMessages(head.messages), summarizer, attempts };

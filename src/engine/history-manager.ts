@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, requireThreadId, storeErrors } from "../errors.js";
+import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "../errors.js";
 import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -163,11 +163,15 @@ export class HistoryManager {
   /**
    * The first half of `compactThread`: read the head, plan, summarize. Writes nothing. One summary at a time per
    * thread in this process. Returns the summary ready to apply, or a `skipped` report saying why there is none.
-   * @throws as compactThread.
+   * With `config.configurable.checkpoint_id`, the snapshot is that checkpoint (the head as a turn left it, say) even
+   * when the head has moved on since; applying it rebases as usual.
+   * @throws as compactThread; CHECKPOINT_NOT_FOUND for a checkpoint_id the thread does not have.
    */
   async prepareCompaction(config: unknown, options: PrepareOptions = {}): Promise<PreparedCompaction | CompactionReport> {
     const threadId = requireThreadId(config, "prepareCompaction");
-    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options, false)));
+    const at = (config as { configurable?: { checkpoint_id?: unknown } }).configurable?.checkpoint_id;
+    if (at !== undefined && (typeof at !== "string" || at === "")) throw invalidArgument("config.configurable.checkpoint_id", at, "a checkpoint id");
+    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options, false, at)));
   }
 
   /**
@@ -180,8 +184,8 @@ export class HistoryManager {
     return (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report;
   }
 
-  private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean): Promise<PreparedCompaction | CompactionReport> {
-    const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1);
+  private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
+    const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at);
     if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
     const { tokenLimit, ceiling } = this.policy;
     if (trigger && tokenLimit !== undefined && base.tokensBefore <= tokenLimit) {

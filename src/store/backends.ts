@@ -20,7 +20,12 @@ export interface Backend {
   listThreads(): Promise<ThreadRow[]>;
   /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
   headId(threadId: string): Promise<string | undefined>;
+  /** Where a second connection (another thread or process) opens the same store, when one can. */
+  location?: StoreLocation;
 }
+
+/** A store a second connection can open: a SQLite file. */
+export type StoreLocation = { kind: "sqlite"; path: string };
 
 export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): Backend {
   if (isPostgresSaver(saver)) {
@@ -57,8 +62,10 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
   }
   if (isSqliteSaver(saver)) {
     const db = saver.db;
+    const shareable = typeof db.name === "string" && db.name !== "" && db.name !== ":memory:" && db.memory !== true && db.readonly !== true;
     return {
       name: "sqlite",
+      ...(shareable ? { location: { kind: "sqlite" as const, path: db.name! } } : {}),
       writer: new SqliteWriter(saver),
       recall: new SqliteRecall(db),
       headId: async (threadId) => {

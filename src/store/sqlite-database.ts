@@ -16,6 +16,10 @@ export interface SqliteTransaction<T> {
 }
 
 export interface SqliteDatabase {
+  /** The file (":memory:" or "" for a database no second connection can open). */
+  readonly name?: string;
+  readonly memory?: boolean;
+  readonly readonly?: boolean;
   prepare(source: string): SqliteStatement;
   exec(source: string): unknown;
   transaction<T>(fn: () => T): SqliteTransaction<T>;

@@ -8,7 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreReadError } from "../errors.js";
 import { messagesOfCheckpoints } from "./checkpoint-messages.js";
-import { backendFor, type Backend } from "./backends.js";
+import { backendFor, type Backend, type StoreLocation } from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -60,8 +60,11 @@ export interface ThreadStore {
   readonly saver: BaseCheckpointSaver;
   /** The recall index of the store: FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
   readonly recall: RecallBackend;
-  /** The head of the thread's root namespace with its messages; undefined for a thread with no checkpoint. */
-  readHead(threadId: string): Promise<ThreadHead | undefined>;
+  /**
+   * The head of the thread's root namespace with its messages; undefined for a thread with no checkpoint. `at`: the
+   * checkpoint with that id instead, read the same way (a snapshot the head may have moved on from).
+   */
+  readHead(threadId: string, at?: string): Promise<ThreadHead | undefined>;
   /** The id of that head, read without deserializing it (SQLite and Postgres); undefined for a thread with none. */
   readHeadId(threadId: string): Promise<string | undefined>;
   /** One checkpoint of the thread's root namespace, or undefined when the thread has no such checkpoint. */
@@ -72,6 +75,8 @@ export interface ThreadStore {
   replaceHead(request: ReplaceHeadRequest): Promise<ReplaceOutcome>;
   /** Threads with a root-namespace checkpoint, ordered by id. */
   listThreads(): Promise<ThreadRow[]>;
+  /** Where another connection opens this store (a SQLite file), or undefined (in memory, Postgres, other savers). */
+  readonly location: StoreLocation | undefined;
 }
 
 export interface ThreadStoreOptions {
@@ -89,10 +94,13 @@ class BackendThreadStore implements ThreadStore {
   ) {
     this.backend = parts.name;
     this.recall = parts.recall;
+    this.location = parts.location;
   }
 
-  readHead(threadId: string): Promise<ThreadHead | undefined> {
-    return readThreadHead(this.saver, threadId);
+  readonly location: StoreLocation | undefined;
+
+  readHead(threadId: string, at?: string): Promise<ThreadHead | undefined> {
+    return readThreadHead(this.saver, threadId, at);
   }
 
   async readHeadId(threadId: string): Promise<string | undefined> {

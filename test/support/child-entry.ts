@@ -17,7 +17,11 @@ export const CHILD_ENTRIES = [
   "test/support/append-turns.ts",
   "test/support/compact-child.ts",
   "test/support/race-turns.ts",
+  "test/support/worker-exit-child.ts",
 ];
+
+/** Built beside the bundles under its package name, where a bundled wrapper starts its compaction workers from. */
+export const WORKER_ENTRY = { source: "src/runtimes/offload/compaction-worker.ts", bundle: "compaction-worker.mjs" };
 
 /** Where the bundle of `script` lands. */
 export function bundleOf(script: string): string {

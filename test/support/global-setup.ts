@@ -1,17 +1,19 @@
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
 import type { TestProject } from "vitest/node";
-import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR, ROOT } from "./child-entry.js";
+import { join } from "node:path";
+import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR, ROOT, WORKER_ENTRY } from "./child-entry.js";
 import { startPostgres } from "./postgres-server.js";
 
 /** One Postgres server for the whole run (each test suite works in its own schema) and the child entry points built. */
 export default async function setup(project: TestProject) {
   rmSync(CHILDREN_DIR, { recursive: true, force: true });
+  const entries = [...CHILD_ENTRIES.map((entry) => ({ source: entry, outfile: bundleOf(entry) })), { source: WORKER_ENTRY.source, outfile: join(CHILDREN_DIR, WORKER_ENTRY.bundle) }];
   await Promise.all(
-    CHILD_ENTRIES.map((entry) =>
+    entries.map(({ source, outfile }) =>
       build({
-        entryPoints: [`${ROOT}/${entry}`],
-        outfile: bundleOf(entry),
+        entryPoints: [`${ROOT}/${source}`],
+        outfile,
         bundle: true,
         platform: "node",
         format: "esm",

@@ -21,6 +21,9 @@ import { isContextOverflowError } from "./overflow.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
 import { ThreadRecords } from "./thread-records.js";
+import { summaryRunner } from "./summary-runner.js";
+import { acquireWorkers } from "../offload/worker-pool.js";
+import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 
 export { COMPACTION_EVENT } from "./compaction-events.js";
@@ -53,6 +56,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   readonly policy: CompactionPolicy;
   /** The summarizer compactions use: the one given, or the default chosen once at construction. */
   readonly summarizer: Summarizer;
+  /** Worker threads compactions run in (see the `workers` option); 0 when they run on the application's thread. */
+  readonly workers: number;
   private readonly records: ThreadRecords;
   private readonly breaker: CircuitBreaker;
   private readonly compactor: ThreadCompactor;
@@ -106,7 +111,18 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       summaryTimeoutMs: options.summaryTimeoutMs,
       recall: options.recall,
     });
+    // Offloaded when every part of the engine can cross to a worker (plain data) and the store opens twice.
+    const location = manager.store.location;
+    const offload =
+      resolved.workers > 0 && location && options.summarizer === undefined && resolved.summarizer instanceof ExtractiveSummarizer && !options.fallbackSummarizer && !options.pinned && options.strategy === undefined
+        ? {
+            ...acquireWorkers(resolved.workers),
+            settings: { location, policy: resolved.policy, recall: options.recall, summaryRole: options.summaryRole, summaryTimeoutMs: options.summaryTimeoutMs },
+          }
+        : undefined;
+    this.workers = offload ? resolved.workers : 0;
     this.compactor = new ThreadCompactor({
+      runner: summaryRunner(manager, offload),
       graph: graph as unknown as StateReader,
       options: resolved,
       manager,
@@ -211,9 +227,20 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     yield { type: "done" };
   }
 
-  /** Resolves once every compaction started so far (on any thread) has finished. */
+  /**
+   * Resolves once every compaction started so far (on any thread) has finished. Idle compaction workers stay for
+   * the next compaction; they never keep the process alive.
+   */
   async flush(): Promise<void> {
     await this.compactor.flush();
+  }
+
+  /**
+   * `flush()`, then lets go of the compaction workers (see the `workers` option), which end once no other wrapper
+   * of the process uses them: for a server shutting down. The wrapper compacts on afterwards with a new worker.
+   */
+  async close(): Promise<void> {
+    await this.compactor.close();
   }
 
   /**

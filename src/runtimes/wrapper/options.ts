@@ -15,6 +15,7 @@ import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
 import { DEFAULT_MODEL } from "../../tokens/models.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
+import { DEFAULT_WORKERS } from "../offload/worker-pool.js";
 
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 export const DEFAULT_MAX_TURNS_OVER_LIMIT = 50;
@@ -110,6 +111,14 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    * README's "Memory"). @default 16 MiB
    */
   cacheBytes?: number;
+  /**
+   * Worker threads the CPU-heavy half of a compaction runs in (reading and deserializing the thread, counting,
+   * planning, the offline summary, the write), so the application's event loop stays free: used when the store is a
+   * SQLite file, the summarizer is the default offline one and no `pinned` function or `strategy` is given; otherwise,
+   * or with `false`, compaction runs on the application's thread. Created on first use, never keeping the process
+   * alive when idle, ended by `close()`. @default 1
+   */
+  workers?: number | false;
 }
 
 /** The wrapper's options, validated and defaulted (internal: the policy is public as `CompactingSupervisor.policy`). */
@@ -124,6 +133,8 @@ export interface ResolvedOptions {
   clock: () => number;
   maxThreads: number;
   cacheBytes: number;
+  /** 0 when compaction runs on the application's thread. */
+  workers: number;
 }
 
 function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
@@ -197,10 +208,13 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
+  const workers = options.workers ?? DEFAULT_WORKERS;
+  if (workers !== false && (!Number.isInteger(workers) || workers < 1)) throw invalidArgument("workers", workers, "an integer >= 1, or false");
   return {
     policy,
     summarizer,
     cacheBytes,
+    workers: workers === false ? 0 : workers,
     maxTurnsOverLimit,
     maxThreads,
     background: options.background ?? true,

@@ -21,6 +21,7 @@ import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
 import { messagesOf } from "./stream-shape.js";
+import type { SummaryRunner } from "./summary-runner.js";
 import type { ThreadRecord, ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 
@@ -43,6 +44,8 @@ export interface ThreadCompactorParts {
   events: CompactionEvents;
   archive?: ToolOutputArchive;
   strategy?: Strategy;
+  /** Computes and writes the summaries: in the compaction workers when it can, else through `manager`. */
+  runner: SummaryRunner;
 }
 
 export class ThreadCompactor {
@@ -54,6 +57,12 @@ export class ThreadCompactor {
   /** Resolves once every compaction started so far (on any thread) has finished. */
   async flush(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Waits for the work in flight, then ends the compaction workers (a summary they held is dropped, unwritten). */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.parts.runner.close();
   }
 
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
@@ -170,7 +179,7 @@ export class ThreadCompactor {
           await this.outcome(record, report, config, tokensAtStart);
           return;
         }
-        const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } });
+        const result = await this.parts.runner.prepare(threadId);
         if (result.status === "prepared") record.ready = result;
         else await this.outcome(record, result, config, tokensAtStart);
       } catch (error) {
@@ -191,7 +200,7 @@ export class ThreadCompactor {
     if (!prepared) return undefined;
     const write = (async () => {
       try {
-        const report = await this.parts.manager.applyCompaction(prepared, { busyWaitMs });
+        const report = await this.parts.runner.apply(prepared, busyWaitMs);
         // A busy head (another process mid-turn, an interrupt) keeps the summary for the next gap.
         if (report.status !== "skipped" && record.ready === prepared) record.ready = undefined;
         await this.outcome(record, report, config, record.count ?? 0);

@@ -4,7 +4,7 @@
  * hundred bytes, message arrays excepted: a ready summary holds its prefix until it is applied or discarded); the
  * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
  */
-import type { PreparedCompaction } from "../../engine/history-manager.js";
+import type { ReadySummary } from "./summary-runner.js";
 import type { CompactedReport } from "../../engine/report.js";
 
 export const DEFAULT_MAX_THREADS = 10_000;
@@ -20,7 +20,7 @@ export interface ThreadRecord {
   /** The summary being computed, off the thread's critical path. */
   preparing?: Promise<void>;
   /** A summary ready to be applied as soon as no turn of this wrapper runs on the thread. */
-  ready?: PreparedCompaction;
+  ready?: ReadySummary;
   /** The rebasing write in flight (milliseconds). */
   applying?: Promise<unknown>;
   /** Turns that ended over the limit since the last compaction landed. */

@@ -1,0 +1,43 @@
+/**
+ * The messages between the application's thread and a compaction worker. Everything crosses as plain data
+ * (structured clone): where the store is, the resolved policy, the thread id; back come reports and handles.
+ */
+import type { CompactionReport } from "../../engine/report.js";
+import type { CompactionPolicy } from "../../engine/policy.js";
+import type { RecallOptions } from "../../engine/manager-options.js";
+import type { SummaryRole } from "../../messages/summary-message.js";
+import type { StoreLocation } from "../../store/backends.js";
+
+/** What a worker needs to build the same engine as the application's: every part plain data. */
+export interface WorkerEngineSettings {
+  location: StoreLocation;
+  policy: CompactionPolicy;
+  recall?: boolean | RecallOptions;
+  summaryRole?: SummaryRole;
+  summaryTimeoutMs?: number;
+}
+
+export type WorkerRequest =
+  | { id: number; kind: "prepare"; settings: WorkerEngineSettings; threadId: string; at?: string }
+  | { id: number; kind: "apply"; handle: number; busyWaitMs: number }
+  | { id: number; kind: "discard"; handle: number };
+
+/** A summary computed in a worker and held there (the thread's messages never cross back), ready to apply. */
+export interface RemotePrepared {
+  status: "prepared";
+  threadId: string;
+  handle: number;
+  snapshotCheckpointId: string;
+  messagesBefore: number;
+  tokensBefore: number;
+}
+
+export interface WorkerError {
+  code?: string;
+  message: string;
+  parameter?: string;
+}
+
+export type WorkerReply =
+  | { id: number; ok: true; value: RemotePrepared | CompactionReport | null }
+  | { id: number; ok: false; error: WorkerError };

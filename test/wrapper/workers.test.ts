@@ -1,0 +1,83 @@
+/**
+ * Compactions in the library's worker threads: with the defaults on a SQLite file the wrapper compacts in a worker
+ * (the application's thread does not read, summarize or write the thread), and a process that used it exits on its
+ * own after flush(); a worker that dies fails its compaction with WORKER_FAILED, writes nothing, and the next
+ * compaction gets a new worker; where the engine cannot cross to a worker, compaction stays on the application's thread.
+ */
+import { MemorySaver } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { Worker } from "node:worker_threads";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditThread, CompactingSupervisor } from "../../src/index.js";
+import { resolvePolicy } from "../../src/engine/policy.js";
+import { CompactionWorkers } from "../../src/runtimes/offload/worker-pool.js";
+import { createTestAgent, seedThread } from "../support/agents.js";
+import { runTs } from "../support/run-script.js";
+
+let dir: string;
+beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), "compaction-workers-"))));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("compaction workers", () => {
+  it("the wrapper compacts in a worker with the defaults, nothing lost, and the process exits on its own after flush()", async () => {
+    const path = join(dir, "exit.sqlite");
+    // The child never closes anything: a worker that kept the process alive would hang it (and fail this test).
+    const run = await runTs("test/support/worker-exit-child.ts", [path, "exit", "200"]);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { workers: number; compactions: number; errors: string[]; sawSummary: boolean };
+    expect(result.errors).toEqual([]);
+    expect(result.workers).toBe(1);
+    expect(result.compactions).toBeGreaterThan(0);
+    expect(result.sawSummary).toBe(true);
+    const saver = SqliteSaver.fromConnString(path);
+    const audit = await auditThread(saver, { configurable: { thread_id: "exit" } });
+    expect(audit.problems).toEqual([]);
+    saver.db.close();
+  });
+
+  it("a worker that dies fails its compaction with WORKER_FAILED, writes nothing, and the next one gets a new worker", async () => {
+    const path = join(dir, "crash.sqlite");
+    const saver = SqliteSaver.fromConnString(path);
+    const { agent } = createTestAgent(saver);
+    await seedThread(agent, "crash", 12);
+    const config = { configurable: { thread_id: "crash", checkpoint_ns: "" } };
+    const before = (await saver.getTuple(config))!.checkpoint.id;
+    const started: Worker[] = [];
+    let killNext = true;
+    const workers = new CompactionWorkers(1, ({ kind, worker }) => {
+      if (kind === "started") started.push(worker);
+      // The first job's worker is ended the moment the job is sent: it dies holding that compaction.
+      if (kind === "job" && killNext) {
+        killNext = false;
+        void worker.terminate();
+      }
+    });
+    const settings = { location: { kind: "sqlite" as const, path }, policy: resolvePolicy({ tokenLimit: 400 }) };
+    await expect(workers.prepare(settings, "crash")).rejects.toMatchObject({ code: "WORKER_FAILED" });
+    expect((await saver.getTuple(config))!.checkpoint.id).toBe(before);
+    const prepared = await workers.prepare(settings, "crash");
+    expect(started.length).toBe(2);
+    expect(prepared.status).toBe("prepared");
+    const report = await workers.apply(prepared as Parameters<typeof workers.apply>[0], 0);
+    expect(report.status).toBe("compacted");
+    expect((await saver.getTuple(config))!.checkpoint.id).not.toBe(before);
+    expect((await auditThread(saver, config)).problems).toEqual([]);
+    await workers.close();
+    saver.db.close();
+  });
+
+  it("stays on the application's thread where the engine cannot cross to a worker", () => {
+    const sqlite = SqliteSaver.fromConnString(join(dir, "stay.sqlite"));
+    const memory = createTestAgent(new MemorySaver()).agent;
+    const file = createTestAgent(sqlite).agent;
+    expect(new CompactingSupervisor(memory, { tokenLimit: 400, env: {} }).workers).toBe(0);
+    expect(new CompactingSupervisor(file, { tokenLimit: 400, env: {}, pinned: () => false }).workers).toBe(0);
+    expect(new CompactingSupervisor(file, { tokenLimit: 400, env: {}, workers: false }).workers).toBe(0);
+    expect(new CompactingSupervisor(file, { tokenLimit: 400, env: {}, workers: 2 }).workers).toBe(2);
+    expect(() => new CompactingSupervisor(file, { tokenLimit: 400, env: {}, workers: 0 })).toThrow(/workers/);
+    sqlite.db.close();
+  });
+});
