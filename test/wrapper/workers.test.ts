@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditThread, CompactingSupervisor } from "../../src/index.js";
 import { resolvePolicy } from "../../src/engine/policy.js";
 import { CompactionWorkers } from "../../src/runtimes/offload/worker-pool.js";
+import { summaryRunner } from "../../src/runtimes/wrapper/summary-runner.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
 import { createTestAgent, seedThread } from "../support/agents.js";
 import { runTs } from "../support/run-script.js";
 
@@ -66,6 +68,24 @@ describe("compaction workers", () => {
     expect((await saver.getTuple(config))!.checkpoint.id).not.toBe(before);
     expect((await auditThread(saver, config)).problems).toEqual([]);
     await workers.close();
+    saver.db.close();
+  });
+
+  it("where the worker module cannot load (a bundler left it out), compaction runs on the application's thread", async () => {
+    const path = join(dir, "missing.sqlite");
+    const saver = SqliteSaver.fromConnString(path);
+    const { agent } = createTestAgent(saver);
+    await seedThread(agent, "missing", 12);
+    const workers = new CompactionWorkers(1, undefined, new URL("file:///nonexistent/compaction-worker.mjs"));
+    const settings = { location: { kind: "sqlite" as const, path }, policy: resolvePolicy({ tokenLimit: 400 }) };
+    await expect(workers.prepare(settings, "missing")).rejects.toMatchObject({ code: "WORKER_FAILED" });
+    expect(workers.unavailable).toMatch(/did not load/);
+    const manager = new HistoryManager({ checkpointer: saver, policy: settings.policy });
+    const runner = summaryRunner(manager, { workers, release: () => workers.close(), settings });
+    const ready = await runner.prepare("missing");
+    expect(ready.status).toBe("prepared");
+    expect((await runner.apply(ready as Parameters<typeof runner.apply>[0], 0)).status).toBe("compacted");
+    expect((await auditThread(saver, { configurable: { thread_id: "missing" } })).problems).toEqual([]);
     saver.db.close();
   });
 

@@ -101,6 +101,7 @@ async function handle(request: WorkerRequest): Promise<RemotePrepared | Awaited<
   return report;
 }
 
+parentPort?.postMessage({ ready: true });
 parentPort?.on("message", (request: WorkerRequest) => {
   void handle(request).then(
     (value) => parentPort!.postMessage({ id: request.id, ok: true, value } satisfies WorkerReply),

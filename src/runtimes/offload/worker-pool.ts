@@ -16,6 +16,8 @@ export const DEFAULT_WORKERS = 1;
 
 interface Slot {
   worker: Worker;
+  /** The worker's module loaded (it said so); an error before that means workers cannot run here. */
+  ready: boolean;
   pending: Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>;
   /** Prepared summaries this worker holds. */
   handles: Set<number>;
@@ -29,7 +31,8 @@ export type WorkerObserver = (event: { kind: "started" | "job"; worker: Worker; 
  * How a worker is started: the built module beside this one in a package; from the TypeScript sources (tests, tsx),
  * through tsx's loader.
  */
-function startWorker(): Worker {
+function startWorker(entry?: URL): Worker {
+  if (entry) return new Worker(entry);
   const here = import.meta.url;
   if (/\.ts$/.test(here)) {
     const entry = new URL("./compaction-worker.ts", here).href;
@@ -42,10 +45,17 @@ export class CompactionWorkers {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private turn = 0;
+  /**
+   * Why workers cannot run in this process (their module failed to load: a bundler left it out, a runtime without
+   * worker_threads), once that happened; callers then compact on their own thread.
+   */
+  unavailable: string | undefined;
 
+  /** `entry`: the worker module's URL, where a bundler moved it (default: beside this module). */
   constructor(
     readonly size: number = DEFAULT_WORKERS,
     private readonly observe?: WorkerObserver,
+    private readonly entry?: URL,
   ) {}
 
   /**
@@ -101,10 +111,21 @@ export class CompactionWorkers {
   }
 
   private spawn(): Slot {
-    const worker = startWorker();
-    const slot: Slot = { worker, pending: new Map(), handles: new Set(), dead: false };
+    if (this.unavailable) throw new CompactionError({ code: "WORKER_FAILED", message: `compaction workers cannot run here: ${this.unavailable}` });
+    let worker: Worker;
+    try {
+      worker = startWorker(this.entry);
+    } catch (error) {
+      this.unavailable = error instanceof Error ? error.message : String(error);
+      throw new CompactionError({ code: "WORKER_FAILED", message: `compaction workers cannot run here: ${this.unavailable}`, cause: error });
+    }
+    const slot: Slot = { worker, ready: false, pending: new Map(), handles: new Set(), dead: false };
     worker.unref();
-    worker.on("message", (reply: WorkerReply) => {
+    worker.on("message", (reply: WorkerReply | { ready: true }) => {
+      if ("ready" in reply) {
+        slot.ready = true;
+        return;
+      }
       const waiting = slot.pending.get(reply.id);
       if (!waiting) return;
       slot.pending.delete(reply.id);
@@ -122,7 +143,10 @@ export class CompactionWorkers {
       if (index >= 0) this.slots.splice(index, 1);
       this.fail(slot, why);
     };
-    worker.on("error", (error) => died(`the compaction worker failed: ${error.message}`));
+    worker.on("error", (error) => {
+      if (!slot.ready) this.unavailable ??= `the worker module did not load (${error.message})`;
+      died(`the compaction worker failed: ${error.message}`);
+    });
     worker.on("exit", (code) => died(`the compaction worker stopped (exit code ${code})`));
     this.slots.push(slot);
     this.observe?.({ kind: "started", worker });

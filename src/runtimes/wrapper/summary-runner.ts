@@ -13,7 +13,7 @@ import type { CompactionWorkers } from "../offload/worker-pool.js";
 export type ReadySummary = PreparedCompaction | RemotePrepared;
 
 export interface SummaryRunner {
-  /** Whether summaries run in worker threads. */
+  /** Whether summaries run in worker threads (until they turn out unable to run here). */
   readonly offloaded: boolean;
   prepare(threadId: string): Promise<ReadySummary | CompactionReport>;
   apply(ready: ReadySummary, busyWaitMs: number): Promise<CompactionReport>;
@@ -40,7 +40,17 @@ export function summaryRunner(
     offloaded: true,
     // The snapshot is the head as the turn left it (its id read here, in microseconds): the worker summarizes that
     // checkpoint even if the application's next turn has started meanwhile, and the write rebases onto it.
-    prepare: async (threadId) => workers.prepare(settings, threadId, await manager.store.readHeadId(threadId)),
+    // Where workers cannot run (their module did not load), this and every later compaction runs here instead.
+    prepare: async (threadId) => {
+      if (!workers.unavailable) {
+        try {
+          return await workers.prepare(settings, threadId, await manager.store.readHeadId(threadId));
+        } catch (error) {
+          if (!workers.unavailable) throw error;
+        }
+      }
+      return manager.prepareCompaction({ configurable: { thread_id: threadId } });
+    },
     apply: (ready, busyWaitMs) => (isRemote(ready) ? workers.apply(ready, busyWaitMs) : manager.applyCompaction(ready, { busyWaitMs })),
     close: release,
   };
