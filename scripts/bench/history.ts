@@ -9,7 +9,11 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { HistoryManager } from "../../src/engine/history-manager.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
@@ -128,10 +132,129 @@ async function benchGrowth(dir: string): Promise<void> {
   printTable("SQLite file growth over 50 turns from a 1,000-message thread", rows);
 }
 
+/** Sizes of the scaling and event-loop tables (HISTORY_SIZES=1000,20000 for a quick look). */
+const SCALING_SIZES = process.env.HISTORY_SIZES ? process.env.HISTORY_SIZES.split(",").map(Number) : [1_000, 5_000, 10_000, 20_000];
+
+/** compactThread with the defaults, per message, against the summarizer alone and a plain getTuple + put (median of 3, sizes interleaved). */
+async function benchScaling(dir: string): Promise<void> {
+  const ROUNDS = 3;
+  const histories = new Map(SCALING_SIZES.map((size) => [size, generateHistory({ seed: 11, messages: size })]));
+  const runs = new Map(SCALING_SIZES.map((size) => [size, { compact: [] as number[], summarizer: [] as number[], plain: [] as number[] }]));
+  const saver = SqliteSaver.fromConnString(join(dir, "scaling.sqlite"));
+  const config = (thread_id: string) => ({ configurable: { thread_id, checkpoint_ns: "" } });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const size of SCALING_SIZES) {
+      const history = histories.get(size)!;
+      const figures = runs.get(size)!;
+      await seedThread(saver, `plain-${size}-${round}`, history);
+      await seedThread(saver, `compact-${size}-${round}`, history);
+      let started = performance.now();
+      const tuple = (await saver.getTuple(config(`plain-${size}-${round}`)))!;
+      const next = copyCheckpoint(tuple.checkpoint);
+      next.id = uuid6(1);
+      next.channel_versions = { ...next.channel_versions, messages: 2 };
+      await saver.put(tuple.config, next, { source: "update", step: 1, parents: {} });
+      figures.plain.push(performance.now() - started);
+      const extractive = new ExtractiveSummarizer();
+      let summarizerMs = 0;
+      const timed: Summarizer = {
+        name: "extractive",
+        summarize: async (input) => {
+          const at = performance.now();
+          try {
+            return await extractive.summarize(input);
+          } finally {
+            summarizerMs += performance.now() - at;
+          }
+        },
+      };
+      const manager = new HistoryManager({ checkpointer: saver, summarizer: timed });
+      started = performance.now();
+      const report = await manager.compactThread(config(`compact-${size}-${round}`));
+      figures.compact.push(performance.now() - started);
+      figures.summarizer.push(summarizerMs);
+      if (report.status !== "compacted") throw new Error(`bench compaction did not happen: ${report.reason}`);
+    }
+  }
+  saver.db.close();
+  const perMessage = (ms: number[], size: number) => (median(ms) * 1000) / size;
+  const first = perMessage(runs.get(SCALING_SIZES[0]!)!.compact, SCALING_SIZES[0]!);
+  const rows = SCALING_SIZES.map((size) => {
+    const figures = runs.get(size)!;
+    const compact = perMessage(figures.compact, size);
+    return {
+      messages: size.toLocaleString("en-US"),
+      "compactThread s": (median(figures.compact) / 1000).toFixed(2),
+      "µs/message": compact.toFixed(0),
+      "vs first size": `${(compact / first).toFixed(2)}x (target <= 1.5x)`,
+      "summarizer alone µs/message": perMessage(figures.summarizer, size).toFixed(0),
+      "getTuple + put µs/message": perMessage(figures.plain, size).toFixed(0),
+    };
+  });
+  printTable(`compactThread with the default (offline) summarizer by thread length, SQLite, median of ${ROUNDS} (target: 20,000 messages under 5 s)`, rows);
+}
+
+/** The event loop's largest stalls while `run` runs: monitorEventLoopDelay at 10 ms resolution and a 1 ms timer's largest gap. */
+async function eventLoopDuring(run: () => Promise<void>): Promise<{ ms: number; maxMs: number; p99Ms: number; gapMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  let last = performance.now();
+  let gap = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 1);
+  histogram.enable();
+  const started = performance.now();
+  await run();
+  const ms = performance.now() - started;
+  histogram.disable();
+  clearInterval(timer);
+  gap = Math.max(gap, performance.now() - last);
+  return { ms, maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, gapMs: gap };
+}
+
+/**
+ * The application's event loop while the wrapper compacts a long thread in the background (defaults: the offline
+ * summarizer), from the end of the turn that triggered it until flush(), against the same length of idle time.
+ */
+async function benchEventLoop(dir: string): Promise<void> {
+  const rows: Array<Record<string, string>> = [];
+  for (const size of SCALING_SIZES.filter((size) => size !== 5_000)) {
+    const saver = SqliteSaver.fromConnString(join(dir, `loop-${size}.sqlite`));
+    const model = new ScriptedChatModel({ reply: () => ({ content: "Noted: the invoice total is 4,200 EUR." }) });
+    const agent = createReactAgent({ llm: model, tools: [], checkpointer: saver });
+    const history = generateHistory({ seed: 13, messages: size });
+    await seedThread(saver, "loop", history);
+    // Just under the limit before the turn, over it after: the compaction starts after the turn, in the background
+    // (a thread already past hardLimit would be compacted before the turn, on the caller's time).
+    const tokens = new TokenCounter().countMessages(history);
+    let compactions = 0;
+    const supervisor = new CompactingSupervisor(agent, { tokenLimit: tokens + 5, hardLimit: tokens * 2, background: true, env: {}, onCompaction: () => void compactions++ });
+    await supervisor.invoke({ messages: [new HumanMessage("What is the invoice total?")] }, { configurable: { thread_id: "loop" } });
+    const busy = await eventLoopDuring(() => supervisor.flush());
+    if (compactions !== 1 || busy.ms < 1) throw new Error(`expected one background compaction after the turn, saw ${compactions} (flush ${busy.ms.toFixed(0)} ms)`);
+    const idle = await eventLoopDuring(() => new Promise((resolve) => setTimeout(resolve, busy.ms)));
+    rows.push({
+      messages: size.toLocaleString("en-US"),
+      "compaction s": (busy.ms / 1000).toFixed(2),
+      "max delay ms": busy.maxMs.toFixed(0),
+      "p99 ms": busy.p99Ms.toFixed(0),
+      "1 ms timer's largest gap ms": busy.gapMs.toFixed(0),
+      "idle max / gap ms": `${idle.maxMs.toFixed(0)} / ${idle.gapMs.toFixed(0)}`,
+      "above idle ms": `${(busy.maxMs - idle.maxMs).toFixed(0)} (target <= ${size >= 20_000 ? 100 : 50})`,
+    });
+    saver.db.close();
+  }
+  printTable("The application's event loop during a background compaction (wrapper defaults: one worker thread; SQLite; from the turn's return to flush())", rows);
+}
+
 export async function benchHistory(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "compaction-bench-"));
   try {
     await benchWriteCost(dir);
+    await benchScaling(dir);
+    await benchEventLoop(dir);
     await benchGrowth(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
