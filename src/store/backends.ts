@@ -24,16 +24,18 @@ export interface Backend {
   location?: StoreLocation;
 }
 
-/** A store a second connection can open: a SQLite file. */
-export type StoreLocation = { kind: "sqlite"; path: string };
+/** A store a second connection can open: a SQLite file, or a Postgres database reached by a connection string. */
+export type StoreLocation = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string; schema: string };
 
 export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): Backend {
   if (isPostgresSaver(saver)) {
     const pool = saver.pool as unknown as PostgresPool;
     const schema = saver.options.schema;
     const s = quoteIdentifier(schema);
+    const url = (saver.pool as unknown as { options?: { connectionString?: unknown } }).options?.connectionString;
     return {
       name: "postgres",
+      ...(typeof url === "string" && url !== "" ? { location: { kind: "postgres" as const, url, schema } } : {}),
       writer: new PostgresWriter(saver, recallLanguage),
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
       headId: async (threadId) => {

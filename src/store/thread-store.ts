@@ -75,7 +75,7 @@ export interface ThreadStore {
   replaceHead(request: ReplaceHeadRequest): Promise<ReplaceOutcome>;
   /** Threads with a root-namespace checkpoint, ordered by id. */
   listThreads(): Promise<ThreadRow[]>;
-  /** Where another connection opens this store (a SQLite file), or undefined (in memory, Postgres, other savers). */
+  /** Where another connection opens this store (a SQLite file, a Postgres URL), or undefined (in memory, other savers). */
   readonly location: StoreLocation | undefined;
 }
 

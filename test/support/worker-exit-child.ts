@@ -29,6 +29,8 @@ for (; index < Number(turns) && !sawSummary; index++) {
     { configurable: { thread_id: threadId } },
   );
   sawSummary = compactions > 0 && result.messages.some((message) => isSummaryMessage(message));
+  // The compaction a turn started ends before the next turn: a signal decides, not a clock.
+  await supervisor.flush();
 }
 await supervisor.flush();
 process.stdout.write(`${JSON.stringify({ workers: supervisor.workers, compactions, errors, sawSummary, turns: index })}\n`);

@@ -16,7 +16,10 @@ import { resolvePolicy } from "../../src/engine/policy.js";
 import { CompactionWorkers } from "../../src/runtimes/offload/worker-pool.js";
 import { summaryRunner } from "../../src/runtimes/wrapper/summary-runner.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
+import { HumanMessage } from "@langchain/core/messages";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { createTestAgent, seedThread } from "../support/agents.js";
+import { createStore } from "../support/savers.js";
 import { runTs } from "../support/run-script.js";
 
 let dir: string;
@@ -38,6 +41,28 @@ describe("compaction workers", () => {
     const audit = await auditThread(saver, { configurable: { thread_id: "exit" } });
     expect(audit.problems).toEqual([]);
     saver.db.close();
+  });
+
+  it("compacts a Postgres thread in a worker too (a saver made from a connection string)", async () => {
+    const store = await createStore("postgres");
+    try {
+      const { agent } = createTestAgent(store.saver);
+      let compactions = 0;
+      const supervisor = new CompactingSupervisor(agent, { tokenLimit: 400, env: {}, onCompaction: () => void compactions++ });
+      expect(supervisor.workers).toBe(1);
+      let seen = false;
+      // Each turn waits for the compaction it started (flush): a signal, not a clock, decides when the next turn runs.
+      for (let turn = 0; turn < 40 && !seen; turn++) {
+        const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `pg-${turn}`, content: `turn ${turn}: what is the total of invoice ord_${turn}?` })] }, { configurable: { thread_id: "pg" } });
+        seen = compactions > 0 && result.messages.some((message) => isSummaryMessage(message));
+        await supervisor.flush();
+      }
+      expect(seen).toBe(true);
+      expect((await auditThread(store.saver, { configurable: { thread_id: "pg" } })).problems).toEqual([]);
+      await supervisor.close();
+    } finally {
+      await store.close();
+    }
   });
 
   it("a worker that dies fails its compaction with WORKER_FAILED, writes nothing, and the next one gets a new worker", async () => {

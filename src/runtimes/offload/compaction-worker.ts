@@ -7,7 +7,7 @@
 import { parentPort } from "node:worker_threads";
 import { CompactionError } from "../../errors.js";
 import { HistoryManager, type PreparedCompaction } from "../../engine/history-manager.js";
-import { openSqliteStore, type OpenedStore } from "../../store/open.js";
+import { openPostgresStore, openSqliteStore, type OpenedStore } from "../../store/open.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import type { RemotePrepared, WorkerEngineSettings, WorkerReply, WorkerRequest } from "./protocol.js";
@@ -15,7 +15,7 @@ import type { RemotePrepared, WorkerEngineSettings, WorkerReply, WorkerRequest }
 /** Prepared summaries a worker holds at most; the oldest is dropped (applying it then reports why). */
 export const MAX_HELD_SUMMARIES = 256;
 /** Stores a worker keeps open at most; the least recently used one holding no summary is closed. */
-export const MAX_OPEN_STORES = 16;
+export const MAX_OPEN_STORES = 8;
 
 const engines = new Map<string, Promise<{ store: OpenedStore; manager: HistoryManager }>>();
 const held = new Map<number, { prepared: PreparedCompaction; manager: HistoryManager }>();
@@ -45,7 +45,12 @@ function engineFor(settings: WorkerEngineSettings): Promise<{ store: OpenedStore
   } else {
     if (engines.size >= MAX_OPEN_STORES) void closeIdleStore();
     engine = (async () => {
-      const store = await openSqliteStore(settings.location.path);
+      const { location } = settings;
+      const recallLanguage = typeof settings.recall === "object" ? settings.recall.language : undefined;
+      const store =
+        location.kind === "sqlite"
+          ? await openSqliteStore(location.path, recallLanguage ? { recallLanguage } : {})
+          : await openPostgresStore(location.url, { schema: location.schema, ...(recallLanguage ? { recallLanguage } : {}) });
       const counter = new TokenCounter({ model: settings.policy.model });
       const manager = new HistoryManager({
         checkpointer: store.saver,

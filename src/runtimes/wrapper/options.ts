@@ -114,7 +114,7 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   /**
    * Worker threads the CPU-heavy half of a compaction runs in (reading and deserializing the thread, counting,
    * planning, the offline summary, the write), so the application's event loop stays free: used when the store is a
-   * SQLite file, the summarizer is the default offline one and no `pinned` function or `strategy` is given; otherwise,
+   * SQLite file or a Postgres saver made from a connection string, the summarizer is the default offline one and no `pinned` function or `strategy` is given; otherwise,
    * or with `false`, compaction runs on the application's thread. Created on first use, never keeping the process
    * alive when idle, ended by `close()`. @default 1
    */

@@ -1,6 +1,6 @@
 /**
  * Where the wrapper's summaries are computed and written: in the library's compaction workers when the thread's store
- * can be opened a second time (a SQLite file) and every part of the engine can cross to a worker (the default
+ * can be opened a second time (a SQLite file, Postgres by its connection string) and every part of the engine can cross to a worker (the default
  * offline summarizer, no custom pins function, no strategy), else on the application's thread by its HistoryManager.
  * Either way the same engine and policy: the worker builds it from the same resolved settings.
  */
