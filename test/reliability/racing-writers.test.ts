@@ -17,7 +17,7 @@ import { auditThread } from "../../src/index.js";
 import { recordFigures, size } from "../support/reliability.js";
 import { compactThread, runTs } from "../support/run-script.js";
 
-const TURNS = size("RACE_TURNS", 12, 80);
+const TURNS = size("RACE_TURNS", 8, 80);
 const THREAD = "raced";
 
 interface Store {
