@@ -17,9 +17,10 @@ import { invalidArgument } from "../errors.js";
 import { toolCallsOf } from "../messages/tool-calls.js";
 import { messageDate } from "../messages/date.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { buildCandidates, type Candidate } from "./extractive/candidates.js";
+import { candidateSteps, type Candidate } from "./extractive/candidates.js";
 import { parseSummary, renderHeader, renderLine, renderLines, spansDays, type Coverage, type SummaryLine } from "./extractive/layout.js";
-import { distinct, selectWithinBudget, type Priced } from "./extractive/select.js";
+import { distinctSteps, selectionSteps, type Priced } from "./extractive/select.js";
+import { sliced } from "./extractive/slices.js";
 import type { SummarizeInput, Summarizer } from "./types.js";
 
 export interface ExtractiveSummarizerOptions {
@@ -94,8 +95,9 @@ export class ExtractiveSummarizer implements Summarizer {
     let header = renderHeader(coverage);
     if (this.counter.countText(header) > tokenBudget / 2) header = renderHeader({ ...coverage, tools: new Set(), agents: new Set() });
     const dated = spansDays(coverage);
-    const all = buildCandidates(previous.lines, messages, this.maxLineLength);
-    let candidates = distinct(all);
+    // The long loops run in slices that give the event loop back (slices.ts): the same steps, the same summary.
+    const all = await sliced(candidateSteps(previous.lines, messages, this.maxLineLength));
+    let candidates = await sliced(distinctSteps(all));
     // A segment of nothing but small talk still shows its best sentence: a summary never stands for messages with
     // nothing of them.
     if (candidates.length === 0 && all.length > 0) candidates = [bestOf(all)];
@@ -103,7 +105,7 @@ export class ExtractiveSummarizer implements Summarizer {
     const lineCost = Math.max(1, ...[...new Set(candidates.map((candidate) => candidate.speaker))].map((speaker) => this.counter.countText(renderLine({ text: "", speaker }))));
     const shareNew = messages.length / Math.max(1, previousMessages + messages.length);
     const available = tokenBudget - this.counter.countText(header) - 1;
-    let chosen = selectWithinBudget(candidates, available, shareNew, this.counter, lineCost);
+    let chosen = await sliced(selectionSteps(candidates, available, shareNew, this.counter, lineCost));
     let text = this.render(header, chosen, dated);
     // The line costs above are estimates; drop the least dense sentences until the text is within the budget.
     while (chosen.length > 0 && this.counter.countText(text) > tokenBudget) {

@@ -17,6 +17,7 @@ import { toolCallsOf } from "../../messages/tool-calls.js";
 import { messageDate } from "../../messages/date.js";
 import { contentText } from "../../messages/content.js";
 import { speakerLabel, type SummaryLine } from "./layout.js";
+import { drain } from "./slices.js";
 import { Vocabulary } from "./vocabulary.js";
 import { isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
 
@@ -102,18 +103,25 @@ function linePieces(line: SummaryLine, index: number): Piece {
  * Lines of the previous summary come first (they are older), then the messages, in order.
  */
 export function buildCandidates(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number): Candidate[] {
+  return drain(candidateSteps(previous, messages, maxLength));
+}
+
+/** `buildCandidates` one message and one sentence at a time (see slices.ts). */
+export function* candidateSteps(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number): Generator<void, Candidate[]> {
   const pieces: Piece[] = previous.map(linePieces);
   const documents: string[][] = previous.map((line) => wordsOf(line.text));
-  messages.forEach((message, index) => {
+  for (const [index, message] of messages.entries()) {
     const own = messagePieces(message, previous.length + index, maxLength);
     pieces.push(...own);
     documents.push(own.flatMap((piece) => piece.words));
-  });
+    yield;
+  }
   const names = new Set<string>();
   for (const message of messages) if (message.name) for (const word of wordsOf(message.name)) names.add(word);
   for (const line of previous) if (line.speaker) for (const word of wordsOf(line.speaker)) names.add(word);
   const vocabulary = new Vocabulary(documents, names);
-  return pieces.map((piece, order) => {
+  const candidates: Candidate[] = [];
+  for (const [order, piece] of pieces.entries()) {
     const content = new Set(piece.words.filter((word) => vocabulary.isContent(word) && wordShare(word) > 0));
     let value = 0;
     let words = 0;
@@ -124,7 +132,7 @@ export function buildCandidates(previous: readonly SummaryLine[], messages: read
     if (piece.siblings > 2) value /= 1 + Math.log2(piece.siblings);
     if (piece.question) value /= 2;
     const strong = [...content].some((word) => isNumber(word) || isIdentifier(word));
-    return {
+    candidates.push({
       text: piece.text,
       line: piece.line,
       order,
@@ -134,6 +142,8 @@ export function buildCandidates(previous: readonly SummaryLine[], messages: read
       content,
       value,
       filler: !strong && words < 2,
-    };
-  });
+    });
+    yield;
+  }
+  return candidates;
 }

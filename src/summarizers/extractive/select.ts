@@ -11,6 +11,7 @@
  */
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { Candidate } from "./candidates.js";
+import { drain } from "./slices.js";
 
 /** Share of a sentence's content words found in a better one, above which it is a near-duplicate. */
 export const NEAR_DUPLICATE = 0.8;
@@ -26,6 +27,11 @@ export interface Priced extends Candidate {
  * compared — the same answer as comparing with every kept sentence.
  */
 export function distinct(candidates: readonly Candidate[]): Candidate[] {
+  return drain(distinctSteps(candidates));
+}
+
+/** `distinct` one candidate at a time (see slices.ts). */
+export function* distinctSteps(candidates: readonly Candidate[]): Generator<void, Candidate[]> {
   const ranked = candidates.filter((candidate) => !candidate.filler && candidate.value > 0).sort((a, b) => b.value - a.value || a.order - b.order);
   const frequency = new Map<string, number>();
   for (const candidate of ranked) for (const word of candidate.content) frequency.set(word, (frequency.get(word) ?? 0) + 1);
@@ -52,6 +58,7 @@ export function distinct(candidates: readonly Candidate[]): Candidate[] {
         }
       }
     }
+    yield;
     if (duplicate) continue;
     for (const word of candidate.content) {
       const list = keptWith.get(word);
@@ -68,7 +75,16 @@ export function distinct(candidates: readonly Candidate[]): Candidate[] {
  * lines from the previous summary), leftovers pooled. `lineCost` is paid once per line, by its first sentence.
  */
 export function selectWithinBudget(candidates: readonly Candidate[], budget: number, shareNew: number, counter: TokenCounter, lineCost: number): Priced[] {
-  const priced: Priced[] = candidates.map((candidate) => ({ ...candidate, tokens: counter.countText(candidate.text) + 1 }));
+  return drain(selectionSteps(candidates, budget, shareNew, counter, lineCost));
+}
+
+/** `selectWithinBudget`, pricing one candidate at a time (see slices.ts). */
+export function* selectionSteps(candidates: readonly Candidate[], budget: number, shareNew: number, counter: TokenCounter, lineCost: number): Generator<void, Priced[]> {
+  const priced: Priced[] = [];
+  for (const candidate of candidates) {
+    priced.push({ ...candidate, tokens: counter.countText(candidate.text) + 1 });
+    yield;
+  }
   const density = (candidate: Priced) => candidate.value / (candidate.tokens + lineCost);
   const ranked = [...priced].sort((a, b) => density(b) - density(a) || a.order - b.order);
   const chosen = new Set<Priced>();
