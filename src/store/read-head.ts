@@ -87,8 +87,18 @@ export function requireMessages(raw: unknown, threadId: string): BaseMessage[] {
     throw new CompactionError({
       code: "INVALID_HISTORY",
       value: raw[badIndex],
-      message: `thread ${threadId}: messages[${badIndex}] is not a LangChain message but ${describeValue(raw[badIndex])} (a plain object was written to the checkpoint?)`,
+      message: `thread ${threadId}: messages[${badIndex}] ${whyNotAMessage(raw[badIndex])}`,
     });
   }
   return raw as BaseMessage[];
+}
+
+/** Why LangChain would not take `value` for a message: a message class with odd content, or no message at all. */
+function whyNotAMessage(value: unknown): string {
+  const content = (value as { content?: unknown } | null | undefined)?.content;
+  const named = typeof value === "object" && value !== null && "content" in value && typeof (value as { getType?: unknown }).getType === "function";
+  if (named) {
+    return `is ${describeValue(value)} whose content is ${describeValue(content)}, neither a string nor an array of content blocks (LangChain does not take it for a message)`;
+  }
+  return `is not a LangChain message but ${describeValue(value)} (a plain object was written to the checkpoint?)`;
 }

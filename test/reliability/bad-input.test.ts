@@ -173,6 +173,34 @@ describe("bad input", () => {
     expect(rows()).toBe(before);
   });
 
+  it("a message whose content is an object: the wrapper reports INVALID_HISTORY as the HistoryManager throws it, and writes no compaction", async () => {
+    const thread = { configurable: { thread_id: "object-content" } };
+    const odd = new HumanMessage({ id: "odd-1", content: { form: "invoice", total: 120 } as never });
+    await agent.invoke({ messages: [new HumanMessage({ id: "first", content: "hello ".repeat(400) }), odd] }, thread);
+    const errors: unknown[] = [];
+    const outcomes: unknown[] = [];
+    const wrapper = new CompactingSupervisor(agent, {
+      tokenLimit: 300,
+      background: false,
+      workers: false,
+      onCompactionError: (error) => void errors.push(error),
+      onCompactionOutcome: (outcome) => void outcomes.push(outcome),
+    });
+    const before = (await agent.getState(thread)).values.messages.length;
+    await wrapper.invoke({ messages: [new HumanMessage({ id: "next", content: "and now?" })] }, thread);
+    await wrapper.close();
+    expect(errors.length).toBeGreaterThan(0);
+    const reported = errors[0] as CompactionError;
+    expect(CompactionError.isInstance(reported)).toBe(true);
+    expect(reported.code).toBe("INVALID_HISTORY");
+    expect(reported.message).toContain("messages[1] is a HumanMessage whose content is an object");
+    // Nothing compacted: the head is the old one plus the turn.
+    expect((await agent.getState(thread)).values.messages.length).toBe(before + 2);
+    const thrown = await manager().compactThread(thread).catch((error: unknown) => error);
+    expect((thrown as CompactionError).code).toBe("INVALID_HISTORY");
+    expect((thrown as CompactionError).message).toBe(reported.message);
+  });
+
   it("counts the table", () => {
     recordFigures("bad-input", { apiCases: API_CASES.length, scriptCases: SCRIPT_CASES.length });
     expect(API_CASES.length + SCRIPT_CASES.length).toBeGreaterThanOrEqual(30);

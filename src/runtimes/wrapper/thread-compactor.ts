@@ -20,7 +20,7 @@ import type { Strategy } from "../../strategies/types.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
-import { messagesOf } from "./stream-shape.js";
+import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
 import type { SummaryRunner } from "./summary-runner.js";
 import type { ThreadRecord, ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
@@ -78,7 +78,8 @@ export class ThreadCompactor {
     const inputTokens = counter.countMessages(inputMessages(input));
     if (stored === undefined || stored + inputTokens > policy.hardLimit) {
       const state = await graph.getState({ configurable: { ...config.configurable } });
-      const messages = messagesOf(state?.values) ?? [];
+      // A thread whose messages cannot be counted runs as it is; settle() reports why after the turn.
+      const messages = storedMessagesOrEmpty(state?.values, threadId);
       // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
       stored = messages.length === 0 ? 0 : counter.countMessages(messages);
       record.count = stored;
@@ -144,7 +145,7 @@ export class ThreadCompactor {
       if (archive && (!current || archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
       if (!current) {
         const state = await graph.getState({ configurable: { ...config.configurable } });
-        current = messagesOf(state?.values) ?? [];
+        current = storedMessages(state?.values, threadId);
       }
       const tokens = counter.countMessages(current);
       record.count = tokens;
