@@ -42,6 +42,7 @@ export type CompactionErrorCode =
   | "COMPACTION_PAUSED"
   | "STORE_CORRUPT"
   | "STORE_READ_ONLY"
+  | "STORE_LOCKED"
   | "STORE_ERROR"
   | "MISSING_DEPENDENCY"
   | "WORKER_FAILED";
@@ -115,16 +116,25 @@ export function asStoreReadError(error: unknown, threadId: string): unknown {
   });
 }
 
+/** What a STORE_LOCKED error says. */
+export const LOCKED_STORE = "another process held the SQLite database's lock past the busy timeout; retry once it is done";
+
+/** SQLite's "database is locked": SQLITE_BUSY (another connection's lock) or SQLITE_LOCKED (one of this connection's). */
+export function isLockedError(error: unknown): boolean {
+  return /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown } | undefined)?.code ?? ""));
+}
+
 /**
  * An error of the checkpoint store's driver as a CompactionError with a stable code (anything else — a
  * CompactionError, a bug — is returned unchanged):
  * STORE_CORRUPT (unreadable data), STORE_READ_ONLY (SQLite SQLITE_READONLY / SQLITE_PERM, Postgres 25006 / 42501),
+ * STORE_LOCKED (SQLite SQLITE_BUSY / SQLITE_LOCKED: another connection held the lock past the busy timeout),
  * STORE_UNAVAILABLE (SQLite cannot open, disk I/O; Postgres refused the login (28xxx), the connection failed
  * (08xxx, ECONNREFUSED...)), STORE_ERROR (any other store error). The driver's error is the `cause`.
  */
-export function asStoreError(error: unknown, threadId: string): unknown {
+export function asStoreError(error: unknown, threadId?: string): unknown {
   if (CompactionError.isInstance(error)) return error;
-  const read = asStoreReadError(error, threadId);
+  const read = threadId === undefined ? error : asStoreReadError(error, threadId);
   if (CompactionError.isInstance(read)) return read;
   const code = String((error as { code?: unknown } | undefined)?.code ?? "");
   const name = (error as { name?: unknown } | undefined)?.name;
@@ -136,10 +146,12 @@ export function asStoreError(error: unknown, threadId: string): unknown {
     /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND)$/.test(code);
   if (!fromStore) return error;
   const text = (error as Error | undefined)?.message ?? String(error);
+  const subject = threadId === undefined ? "" : `thread ${JSON.stringify(threadId)}: `;
   const of = (kind: CompactionErrorCode, what: string) =>
-    new CompactionError({ code: kind, value: threadId, message: `thread ${JSON.stringify(threadId)}: ${what} (${code ? `${code}: ` : ""}${text}). Nothing was written.`, cause: error });
+    new CompactionError({ code: kind, value: threadId, message: `${subject}${what} (${code ? `${code}: ` : ""}${text}). Nothing was written.`, cause: error });
   if (/^SQLITE_(READONLY|PERM)/.test(code) || code === "25006" || code === "42501") return of("STORE_READ_ONLY", "the store cannot be written by this process");
-  if (/^SQLITE_(CANTOPEN|IOERR|BUSY|LOCKED|FULL)/.test(code) || /^(28|08)/.test(code) || /^E[A-Z]+$/.test(code)) {
+  if (isLockedError(error)) return of("STORE_LOCKED", LOCKED_STORE);
+  if (/^SQLITE_(CANTOPEN|IOERR|FULL)/.test(code) || /^(28|08)/.test(code) || /^E[A-Z]+$/.test(code)) {
     return of("STORE_UNAVAILABLE", "the store is unavailable");
   }
   return of("STORE_ERROR", "the store failed");
@@ -178,7 +190,7 @@ export function threadNotFound(threadId: string): CompactionError {
 }
 
 /** The result of `work`, with any store error (a raw SqliteError, a pg DatabaseError) as a CompactionError. */
-export async function storeErrors<T>(threadId: string, work: Promise<T>): Promise<T> {
+export async function storeErrors<T>(threadId: string | undefined, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {

@@ -29,6 +29,7 @@ export const OPTIONS = {
   checkpoint: { type: "string" },
   sort: { type: "string" },
   language: { type: "string" },
+  "busy-timeout": { type: "string" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];
@@ -45,6 +46,12 @@ export function positiveInteger(parameter: string, raw: string | undefined, fall
   if (raw === undefined) return fallback;
   const value = Number(raw.replace(/_/g, ""));
   if (!Number.isInteger(value) || value <= 0) throw invalidArgument(parameter, raw, "a positive integer number of tokens");
+  return value;
+}
+
+function nonNegativeInteger(parameter: string, raw: string): number {
+  const value = Number(raw.replace(/_/g, ""));
+  if (raw.trim() === "" || !Number.isInteger(value) || value < 0) throw invalidArgument(parameter, raw, "a whole number of milliseconds (0 or more)");
   return value;
 }
 
@@ -97,8 +104,10 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
   const summarizer = createSummarizer(options, env, counter);
   const policy = resolveScriptPolicy(options, env, command, summarizer);
   const recallLanguage = options.language;
+  const busyTimeoutMs = options["busy-timeout"] === undefined ? undefined : nonNegativeInteger("--busy-timeout", options["busy-timeout"]);
+  if (busyTimeoutMs !== undefined && !dbPath) throw invalidArgument("--busy-timeout", options["busy-timeout"], "used with a SQLite store (--db)");
   const store = dbPath
-    ? await openSqliteStore(dbPath, recallLanguage ? { recallLanguage } : {})
+    ? await openSqliteStore(dbPath, { ...(recallLanguage ? { recallLanguage } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) })
     : await openPostgresStore(url!, { schema: options.schema ?? "public", ...(recallLanguage ? { recallLanguage } : {}) });
   const storeArgs = storeArgsOf(dbPath, url, options.schema);
   return { store, counter, summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs };

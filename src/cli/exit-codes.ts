@@ -12,6 +12,7 @@ export const EXIT = {
   summarizerFailed: 7,
   checkpointNotFound: 8,
   writeConflict: 9,
+  storeLocked: 10,
 } as const;
 
 const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
@@ -20,6 +21,7 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
   STORE_UNAVAILABLE: EXIT.storeUnavailable,
   STORE_CORRUPT: EXIT.notACheckpointStore,
   STORE_READ_ONLY: EXIT.storeUnavailable,
+  STORE_LOCKED: EXIT.storeLocked,
   STORE_ERROR: EXIT.storeUnavailable,
   MISSING_DEPENDENCY: EXIT.usage,
   THREAD_NOT_FOUND: EXIT.threadNotFound,

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CompactionError } from "../errors.js";
+import { asStoreError, CompactionError } from "../errors.js";
 import { COMPACT_HELP, compactCommand } from "./commands/compact.js";
 import { HISTORY_HELP, historyCommand } from "./commands/history.js";
 import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
@@ -34,7 +34,8 @@ Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for 
 COMPACTION_RATIO too). Run "<command> --help" for each command; --version prints the package's version.
 Inside this repository: npm run --silent compact -- <command> … (--silent keeps npm's banner out of --json output).
 Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
-5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict.`;
+5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict,
+10 SQLite store locked by another process past the busy timeout (--busy-timeout <ms>, default 5000).`;
 
 const HELP: Record<string, string> = {
   list: LIST_HELP,
@@ -120,7 +121,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     } finally {
       await context.store.close();
     }
-  } catch (error) {
+  } catch (raw) {
+    // A driver's error that escaped a command (a lock held past the busy timeout, a lost connection) as a typed one.
+    const error = asStoreError(raw);
     const code = exitCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`compact-thread: ${message.split("\n")[0]}\n`);

@@ -9,7 +9,7 @@
  */
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { requireThreadId, threadNotFound } from "../errors.js";
+import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
 import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { getSummaryProvenance, isSummaryMessage } from "../messages/summary-message.js";
 import { validateHistory, type HistoryProblem } from "../messages/validate.js";
@@ -58,7 +58,7 @@ function fingerprint(message: BaseMessage): string {
  */
 export async function auditThread(checkpointer: BaseCheckpointSaver, config: unknown): Promise<ThreadAudit> {
   const threadId = requireThreadId(config, "auditThread");
-  const checkpoints = await threadStoreFor(checkpointer).listCheckpoints(threadId);
+  const checkpoints = await storeErrors(threadId, threadStoreFor(checkpointer).listCheckpoints(threadId));
   const byId = new Map<string, StoredCheckpoint>(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
   const head = checkpoints[0];
   if (!head) throw threadNotFound(threadId);

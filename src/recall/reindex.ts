@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { requireThreadId, threadNotFound } from "../errors.js";
+import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
 import { getSummaryProvenance } from "../messages/summary-message.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { threadStoreFor } from "../store/thread-store.js";
@@ -25,10 +25,15 @@ export interface ReindexReport {
 
 /**
  * Rebuild the recall index of the thread of `config` from its history (root namespace).
- * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, STORE_CORRUPT.
+ * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, STORE_CORRUPT; STORE_LOCKED, STORE_UNAVAILABLE or
+ *   STORE_ERROR when the store cannot be written (nothing written).
  */
 export async function reindexThread(checkpointer: BaseCheckpointSaver, config: unknown, options: RecallBackendOptions = {}): Promise<ReindexReport> {
   const threadId = requireThreadId(config, "reindexThread");
+  return storeErrors(threadId, reindex(checkpointer, threadId, options));
+}
+
+async function reindex(checkpointer: BaseCheckpointSaver, threadId: string, options: RecallBackendOptions): Promise<ReindexReport> {
   const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
   const head = await store.readHead(threadId);
   if (!head) throw threadNotFound(threadId);

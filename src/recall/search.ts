@@ -2,7 +2,7 @@
  * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, invalidArgument, requireThreadId } from "../errors.js";
+import { asStoreError, CompactionError, invalidArgument, requireThreadId } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
 import type { SearchHit } from "../store/recall-index/types.js";
@@ -35,7 +35,8 @@ export interface SearchHistoryOptions extends RecallBackendOptions {
 }
 
 function storeError(error: unknown, threadId: string): unknown {
-  if (CompactionError.isInstance(error)) return error;
+  const typed = asStoreError(error, threadId);
+  if (CompactionError.isInstance(typed) && typed.code !== "STORE_ERROR") return typed;
   return new CompactionError({
     code: "STORE_UNAVAILABLE",
     value: threadId,

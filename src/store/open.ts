@@ -1,13 +1,14 @@
 /**
  * Opening a checkpoint store from a SQLite path or a Postgres URL, refusing — before anything is written — a
  * missing file, a file that is not SQLite, a database that is not a LangGraph checkpoint store, or an unreachable
- * server. SQLite is opened with a busy timeout so the store can be used while an application writes to it (WAL).
+ * server. SQLite is opened with a busy timeout so the store can be used while an application writes to it: a lock
+ * held past it is STORE_LOCKED, never mistaken for a file that is not SQLite.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type BetterSqlite3 from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import type pg from "pg";
-import { CompactionError } from "../errors.js";
+import { CompactionError, isLockedError, LOCKED_STORE } from "../errors.js";
 import { importOptional, requireOptional } from "../optional-dependency.js";
 import { isReadOnlyOpenError, openReadOnlySnapshot } from "./sqlite-snapshot.js";
 import { quoteIdentifier } from "./sql.js";
@@ -41,6 +42,9 @@ export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BU
   } catch (error) {
     db?.close();
     if (CompactionError.isInstance(error)) throw error;
+    if (isLockedError(error)) {
+      throw new CompactionError({ code: "STORE_LOCKED", value: path, message: `${path}: ${LOCKED_STORE} (waited ${Math.floor(busyTimeoutMs)} ms). Nothing was written.`, cause: error });
+    }
     if (!isReadOnlyOpenError(error)) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--db", value: path, message: `${path} is not a SQLite database (${(error as Error).message})`, cause: error });
     }

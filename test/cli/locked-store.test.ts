@@ -1,0 +1,141 @@
+/**
+ * A SQLite file whose lock another process holds (test/support/lock-holder.ts), in both journal modes. The script
+ * and the library wait for the busy timeout, then fail with STORE_LOCKED (the script: exit 10 and one line naming
+ * the lock), never a raw SqliteError or "is not a SQLite database", and write nothing.
+ * - WAL: the holder has the write lock; readers go on, so the reading commands work.
+ * - Rollback journal: the holder has an exclusive lock; even reading waits, so every command exits 10.
+ */
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CompactionError, HistoryManager, reindexThread } from "../../src/index.js";
+import { main } from "../../src/cli/main.js";
+import { createTestAgent, runTurns, seedThread } from "../support/agents.js";
+import { holdLock } from "../support/lock-holder.js";
+
+const THREAD = "locked";
+const BUSY = ["--busy-timeout", "250"];
+let dir: string;
+let wal: string;
+let rollback: string;
+let earlier: string;
+
+/** Checkpoints, writes and recall rows: what a write would change. */
+function rows(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return `${count("checkpoints")}/${count("writes")}/${count("compaction_recall")}`;
+  } finally {
+    db.close();
+  }
+}
+
+async function script(argv: string[]): Promise<{ code: number; stderr: string }> {
+  const stderr: string[] = [];
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (stderr.push(String(chunk)), true));
+  const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  try {
+    return { code: await main(argv, {}), stderr: stderr.join("") };
+  } finally {
+    err.mockRestore();
+    out.mockRestore();
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-locked-"));
+  wal = join(dir, "wal.sqlite");
+  const saver = SqliteSaver.fromConnString(wal);
+  const { agent } = createTestAgent(saver);
+  await seedThread(agent, THREAD, 14);
+  await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({ configurable: { thread_id: THREAD } });
+  // Turns after the compaction: the head is over the limit again, and compactable.
+  await runTurns(agent, THREAD, 10, { from: 14, prefix: "later" });
+  const head = await saver.getTuple({ configurable: { thread_id: THREAD } });
+  earlier = head!.parentConfig!.configurable!.checkpoint_id as string;
+  saver.db.pragma("wal_checkpoint(TRUNCATE)");
+  saver.db.close();
+  rollback = join(dir, "rollback.sqlite");
+  copyFileSync(wal, rollback);
+  const db = new Database(rollback);
+  db.pragma("journal_mode = DELETE");
+  db.close();
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const WRITING = () => [
+  ["compact", THREAD, "--limit", "400"],
+  ["restore", THREAD, "--checkpoint", earlier],
+  ["reindex", THREAD],
+];
+const READING = () => [["list"], ["inspect", THREAD], ["history", THREAD], ["search", THREAD, "invoice"]];
+
+describe("a SQLite store another process has locked", () => {
+  it("WAL: the reading commands work; compact, restore and reindex exit 10 naming the lock, and write nothing", async () => {
+    const before = rows(wal);
+    const lock = await holdLock(wal, "immediate");
+    try {
+      for (const argv of READING()) {
+        const { code, stderr } = await script([...argv, "--db", wal, ...BUSY]);
+        expect(code, `${argv.join(" ")}: ${stderr}`).toBe(0);
+      }
+      for (const argv of WRITING()) {
+        const { code, stderr } = await script([...argv, "--db", wal, ...BUSY]);
+        expect(code, `${argv.join(" ")}: ${stderr}`).toBe(10);
+        expect(stderr).toContain("held the SQLite database's lock past the busy timeout");
+        expect(stderr.trim().split("\n")).toHaveLength(1);
+      }
+    } finally {
+      await lock.release();
+    }
+    expect(rows(wal)).toBe(before);
+  }, 60_000);
+
+  it("rollback journal: every command exits 10 naming the lock, not 4 (\"not a SQLite database\"), and writes nothing", async () => {
+    const before = rows(rollback);
+    const lock = await holdLock(rollback, "exclusive");
+    try {
+      for (const argv of [...READING(), ...WRITING()]) {
+        const { code, stderr } = await script([...argv, "--db", rollback, ...BUSY]);
+        expect(code, `${argv.join(" ")}: ${stderr}`).toBe(10);
+        expect(stderr).toContain("held the SQLite database's lock past the busy timeout");
+        expect(stderr).not.toContain("is not a SQLite database");
+      }
+    } finally {
+      await lock.release();
+    }
+    expect(rows(rollback)).toBe(before);
+  }, 60_000);
+
+  it("the library: reindexThread and compactThread throw STORE_LOCKED, not a raw SqliteError, and write nothing", async () => {
+    const before = rows(wal);
+    const saver = new SqliteSaver(new Database(wal, { timeout: 250 }));
+    const config = { configurable: { thread_id: THREAD } };
+    const lock = await holdLock(wal, "immediate");
+    try {
+      for (const call of [() => reindexThread(saver, config), () => new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config)]) {
+        const error = await call().then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(CompactionError.isInstance(error), String(error)).toBe(true);
+        expect((error as CompactionError).code).toBe("STORE_LOCKED");
+      }
+    } finally {
+      await lock.release();
+      saver.db.close();
+    }
+    expect(rows(wal)).toBe(before);
+  }, 60_000);
+
+  it("--busy-timeout must be a whole number of milliseconds, and only with --db", async () => {
+    expect((await script(["list", "--db", wal, "--busy-timeout", "soon"])).code).toBe(2);
+    expect((await script(["list", "--db", wal, "--busy-timeout=-1"])).stderr).toContain('"-1"');
+    expect((await script(["list", "--postgres", "postgres://127.0.0.1:1/x", "--busy-timeout", "10"])).code).toBe(2);
+  });
+});
