@@ -116,6 +116,9 @@ export function asStoreReadError(error: unknown, threadId: string): unknown {
   });
 }
 
+/** node-postgres's own errors (no SQLSTATE) for a connection that was lost or could not be made. */
+const PG_CONNECTION_LOST = /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Connection ended)/;
+
 /** What a STORE_LOCKED error says. */
 export const LOCKED_STORE = "another process held the SQLite database's lock past the busy timeout; retry once it is done";
 
@@ -130,7 +133,8 @@ export function isLockedError(error: unknown): boolean {
  * STORE_CORRUPT (unreadable data), STORE_READ_ONLY (SQLite SQLITE_READONLY / SQLITE_PERM, Postgres 25006 / 42501),
  * STORE_LOCKED (SQLite SQLITE_BUSY / SQLITE_LOCKED: another connection held the lock past the busy timeout),
  * STORE_UNAVAILABLE (SQLite cannot open, disk I/O; Postgres refused the login (28xxx), the connection failed
- * (08xxx, ECONNREFUSED...)), STORE_ERROR (any other store error). The driver's error is the `cause`.
+ * (08xxx, ECONNREFUSED...), the server shut down or terminated the session (57Pxx), node-postgres lost the
+ * connection ("Connection terminated unexpectedly")), STORE_ERROR (any other store error). The driver's error is the `cause`.
  */
 export function asStoreError(error: unknown, threadId?: string): unknown {
   if (CompactionError.isInstance(error)) return error;
@@ -138,20 +142,22 @@ export function asStoreError(error: unknown, threadId?: string): unknown {
   if (CompactionError.isInstance(read)) return read;
   const code = String((error as { code?: unknown } | undefined)?.code ?? "");
   const name = (error as { name?: unknown } | undefined)?.name;
-  // SQLite's errors, Postgres's (a five-character SQLSTATE with a severity) and a failed connection's.
+  const text = (error as Error | undefined)?.message ?? String(error);
+  const connectionLost = !code && error instanceof Error && PG_CONNECTION_LOST.test(text);
+  // SQLite's errors, Postgres's (a five-character SQLSTATE with a severity) and a failed or lost connection's.
   const fromStore =
     name === "SqliteError" ||
     code.startsWith("SQLITE_") ||
     (/^[0-9A-Z]{5}$/.test(code) && typeof (error as { severity?: unknown }).severity === "string") ||
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND)$/.test(code);
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EPIPE)$/.test(code) ||
+    connectionLost;
   if (!fromStore) return error;
-  const text = (error as Error | undefined)?.message ?? String(error);
   const subject = threadId === undefined ? "" : `thread ${JSON.stringify(threadId)}: `;
   const of = (kind: CompactionErrorCode, what: string) =>
     new CompactionError({ code: kind, value: threadId, message: `${subject}${what} (${code ? `${code}: ` : ""}${text}). Nothing was written.`, cause: error });
   if (/^SQLITE_(READONLY|PERM)/.test(code) || code === "25006" || code === "42501") return of("STORE_READ_ONLY", "the store cannot be written by this process");
   if (isLockedError(error)) return of("STORE_LOCKED", LOCKED_STORE);
-  if (/^SQLITE_(CANTOPEN|IOERR|FULL)/.test(code) || /^(28|08)/.test(code) || /^E[A-Z]+$/.test(code)) {
+  if (/^SQLITE_(CANTOPEN|IOERR|FULL)/.test(code) || /^(28|08|57P)/.test(code) || /^E[A-Z]+$/.test(code) || connectionLost) {
     return of("STORE_UNAVAILABLE", "the store is unavailable");
   }
   return of("STORE_ERROR", "the store failed");

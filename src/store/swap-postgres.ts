@@ -7,15 +7,12 @@
 import type { BaseCheckpointSaver, ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
 import { applyPostgresRecall } from "./recall-index/postgres-index.js";
+import { withConnection, type PostgresConnector } from "./pg-connection.js";
 import { quoteIdentifier } from "./sql.js";
 
-interface PostgresClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
-  release(): void;
-}
 
 interface PostgresSaverInternals extends BaseCheckpointSaver {
-  pool: { connect(): Promise<PostgresClient> };
+  pool: PostgresConnector;
   options: { schema: string };
   _dumpCheckpoint(checkpoint: Checkpoint): Record<string, unknown>;
   _dumpBlobs(threadId: string, ns: string, values: Record<string, unknown>, versions: ChannelVersions): Promise<unknown[][]>;
@@ -42,8 +39,7 @@ export class PostgresWriter implements CompareAndSwapWriter {
 
   async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
     const schema = quoteIdentifier(this.saver.options.schema);
-    const client = await this.saver.pool.connect();
-    try {
+    return withConnection(this.saver.pool, async (client): Promise<WriteOutcome> => {
       await client.query("BEGIN");
       try {
         await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7243))", [`langgraph-compaction:${threadId}`]);
@@ -90,9 +86,7 @@ export class PostgresWriter implements CompareAndSwapWriter {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       }
-    } finally {
-      client.release();
-    }
+    });
   }
 }
 

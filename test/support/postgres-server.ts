@@ -65,6 +65,8 @@ function run(command: string, args: string[], ids: { uid?: number; gid?: number 
 export interface RunningPostgres {
   url: string;
   stop(): Promise<void>;
+  /** Stopping and starting the server again, keeping its data (only for a server these tests run, not POSTGRES_URL). */
+  control?: { shutDown(): Promise<void>; start(): Promise<void> };
 }
 
 export async function startPostgres(): Promise<RunningPostgres> {
@@ -89,30 +91,43 @@ export async function startPostgres(): Promise<RunningPostgres> {
 
   await run(join(native, "bin", "initdb"), [`--pgdata=${data}`, "--auth=password", "--username=postgres", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"], ids);
   const port = await freePort();
-  const server: ChildProcess = spawn(
-    join(native, "bin", "postgres"),
-    ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${sockets}`, "-c", "max_connections=200", "-c", "fsync=off"],
-    { ...ids, env: { ...process.env, LC_ALL: "C" } },
-  );
-  await new Promise<void>((ready, fail) => {
-    let log = "";
-    server.stderr!.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes("database system is ready to accept connections")) ready();
+  const launch = async (): Promise<ChildProcess> => {
+    const started: ChildProcess = spawn(
+      join(native, "bin", "postgres"),
+      ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${sockets}`, "-c", "max_connections=200", "-c", "fsync=off"],
+      { ...ids, env: { ...process.env, LC_ALL: "C" } },
+    );
+    await new Promise<void>((ready, fail) => {
+      let log = "";
+      started.stderr!.on("data", (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes("database system is ready to accept connections")) ready();
+      });
+      started.once("error", fail);
+      started.once("exit", (code) => fail(new Error(`postgres exited with ${code} before it was ready: ${log}`)));
     });
-    server.once("error", fail);
-    server.once("exit", (code) => fail(new Error(`postgres exited with ${code} before it was ready: ${log}`)));
-  });
+    return started;
+  };
+  /** A fast shutdown (SIGINT): every session is terminated ("terminating connection due to administrator command"). */
+  const shutDown = async (): Promise<void> => {
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    await new Promise((exited) => {
+      server.once("exit", exited);
+      server.kill("SIGINT");
+    });
+  };
+  let server = await launch();
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
-      if (server.exitCode === null) {
-        await new Promise((exited) => {
-          server.once("exit", exited);
-          server.kill("SIGINT");
-        });
-      }
+      await shutDown();
       rmSync(root, { recursive: true, force: true });
+    },
+    control: {
+      shutDown,
+      start: async () => {
+        server = await launch();
+      },
     },
   };
 }

@@ -1,4 +1,5 @@
-import { CompactionError } from "../../errors.js";
+import { asStoreError, CompactionError, type CompactionErrorCode } from "../../errors.js";
+import { EXIT, exitCodeOf } from "../exit-codes.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { type CompactionPlan } from "../../engine/plan.js";
 import type { CompactedReport } from "../../engine/report.js";
@@ -105,8 +106,11 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
     if (tokens > over) candidates.push({ threadId: row.threadId, tokens });
   }
   const results: Array<Record<string, unknown>> = [];
+  const failures: unknown[] = [];
+  let stopped = 0;
   const tty = process.stderr.isTTY && !context.json;
   for (const [index, candidate] of candidates.entries()) {
+    if (stopped > 0) break;
     if (tty) process.stderr.write(`\r${bar(index, candidates.length, 30)} ${index}/${candidates.length} ${candidate.threadId.slice(0, 30).padEnd(30)}`);
     try {
       if (context.options["dry-run"]) {
@@ -116,8 +120,12 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
         const written = report.status === "compacted" ? report : undefined;
         results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: written?.tokensAfter, newCheckpointId: written?.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
       }
-    } catch (error) {
+    } catch (raw) {
+      const error = asStoreError(raw, candidate.threadId);
+      failures.push(error);
       results.push({ threadId: candidate.threadId, status: "failed", reason: error instanceof Error ? error.message : String(error) });
+      // The store itself failed: every later thread would fail the same way (and nothing more is written).
+      if (CompactionError.isInstance(error) && STORE_FAILURES.has(error.code)) stopped = candidates.length - index - 1;
     }
     if (!tty && !context.json) {
       const last = results.at(-1)!;
@@ -125,7 +133,16 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
     }
   }
   if (tty) process.stderr.write(`\r${bar(1, 1, 30)} ${candidates.length}/${candidates.length}${" ".repeat(32)}\n`);
-  if (context.json) context.printer.line(JSON.stringify({ over, threads: results }, null, 2));
+  if (context.json) context.printer.line(JSON.stringify({ over, threads: results, ...(stopped > 0 ? { notAttempted: stopped } : {}) }, null, 2));
   else context.printer.line(`${results.filter((result) => result.status === "compacted").length} of ${candidates.length} thread(s) above ${number(over)} tokens compacted`);
-  return results.some((result) => result.status === "failed") ? 1 : 0;
+  if (failures.length === 0) return EXIT.ok;
+  // The failures' own exit code (the first one's), and one line saying what failed.
+  const first = failures[0];
+  const reason = first instanceof Error ? first.message.split("\n")[0] : String(first);
+  const rest = stopped > 0 ? `; the store failed, so ${stopped} more thread(s) were not attempted` : "";
+  process.stderr.write(`compact-thread: ${failures.length} of ${candidates.length} thread(s) failed${rest}. First: ${reason}\n`);
+  return exitCodeOf(first);
 }
+
+/** Failures of the store rather than of one thread: a pass stops at the first. */
+const STORE_FAILURES = new Set<CompactionErrorCode>(["STORE_UNAVAILABLE", "STORE_LOCKED", "STORE_READ_ONLY"]);

@@ -3,6 +3,7 @@
  * application role may not run DDL creates them ahead of time with `setupPostgresRecall` (or runs
  * `postgresRecallSchemaSql` in its migrations), as PostgresSaver's own tables are made by `setup()`.
  */
+import { withConnection, type PostgresConnector } from "../pg-connection.js";
 import { quoteIdentifier } from "../sql.js";
 
 export interface PostgresQueryable {
@@ -60,15 +61,11 @@ export async function setupPostgresRecall(pool: PostgresConnector, { schema = "p
   await inTransaction(pool, (client) => ensurePostgresRecall(client, schema));
 }
 
-/** What hands out connections: a pg Pool. */
-export interface PostgresConnector {
-  connect(): Promise<PostgresQueryable & { release(): void }>;
-}
+export type { PostgresConnector };
 
 /** Runs `work` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: PostgresConnector, work: (client: PostgresQueryable) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
+  return withConnection(pool, async (client) => {
     await client.query("BEGIN");
     try {
       const result = await work(client);
@@ -78,7 +75,5 @@ export async function inTransaction<T>(pool: PostgresConnector, work: (client: P
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     }
-  } finally {
-    client.release();
-  }
+  });
 }
