@@ -2,7 +2,8 @@
  * auditThread: check, from the store alone, the promise compaction makes about a thread —
  * 1. coverage: every message that was ever in the thread's main conversation is in the head verbatim, or covered by
  *    a summary in the head whose provenance names a checkpoint that still holds it (summaries of summaries are
- *    followed down the chain);
+ *    followed down the chain), or recorded in the thread's recall index by the write that took it out (a restore, a
+ *    replacement that dropped it): only a message that is none of these is lost;
  * 2. validity: the head passes `validateHistory`;
  * 3. no message appears twice in the head.
  * Read-only. Reads every checkpoint of the thread's root namespace once.
@@ -41,6 +42,8 @@ export interface ThreadAudit {
   inHead: number;
   /** Of those, covered by a summary in the head (and held by the checkpoint its provenance names). */
   covered: number;
+  /** Of those, neither in the head nor covered, but recorded in the recall index by the write that removed them. */
+  recorded: number;
   problems: AuditProblem[];
   /** Problems `validateHistory` reports on the head. */
   headProblems: HistoryProblem[];
@@ -58,7 +61,8 @@ function fingerprint(message: BaseMessage): string {
  */
 export async function auditThread(checkpointer: BaseCheckpointSaver, config: unknown): Promise<ThreadAudit> {
   const threadId = requireThreadId(config, "auditThread");
-  const checkpoints = await storeErrors(threadId, threadStoreFor(checkpointer).listCheckpoints(threadId));
+  const store = threadStoreFor(checkpointer);
+  const checkpoints = await storeErrors(threadId, store.listCheckpoints(threadId));
   const byId = new Map<string, StoredCheckpoint>(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
   const head = checkpoints[0];
   if (!head) throw threadNotFound(threadId);
@@ -137,12 +141,17 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   }
   let inHead = 0;
   let coveredCount = 0;
+  let recordedCount = 0;
+  let recorded: Set<string> | undefined;
   for (const [id, print] of ever) {
     const found = verbatim.get(id) ?? covered.get(id);
     if (found === undefined && edited.has(id)) {
       coveredCount++;
     } else if (found === undefined) {
-      problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head nor covered by one of its summaries` });
+      // Read once, and only when a message is neither in the head nor covered.
+      recorded ??= new Set((await storeErrors(threadId, store.recall.entries(threadId))).map((entry) => entry.messageId));
+      if (recorded.has(id)) recordedCount++;
+      else problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head, nor covered by one of its summaries, nor recorded in the recall index` });
     } else if (found !== print) {
       problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs from the stored original` });
     } else if (verbatim.has(id)) {
@@ -158,6 +167,7 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
     messagesEver: ever.size,
     inHead,
     covered: coveredCount,
+    recorded: recordedCount,
     problems,
     headProblems,
   };

@@ -32,10 +32,11 @@ describe("auditThread", () => {
     expect(audit.covered).toBeGreaterThan(0);
   });
 
-  it("reports a message dropped without a summary as LOST_MESSAGE", async () => {
-    const { saver, manager, graph } = await setup();
+  it("reports a message dropped without a summary, and not recorded in the recall index, as LOST_MESSAGE", async () => {
+    const { saver, graph } = await setup();
+    const unrecorded = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), recall: false });
     const state = await graph.getState(config);
-    await manager.replaceThreadHistory(config, state.values.messages.slice(2));
+    await unrecorded.replaceThreadHistory(config, state.values.messages.slice(2));
     const audit = await auditThread(saver, config);
     expect(audit.problems.map((problem) => [problem.code, problem.id])).toEqual([
       ["LOST_MESSAGE", "h0"],
@@ -43,8 +44,19 @@ describe("auditThread", () => {
     ]);
   });
 
-  it("reports a summary naming a checkpoint the store does not hold, or ids that checkpoint lacks", async () => {
+  it("counts a message a write of the library dropped and recorded in the recall index as recorded, not lost", async () => {
     const { saver, manager, graph } = await setup();
+    const state = await graph.getState(config);
+    await manager.replaceThreadHistory(config, state.values.messages.slice(2));
+    const audit = await auditThread(saver, config);
+    expect(audit.problems).toEqual([]);
+    expect(audit.recorded).toBe(2);
+    expect(audit.inHead + audit.covered + audit.recorded).toBe(audit.messagesEver);
+  });
+
+  it("reports a summary naming a checkpoint the store does not hold, or ids that checkpoint lacks", async () => {
+    const { saver, graph } = await setup();
+    const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), recall: false });
     const state = await graph.getState(config);
     const fields = { coveredMessages: 2, coveredTokens: 10, firstCoveredId: "h0", lastCoveredId: "a0", previousSummaryId: null, summarizer: "test", model: null };
     const ghost = createSummaryMessage("made up", { ...fields, replacedCheckpointId: "1ef00000-0000-6000-8000-000000000000", coveredIds: ["h0", "a0"] });
