@@ -1,17 +1,20 @@
 /**
  * Rebuilding a thread's recall index from its checkpoint history: for threads compacted before the index existed,
  * for an in-process index after a restart, or after a change of the Postgres language. Idempotent, and equal to
- * live indexing: a message out of the head is indexed from the newest checkpoint that holds it (the head it left),
- * an edited message's original from the newest checkpoint that holds the original.
+ * live indexing: it replays, oldest first, the index changes of every write this library made (the checkpoint it
+ * replaced against the one it wrote: store/recall-index/entries.ts), and nothing else. The application's own edits and
+ * removals (`updateState`, `RemoveMessage`) are never indexed, live or rebuilt: a redacted original stays out.
+ * Checkpoints written before the library marked its writes count as its own when they are a compaction, a recovery
+ * or a restore, or when they put one of its edit markers (cleared, clipped, archived) on a message.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
-import { getSummaryProvenance } from "../messages/summary-message.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
-import { threadStoreFor } from "../store/thread-store.js";
+import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
-import { recallEntry, recallText } from "../store/recall-index/entries.js";
+import { recallChanges } from "../store/recall-index/entries.js";
+import { writtenByLibrary } from "../store/replacement.js";
 import type { RecallBackendOptions } from "./search.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
 
@@ -35,24 +38,33 @@ export async function reindexThread(checkpointer: BaseCheckpointSaver, config: u
 
 async function reindex(checkpointer: BaseCheckpointSaver, threadId: string, options: RecallBackendOptions): Promise<ReindexReport> {
   const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
-  const head = await store.readHead(threadId);
-  if (!head) throw threadNotFound(threadId);
-  const inHead = new Map<string, BaseMessage>();
-  for (const message of head.messages) if (typeof message.id === "string") inHead.set(message.id, message);
-  const done = new Set<string>();
-  const entries: RecallEntry[] = [];
   const history = await store.listCheckpoints(threadId);
-  // Newest first: the first checkpoint that holds a message (as it left the head) is the one live indexing names.
-  for (const { tuple, messages } of history) {
-    messages.forEach((message, ordinal) => {
-      const id = message?.id;
-      if (typeof id !== "string" || id === "" || done.has(id) || getSummaryProvenance(message)) return;
-      const current = inHead.get(id);
-      if (current && (recallText(current) === recallText(message) || editOf(message))) return;
-      done.add(id);
-      entries.push(recallEntry(message, tuple.checkpoint.id, ordinal, messages[ordinal - 1]));
-    });
-  }
+  if (history.length === 0) throw threadNotFound(threadId);
+  const entries = replayedEntries(threadId, history);
   await store.recall.replaceThread(threadId, entries);
   return { threadId, indexed: entries.length, checkpoints: history.length };
+}
+
+/** The index live writes leave: each library write's changes, applied oldest first. `history`: newest first. */
+export function replayedEntries(threadId: string, history: readonly StoredCheckpoint[]): RecallEntry[] {
+  const byId = new Map(history.map((stored) => [stored.tuple.checkpoint.id, stored]));
+  const entries = new Map<string, RecallEntry>();
+  for (const stored of [...history].reverse()) {
+    const metadata = stored.tuple.metadata as Record<string, unknown> | undefined;
+    // What the write replaced: its parent (the head it swapped), or for a recovery the checkpoint it started from.
+    const recoveredFrom = (metadata?.compaction as { recoveredFrom?: unknown } | undefined)?.recoveredFrom;
+    const beforeId = typeof recoveredFrom === "string" ? recoveredFrom : stored.tuple.parentConfig?.configurable?.checkpoint_id;
+    const before = typeof beforeId === "string" ? byId.get(beforeId) : undefined;
+    if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
+    const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
+    for (const id of changes.remove) entries.delete(id);
+    for (const entry of changes.add) entries.set(entry.messageId, entry);
+  }
+  return [...entries.values()].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
+}
+
+/** Whether `after` puts one of this library's edit markers on a message `before` held unmarked (a legacy strategy write). */
+function marksEdits(before: readonly BaseMessage[], after: readonly BaseMessage[]): boolean {
+  const unmarked = new Set(before.filter((message) => typeof message.id === "string" && !editOf(message)).map((message) => message.id));
+  return after.some((message) => editOf(message) !== undefined && unmarked.has(message.id));
 }

@@ -8,6 +8,17 @@ import { replacementValue } from "./checkpoint-messages.js";
 import { maxVersion, type ReplacementBuilder } from "./compare-and-swap.js";
 import { idAfter } from "./ids.js";
 
+/** `metadata.writtenBy` of every checkpoint this library writes: how reindex tells its writes from the application's. */
+export const LIBRARY_WRITER = "langgraph-compaction";
+
+/**
+ * Whether this library wrote the checkpoint with `metadata`: marked, or (written before the mark) a compaction, a
+ * recovery or a restore.
+ */
+export function writtenByLibrary(metadata: Record<string, unknown> | undefined): boolean {
+  return metadata?.writtenBy === LIBRARY_WRITER || (typeof metadata?.compaction === "object" && metadata.compaction !== null) || (typeof metadata?.restore === "object" && metadata.restore !== null);
+}
+
 export interface Replacement {
   id: string;
   /** The greatest channel version of the head and the base, for the saver's `getNextVersion`. */
@@ -32,6 +43,7 @@ export function buildReplacement(head: CheckpointTuple, base: CheckpointTuple, m
       parents: (base.metadata?.parents as Record<string, string> | undefined) ?? {},
       ...stored.metadata,
       ...extraMetadata,
+      writtenBy: LIBRARY_WRITER,
     } as CheckpointMetadata;
     return { checkpoint, metadata, newVersions: { messages: version } };
   };

@@ -5,7 +5,7 @@
  * index; hostile queries are words (answered or a typed error) and write nothing.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
@@ -191,6 +191,29 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     expect(later[0]?.text).toContain("ord_1010");
     await reindexThread(saver, config("a"));
     expect(byId(await backend.entries("a"))).toEqual(after);
+  });
+
+  it("reindex equals live indexing after the application's own edits and removals: a redacted original and a removed message are never indexed", async () => {
+    const { saver, agent, manager } = await setup();
+    await runTurns(agent, "e", 6);
+    await agent.invoke({ messages: [new HumanMessage({ id: "card", content: "please charge my card 4111-1111-1111-1111 for the renewal" })] }, config("e"));
+    await runTurns(agent, "e", 3, { from: 6 });
+    // The application redacts one message and removes another, both still in the head (LangGraph's own writes).
+    await agent.updateState(config("e"), { messages: [new HumanMessage({ id: "card", content: "please charge my card [redacted] for the renewal" })] });
+    await agent.updateState(config("e"), { messages: [new RemoveMessage({ id: "turn-e-4" })] });
+    await manager.compactThread(config("e"), { compactionRatio: 0.6 });
+    await runTurns(agent, "e", 6, { from: 9 });
+    await manager.compactThread(config("e"), { compactionRatio: 0.6 });
+    const backend = recallBackendFor(saver);
+    const live = byId(await backend.entries("e"));
+    expect(live.map((entry) => entry.messageId)).toContain("card");
+    expect(live.map((entry) => entry.messageId)).not.toContain("turn-e-4");
+    await reindexThread(saver, config("e"));
+    expect(byId(await backend.entries("e"))).toEqual(live);
+    // (The scripted assistant echoed the number in its own reply, a message of its own; the user's message is redacted.)
+    expect((await searchHistory(saver, config("e"), "4111-1111-1111-1111", { limit: 100 })).filter((hit) => hit.messageId === "card")).toEqual([]);
+    const card = (await searchHistory(saver, config("e"), "charge card renewal", { limit: 100 })).find((hit) => hit.messageId === "card");
+    expect(card?.text).toBe("please charge my card [redacted] for the renewal");
   });
 
   it("compacts and finds a message holding a NUL character (pasted binary, tool output); a NUL thread id is a typed error", async () => {

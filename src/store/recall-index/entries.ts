@@ -4,7 +4,8 @@
  * - a message whose id stays but whose content changed was edited (cleared, clipped, archived): its original is
  *   indexed, unless the old copy was itself an edit (then the original is indexed already);
  * - an edited copy replaced by its original (a restore) brings the original back: its entry is removed;
- * - a message of the new head that the old head did not hold came back (a restore): its entry is removed;
+ * - a message the new head holds unedited is not out of the head: its entry, if any, is removed (it came back: a
+ *   restore, or a turn that superseded an earlier write and brought its messages back);
  * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
  */
 import type { BaseMessage } from "@langchain/core/messages";
@@ -89,6 +90,9 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
       else if (!editOf(kept)) remove.push(message.id!);
     }
   });
-  for (const id of next.keys()) if (!previous.has(id)) remove.push(id);
+  // The index never holds a message the new head holds as it is (one that came back: a restore, or a turn that
+  // superseded a write of this library and brought its messages back): it is out of the index again.
+  const settled = new Set([...add.map((entry) => entry.messageId), ...remove]);
+  for (const [id, message] of next) if (!settled.has(id) && !editOf(message)) remove.push(id);
   return { threadId, add, remove };
 }
