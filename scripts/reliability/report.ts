@@ -26,6 +26,7 @@ const sum = (figures: Figures | undefined, prefix: string, suffix = "") =>
 
 const { fuzz, crash, race, faults } = suites;
 const badInput = suites["bad-input"];
+const hostile = suites["hostile-search"];
 const rows = [
   {
     suite: "property-based (fast-check)",
@@ -51,6 +52,12 @@ const rows = [
     suite: "failing summarizers",
     size: `${Object.keys(faults ?? {}).filter((key) => key.startsWith("injected:")).length} fault kinds`,
     exercised: `${n(sum(faults, "injected:"))} faults injected`,
+    lost: "0 (nothing written)",
+  },
+  {
+    suite: "hostile searches (memory, SQLite, Postgres)",
+    size: `${n(sum(hostile, "", ":answered") + sum(hostile, "", ":refused"))} searches`,
+    exercised: `${n(sum(hostile, "", ":answered"))} answered from the tenant's own thread beside a tenant spelling its index key (${["syntax", "absent", "nul", "size", "unicode"].map((kind) => `${kind} ${n(sum(hostile, "", `:${kind}`))}`).join(", ")}), ${n(sum(hostile, "", ":refused"))} refused with INVALID_ARGUMENT`,
     lost: "0 (nothing written)",
   },
   {

@@ -27,12 +27,6 @@ async function headOf(saver: BaseCheckpointSaver, threadId: string): Promise<{ i
   return { id: tuple.checkpoint.id, messages: (tuple.checkpoint.channel_values as { messages: BaseMessage[] }).messages };
 }
 
-async function checkpointCount(saver: BaseCheckpointSaver, threadId: string): Promise<number> {
-  let count = 0;
-  for await (const _ of saver.list(config(threadId))) count++;
-  return count;
-}
-
 /** Every message id the thread ever held (its whole checkpoint history), summaries aside. */
 async function idsEver(saver: BaseCheckpointSaver, threadId: string): Promise<Set<string>> {
   const ids = new Set<string>();
@@ -228,38 +222,5 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     await runTurns(agent, "nul", 9);
     expect((await manager.compactThread(config("nul"), { compactionRatio: 0.5 })).status).toBe("compacted");
     await expect(searchHistory(saver, config("nu\u0000l"), "invoice")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-  });
-
-  it("reads hostile queries as words: answered from this thread or a typed error, nothing written", async () => {
-    const { saver, agent, manager } = await setup();
-    await runTurns(agent, "a", 9);
-    await runTurns(agent, "b", 9);
-    for (const thread of ["a", "b"]) await manager.compactThread(config(thread), { compactionRatio: 0.5 });
-    const backend = recallBackendFor(saver);
-    const snapshot = async () => ({ head: (await headOf(saver, "a")).id, checkpoints: await checkpointCount(saver, "a"), entries: await backend.entries("a") });
-    const before = await snapshot();
-    const own = await idsEver(saver, "a");
-    const queries = [
-      '"unterminated quote',
-      "NEAR(invoice total, 2)",
-      "ord_10* OR *",
-      "thread_id: b OR terms: x",
-      "invoice AND NOT Alice",
-      "'; DROP TABLE checkpoints; --",
-      "invoice') OR 1=1 --",
-      `${"invoice ".repeat(12_500)}ord_1001`,
-      "😀 東京 ñandú ord_1001",
-    ];
-    for (const query of queries) {
-      const hits = await searchHistory(saver, config("a"), query);
-      for (const message of hits.flatMap((hit) => [hit, ...hit.before, ...hit.after])) expect(own.has(message.messageId), query.slice(0, 40)).toBe(true);
-    }
-    // A query with no word at all is a typed error.
-    for (const query of ["", "   \n\t ", "\u0000", "-- /* */", "\\' | !& <-> :*"]) {
-      await expect(searchHistory(saver, config("a"), query), JSON.stringify(query)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-    }
-    // Not a string: a typed error too.
-    await expect(searchHistory(saver, config("a"), 42 as unknown as string)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-    expect(await snapshot()).toEqual(before);
   });
 });

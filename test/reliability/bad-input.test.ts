@@ -138,6 +138,10 @@ const SCRIPT_CASES: Array<[string, () => string[], number, string]> = [
   ["a wrong Postgres URL", () => ["list", "--postgres", "postgres://app:hunter2@127.0.0.1:1/threads"], 3, "127.0.0.1:1"],
   ["both --db and --postgres", () => ["list", "--db", path, "--postgres", "postgres://localhost/x"], 2, "one store, not both"],
   ["no store at all", () => ["list"], 2, "no store given"],
+  ["a search with no word in it", () => ["search", THREAD, "???", "--db", path], 2, '"???"'],
+  ["a search with only query syntax", () => ["search", THREAD, "(", "*", ")", "^", "--db", path], 2, "at least one word"],
+  ["a search limit of 0", () => ["search", THREAD, "invoice", "--limit", "0", "--db", path], 2, "got 0"],
+  ["a search limit that is not a number", () => ["search", THREAD, "invoice", "--limit", "all", "--db", path], 2, "limit"],
 ];
 
 describe("bad input", () => {
