@@ -45,7 +45,9 @@ const rows = [
   {
     suite: "racing writers (SQLite + Postgres)",
     size: `${n(sum(race, "", ":turns"))} turns`,
-    exercised: `${n(sum(race, "", ":wrapperCompactions") + sum(race, "", ":scriptCompactions"))} compactions (${n(sum(race, "", ":scriptConflictsOrBusy"))} script runs lost a race or found the thread busy)`,
+    exercised:
+      `${n(sum(race, "", ":wrapperCompactions") + sum(race, "", ":scriptCompactions"))} compactions (${n(sum(race, "", ":scriptConflictsOrBusy"))} script runs lost a race or found the thread busy), ` +
+      `${n(sum(race, "", ":scriptRestores"))} of ${n(sum(race, "", ":scriptRestoreRuns"))} restores landed; index exact after a final write (${n(sum(race, "", ":indexBackInHead"))} entries back in the head before it)`,
     lost: n(sum(race, "", ":messagesLost")),
   },
   {

@@ -1,8 +1,10 @@
 /**
  * Racing writers: two processes run turns on one thread through CompactingSupervisor (background compaction) while
- * the script compacts the same thread in a loop — on a SQLite file and on Postgres. Afterwards every user message
- * sent is in the head or covered by one of its summaries (auditThread), none twice, and the turn processes' summaries
- * were written by rebasing onto turns that landed while they were computed.
+ * the script compacts the same thread in a loop and undoes some of its compactions (restore) — on a SQLite file and
+ * on Postgres. Afterwards every user message sent is in the head, covered by one of its summaries or recorded by the
+ * write that removed it (auditThread), none twice; the turn processes' summaries were written by rebasing onto turns
+ * that landed while they were computed; the recall index holds every message that left the head, anything more is
+ * back in the head, and one more write makes it exact.
  */
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -14,6 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { auditThread } from "../../src/index.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
+import { recallBackendFor } from "../../src/recall/search.js";
 import { recordFigures, size } from "../support/reliability.js";
 import { compactThread, runTs } from "../support/run-script.js";
 
@@ -82,12 +86,26 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     const writers = [child("a"), child("b")];
     let finished = false;
     void Promise.all(writers).then(() => (finished = true));
+    // The script compacts in a loop, and undoes its first compaction and every third after it (a restore of the head it replaced).
     const scriptCodes: number[] = [];
-    while (!finished) scriptCodes.push((await compactThread(["compact", THREAD, ...store.scriptArgs, "--json"])).code);
+    const restoreCodes: number[] = [];
+    let undo: string | undefined;
+    while (!finished) {
+      if (undo) {
+        restoreCodes.push((await compactThread(["restore", THREAD, ...store.scriptArgs, "--checkpoint", undo, "--json"])).code);
+        undo = undefined;
+        continue;
+      }
+      const run = await compactThread(["compact", THREAD, ...store.scriptArgs, "--json"]);
+      scriptCodes.push(run.code);
+      const report = run.code === 0 ? (JSON.parse(run.stdout) as { report?: { status: string; previousCheckpointId: string } }).report : undefined;
+      if (report?.status === "compacted" && scriptCodes.filter((code) => code === 0).length % 3 === 1) undo = report.previousCheckpointId;
+    }
     const results = await Promise.all(writers);
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     const stats = results.map((result) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { compactions: number; rebased: number; conflicts: number; compactionErrors: string[] });
     expect(scriptCodes.every((code) => [0, 6, 9].includes(code)), String(scriptCodes)).toBe(true);
+    expect(restoreCodes.every((code) => [0, 6, 9].includes(code)), String(restoreCodes)).toBe(true);
 
     const saver = await store.saver();
     const config = { configurable: { thread_id: THREAD } };
@@ -105,6 +123,22 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
       }
     }
     expect(sent.filter((id) => !seen.has(id))).toEqual([]);
+    // The index: every message that left the head is in it; what it holds beyond that is back in the head (a write
+    // superseded by a turn that had read the thread before it). One more write of the library makes it exact.
+    const ever = new Set<string>();
+    for await (const tuple of saver.list({ configurable: { thread_id: THREAD, checkpoint_ns: "" } })) {
+      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) if (!getSummaryProvenance(message)) ever.add(message.id!);
+    }
+    const indexed = async () => new Set((await recallBackendFor(saver).entries(THREAD)).map((entry) => entry.messageId));
+    const left = (head: Set<string | undefined>) => [...ever].filter((id) => !head.has(id)).sort();
+    const before = await indexed();
+    expect(left(new Set(headIds)).filter((id) => !before.has(id))).toEqual([]);
+    expect([...before].filter((id) => !ever.has(id) || !left(new Set(headIds)).includes(id)).every((id) => headIds.includes(id))).toBe(true);
+    const headId = (await saver.getTuple(config))!.checkpoint.id;
+    const rewrite = await compactThread(["restore", THREAD, ...store.scriptArgs, "--checkpoint", headId, "--json"]);
+    expect(rewrite.code, rewrite.stderr).toBe(0);
+    const after = new Set(((await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id));
+    expect([...(await indexed())].sort()).toEqual(left(after));
     const wrapperCompactions = stats.reduce((sum, stat) => sum + stat.compactions, 0);
     const scriptCompactions = scriptCodes.filter((code) => code === 0).length;
     expect(wrapperCompactions + scriptCompactions).toBeGreaterThan(2);
@@ -122,6 +156,9 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
       [`${kind}:scriptRuns`]: scriptCodes.length,
       [`${kind}:scriptCompactions`]: scriptCompactions,
       [`${kind}:scriptConflictsOrBusy`]: scriptCodes.filter((code) => code !== 0).length,
+      [`${kind}:scriptRestoreRuns`]: restoreCodes.length,
+      [`${kind}:scriptRestores`]: restoreCodes.filter((code) => code === 0).length,
+      [`${kind}:indexBackInHead`]: [...before].filter((id) => headIds.includes(id)).length,
       [`${kind}:messagesEver`]: audit.messagesEver,
       [`${kind}:messagesLost`]: audit.problems.filter((problem) => problem.code === "LOST_MESSAGE").length,
     });

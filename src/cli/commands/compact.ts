@@ -4,6 +4,7 @@ import { HistoryManager } from "../../engine/history-manager.js";
 import { type CompactionPlan } from "../../engine/plan.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { requireThread, type CliContext } from "../context.js";
+import { requireStillInLine } from "../superseded.js";
 import { bar, number, paint } from "../format.js";
 
 export const COMPACT_HELP = `compact <thread> — print the plan (what is summarized, what is kept, tokens before → after), then do it
@@ -81,6 +82,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
     if (report.status === "conflict") throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
     if (report.status === "skipped" && /busy|pending|interrupt/.test(report.reason)) throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
     if (report.status === "skipped") out.reason = report.reason;
+    if (report.status === "compacted") await requireStillInLine(context, threadId!, report.newCheckpointId, "compaction");
   }
   if (context.json) {
     printer.line(JSON.stringify(out, null, 2));

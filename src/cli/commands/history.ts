@@ -1,8 +1,10 @@
+import { supersededWrites } from "../../store/lineage.js";
 import { requireThread, type CliContext } from "../context.js";
 import { bar, number, table } from "../format.js";
 
 export const HISTORY_HELP = `history <thread> — the thread's checkpoints, oldest first (id, step, source, messages, tokens), with
-compactions and restores marked, so the saw-tooth of a compacted thread is visible
+compactions and restores marked, so the saw-tooth of a compacted thread is visible; a write superseded by a turn
+that had read the thread before it is marked "superseded" (nothing is lost: the turn's head holds what it replaced)
 
 Usage: compact-thread history <thread> (--db <file> | --postgres <url>) [--json]
 
@@ -13,7 +15,9 @@ Examples:
 export async function historyCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);
   const checkpoints = [];
-  for (const { tuple, messages } of await context.store.threads.listCheckpoints(threadId!)) {
+  const stored = await context.store.threads.listCheckpoints(threadId!);
+  const superseded = supersededWrites(stored.map(({ tuple }) => tuple));
+  for (const { tuple, messages } of stored) {
     const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
     checkpoints.push({
       checkpointId: tuple.checkpoint.id,
@@ -24,6 +28,7 @@ export async function historyCommand(context: CliContext, threadId: string | und
       tokens: context.counter.countMessages(messages),
       compaction: (metadata.compaction as Record<string, unknown> | undefined) ?? null,
       restore: (metadata.restore as Record<string, unknown> | undefined) ?? null,
+      superseded: superseded.has(tuple.checkpoint.id),
       ts: tuple.checkpoint.ts,
     });
   }
@@ -38,11 +43,12 @@ export async function historyCommand(context: CliContext, threadId: string | und
       messages: number(checkpoint.messages),
       tokens: number(checkpoint.tokens),
       "": bar(checkpoint.tokens, max, 24),
-      event: checkpoint.compaction ? "◀ compaction" : checkpoint.restore ? "◀ restore" : "",
+      event: `${checkpoint.compaction ? "◀ compaction" : checkpoint.restore ? "◀ restore" : checkpoint.superseded ? "◀ write of this library" : ""}${checkpoint.superseded ? ", superseded (not in the head's line)" : ""}`,
     })),
   )) {
     context.printer.line(line);
   }
   const compactions = checkpoints.filter((checkpoint) => checkpoint.compaction).length;
-  context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)`);
+  const lines = superseded.size === 0 ? "" : `; ${superseded.size} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see the README)`;
+  context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}`);
 }

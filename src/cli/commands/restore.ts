@@ -1,6 +1,7 @@
 import { CompactionError } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { requireThread, type CliContext } from "../context.js";
+import { requireStillInLine } from "../superseded.js";
 import { number, paint } from "../format.js";
 
 export const RESTORE_HELP = `restore <thread> --checkpoint <id> — make an earlier checkpoint's messages (e.g. from before a compaction)
@@ -28,6 +29,7 @@ export async function restoreCommand(context: CliContext, threadId: string | und
     expectedCheckpointId: head.tuple.checkpoint.id,
     metadata: { restore: { fromCheckpointId: checkpointId, replacedCheckpointId: head.tuple.checkpoint.id } },
   });
+  await requireStillInLine(context, threadId!, written.checkpointId, "restore");
   const result = { threadId, restoredFrom: checkpointId, newCheckpointId: written.checkpointId, previousCheckpointId: written.previousCheckpointId, messages: messages.length, tokens: context.counter.countMessages(messages) };
   if (context.json) return context.printer.line(JSON.stringify(result, null, 2));
   context.printer.line(paint(context.printer, 32, `restored ${number(result.messages)} messages (${number(result.tokens)} tokens) from ${checkpointId}`));

@@ -1,0 +1,113 @@
+/**
+ * A write superseded by a turn: the turn reads the head, the script compacts (its compare-and-swap sees that same
+ * head and lands), then the turn writes its checkpoints as children of the head it read. The order is forced by
+ * holding the turn at its first write (a saver whose put waits for the test), not by timing. Nothing is lost; the
+ * script's write is marked superseded by `history`; the index, which briefly holds messages the turn brought back
+ * into the head, is exact again after the next write (and after reindex).
+ */
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { BaseMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { auditThread, reindexThread } from "../../src/index.js";
+import { main } from "../../src/cli/main.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
+import { recallBackendFor } from "../../src/recall/search.js";
+import { stillInLine } from "../../src/store/lineage.js";
+import { createTestAgent, seedThread } from "../support/agents.js";
+
+/** A SqliteSaver whose next put waits until the test releases it (once armed). */
+class GatedSaver extends SqliteSaver {
+  private gate?: { reached: () => void; released: Promise<void> };
+
+  /** Resolves once a put is held; `release()` lets it through. */
+  arm(): { reached: Promise<void>; release: () => void } {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (this.gate = { reached: resolve, released }));
+    return { reached, release };
+  }
+
+  override async put(...args: Parameters<SqliteSaver["put"]>): ReturnType<SqliteSaver["put"]> {
+    const gate = this.gate;
+    if (gate) {
+      this.gate = undefined;
+      gate.reached();
+      await gate.released;
+    }
+    return super.put(...args);
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), "compaction-superseded-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function script(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (err.push(String(chunk)), true));
+  try {
+    return { code: await main(argv, {}), stdout: out.join(""), stderr: err.join("") };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+}
+
+const THREAD = "superseded";
+const config = { configurable: { thread_id: THREAD } };
+
+async function idsOf(saver: SqliteSaver): Promise<{ ever: Set<string>; head: Set<string> }> {
+  const ever = new Set<string>();
+  for await (const tuple of saver.list(config)) {
+    for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) if (!getSummaryProvenance(message)) ever.add(message.id!);
+  }
+  const head = new Set(((await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id!));
+  return { ever, head };
+}
+
+describe("a compaction superseded by a turn that read the thread before it", () => {
+  it("loses nothing, is marked superseded by history, and the next write leaves the index exact", async () => {
+    const path = join(dir, "store.sqlite");
+    const saver = new GatedSaver(new Database(path));
+    const { agent } = createTestAgent(saver);
+    await seedThread(agent, THREAD, 14);
+
+    const gate = saver.arm();
+    const turn = agent.invoke({ messages: [new HumanMessage({ id: "late-turn", content: "what was the invoice total for ord_1003?" })] }, config);
+    await gate.reached; // the turn has read the head and waits at its first write
+    const compacted = await script(["compact", THREAD, "--limit", "400", "--db", path, "--json"]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const written = JSON.parse(compacted.stdout).report.newCheckpointId as string;
+    expect(await stillInLine(saver, THREAD, written)).toBe(true);
+    gate.release();
+    await turn;
+
+    // The turn's checkpoints descend from the head it read: the compaction is out of the head's line.
+    expect(await stillInLine(saver, THREAD, written)).toBe(false);
+    const history = await script(["history", THREAD, "--db", path, "--json"]);
+    const marked = (JSON.parse(history.stdout).checkpoints as Array<{ checkpointId: string; superseded: boolean }>).filter((checkpoint) => checkpoint.superseded);
+    expect(marked.map((checkpoint) => checkpoint.checkpointId)).toEqual([written]);
+    expect((await script(["history", THREAD, "--db", path])).stdout).toContain("1 write(s) of this library superseded");
+    expect((await auditThread(saver, config)).problems).toEqual([]);
+
+    // Until the next write, the index holds messages the turn brought back into the head; then it is exact.
+    const backend = recallBackendFor(saver);
+    const indexed = async () => new Set((await backend.entries(THREAD)).map((entry) => entry.messageId));
+    const { head: headNow } = await idsOf(saver);
+    expect([...(await indexed())].filter((id) => headNow.has(id)).length).toBeGreaterThan(0);
+    const again = await script(["compact", THREAD, "--limit", "400", "--db", path, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    const { ever, head } = await idsOf(saver);
+    const exact = [...ever].filter((id) => !head.has(id)).sort();
+    expect([...(await indexed())].sort()).toEqual(exact);
+    await reindexThread(saver, config);
+    expect([...(await indexed())].sort()).toEqual(exact);
+    saver.db.close();
+  });
+});
