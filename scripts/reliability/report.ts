@@ -47,7 +47,7 @@ const rows = [
     size: `${n(sum(race, "", ":turns"))} turns`,
     exercised:
       `${n(sum(race, "", ":wrapperCompactions") + sum(race, "", ":scriptCompactions"))} compactions (${n(sum(race, "", ":scriptConflictsOrBusy"))} script runs lost a race or found the thread busy), ` +
-      `${n(sum(race, "", ":scriptRestores"))} of ${n(sum(race, "", ":scriptRestoreRuns"))} restores landed; index exact after a final write (${n(sum(race, "", ":indexBackInHead"))} entries back in the head before it)`,
+      `${n(sum(race, "", ":scriptRestores"))} of ${n(sum(race, "", ":scriptRestoreRuns"))} restores landed; the index answered exactly what left the head (${n(sum(race, "", ":indexBackInHead"))} entries of messages back in the head left out)`,
     lost: n(sum(race, "", ":messagesLost")),
   },
   {

@@ -5,8 +5,7 @@
  * replaced against the one it wrote: store/recall-index/entries.ts), and nothing else. The application's own edits and
  * removals (`updateState`, `RemoveMessage`) are never indexed, live or rebuilt: a redacted original stays out.
  * Checkpoints written before the library marked its writes count as its own when they are a compaction, a recovery
- * or a restore, or when they put one of its edit markers (cleared, clipped, archived) on a message. A message the
- * head holds unedited is never in the index (as after any write of this library).
+ * or a restore, or when they put one of its edit markers (cleared, clipped, archived) on a message.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -57,12 +56,8 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
     const beforeId = typeof recoveredFrom === "string" ? recoveredFrom : stored.tuple.parentConfig?.configurable?.checkpoint_id;
     const before = typeof beforeId === "string" ? byId.get(beforeId) : undefined;
     if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
-    const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
-    for (const id of changes.remove) entries.delete(id);
-    for (const entry of changes.add) entries.set(entry.messageId, entry);
+    for (const entry of recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages).add) entries.set(entry.messageId, entry);
   }
-  // Nothing the head holds unedited (a write superseded by a turn leaves such entries until the next write).
-  for (const message of history[0]?.messages ?? []) if (typeof message.id === "string" && !editOf(message)) entries.delete(message.id);
   return [...entries.values()].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
 }
 

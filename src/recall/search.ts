@@ -7,6 +7,7 @@ import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-ind
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
 import type { SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
+import { headTexts, outOfHead } from "./out-of-head.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
@@ -57,13 +58,29 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver, config: u
   const limit = searchLimit(options.limit);
   const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
   if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
-  const backend = recallBackendFor(checkpointer, options);
+  const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
+  const backend = store.recall;
   try {
-    const found = await backend.search(threadId, terms, limit);
+    const head = headTexts((await store.readHead(threadId))?.messages ?? []);
+    const out = (entry: { messageId: string; text: string }) => outOfHead(head, entry);
+    // Entries of messages back in the head are left out; at most `head.size` of them, so a second, wider read fills
+    // the page when the first one lost some.
+    let found = await backend.search(threadId, terms, limit);
+    if (found.filter(out).length < limit && found.length === limit && head.size > 0) found = await backend.search(threadId, terms, limit + head.size);
     return await Promise.all(
-      found.map(async ({ ordinal, ...hit }) => ({ ...hit, ...(await backend.neighbours(threadId, { checkpointId: hit.checkpointId, ordinal }, neighbours)) })),
+      found
+        .filter(out)
+        .slice(0, limit)
+        .map(async ({ ordinal, ...hit }) => {
+          const around = await backend.neighbours(threadId, { checkpointId: hit.checkpointId, ordinal }, neighbours + NEIGHBOUR_SLACK);
+          const before = neighbours === 0 ? [] : around.before.filter(out).slice(-neighbours);
+          return { ...hit, before, after: around.after.filter(out).slice(0, neighbours) };
+        }),
     );
   } catch (error) {
     throw storeError(error, threadId);
   }
 }
+
+/** Neighbours read beyond those asked for, in case some are back in the head. */
+const NEIGHBOUR_SLACK = 4;

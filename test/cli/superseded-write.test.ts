@@ -2,8 +2,8 @@
  * A write superseded by a turn: the turn reads the head, the script compacts (its compare-and-swap sees that same
  * head and lands), then the turn writes its checkpoints as children of the head it read. The order is forced by
  * holding the turn at its first write (a saver whose put waits for the test), not by timing. Nothing is lost; the
- * script's write is marked superseded by `history`; the index, which briefly holds messages the turn brought back
- * into the head, is exact again after the next write (and after reindex).
+ * script's write is marked superseded by `history`; the index answers exactly the messages out of the head
+ * throughout (the entries of messages the turn brought back are kept, and left out), and reindex rebuilds it.
  */
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -18,6 +18,7 @@ import { main } from "../../src/cli/main.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { recallBackendFor } from "../../src/recall/search.js";
 import { stillInLine } from "../../src/store/lineage.js";
+import { entriesOutOfHead } from "../support/recall-view.js";
 import { createTestAgent, seedThread } from "../support/agents.js";
 
 /** A SqliteSaver whose next put waits until the test releases it (once armed). */
@@ -72,7 +73,7 @@ async function idsOf(saver: SqliteSaver): Promise<{ ever: Set<string>; head: Set
 }
 
 describe("a compaction superseded by a turn that read the thread before it", () => {
-  it("loses nothing, is marked superseded by history, and the next write leaves the index exact", async () => {
+  it("loses nothing, is marked superseded by history, and the index answers exactly what is out of the head", async () => {
     const path = join(dir, "store.sqlite");
     const saver = new GatedSaver(new Database(path));
     const { agent } = createTestAgent(saver);
@@ -96,18 +97,23 @@ describe("a compaction superseded by a turn that read the thread before it", () 
     expect((await script(["history", THREAD, "--db", path])).stdout).toContain("1 write(s) of this library superseded");
     expect((await auditThread(saver, config)).problems).toEqual([]);
 
-    // Until the next write, the index holds messages the turn brought back into the head; then it is exact.
+    // The index keeps the entries of the messages the turn brought back into the head, and answers without them:
+    // exactly what is out of the head, right after the superseding turn, after the next write and after reindex.
     const backend = recallBackendFor(saver);
-    const indexed = async () => new Set((await backend.entries(THREAD)).map((entry) => entry.messageId));
+    const answered = async () => (await entriesOutOfHead(saver, THREAD)).map((entry) => entry.messageId).sort();
+    const exact = async () => {
+      const { ever, head } = await idsOf(saver);
+      return [...ever].filter((id) => !head.has(id)).sort();
+    };
     const { head: headNow } = await idsOf(saver);
-    expect([...(await indexed())].filter((id) => headNow.has(id)).length).toBeGreaterThan(0);
+    expect((await backend.entries(THREAD)).filter((entry) => headNow.has(entry.messageId)).length).toBeGreaterThan(0);
+    expect(await answered()).toEqual(await exact());
     const again = await script(["compact", THREAD, "--limit", "400", "--db", path, "--json"]);
     expect(again.code, again.stderr).toBe(0);
-    const { ever, head } = await idsOf(saver);
-    const exact = [...ever].filter((id) => !head.has(id)).sort();
-    expect([...(await indexed())].sort()).toEqual(exact);
+    expect(await answered()).toEqual(await exact());
+    const live = await backend.entries(THREAD);
     await reindexThread(saver, config);
-    expect([...(await indexed())].sort()).toEqual(exact);
+    expect(await backend.entries(THREAD)).toEqual(live);
     saver.db.close();
   });
 });

@@ -19,6 +19,7 @@ import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 import { compacted } from "../support/compacted.js";
+import { entriesOutOfHead } from "../support/recall-view.js";
 
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 
@@ -170,15 +171,16 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
       expect(byId(await backend.entries("a"))).toEqual(live);
     }
 
-    // Restore the first head (what the script's restore does): its messages are back in the head, so out of the
-    // index; the later messages the restore takes out of the head become searchable.
+    // Restore the first head (what the script's restore does): its messages are back in the head, so out of what
+    // the index answers (their entries stay, hidden while the head holds them); the later messages the restore
+    // takes out of the head become searchable.
     const head = await headOf(saver, "a");
     await manager.replaceThreadHistory(config("a"), original.messages, { expectedCheckpointId: head.id, metadata: { restore: { fromCheckpointId: original.id } } });
     const restored = new Set((await headOf(saver, "a")).messages.map((message) => message.id));
     const after = byId(await backend.entries("a"));
-    // Indexed now: every message of the thread outside the restored head (the restore took the later ones out).
+    // Answered now: every message of the thread outside the restored head (the restore took the later ones out).
     const ever = await idsEver(saver, "a");
-    expect(after.map((entry) => entry.messageId)).toEqual([...ever].filter((id) => !restored.has(id)).sort());
+    expect(byId(await entriesOutOfHead(saver, "a")).map((entry) => entry.messageId)).toEqual([...ever].filter((id) => !restored.has(id)).sort());
     const found = await searchHistory(saver, config("a"), "invoice total ord_1001", { limit: 100 });
     for (const hit of found) expect(restored.has(hit.messageId)).toBe(false);
     const later = await searchHistory(saver, config("a"), "invoice total order ord_1010");

@@ -8,7 +8,17 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
-export const CHILDREN_DIR = join(ROOT, ".tmp", "test-children");
+
+/** The variable through which the global setup tells the test workers where this run's bundles are. */
+export const CHILDREN_DIR_VARIABLE = "COMPACTION_TEST_CHILDREN";
+
+/**
+ * Where this run's bundles are: one directory per run (the global setup's process), so two runs side by side (npm
+ * test beside test:reliability) never remove or rebuild each other's bundles.
+ */
+export function childrenDir(): string {
+  return process.env[CHILDREN_DIR_VARIABLE] ?? join(ROOT, ".tmp", "test-children", "shared");
+}
 
 /** The entry points the suites spawn (paths from the project root). */
 export const CHILD_ENTRIES = [
@@ -25,7 +35,7 @@ export const WORKER_ENTRY = { source: "src/runtimes/offload/compaction-worker.ts
 
 /** Where the bundle of `script` lands. */
 export function bundleOf(script: string): string {
-  return join(CHILDREN_DIR, `${script.replace(/\.ts$/, "").replace(/[/\\]/g, "__")}.mjs`);
+  return join(childrenDir(), `${script.replace(/\.ts$/, "").replace(/[/\\]/g, "__")}.mjs`);
 }
 
 /** Node's arguments for running `script` (a path from the project root). */

@@ -2,13 +2,16 @@ import { rmSync } from "node:fs";
 import { build } from "esbuild";
 import type { TestProject } from "vitest/node";
 import { join } from "node:path";
-import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR, ROOT, WORKER_ENTRY } from "./child-entry.js";
+import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR_VARIABLE, ROOT, WORKER_ENTRY } from "./child-entry.js";
 import { startPostgres } from "./postgres-server.js";
 
 /** One Postgres server for the whole run (each test suite works in its own schema) and the child entry points built. */
 export default async function setup(project: TestProject) {
-  rmSync(CHILDREN_DIR, { recursive: true, force: true });
-  const entries = [...CHILD_ENTRIES.map((entry) => ({ source: entry, outfile: bundleOf(entry) })), { source: WORKER_ENTRY.source, outfile: join(CHILDREN_DIR, WORKER_ENTRY.bundle) }];
+  // This run's own directory, handed to the test workers (started after this setup) through the environment.
+  const dir = join(ROOT, ".tmp", "test-children", `run-${process.pid}`);
+  process.env[CHILDREN_DIR_VARIABLE] = dir;
+  rmSync(dir, { recursive: true, force: true });
+  const entries = [...CHILD_ENTRIES.map((entry) => ({ source: entry, outfile: bundleOf(entry) })), { source: WORKER_ENTRY.source, outfile: join(dir, WORKER_ENTRY.bundle) }];
   await Promise.all(
     entries.map(({ source, outfile }) =>
       build({
@@ -27,6 +30,7 @@ export default async function setup(project: TestProject) {
   project.provide("postgresUrl", server.url);
   return async () => {
     await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   };
 }
 

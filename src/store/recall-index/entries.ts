@@ -3,9 +3,8 @@
  * - a message of the old head whose id is not in the new head left it: indexed;
  * - a message whose id stays but whose content changed was edited (cleared, clipped, archived): its original is
  *   indexed, unless the old copy was itself an edit (then the original is indexed already);
- * - an edited copy replaced by its original (a restore) brings the original back: its entry is removed;
- * - a message the new head holds unedited is not out of the head: its entry, if any, is removed (it came back: a
- *   restore, or a turn that superseded an earlier write and brought its messages back);
+ * - nothing is taken out: a message that comes back (a restore) keeps its entry, hidden from readers while the head
+ *   holds it as it is (recall/out-of-head.ts);
  * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
  */
 import type { BaseMessage } from "@langchain/core/messages";
@@ -77,22 +76,11 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
   const textOf = memoizedText();
   const next = new Map<string, BaseMessage>();
   for (const message of after) if (indexable(message)) next.set(message.id!, message);
-  const previous = new Set<string>();
   const add: RecallEntry[] = [];
-  const remove: string[] = [];
   before.forEach((message, ordinal) => {
     if (!indexable(message)) return;
-    previous.add(message.id!);
     const kept = next.get(message.id!);
-    if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
-    else if (textOf(message) !== textOf(kept)) {
-      if (!editOf(message)) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
-      else if (!editOf(kept)) remove.push(message.id!);
-    }
+    if (!kept || (textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
   });
-  // The index never holds a message the new head holds as it is (one that came back: a restore, or a turn that
-  // superseded a write of this library and brought its messages back): it is out of the index again.
-  const settled = new Set([...add.map((entry) => entry.messageId), ...remove]);
-  for (const [id, message] of next) if (!settled.has(id) && !editOf(message)) remove.push(id);
-  return { threadId, add, remove };
+  return { threadId, add };
 }

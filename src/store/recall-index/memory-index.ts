@@ -94,11 +94,10 @@ function plain(entry: RecallEntry): RecallMessage {
 export class MemoryRecall {
   private readonly threads = new Map<string, ThreadIndex>();
 
-  apply({ threadId, add, remove }: RecallChanges): void {
-    if (add.length === 0 && remove.length === 0) return;
+  apply({ threadId, add }: RecallChanges): void {
+    if (add.length === 0) return;
     let thread = this.threads.get(threadId);
     if (!thread) this.threads.set(threadId, (thread = new ThreadIndex()));
-    for (const id of remove) thread.remove(id);
     for (const entry of add) thread.add(entry);
   }
 
@@ -119,7 +118,7 @@ export class MemoryRecall {
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     this.threads.delete(threadId);
-    this.apply({ threadId, add: [...entries], remove: [] });
+    this.apply({ threadId, add: [...entries] });
   }
 }
 

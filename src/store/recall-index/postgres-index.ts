@@ -71,9 +71,9 @@ export async function applyPostgresRecall(
   client: PostgresQueryable,
   schema: string,
   language: string,
-  { threadId, add, remove }: RecallChanges,
+  { threadId, add }: RecallChanges,
 ): Promise<void> {
-  if (add.length === 0 && remove.length === 0) return;
+  if (add.length === 0) return;
   await ensurePostgresRecall(client, schema);
   const s = quoteIdentifier(schema);
   const counts = new Map<string, number>();
@@ -81,7 +81,7 @@ export async function applyPostgresRecall(
   // and its words leave the thread's term statistics.
   const gone = await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING text`, [
     threadId,
-    [...remove, ...add.map((entry) => entry.messageId)].map(pgText),
+    add.map((entry) => pgText(entry.messageId)),
   ]);
   countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
   const words = add.map((entry) => wordsOf(entry.text));
@@ -227,7 +227,7 @@ export class PostgresRecall {
       await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
       await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1`, [threadId]);
       await client.query(`UPDATE ${s}.compaction_recall_threads SET documents = 0 WHERE thread_id = $1`, [threadId]);
-      await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries], remove: [] });
+      await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries] });
     });
   }
 }

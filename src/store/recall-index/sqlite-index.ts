@@ -69,17 +69,16 @@ function exists(db: Database): boolean {
 }
 
 /** Writes `changes`; call it inside the transaction of the write it belongs to. */
-export function applySqliteRecall(db: Database, { threadId, add, remove }: RecallChanges): void {
-  if (add.length === 0 && remove.length === 0) return;
+export function applySqliteRecall(db: Database, { threadId, add }: RecallChanges): void {
+  if (add.length === 0) return;
   ensureSqliteRecall(db);
   const key = threadKey(threadId);
   // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes
   // (one statement for all ids; the trigger removes its words).
   db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`).run(
     threadId,
-    JSON.stringify([...remove, ...add.map((entry) => entry.messageId)]),
+    JSON.stringify(add.map((entry) => entry.messageId)),
   );
-  if (add.length === 0) return;
   const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   // The words go to the contentless FTS5 table only: the row keeps the text, not a second copy of it.
   const words = db.prepare(`INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (?, ?, ?, ?)`);
@@ -166,7 +165,7 @@ export class SqliteRecall {
     this.db
       .transaction(() => {
         this.db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ?`).run(threadId);
-        applySqliteRecall(this.db, { threadId, add: [...entries], remove: [] });
+        applySqliteRecall(this.db, { threadId, add: [...entries] });
       })
       .immediate();
   }

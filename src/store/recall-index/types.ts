@@ -25,13 +25,16 @@ export interface RecallEntry {
   context?: string;
 }
 
-/** What one write does to the index of one thread. */
+/**
+ * What one write does to the index of one thread: the messages leaving the head (or an original whose edited copy
+ * stays in it), each replacing the entry of an earlier departure of the same message. A write never takes an entry
+ * out: a message that comes back into the head keeps its entry, which readers leave out while the head holds the
+ * message as it is (recall/out-of-head.ts). So a write superseded by a turn (that turn's head descends from the head
+ * the write replaced) can never leave a message that is out of the head without its entry.
+ */
 export interface RecallChanges {
   threadId: string;
-  /** Messages leaving the head (or an original whose edited copy stays in it). */
   add: RecallEntry[];
-  /** Messages coming back into the head (a restore): no longer out of reach, so no longer indexed. */
-  remove: string[];
 }
 
 /** A message found by `searchHistory`. */
