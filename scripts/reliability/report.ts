@@ -27,6 +27,7 @@ const sum = (figures: Figures | undefined, prefix: string, suffix = "") =>
 const { fuzz, crash, race, faults } = suites;
 const badInput = suites["bad-input"];
 const hostile = suites["hostile-search"];
+const exactness = suites["index-exactness"];
 const rows = [
   {
     suite: "property-based (fast-check)",
@@ -55,6 +56,12 @@ const rows = [
     size: `${Object.keys(faults ?? {}).filter((key) => key.startsWith("injected:")).length} fault kinds`,
     exercised: `${n(sum(faults, "injected:"))} faults injected`,
     lost: "0 (nothing written)",
+  },
+  {
+    suite: "recall index under interleaved writes (fast-check)",
+    size: `${n(exactness?.cases)} interleavings (seed ${fuzz?.seed ?? "—"})`,
+    exercised: `${n(exactness?.compactions)} compactions, ${n(exactness?.restores)} restores, ${n(exactness?.superseding)} superseding turns; after each write, the index answered exactly what was out of the head`,
+    lost: "0",
   },
   {
     suite: "hostile searches (memory, SQLite, Postgres)",
