@@ -7,7 +7,7 @@ import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-ind
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
 import type { SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
-import { headTexts, outOfHead } from "./out-of-head.js";
+import { headViewOf } from "./out-of-head.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
@@ -61,8 +61,8 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver, config: u
   const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
   const backend = store.recall;
   try {
-    const head = headTexts((await store.readHead(threadId))?.messages ?? []);
-    const out = (entry: { messageId: string; text: string }) => outOfHead(head, entry);
+    const head = await headViewOf(store, threadId);
+    const out = (entry: { messageId: string; text: string }) => head.outOfHead(entry);
     // Entries of messages back in the head are left out; at most `head.size` of them, so a second, wider read fills
     // the page when the first one lost some.
     let found = await backend.search(threadId, terms, limit);

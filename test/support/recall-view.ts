@@ -3,12 +3,12 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { headTexts, outOfHead } from "../../src/recall/out-of-head.js";
+import { HeadView } from "../../src/recall/out-of-head.js";
 import { recallBackendFor } from "../../src/recall/search.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
 
 export async function entriesOutOfHead(saver: BaseCheckpointSaver, threadId: string): Promise<RecallEntry[]> {
   const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
-  const head = headTexts(((tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []) as BaseMessage[]);
-  return (await recallBackendFor(saver).entries(threadId)).filter((entry) => outOfHead(head, entry));
+  const head = new HeadView(((tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []) as BaseMessage[]);
+  return (await recallBackendFor(saver).entries(threadId)).filter((entry) => head.outOfHead(entry));
 }
