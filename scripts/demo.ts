@@ -9,6 +9,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { ChatOpenAI } from "@langchain/openai";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
+import type { CompactedReport } from "../src/engine/report.js";
 import { CompactingSupervisor } from "../src/runtimes/wrapper/compacting-supervisor.js";
 import { createDefaultSummarizer } from "../src/summarizers/default.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
@@ -38,9 +39,12 @@ const { models: teamModels, label } = models();
 const team = createTeam(saver, teamModels);
 const summarizer = createDefaultSummarizer();
 // The rest of the policy (COMPACTION_RATIO, TOKEN_MODEL) the wrapper reads from the environment, as the script does.
+// Every compaction that lands, as it lands (most land between turns, outside any stream): the true count.
+const landed: CompactedReport[] = [];
 const supervisor = new CompactingSupervisor(team, {
   tokenLimit,
   summarizer,
+  onCompaction: (report) => void landed.push(report),
   onCompactionError: (error) => console.error(paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`)),
 });
 const threadId = env.DEMO_THREAD_ID || `demo-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
@@ -49,7 +53,19 @@ const config = { configurable: { thread_id: threadId } };
 console.log(paint(1, conversation.title));
 console.log(`thread ${threadId} in ${relative(process.cwd(), databasePath)} · ${label} · summarizer: ${summarizer.name} · limit ${tokenLimit.toLocaleString("en")} tokens\n`);
 
-let compactions = 0;
+const shown = new Set<string>();
+function show(report: CompactedReport): void {
+  shown.add(report.newCheckpointId);
+  console.log(
+    paint(
+      32,
+      `\n  ⤷ compaction: ${report.tokensBefore?.toLocaleString("en")} → ${report.tokensAfter?.toLocaleString("en")} tokens, ` +
+        `${report.summarizedMessages} messages summarized (${report.messagesBefore} → ${report.messagesAfter} messages), ` +
+        `checkpoint ${report.previousCheckpointId} → ${report.newCheckpointId}`,
+    ),
+  );
+}
+
 for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
   console.log(paint(1, `\n[${index + 1}] user: `) + text);
   let speaking = "";
@@ -63,16 +79,8 @@ for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
       }
       process.stdout.write(event.content);
     } else if (event.type === "compaction") {
-      const report = event.report;
-      compactions++;
-      console.log(
-        paint(
-          32,
-          `\n  ⤷ compaction: ${report.tokensBefore?.toLocaleString("en")} → ${report.tokensAfter?.toLocaleString("en")} tokens, ` +
-            `${report.summarizedMessages} messages summarized (${report.messagesBefore} → ${report.messagesAfter} messages), ` +
-            `checkpoint ${report.previousCheckpointId} → ${report.newCheckpointId}`,
-        ),
-      );
+      // A compaction that landed since the last turn (reported before this turn's tokens) or at the end of this one.
+      show(event.report);
     }
   }
   const state = await supervisor.getState(config);
@@ -80,10 +88,12 @@ for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
   const tokens = new TokenCounter({ model: supervisor.policy.model }).countMessages(messages);
   console.log(paint(90, `\n  thread: ${messages.length} messages, ${tokens.toLocaleString("en")} / ${tokenLimit.toLocaleString("en")} tokens`));
 }
-await supervisor.flush();
+await supervisor.close();
+// What landed after the last turn's stream.
+for (const report of landed) if (!shown.has(report.newCheckpointId)) show(report);
 
 const dbArgument = relative(process.cwd(), databasePath);
-console.log(paint(1, `\nDone: ${Math.min(turnLimit, conversation.turns.length)} turns, ${compactions} compactions.`));
+console.log(paint(1, `\nDone: ${Math.min(turnLimit, conversation.turns.length)} turns, ${landed.length} compactions.`));
 console.log("Inspect or compact the stored thread with the compaction script:");
 console.log(`  npm run compact -- inspect ${threadId} --db ${dbArgument}`);
 console.log(`  npm run compact -- history ${threadId} --db ${dbArgument}`);

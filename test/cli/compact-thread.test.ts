@@ -38,6 +38,23 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+describe("npm start (the demo)", () => {
+  it("ends with the true number of compactions: each one printed once, as many as the thread's history holds", async () => {
+    const path = join(dir, "demo-count.sqlite");
+    const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: path, DEMO_THREAD_ID: "demo-count", DEMO_TURNS: "14", DEMO_TOKEN_LIMIT: "1500", DEMO_TOKEN_DELAY_MS: "0" });
+    expect(demo.code, demo.stderr).toBe(0);
+    const done = /Done: 14 turns, (\d+) compactions\./.exec(demo.stdout);
+    expect(done, demo.stdout.slice(-400)).not.toBeNull();
+    const reported = Number(done![1]);
+    const printed = demo.stdout.match(/⤷ compaction: /g)?.length ?? 0;
+    const history = JSON.parse((await compactThread(["history", "demo-count", "--db", path, "--json"])).stdout) as { checkpoints: Array<{ compaction: unknown; superseded: boolean }> };
+    const stored = history.checkpoints.filter((checkpoint) => checkpoint.compaction && !checkpoint.superseded).length;
+    expect(reported).toBeGreaterThan(0);
+    expect(printed).toBe(reported);
+    expect(stored).toBe(reported);
+  }, 120_000);
+});
+
 describe("the compaction script on a thread written by the demo", () => {
   it("inspects, plans, compacts, shows history and restores, with --json that parses", async () => {
     const inspected = await compactThread(["inspect", THREAD, "--db", db, "--json", "--limit", "500"]);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import type { CompactionReport } from "../../src/engine/report.js";
+import type { CompactedReport, CompactionReport } from "../../src/engine/report.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
@@ -254,6 +254,42 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     expect(types.at(-2)).toBe("compaction");
     expect(types.indexOf("compaction")).toBeGreaterThan(types.lastIndexOf("token"));
     expect(summaryModel.calls.length).toBeGreaterThan(0);
+  });
+
+  it("streamTokens reports every compaction of a 40-turn run with the default options, each once", async () => {
+    const landed: CompactedReport[] = [];
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 2_500, onCompaction: (report) => void landed.push(report) });
+    const config = { configurable: { thread_id: "streamed-40" } };
+    const streamed: string[] = [];
+    const stream = async (turn: number) => {
+      for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[turn % REQUESTS.length]!)] }, config)) {
+        if (event.type === "compaction") streamed.push(event.report.newCheckpointId);
+      }
+    };
+    for (let turn = 0; turn < 40; turn++) await stream(turn);
+    // Everything started has landed; the next stream reports what landed after the last one.
+    await supervisor.flush();
+    const before = landed.map((report) => report.newCheckpointId);
+    await stream(40);
+    await supervisor.close();
+    expect(before.length).toBeGreaterThan(0);
+    expect(new Set(streamed).size).toBe(streamed.length);
+    for (const id of before) expect(streamed).toContain(id);
+    for (const id of streamed) expect(landed.map((report) => report.newCheckpointId)).toContain(id);
+  });
+
+  it("streamTokens reports a compaction that landed between turns, outside any stream, before the next turn's tokens", async () => {
+    const landed: CompactionReport[] = [];
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, summaryTokens: 100, workers: false, onCompaction: (report) => void landed.push(report) });
+    const config = { configurable: { thread_id: "between-turns" } };
+    for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
+    await supervisor.flush();
+    expect(landed.length).toBeGreaterThan(0);
+    const types: string[] = [];
+    for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[0]!)] }, config)) types.push(event.type);
+    expect(types[0]).toBe("compaction");
+    expect(types.indexOf("token")).toBeGreaterThan(0);
+    expect(types.at(-1)).toBe("done");
   });
 
   it("sends compaction events to LangChain callbacks", async () => {

@@ -9,7 +9,6 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, describeValue, requireThreadId } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import type { CompactionReport } from "../../engine/report.js";
 import { resolveStrategy } from "../../strategies/registry.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { CircuitBreaker, type BreakerHealth } from "./circuit-breaker.js";
@@ -20,7 +19,7 @@ import type { Summarizer } from "../../summarizers/types.js";
 import { isContextOverflowError } from "./overflow.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
-import { ThreadRecords } from "./thread-records.js";
+import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
 import { summaryRunner } from "./summary-runner.js";
 import { acquireWorkers } from "../offload/worker-pool.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
@@ -170,16 +169,11 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   private async streamCall(input: unknown, rawConfig: unknown): Promise<IterableReadableStream<unknown>> {
     const config = rawConfig as ThreadConfig;
     const threadId = requireThreadId(config, "stream");
-    return IterableReadableStream.fromAsyncGenerator(this.streamTurn(threadId, input, config, () => undefined));
+    return IterableReadableStream.fromAsyncGenerator(this.streamTurn(threadId, input, config));
   }
 
-  /** One streamed turn; `landed` hears of a compaction that landed right after it (for streamTokens). */
-  private async *streamTurn(
-    threadId: string,
-    input: unknown,
-    config: ThreadConfig,
-    landed: (report: CompactionReport | undefined) => void,
-  ): AsyncGenerator<unknown> {
+  /** One streamed turn. */
+  private async *streamTurn(threadId: string, input: unknown, config: ThreadConfig): AsyncGenerator<unknown> {
     const record = await this.compactor.beforeTurn(threadId, input, config);
     // The turn's final state comes with the stream ("values" added when the caller did not ask for it), so the
     // thread is counted from memory, with the cache answering for everything but what the turn added.
@@ -206,24 +200,27 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       // A consumer that stops early (break, return, throw) still ends the turn.
       if (!completed) await this.compactor.turnFailed(record, config);
     }
-    landed(await this.compactor.afterTurn(record, config, lastValues));
+    await this.compactor.afterTurn(record, config, lastValues);
   }
 
   /**
-   * A convenience stream: `{ type: "token", content, agent }` per model token (sub-agents included), then
-   * `{ type: "compaction", report }` when a compaction landed at the end of this turn (after every token was
-   * delivered: a summary computed during earlier turns, or with `background: false` the one this turn called
-   * for), then `{ type: "done" }`. The summarizer's own tokens never appear.
+   * A convenience stream: first `{ type: "compaction", report }` for each compaction of the thread that landed since
+   * the last `streamTokens` stream (with the default `background: true` a summary usually lands between turns, outside
+   * any stream); then `{ type: "token", content, agent }` per model token (sub-agents included); then a
+   * `{ type: "compaction", report }` for each compaction that landed during the turn or at its end (after every token
+   * was delivered); then `{ type: "done" }`. Over consecutive streams of a thread, every compaction that landed is
+   * reported once (one landing after the last stream is reported by the next; `onCompaction` hears each as it
+   * lands). The summarizer's own tokens never appear.
    */
   async *streamTokens(input: Parameters<G["stream"]>[0], config: Parameters<G["stream"]>[1]): AsyncGenerator<TokenStreamEvent> {
     const threadId = requireThreadId(config, "streamTokens");
     const turnConfig = { ...(config as ThreadConfig), streamMode: "messages", subgraphs: true } as ThreadConfig;
-    let report: CompactionReport | undefined;
-    for await (const chunk of this.streamTurn(threadId, input, turnConfig, (landed) => void (report = landed))) {
+    for (const report of takeUnstreamed(this.records.peek(threadId))) yield { type: "compaction", report };
+    for await (const chunk of this.streamTurn(threadId, input, turnConfig)) {
       const event = toTokenEvent(chunk);
       if (event) yield event;
     }
-    if (report?.status === "compacted") yield { type: "compaction", report };
+    for (const report of takeUnstreamed(this.records.peek(threadId))) yield { type: "compaction", report };
     yield { type: "done" };
   }
 

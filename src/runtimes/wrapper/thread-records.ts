@@ -25,14 +25,25 @@ export interface ThreadRecord {
   applying?: Promise<unknown>;
   /** Turns that ended over the limit since the last compaction landed. */
   turnsOverLimit: number;
-  /** The last compaction that landed (streamTokens reports the one landing at the end of its turn). */
+  /** The last compaction that landed. */
   lastLanded?: CompactedReport;
+  /** Compactions that landed and no `streamTokens` stream has reported yet (the newest UNSTREAMED_KEPT). */
+  unstreamed: CompactedReport[];
   /** After a compaction that could not usefully be written: no new attempt until the thread holds this many tokens. */
   retryAt?: number;
 }
 
 function busy(record: ThreadRecord): boolean {
   return record.inFlight > 0 || record.settling !== undefined || record.preparing !== undefined || record.ready !== undefined || record.applying !== undefined;
+}
+
+/** Landed compactions kept per thread for the next `streamTokens` stream (a thread only ever invoked keeps the newest). */
+export const UNSTREAMED_KEPT = 16;
+
+/** The compactions of `record` no stream has reported yet, oldest first; they count as reported from now on. */
+export function takeUnstreamed(record: ThreadRecord | undefined): CompactedReport[] {
+  if (!record || record.unstreamed.length === 0) return [];
+  return record.unstreamed.splice(0);
 }
 
 export class ThreadRecords {
@@ -50,7 +61,7 @@ export class ThreadRecords {
     if (record) {
       this.records.delete(threadId);
     } else {
-      record = { threadId, inFlight: 0, turnsOverLimit: 0 };
+      record = { threadId, inFlight: 0, turnsOverLimit: 0, unstreamed: [] };
       if (this.records.size >= this.maxThreads) this.evict();
     }
     this.records.set(threadId, record);
