@@ -104,6 +104,25 @@ await step("strict tsc: ESM and CJS consumers", () => {
 await step("run ESM consumer (import)", () => run(process.execPath, ["out/esm.mjs"], consumer).trim());
 await step("run CJS consumer (require)", () => run(process.execPath, ["out/cjs.cjs"], consumer).trim());
 
+await step("OPENAI_API_KEY without @langchain/openai: the offline summarizer, with a warning", () => {
+  const probe = join(consumer, "openai-fallback.mjs");
+  writeFileSync(
+    probe,
+    `import { createDefaultSummarizer } from "langgraph-compaction";
+const warnings = [];
+process.on("warning", (warning) => warnings.push(warning));
+const first = createDefaultSummarizer({ env: { OPENAI_API_KEY: "sk-test-not-a-key" } });
+const second = createDefaultSummarizer({ env: { OPENAI_API_KEY: "sk-test-not-a-key" } });
+await new Promise((resolve) => setTimeout(resolve, 0));
+const said = warnings.filter((warning) => warning.code === "LANGGRAPH_COMPACTION_NO_OPENAI");
+if (first.name !== "extractive" || second.name !== "extractive") throw new Error("expected the offline summarizer, got " + first.name);
+if (said.length !== 1 || !said[0].message.includes("npm install @langchain/openai")) throw new Error("expected one warning naming the package, got " + said.length);
+console.log(first.name + ", warned once");
+`,
+  );
+  return run(process.execPath, [probe], consumer).trim();
+});
+
 await step("the script from the tarball (npx compact-thread)", () => {
   const bin = join(consumer, "node_modules/.bin/compact-thread");
   const version = run(bin, ["--version"], consumer).trim();

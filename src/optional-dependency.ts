@@ -44,6 +44,18 @@ export async function importOptional<M>(name: string, feature: string, load: () 
   }
 }
 
+/** Whether the optional package `name` can be loaded from here (resolved, not loaded). */
+export function isInstalled(name: OptionalDependency): boolean {
+  try {
+    require.resolve(name);
+    return true;
+  } catch (error) {
+    if (isMissing(error, name)) return false;
+    // Resolvable only through the "import" condition: installed.
+    return (error as { code?: unknown } | undefined)?.code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
+  }
+}
+
 /**
  * Requires an optional CommonJS-only package synchronously (better-sqlite3, pg: they have no ES module build, so
  * there is a single copy either way).
