@@ -68,6 +68,26 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Runs `work` while another process holds `path`'s lock; nothing may be written meanwhile. */
+async function whileLocked(path: string, kind: "immediate" | "exclusive", work: () => Promise<void>): Promise<void> {
+  const before = rows(path);
+  const lock = await holdLock(path, kind);
+  try {
+    await work();
+  } finally {
+    await lock.release();
+  }
+  expect(rows(path)).toBe(before);
+}
+
+/** Runs the script on the locked `path`: exit 10, naming the lock. Returns its stderr. */
+async function lockedExit(argv: string[], path: string): Promise<string> {
+  const { code, stderr } = await script([...argv, "--db", path, ...BUSY]);
+  expect(code, `${argv.join(" ")}: ${stderr}`).toBe(10);
+  expect(stderr).toContain("held the SQLite database's lock past the busy timeout");
+  return stderr;
+}
+
 const WRITING = () => [
   ["compact", THREAD, "--limit", "400"],
   ["restore", THREAD, "--checkpoint", earlier],
@@ -77,60 +97,38 @@ const READING = () => [["list"], ["inspect", THREAD], ["history", THREAD], ["sea
 
 describe("a SQLite store another process has locked", () => {
   it("WAL: the reading commands work; compact, restore and reindex exit 10 naming the lock, and write nothing", async () => {
-    const before = rows(wal);
-    const lock = await holdLock(wal, "immediate");
-    try {
+    await whileLocked(wal, "immediate", async () => {
       for (const argv of READING()) {
         const { code, stderr } = await script([...argv, "--db", wal, ...BUSY]);
         expect(code, `${argv.join(" ")}: ${stderr}`).toBe(0);
       }
-      for (const argv of WRITING()) {
-        const { code, stderr } = await script([...argv, "--db", wal, ...BUSY]);
-        expect(code, `${argv.join(" ")}: ${stderr}`).toBe(10);
-        expect(stderr).toContain("held the SQLite database's lock past the busy timeout");
-        expect(stderr.trim().split("\n")).toHaveLength(1);
-      }
-    } finally {
-      await lock.release();
-    }
-    expect(rows(wal)).toBe(before);
+      for (const argv of WRITING()) expect((await lockedExit(argv, wal)).trim().split("\n")).toHaveLength(1);
+    });
   }, 60_000);
 
   it("rollback journal: every command exits 10 naming the lock, not 4 (\"not a SQLite database\"), and writes nothing", async () => {
-    const before = rows(rollback);
-    const lock = await holdLock(rollback, "exclusive");
-    try {
-      for (const argv of [...READING(), ...WRITING()]) {
-        const { code, stderr } = await script([...argv, "--db", rollback, ...BUSY]);
-        expect(code, `${argv.join(" ")}: ${stderr}`).toBe(10);
-        expect(stderr).toContain("held the SQLite database's lock past the busy timeout");
-        expect(stderr).not.toContain("is not a SQLite database");
-      }
-    } finally {
-      await lock.release();
-    }
-    expect(rows(rollback)).toBe(before);
+    await whileLocked(rollback, "exclusive", async () => {
+      for (const argv of [...READING(), ...WRITING()]) expect(await lockedExit(argv, rollback)).not.toContain("is not a SQLite database");
+    });
   }, 60_000);
 
   it("the library: reindexThread and compactThread throw STORE_LOCKED, not a raw SqliteError, and write nothing", async () => {
-    const before = rows(wal);
     const saver = new SqliteSaver(new Database(wal, { timeout: 250 }));
     const config = { configurable: { thread_id: THREAD } };
-    const lock = await holdLock(wal, "immediate");
     try {
-      for (const call of [() => reindexThread(saver, config), () => new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config)]) {
-        const error = await call().then(
-          () => undefined,
-          (thrown: unknown) => thrown,
-        );
-        expect(CompactionError.isInstance(error), String(error)).toBe(true);
-        expect((error as CompactionError).code).toBe("STORE_LOCKED");
-      }
+      await whileLocked(wal, "immediate", async () => {
+        for (const call of [() => reindexThread(saver, config), () => new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config)]) {
+          const error = await call().then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          expect(CompactionError.isInstance(error), String(error)).toBe(true);
+          expect((error as CompactionError).code).toBe("STORE_LOCKED");
+        }
+      });
     } finally {
-      await lock.release();
       saver.db.close();
     }
-    expect(rows(wal)).toBe(before);
   }, 60_000);
 
   it("--busy-timeout must be a whole number of milliseconds, and only with --db", async () => {

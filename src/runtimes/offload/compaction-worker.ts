@@ -10,7 +10,7 @@ import { HistoryManager, type PreparedCompaction } from "../../engine/history-ma
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../../store/open.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
-import type { RemotePrepared, WorkerEngineSettings, WorkerReply, WorkerRequest } from "./protocol.js";
+import { engineSettingsOf, type RemotePrepared, type WorkerEngineSettings, type WorkerReply, type WorkerRequest } from "./protocol.js";
 
 /** Prepared summaries a worker holds at most; the oldest is dropped (applying it then reports why). */
 export const MAX_HELD_SUMMARIES = 256;
@@ -52,15 +52,7 @@ function engineFor(settings: WorkerEngineSettings): Promise<{ store: OpenedStore
           ? await openSqliteStore(location.path, recallLanguage ? { recallLanguage } : {})
           : await openPostgresStore(location.url, { schema: location.schema, ...(recallLanguage ? { recallLanguage } : {}) });
       const counter = new TokenCounter({ model: settings.policy.model });
-      const manager = new HistoryManager({
-        checkpointer: store.saver,
-        policy: settings.policy,
-        summarizer: new ExtractiveSummarizer({ counter }),
-        counter,
-        recall: settings.recall,
-        summaryRole: settings.summaryRole,
-        summaryTimeoutMs: settings.summaryTimeoutMs,
-      });
+      const manager = new HistoryManager({ checkpointer: store.saver, ...engineSettingsOf(settings), summarizer: new ExtractiveSummarizer({ counter }), counter });
       return { store, manager };
     })();
     engines.set(key, engine);

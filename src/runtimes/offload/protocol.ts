@@ -8,13 +8,25 @@ import type { RecallOptions } from "../../engine/manager-options.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
 import type { StoreLocation } from "../../store/backends.js";
 
-/** What a worker needs to build the same engine as the application's: every part plain data. */
-export interface WorkerEngineSettings {
-  location: StoreLocation;
+/**
+ * The HistoryManager options the wrapper's engine and a worker's are both built from (the wrapper spreads the same
+ * object into its own): every part plain data, so the same thread gets the same plan on either side.
+ */
+export interface EngineSettings {
   policy: CompactionPolicy;
   recall?: boolean | RecallOptions;
   summaryRole?: SummaryRole;
   summaryTimeoutMs?: number;
+}
+
+/** What a worker needs to build the same engine as the application's: where the store is, and the engine settings. */
+export interface WorkerEngineSettings extends EngineSettings {
+  location: StoreLocation;
+}
+
+/** The engine settings of `settings`, as HistoryManager options. */
+export function engineSettingsOf({ policy, recall, summaryRole, summaryTimeoutMs }: EngineSettings): EngineSettings {
+  return { policy, recall, summaryRole, summaryTimeoutMs };
 }
 
 export type WorkerRequest =

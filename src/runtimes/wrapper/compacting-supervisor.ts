@@ -21,6 +21,7 @@ import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
 import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
 import { summaryRunner } from "./summary-runner.js";
+import { engineSettingsOf } from "../offload/protocol.js";
 import { acquireWorkers } from "../offload/worker-pool.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
@@ -98,27 +99,22 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
     this.records = new ThreadRecords(resolved.maxThreads);
     this.breaker = new CircuitBreaker(resolved.failureThreshold, resolved.pauseMs, resolved.clock, resolved.maxThreads);
-    // The engine, given the policy already resolved: nothing is validated or defaulted twice.
+    // The engine, given the policy already resolved: nothing is validated or defaulted twice. A worker builds its
+    // own from the same engine settings.
+    const engine = engineSettingsOf({ policy: resolved.policy, recall: options.recall, summaryRole: options.summaryRole, summaryTimeoutMs: options.summaryTimeoutMs });
     const manager = new HistoryManager({
       checkpointer,
-      policy: resolved.policy,
+      ...engine,
       summarizer: resolved.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
       pinned: options.pinned,
       counter,
-      summaryRole: options.summaryRole,
-      summaryTimeoutMs: options.summaryTimeoutMs,
-      recall: options.recall,
     });
     // Offloaded when every part of the engine can cross to a worker (plain data) and the store opens twice.
     const location = manager.store.location;
-    const offload =
-      resolved.workers > 0 && location && options.summarizer === undefined && resolved.summarizer instanceof ExtractiveSummarizer && !options.fallbackSummarizer && !options.pinned && options.strategy === undefined
-        ? {
-            ...acquireWorkers(resolved.workers),
-            settings: { location, policy: resolved.policy, recall: options.recall, summaryRole: options.summaryRole, summaryTimeoutMs: options.summaryTimeoutMs },
-          }
-        : undefined;
+    const crossesToWorker =
+      options.summarizer === undefined && resolved.summarizer instanceof ExtractiveSummarizer && !options.fallbackSummarizer && !options.pinned && options.strategy === undefined;
+    const offload = resolved.workers > 0 && location && crossesToWorker ? { ...acquireWorkers(resolved.workers), settings: { location, ...engine } } : undefined;
     this.workers = offload ? resolved.workers : 0;
     this.compactor = new ThreadCompactor({
       runner: summaryRunner(manager, offload),

@@ -22,7 +22,7 @@ import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
 import type { SummaryRunner } from "./summary-runner.js";
-import { UNSTREAMED_KEPT, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
+import { keepUnstreamed, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
@@ -226,8 +226,7 @@ export class ThreadCompactor {
       record.turnsOverLimit = 0;
       record.retryAt = undefined;
       record.lastLanded = report;
-      record.unstreamed.push(report);
-      if (record.unstreamed.length > UNSTREAMED_KEPT) record.unstreamed.shift();
+      keepUnstreamed(record, report);
       await this.parts.events.landed(report, config);
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown

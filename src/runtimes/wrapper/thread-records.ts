@@ -40,6 +40,12 @@ function busy(record: ThreadRecord): boolean {
 /** Landed compactions kept per thread for the next `streamTokens` stream (a thread only ever invoked keeps the newest). */
 export const UNSTREAMED_KEPT = 16;
 
+/** A compaction of `record` landed: kept for the next stream (the newest UNSTREAMED_KEPT). */
+export function keepUnstreamed(record: ThreadRecord, report: CompactedReport): void {
+  record.unstreamed.push(report);
+  if (record.unstreamed.length > UNSTREAMED_KEPT) record.unstreamed.shift();
+}
+
 /** The compactions of `record` no stream has reported yet, oldest first; they count as reported from now on. */
 export function takeUnstreamed(record: ThreadRecord | undefined): CompactedReport[] {
   if (!record || record.unstreamed.length === 0) return [];
