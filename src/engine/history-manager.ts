@@ -51,6 +51,11 @@ export class HistoryManager {
     this.checkpointer = this.store.saver;
   }
 
+  /** True when this manager's summaries tell the model the search_history tool finds compacted messages. */
+  get announcesSearch(): boolean {
+    return this.settings.recall.announce;
+  }
+
   /** Which compare-and-swap this manager uses: "sqlite", "postgres", or "generic" (best effort). */
   get backend(): "sqlite" | "postgres" | "generic" {
     return this.settings.store.backend;

@@ -69,7 +69,7 @@ export interface RecallOptions {
   language?: string;
   /**
    * The summary's header tells the model that older messages can be searched with the `search_history` tool. Turn
-   * it off when the agents do not have the tool (createHistorySearchTool). @default true
+   * it on when the agents have the tool (createHistorySearchTool). @default HISTORY_SEARCH_TOOL from `env`, else false
    */
   announce?: boolean;
 }
@@ -181,15 +181,9 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
   }
-  const recall = options.recall ?? true;
-  if (typeof recall !== "boolean" && (typeof recall !== "object" || recall === null || Array.isArray(recall))) {
-    throw invalidArgument("recall", recall, "true, false or { language, announce }");
-  }
-  const recallOptions = typeof recall === "object" ? recall : {};
-  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
-  const language = validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE);
+  const recall = resolveRecall(options.recall, options.env ?? process.env);
   return {
-    store: threadStoreFor(checkpointer, { recallLanguage: language }),
+    store: threadStoreFor(checkpointer, { recallLanguage: recall.language }),
     policy,
     summarizer: resolvedSummarizer,
     fallbackSummarizer: fallback === "extractive" ? new ExtractiveSummarizer({ counter }) : fallback,
@@ -199,6 +193,36 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     summaryTimeoutMs,
     maxWriteAttempts,
     busyWaitMs,
-    recall: { enabled: recall !== false, announce: recall !== false && recallOptions.announce !== false, language },
+    recall,
   };
+}
+
+/** The environment variable saying the application's agents have the search_history tool ("true" or "false"). */
+export const SEARCH_TOOL_ENVIRONMENT = "HISTORY_SEARCH_TOOL";
+
+/**
+ * The recall settings: `recall` as given, `announce` from HISTORY_SEARCH_TOOL in `env` when the option leaves it
+ * unset, else off. The summary names the search_history tool only when the application says its agents have it:
+ * a model told about a tool it lacks calls it and fails. The wrapper, a compaction worker and the script all decide
+ * here, so one thread gets the same summary header whichever compacts it.
+ * @throws CompactionError INVALID_ARGUMENT naming `recall`, `recall.announce` or HISTORY_SEARCH_TOOL and the value.
+ */
+export function resolveRecall(recall: boolean | RecallOptions | undefined, env: Record<string, string | undefined>): ManagerSettings["recall"] {
+  const given = recall ?? true;
+  if (typeof given !== "boolean" && (typeof given !== "object" || given === null || Array.isArray(given))) {
+    throw invalidArgument("recall", given, "true, false or { language, announce }");
+  }
+  const recallOptions = typeof given === "object" ? given : {};
+  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
+  const language = validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE);
+  const announce = recallOptions.announce ?? announceFromEnv(env) ?? false;
+  return { enabled: given !== false, announce: given !== false && announce, language };
+}
+
+function announceFromEnv(env: Record<string, string | undefined>): boolean | undefined {
+  const raw = env[SEARCH_TOOL_ENVIRONMENT]?.trim().toLowerCase();
+  if (!raw) return undefined;
+  if (["true", "1", "yes"].includes(raw)) return true;
+  if (["false", "0", "no"].includes(raw)) return false;
+  throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: SEARCH_TOOL_ENVIRONMENT, value: env[SEARCH_TOOL_ENVIRONMENT], message: `${SEARCH_TOOL_ENVIRONMENT} must be true or false; got ${JSON.stringify(env[SEARCH_TOOL_ENVIRONMENT])}` });
 }

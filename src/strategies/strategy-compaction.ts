@@ -74,7 +74,7 @@ export async function compactWithStrategy({ manager, strategy, threadId, summari
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, summarizer: strategy.name, attempts: 1 };
   if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
   const started = performance.now();
-  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, policy, summarizer });
+  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, policy, summarizer, announceSearch: manager.announcesSearch });
   if (report.changed === 0) return { ...base, status: "skipped", reason: report.note, tokensBefore: report.tokensBefore };
   const removed = uncovered(head.messages, messages);
   const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;

@@ -44,7 +44,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId, policy, summarizer: runtimeSummarizer }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId, policy, summarizer: runtimeSummarizer, announceSearch = false }: StrategyContext): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
@@ -61,7 +61,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
       });
       if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
       const summarizer = options.summarizer ?? runtimeSummarizer ?? summarizerFor(counter);
-      const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: true } };
+      const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: announceSearch } };
       const compacted = await summarizePlan(settings, plan, replacedCheckpointId);
       const after = counter.countMessages(compacted.messages);
       if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);

@@ -21,6 +21,8 @@ export interface StrategyContext {
   policy?: CompactionPolicy;
   /** The summarizer a summarizing step uses (the runtime's). @default the step's own */
   summarizer?: Summarizer;
+  /** A summary written by the step tells the model the search_history tool finds compacted messages. @default false */
+  announceSearch?: boolean;
 }
 
 export interface StrategyReport {

@@ -54,10 +54,11 @@ afterAll(async () => {
 });
 
 describe("the script honours every setting of .env.example", () => {
+  // HISTORY_SEARCH_TOOL: test/engine/search-tool-announce.test.ts (the script and the wrapper read it alike).
   it("lists the same settings this test covers", () => {
     const settings = [...readFileSync(resolve(ROOT, ".env.example"), "utf8").matchAll(/^([A-Z_]+)=/gm)].map((match) => match[1]).filter((name) => !name!.startsWith("DEMO_"));
     expect(settings.sort()).toEqual(
-      ["COMPACTION_RATIO", "DATABASE_PATH", "DEBUG", "NO_COLOR", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "POSTGRES_URL", "SUMMARY_MODEL", "TOKEN_LIMIT", "TOKEN_MODEL"].sort(),
+      ["COMPACTION_RATIO", "DATABASE_PATH", "DEBUG", "HISTORY_SEARCH_TOOL", "NO_COLOR", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "POSTGRES_URL", "SUMMARY_MODEL", "TOKEN_LIMIT", "TOKEN_MODEL"].sort(),
     );
   });
 

@@ -47,7 +47,11 @@ const isSummary = (message: BaseMessage): boolean => isSummaryMessage(message);
 
 function shape(messages: BaseMessage[]) {
   const summary = messages.find(isSummary);
-  return { kept: messages.filter((message) => !isSummary(message)).map((message) => message.id), summaryTokens: summary ? counter.countMessage(summary) : 0 };
+  return {
+    kept: messages.filter((message) => !isSummary(message)).map((message) => message.id),
+    summaryTokens: summary ? counter.countMessage(summary) : 0,
+    header: summary ? String(summary.content).split("\n")[0] : undefined,
+  };
 }
 
 for (const kind of ["sqlite", "postgres"] as const) {
@@ -84,6 +88,10 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(wrapper.summaryTokens).toBeGreaterThan(0);
       expect(manager.kept).toEqual(wrapper.kept);
       expect(viaScript.kept).toEqual(wrapper.kept);
+      // The same header, which names no search tool: nothing said the agents have one.
+      expect(manager.header).toBe(wrapper.header);
+      expect(viaScript.header).toBe(wrapper.header);
+      expect(wrapper.header).not.toContain("search_history");
       for (const other of [manager, viaScript]) expect(Math.abs(other.summaryTokens - wrapper.summaryTokens)).toBeLessThanOrEqual(wrapper.summaryTokens * 0.05);
       // The policy's figures, not a ratio of the messages: the summary's budget is 60% of the limit.
       expect(supervisor.policy.summaryTokens).toBe(900);

@@ -51,7 +51,7 @@ describe("an agent searches what compaction took out of its context", () => {
       prompt: "You supervise a researcher. Use search_history for anything said before the summary.",
     }).compile({ checkpointer: saver });
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, recall: { announce: true }, onCompaction: (report) => void reports.push(report) });
     const config = { configurable: { thread_id: "ops" } };
     for (let site = 1; site <= 30; site++) {
       await supervisor.invoke({ messages: [new HumanMessage({ id: `note-${site}`, content: `Note for the ops log: ${fact(site)}, written down by Ana Souza after the audit.` })] }, config);

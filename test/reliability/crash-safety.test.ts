@@ -23,7 +23,7 @@ import { recordFigures, size, FUZZ_SEED } from "../support/reliability.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 
 // npm test: each named phase once, then kills at drawn statements; test:reliability: 200 and 50 trials.
-const TRIALS = size("CRASH_TRIALS", 8, 200);
+const TRIALS = size("CRASH_TRIALS", 7, 200);
 const REBASE_TRIALS = size("CRASH_REBASE_TRIALS", 6, 50);
 const PHASES = ["started", "summarizing", "summarized", "in-transaction", "in-transaction:recall", "committed:compacted"];
 const THREAD = "crash";

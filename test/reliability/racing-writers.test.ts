@@ -22,7 +22,7 @@ import { entriesOutOfHead } from "../support/recall-view.js";
 import { recordFigures, size } from "../support/reliability.js";
 import { compactThread, runTs } from "../support/run-script.js";
 
-const TURNS = size("RACE_TURNS", 8, 80);
+const TURNS = size("RACE_TURNS", 5, 80);
 const THREAD = "raced";
 
 interface Store {

@@ -46,7 +46,7 @@ function describePlan(plan: CompactionPlan) {
 }
 
 export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
-  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter });
+  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
   if (context.options.all) return compactAll(context, manager);
   const head = await requireThread(context, threadId);
   const tokens = context.counter.countMessages(head.messages);

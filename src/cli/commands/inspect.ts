@@ -20,7 +20,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   const total = context.counter.countMessages(head.messages);
   const summary = head.messages.find((message) => isSummaryMessage(message));
   // The plan `compact` would execute: the script's policy, the wrapper's rules.
-  const plan = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter }).planCompaction(head.messages);
+  const plan = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env }).planCompaction(head.messages);
   const compactable = head.busyReason === undefined && plan.executable;
   const reason = head.busyReason ?? plan.reason;
   const result = {

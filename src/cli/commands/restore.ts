@@ -24,7 +24,7 @@ export async function restoreCommand(context: CliContext, threadId: string | und
     throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: checkpointId, message: `checkpoint ${checkpointId} does not belong to thread ${threadId} (see the history command)` });
   }
   const { messages } = target;
-  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter });
+  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
   const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
     expectedCheckpointId: head.tuple.checkpoint.id,
     metadata: { restore: { fromCheckpointId: checkpointId, replacedCheckpointId: head.tuple.checkpoint.id } },

@@ -9,6 +9,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, describeValue, requireThreadId } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
+import { resolveRecall } from "../../engine/manager-options.js";
 import { resolveStrategy } from "../../strategies/registry.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { CircuitBreaker, type BreakerHealth } from "./circuit-breaker.js";
@@ -101,7 +102,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.breaker = new CircuitBreaker(resolved.failureThreshold, resolved.pauseMs, resolved.clock, resolved.maxThreads);
     // The engine, given the policy already resolved: nothing is validated or defaulted twice. A worker builds its
     // own from the same engine settings.
-    const engine = engineSettingsOf({ policy: resolved.policy, recall: options.recall, summaryRole: options.summaryRole, summaryTimeoutMs: options.summaryTimeoutMs });
+    const recall = resolveRecall(options.recall, options.env ?? process.env);
+    const engine = engineSettingsOf({ policy: resolved.policy, recall: recall.enabled && { language: recall.language, announce: recall.announce }, summaryRole: options.summaryRole, summaryTimeoutMs: options.summaryTimeoutMs });
     const manager = new HistoryManager({
       checkpointer,
       ...engine,
