@@ -18,24 +18,51 @@ function warnOnce(): void {
   );
 }
 
+/** How the summarizer compactions use was chosen, said once (the wrapper's `onCompactionNotice`, `compactionHealth`). */
+export interface SummarizerChoice {
+  /** "given": the application passed it; the others: the default, from the environment. */
+  source: "given" | "openai" | "offline" | "offline-no-package";
+  /** Its name and model, as its summaries' provenance records them. */
+  name: string;
+  model?: string;
+  /** One sentence for a log: which summarizer, and why. */
+  reason: string;
+}
+
 /**
  * The summarizer used when none is given: an `LlmSummarizer` over `ChatOpenAI` when `OPENAI_API_KEY` is set
  * (model `SUMMARY_MODEL`, default gpt-4o-mini; `OPENAI_BASE_URL` for any compatible server), otherwise the offline
  * `ExtractiveSummarizer`. With the key set but `@langchain/openai` not installed, the offline one, and a process
  * warning (once) saying so: a missing package never stops compaction.
  */
-export function createDefaultSummarizer(
+export function createDefaultSummarizer(options: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {}): Summarizer {
+  return chooseSummarizer(undefined, options).summarizer;
+}
+
+/** `given`, or the default summarizer (`createDefaultSummarizer`), with how it was chosen. */
+export function chooseSummarizer(
+  given: Summarizer | undefined,
   { env = process.env, counter }: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {},
-): Summarizer {
+): { summarizer: Summarizer; choice: SummarizerChoice } {
+  const choose = (summarizer: Summarizer, source: SummarizerChoice["source"], why: string) => ({
+    summarizer,
+    choice: { source, name: summarizer.name, ...(summarizer.model ? { model: summarizer.model } : {}), reason: `${describe(summarizer)}: ${why}` },
+  });
+  if (given) return choose(given, "given", "passed by the application");
   const apiKey = env.OPENAI_API_KEY;
-  if (!apiKey) return new ExtractiveSummarizer({ counter });
+  if (!apiKey) return choose(new ExtractiveSummarizer({ counter }), "offline", "OPENAI_API_KEY is not set");
   if (!isInstalled("@langchain/openai")) {
     warnOnce();
-    return new ExtractiveSummarizer({ counter });
+    return choose(new ExtractiveSummarizer({ counter }), "offline-no-package", "OPENAI_API_KEY is set but @langchain/openai is not installed");
   }
-  return createOpenAISummarizer({
+  const summarizer = createOpenAISummarizer({
     apiKey,
     model: env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL,
     baseURL: env.OPENAI_BASE_URL || undefined,
   });
+  return choose(summarizer, "openai", `OPENAI_API_KEY is set${env.OPENAI_BASE_URL ? ` (server ${env.OPENAI_BASE_URL})` : ""}`);
+}
+
+function describe(summarizer: Summarizer): string {
+  return summarizer.model ? `the ${summarizer.name} summarizer over ${summarizer.model}` : `the ${summarizer.name} summarizer`;
 }

@@ -68,7 +68,7 @@ describe("the summary names the search tool only when the agents have it", () =>
       expect(report.status, report.reason).toBe("compacted");
       expect((await headerOf(store.saver, thread))?.includes(TOOL)).toBe(named);
     }
-    const history = (await threadStoreFor(store.saver).readHead("manager-env"))!.messages.filter((message) => !isSummaryMessage(message));
+    const history = (await threadStoreFor(store.saver).readHead("manager-env"))!.messages.filter((message): boolean => !isSummaryMessage(message));
     for (const [announceSearch, named] of [[undefined, false], [true, true]] as const) {
       const { messages } = await summarize().apply([...history, ...history.map((message) => new HumanMessage({ content: String(message.content) }))], { budget: 400, announceSearch });
       const summary = messages.find((message) => isSummaryMessage(message));

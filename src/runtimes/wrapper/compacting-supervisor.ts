@@ -17,6 +17,7 @@ import { CompactionEvents } from "./compaction-events.js";
 import { resolveOptions, type CompactingSupervisorOptions } from "./options.js";
 import type { CompactionPolicy } from "../../engine/policy.js";
 import type { Summarizer } from "../../summarizers/types.js";
+import type { SummarizerChoice } from "../../summarizers/default.js";
 import { isContextOverflowError } from "./overflow.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
@@ -35,6 +36,8 @@ export interface CompactionHealth extends BreakerHealth {
   turnsOverLimit: number;
   /** The summary of this thread: being computed, ready to land at the next gap between turns, or none. */
   summary: "none" | "computing" | "ready";
+  /** Which summarizer compactions use, and why (the default is chosen once, at construction). */
+  summarizer: SummarizerChoice;
 }
 
 /**
@@ -57,6 +60,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   readonly policy: CompactionPolicy;
   /** The summarizer compactions use: the one given, or the default chosen once at construction. */
   readonly summarizer: Summarizer;
+  /** How `summarizer` was chosen (also in `compactionHealth`, and said once through `onCompactionNotice`). */
+  readonly summarizerChoice: SummarizerChoice;
   /** Worker threads compactions run in (see the `workers` option); 0 when they run on the application's thread. */
   readonly workers: number;
   private readonly records: ThreadRecords;
@@ -97,6 +102,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const resolved = resolveOptions(options);
     this.policy = resolved.policy;
     this.summarizer = resolved.summarizer;
+    this.summarizerChoice = resolved.summarizerChoice;
     const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
     this.records = new ThreadRecords(resolved.maxThreads);
     this.breaker = new CircuitBreaker(resolved.failureThreshold, resolved.pauseMs, resolved.clock, resolved.maxThreads);
@@ -125,7 +131,10 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       manager,
       records: this.records,
       breaker: this.breaker,
-      events: new CompactionEvents({ onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome }),
+      events: new CompactionEvents(
+        { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
+        resolved.summarizerChoice,
+      ),
       strategy: options.strategy === undefined ? undefined : resolveStrategy(options.strategy),
       archive: options.archive === undefined ? undefined : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter }),
     });
@@ -248,6 +257,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       ...this.breaker.health(String(threadId)),
       turnsOverLimit: record?.turnsOverLimit ?? 0,
       summary: record?.ready ? "ready" : record?.preparing ? "computing" : "none",
+      summarizer: this.summarizerChoice,
     };
   }
 

@@ -6,6 +6,7 @@
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
+import type { SummarizerChoice } from "../../summarizers/default.js";
 import type { CompactingSupervisorOptions } from "./options.js";
 
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
@@ -17,10 +18,26 @@ const dispatchCompaction = RunnableLambda.from(async (report: CompactedReport, c
   return report;
 });
 
-export type CompactionHooks = Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError" | "onCompactionOutcome">;
+export type CompactionHooks = Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError" | "onCompactionOutcome" | "onCompactionNotice">;
 
 export class CompactionEvents {
-  constructor(private readonly hooks: CompactionHooks) {}
+  private summarizerSaid = false;
+
+  constructor(
+    private readonly hooks: CompactionHooks,
+    private readonly summarizer?: SummarizerChoice,
+  ) {}
+
+  /** A compaction starts: the first one says which summarizer compactions use (`onCompactionNotice`), once. */
+  async starting(): Promise<void> {
+    if (this.summarizerSaid || !this.summarizer) return;
+    this.summarizerSaid = true;
+    try {
+      await this.hooks.onCompactionNotice?.({ code: "SUMMARIZER_CHOSEN", message: `Compactions use ${this.summarizer.reason}.`, ...this.summarizer });
+    } catch (error) {
+      await this.error(error);
+    }
+  }
 
   /** A compaction landed: `onCompaction`, then the run's callbacks. */
   async landed(report: CompactedReport, config: object): Promise<void> {

@@ -10,7 +10,7 @@ import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
 import { resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
-import { createDefaultSummarizer } from "../../summarizers/default.js";
+import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
 import { DEFAULT_MODEL } from "../../tokens/models.js";
@@ -95,6 +95,12 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    */
   onCompactionOutcome?: (report: CompactionReport) => void | Promise<void>;
   /**
+   * Called once, as the wrapper starts its first compaction, with which summarizer compactions use and why
+   * (`SUMMARIZER_CHOSEN`: the one given, or the default chosen from OPENAI_API_KEY and the installed packages).
+   * `compactionHealth(threadId).summarizer` says the same at any time.
+   */
+  onCompactionNotice?: (notice: CompactionNotice) => void | Promise<void>;
+  /**
    * After this many turns ending over `tokenLimit` without a compaction landing (a summary still being written,
    * every write losing to another process...), the next turn first waits for the summary in flight, or compacts
    * synchronously, so a thread never grows without bound. @default 50
@@ -121,10 +127,17 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   workers?: number | false;
 }
 
+/** Something the wrapper says once: which summarizer compactions use, and why. */
+export interface CompactionNotice extends SummarizerChoice {
+  code: "SUMMARIZER_CHOSEN";
+  message: string;
+}
+
 /** The wrapper's options, validated and defaulted (internal: the policy is public as `CompactingSupervisor.policy`). */
 export interface ResolvedOptions {
   policy: CompactionPolicy & { tokenLimit: number; hardLimit: number; ceiling: number; targetAfter: number };
   summarizer: Summarizer;
+  summarizerChoice: SummarizerChoice;
   background: boolean;
   /** Infinity when the circuit breaker is disabled. */
   failureThreshold: number;
@@ -169,7 +182,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   );
   const tokenLimit = merged.tokenLimit;
   if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or set TOKEN_LIMIT)");
-  const summarizer = options.summarizer ?? createDefaultSummarizer({ env });
+  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env });
   const policy = resolvePolicy(
     {
       tokenLimit,
@@ -210,9 +223,11 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
   const workers = options.workers ?? DEFAULT_WORKERS;
   if (workers !== false && (!Number.isInteger(workers) || workers < 1)) throw invalidArgument("workers", workers, "an integer >= 1, or false");
+  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   return {
     policy,
     summarizer,
+    summarizerChoice,
     cacheBytes,
     workers: workers === false ? 0 : workers,
     maxTurnsOverLimit,

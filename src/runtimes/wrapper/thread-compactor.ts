@@ -175,6 +175,7 @@ export class ThreadCompactor {
     const tokensAtStart = record.count ?? 0;
     const task = (async () => {
       try {
+        await this.parts.events.starting();
         if (strategy) {
           const report = await compactWithStrategy({ manager, strategy, threadId, summarizer: options.summarizer });
           await this.outcome(record, report, config, tokensAtStart);
