@@ -11,8 +11,13 @@ const shared = {
   sourcemap: false,
 } as const;
 
+const library = { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", postgres: "src/postgres.ts" };
+
 export default defineConfig([
-  { ...shared, entry: { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", postgres: "src/postgres.ts", testing: "src/testing/index.ts" }, format: ["esm", "cjs"], dts: true, shims: true, clean: true },
+  { ...shared, entry: { ...library, testing: "src/testing/index.ts" }, format: "esm", dts: true, shims: true, clean: true },
+  // The testing entry loads vitest with a top-level await when it is installed; CommonJS has no top-level await (and
+  // vitest cannot be required), so its CommonJS build is its own module (src/testing/commonjs.ts).
+  { ...shared, entry: { ...library, testing: "src/testing/commonjs.ts" }, format: "cjs", dts: true, shims: true, clean: false },
   { ...shared, entry: { "cli/bin": "src/cli/bin.ts" }, format: "esm", dts: false, clean: false },
   // The compaction worker's entry, beside the library's chunks (the wrapper starts it from there, ESM or CommonJS).
   { ...shared, entry: { "compaction-worker": "src/runtimes/offload/compaction-worker.ts" }, format: "esm", dts: false, clean: false },

@@ -123,6 +123,42 @@ console.log(first.name + ", warned once");
   return run(process.execPath, [probe], consumer).trim();
 });
 
+await step("langgraph-compaction/testing without vitest: the scripted model works, compactionSpec says MISSING_DEPENDENCY", () => {
+  if (installedCopies("vitest").length > 0) throw new Error("vitest was installed, it is an optional peer");
+  const esm = join(consumer, "testing-without-vitest.mjs");
+  writeFileSync(
+    esm,
+    `import { ScriptedChatModel, compactionSpec } from "langgraph-compaction/testing";
+const model = new ScriptedChatModel({ reply: (messages) => ({ content: "heard " + messages.length }) });
+const reply = await model.invoke("hello");
+if (reply.content !== "heard 1") throw new Error("scripted reply: " + reply.content);
+try {
+  compactionSpec({ name: "x", createSaver: async () => { throw new Error("unused"); } });
+  throw new Error("compactionSpec ran without vitest");
+} catch (error) {
+  if (error.code !== "MISSING_DEPENDENCY" || !error.message.includes("npm install vitest")) throw error;
+  console.log("ESM: " + reply.content + "; " + error.code);
+}
+`,
+  );
+  const cjs = join(consumer, "testing-without-vitest.cjs");
+  writeFileSync(
+    cjs,
+    `const { ScriptedChatModel, compactionSpec } = require("langgraph-compaction/testing");
+new ScriptedChatModel({ reply: () => ({ content: "ok" }) }).invoke("hi").then((reply) => {
+  try {
+    compactionSpec({ name: "x", createSaver: async () => { throw new Error("unused"); } });
+    throw new Error("compactionSpec ran under require()");
+  } catch (error) {
+    if (error.code !== "MISSING_DEPENDENCY") throw error;
+    console.log("CJS: " + reply.content + "; " + error.code);
+  }
+});
+`,
+  );
+  return `${run(process.execPath, [esm], consumer).trim()}; ${run(process.execPath, [cjs], consumer).trim()}`;
+});
+
 await step("the script from the tarball (npx compact-thread)", () => {
   const bin = join(consumer, "node_modules/.bin/compact-thread");
   const version = run(bin, ["--version"], consumer).trim();
@@ -132,9 +168,14 @@ await step("the script from the tarball (npx compact-thread)", () => {
     throw new Error("list without better-sqlite3 succeeded");
   } catch (error) {
     const { status, stderr } = error as { status?: number; stderr?: string };
-    if (status !== 2 || !String(stderr).includes("npm install better-sqlite3")) throw new Error(`expected exit 2 naming better-sqlite3, got ${status}: ${stderr}`);
+    // Both missing SQLite packages in one line, not one run at a time.
+    if (status !== 2 || !String(stderr).includes("npm install better-sqlite3 @langchain/langgraph-checkpoint-sqlite")) {
+      throw new Error(`expected exit 2 naming better-sqlite3 and @langchain/langgraph-checkpoint-sqlite, got ${status}: ${stderr}`);
+    }
   }
-  return `--version ${version}; without better-sqlite3: exit 2, names the package`;
+  const help = run(bin, ["--help"], consumer);
+  if (help.includes("npm run") || !help.includes("npx compact-thread")) throw new Error(`the installed script's help speaks of this repository:\n${help}`);
+  return `--version ${version}; without the SQLite packages: exit 2, names both; help speaks of npx compact-thread`;
 });
 
 await step("strict tsc: README examples", () => {

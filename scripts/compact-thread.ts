@@ -1,4 +1,4 @@
 /** The compaction script, run from the source tree: npm run compact -- <command> ... (see src/cli/main.ts). */
-import { main } from "../src/cli/main.js";
+import { runCli } from "../src/cli/main.js";
 
-process.exitCode = await main(process.argv.slice(2));
+await runCli({ command: "npm run compact --", note: "In this repository use npm run --silent compact -- … for --json output (--silent keeps npm's banner out)." });

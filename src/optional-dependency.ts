@@ -33,6 +33,21 @@ export function missingDependency(name: string, feature: string, cause?: unknown
 }
 
 /**
+ * Every package of `names` that a feature needs, checked at once: one MISSING_DEPENDENCY naming all that are
+ * missing (`npm install a b`), so a user never installs them one run at a time.
+ */
+export function requireAllInstalled(names: readonly OptionalDependency[], feature: string): void {
+  const missing = names.filter((name) => !isInstalled(name));
+  if (missing.length === 0) return;
+  if (missing.length === 1) throw missingDependency(missing[0]!, feature);
+  throw new CompactionError({
+    code: "MISSING_DEPENDENCY",
+    value: missing,
+    message: `${feature} needs the optional packages ${missing.join(" and ")}, which are not installed: npm install ${missing.join(" ")}`,
+  });
+}
+
+/**
  * Imports an optional ES module through `load` (a literal `import("…")`, so types and bundlers see the name).
  * @throws CompactionError MISSING_DEPENDENCY when the package is not installed.
  */

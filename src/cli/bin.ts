@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
+import { runCli } from "./main.js";
 
-process.exitCode = await main(process.argv.slice(2));
+await runCli();

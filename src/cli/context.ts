@@ -11,6 +11,7 @@ import { createOpenAISummarizer } from "../summarizers/openai.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { createPrinter, type Printer } from "./format.js";
+import { didYouMean } from "./suggest.js";
 
 export const OPTIONS = {
   db: { type: "string" },
@@ -20,6 +21,7 @@ export const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
   limit: { type: "string" },
+  hits: { type: "string" },
   model: { type: "string" },
   ratio: { type: "string" },
   summarizer: { type: "string" },
@@ -30,15 +32,29 @@ export const OPTIONS = {
   sort: { type: "string" },
   language: { type: "string" },
   "busy-timeout": { type: "string" },
+  "every-checkpoint": { type: "boolean" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];
 
-export function parseCommandLine(argv: string[]) {
+export function parseCommandLine(argv: string[], invokedAs = "npx compact-thread") {
   try {
     return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: argv.join(" "), message: `${(error as Error).message}. Run with --help for usage.` });
+    if ((error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      // Node's own message quotes the option unevenly and suggests nothing: name it, and the closest known one.
+      const loose = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+      const unknown = loose.tokens.find((token) => token.kind === "option" && !(token.name in OPTIONS));
+      const raw = unknown?.kind === "option" ? unknown.rawName : argv.find((arg) => arg.startsWith("-")) ?? "";
+      const command = loose.positionals[0];
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "arguments",
+        value: raw,
+        message: `unknown option ${raw}.${didYouMean(raw.replace(/^-+/, ""), Object.keys(OPTIONS), (name) => `--${name}`)} Run "${invokedAs}${command ? ` ${command}` : ""} --help" for the options.`,
+      });
+    }
+    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: argv.join(" "), message: `${(error as Error).message}. Run "${invokedAs} --help" for usage.` });
   }
 }
 
@@ -73,6 +89,8 @@ export interface CliContext {
   options: ParsedOptions;
   /** The store options to repeat in a follow-up command (a Postgres password left out). */
   storeArgs: string;
+  /** How the user runs the script, for follow-up commands it prints ("npx compact-thread", "npm run compact --"). */
+  invokedAs: string;
 }
 
 function quote(value: string): string {
@@ -92,7 +110,7 @@ function storeArgsOf(dbPath: string | undefined, url: string | undefined, schema
   return `--postgres ${quote(shown)}${schema && schema !== "public" ? ` --schema ${quote(schema)}` : ""}`;
 }
 
-export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv, command?: string): Promise<CliContext> {
+export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv, command?: string, invokedAs = "npx compact-thread"): Promise<CliContext> {
   const dbPath = options.db ?? (options.postgres ? undefined : env.DATABASE_PATH);
   const url = options.postgres ?? (dbPath ? undefined : env.POSTGRES_URL);
   if (options.db && options.postgres) throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
@@ -110,7 +128,7 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
     ? await openSqliteStore(dbPath, { ...(recallLanguage ? { recallLanguage } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) })
     : await openPostgresStore(url!, { schema: options.schema ?? "public", ...(recallLanguage ? { recallLanguage } : {}) });
   const storeArgs = storeArgsOf(dbPath, url, options.schema);
-  return { store, counter, summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs };
+  return { store, counter, summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs, invokedAs };
 }
 
 /**

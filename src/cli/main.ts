@@ -14,10 +14,20 @@ import { RESTORE_HELP, restoreCommand } from "./commands/restore.js";
 import { SEARCH_HELP, searchCommand } from "./commands/search.js";
 import { loadDotEnv, openContext, parseCommandLine } from "./context.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
+import { didYouMean } from "./suggest.js";
 
-export const MAIN_HELP = `compact-thread — inspect and compact stored LangGraph threads, SQLite or Postgres
+/** How the user runs the script: "npx compact-thread" (the installed package) or "npm run compact --" (this repository). */
+export interface Invocation {
+  command: string;
+  /** Printed under the usage: how to get clean --json output through npm. */
+  note?: string;
+}
 
-Usage: compact-thread <command> [thread] (--db <file.sqlite> | --postgres <url>) [options] [--json]
+export const INSTALLED: Invocation = { command: "npx compact-thread" };
+
+export const mainHelp = (invocation: Invocation = INSTALLED) => `compact-thread — inspect and compact stored LangGraph threads, SQLite or Postgres
+
+Usage: ${invocation.command} <command> [thread] (--db <file.sqlite> | --postgres <url>) [options] [--json]
 
 Commands:
   list                         every thread: messages, tokens, checkpoints, last update, idle or busy
@@ -26,13 +36,13 @@ Commands:
   history <thread>             checkpoints with tokens; compactions marked
   restore <thread> --checkpoint <id>
                                make an earlier checkpoint's messages the head again (an undo)
-  search <thread> <words…>     search the messages compaction took out of the head (--limit N hits)
+  search <thread> <words…>     search the messages compaction took out of the head (--hits N)
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
 
 Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for checkpoint tables outside the
 "public" schema. The store can also come from .env: DATABASE_PATH or POSTGRES_URL (TOKEN_LIMIT, TOKEN_MODEL and
-COMPACTION_RATIO too). Run "<command> --help" for each command; --version prints the package's version.
-Inside this repository: npm run --silent compact -- <command> … (--silent keeps npm's banner out of --json output).
+COMPACTION_RATIO too). --limit N is the token limit everywhere: list and inspect show threads against it, compact
+compacts a thread over it. Run "${invocation.command} <command> --help" for each command; --version prints the version.${invocation.note ? `\n${invocation.note}` : ""}
 Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
 5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict,
 10 SQLite store locked by another process past the busy timeout (--busy-timeout <ms>, default 5000).`;
@@ -59,25 +69,37 @@ function ownVersion(): string {
   }
 }
 
+/**
+ * The script's entry point (the package's bin, and npm run compact in this repository): runs `main` and sets the
+ * exit code. Output piped into a reader that stops early (\`| head\`) ends the script quietly, as Unix tools do.
+ */
+export async function runCli(invocation: Invocation = INSTALLED): Promise<void> {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
+  process.exitCode = await main(process.argv.slice(2), process.env, invocation);
+}
+
 /** Run the script; resolves to the exit code. Errors are one line on stderr. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, invocation: Invocation = INSTALLED): Promise<number> {
   try {
     loadDotEnv(env);
-    const { values: options, positionals } = parseCommandLine(argv);
+    const { values: options, positionals } = parseCommandLine(argv, invocation.command);
     const [command, threadId, ...extra] = positionals;
     if (options.version) {
       process.stdout.write(`${ownVersion()}\n`);
       return EXIT.ok;
     }
     if (!command) {
-      process.stdout.write(`${MAIN_HELP}\n`);
+      process.stdout.write(`${mainHelp(invocation)}\n`);
       return options.help ? EXIT.ok : EXIT.usage;
     }
     if (!(command in HELP)) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "command", value: command, message: `unknown command ${JSON.stringify(command)}; one of ${Object.keys(HELP).join(", ")}` });
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "command", value: command, message: `unknown command ${JSON.stringify(command)}.${didYouMean(command, Object.keys(HELP))} The commands: ${Object.keys(HELP).join(", ")}.` });
     }
     if (options.help) {
-      process.stdout.write(`${HELP[command]}\n`);
+      process.stdout.write(`${HELP[command]!.replaceAll("npx compact-thread", invocation.command)}\n`);
       return EXIT.ok;
     }
     if (extra.length > 0 && command !== "search") {
@@ -86,7 +108,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (command === "list" && threadId) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `list takes no thread (got ${threadId})` });
     }
-    const context = await openContext(options, env, command);
+    if (command === "search" && options.limit !== undefined) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--limit", value: options.limit, message: "search takes --hits N for the number of hits; --limit is the token limit of list, inspect and compact" });
+    }
+    if (command !== "search" && options.hits !== undefined) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--hits", value: options.hits, message: `--hits is the number of hits of search; ${command} does not take it` });
+    }
+    const context = await openContext(options, env, command, invocation.command);
     try {
       const writes = command === "restore" || command === "reindex" || (command === "compact" && !options["dry-run"]);
       if (writes && context.store.readOnly) {

@@ -213,7 +213,7 @@ export class HistoryManager {
           ...base,
           status: "skipped",
           summarizerMs: compacted.summarizerMs,
-          reason: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}: nothing written`,
+          reason: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
         };
       }
     }
@@ -259,7 +259,7 @@ export class HistoryManager {
     }
     return (
       `compacting would leave about ${estimate(best)} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
-      `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}: nothing written`
+      `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}`
     );
   }
 }

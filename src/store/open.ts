@@ -9,7 +9,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import type pg from "pg";
 import { CompactionError, isLockedError, LOCKED_STORE } from "../errors.js";
-import { importOptional, requireOptional } from "../optional-dependency.js";
+import { importOptional, requireAllInstalled, requireOptional } from "../optional-dependency.js";
 import { isReadOnlyOpenError, openReadOnlySnapshot } from "./sqlite-snapshot.js";
 import { quoteIdentifier } from "./sql.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -31,6 +31,7 @@ export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BU
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new CompactionError({ code: "STORE_UNAVAILABLE", value: path, message: `no SQLite file at ${path}` });
   }
+  requireAllInstalled(["better-sqlite3", "@langchain/langgraph-checkpoint-sqlite"], "a SQLite checkpoint store");
   const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "a SQLite checkpoint store");
   const { SqliteSaver } = await importOptional("@langchain/langgraph-checkpoint-sqlite", "a SQLite checkpoint store", () => import("@langchain/langgraph-checkpoint-sqlite"));
   let db: BetterSqlite3.Database | undefined;
@@ -76,6 +77,7 @@ function redact(url: string): string {
 }
 
 export async function openPostgresStore(url: string, { schema = "public", connectTimeoutMs = 5_000, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {}): Promise<OpenedStore> {
+  requireAllInstalled(["pg", "@langchain/langgraph-checkpoint-postgres"], "a Postgres checkpoint store");
   const { Pool } = requireOptional<typeof pg>("pg", "a Postgres checkpoint store");
   const { PostgresSaver } = await importOptional("@langchain/langgraph-checkpoint-postgres", "a Postgres checkpoint store", () => import("@langchain/langgraph-checkpoint-postgres"));
   const pool = new Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, max: 4 });

@@ -13,7 +13,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { InMemoryStore, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { MessagesAnnotation, MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { vitestApi } from "./vitest-api.js";
 import { auditThread } from "../engine/audit.js";
 import { HistoryManager } from "../engine/history-manager.js";
 import { threadStoreFor } from "../store/thread-store.js";
@@ -108,51 +108,53 @@ async function headMessages(saver: BaseCheckpointSaver): Promise<BaseMessage[]> 
 /** Nothing lost: every message ever stored is in the head or covered by a summary, and the head is valid. */
 async function expectNothingLost(saver: BaseCheckpointSaver): Promise<void> {
   const audit = await auditThread(saver, config);
-  expect(audit.problems, JSON.stringify(audit.problems.slice(0, 3))).toEqual([]);
-  expect(audit.inHead + audit.covered).toBe(audit.messagesEver);
+  vitestApi().expect(audit.problems, JSON.stringify(audit.problems.slice(0, 3))).toEqual([]);
+  vitestApi().expect(audit.inHead + audit.covered).toBe(audit.messagesEver);
 }
 
+/** @throws CompactionError MISSING_DEPENDENCY when vitest is not installed. */
 export function compactionSpec(initializer: SaverInitializer): void {
+  vitestApi();
   for (const [label, messageState] of Object.entries(MESSAGE_STATES)) {
-    describe(`compactionSpec: ${initializer.name}, ${label}`, () => specCases(initializer, messageState));
+    vitestApi().describe(`compactionSpec: ${initializer.name}, ${label}`, () => specCases(initializer, messageState));
   }
 }
 
 function specCases(initializer: SaverInitializer, messageState: MessageState): void {
   {
     let saver: BaseCheckpointSaver;
-    beforeEach(async () => {
+    vitestApi().beforeEach(async () => {
       state = messageState;
       saver = await initializer.createSaver();
     });
-    afterEach(async () => {
+    vitestApi().afterEach(async () => {
       await initializer.destroySaver?.(saver);
     });
 
-    it("compactThread writes [summary, kept messages] and loses nothing; the previous head keeps every message", async () => {
+    vitestApi().it("compactThread writes [summary, kept messages] and loses nothing; the previous head keeps every message", async () => {
       await turns(chatGraph(saver), 0, TURNS);
       const before = await headMessages(saver);
       const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
-      expect(report.status, report.reason).toBe("compacted");
+      vitestApi().expect(report.status, report.reason).toBe("compacted");
       const head = await headMessages(saver);
-      expect(isSummaryMessage(head[0]!)).toBe(true);
-      expect(head.length).toBeLessThan(before.length);
-      expect(head.at(-1)!.content).toBe(before.at(-1)!.content);
+      vitestApi().expect(isSummaryMessage(head[0]!)).toBe(true);
+      vitestApi().expect(head.length).toBeLessThan(before.length);
+      vitestApi().expect(head.at(-1)!.content).toBe(before.at(-1)!.content);
       const previous = await threadStoreFor(saver).readCheckpoint(THREAD, report.previousCheckpointId!);
-      expect(previous!.messages.map((message) => message.id)).toEqual(before.map((message) => message.id));
+      vitestApi().expect(previous!.messages.map((message) => message.id)).toEqual(before.map((message) => message.id));
       await expectNothingLost(saver);
     });
 
-    it("recall: a message compaction took out of the head is found by searchHistory", async () => {
+    vitestApi().it("recall: a message compaction took out of the head is found by searchHistory", async () => {
       await turns(chatGraph(saver), 0, TURNS);
       await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
       const head = await headMessages(saver);
-      expect(head.some((message) => String(message.content).includes("Question 1:"))).toBe(false);
+      vitestApi().expect(head.some((message) => String(message.content).includes("Question 1:"))).toBe(false);
       const hits = await searchHistory(saver, config, "crate QX1001 aisle");
-      expect(hits.some((hit) => hit.text.includes("QX1001"))).toBe(true);
+      vitestApi().expect(hits.some((hit) => hit.text.includes("QX1001"))).toBe(true);
     });
 
-    it("the wrapper compacts a thread over its limit after a turn, and the next turn works", async () => {
+    vitestApi().it("the wrapper compacts a thread over its limit after a turn, and the next turn works", async () => {
       const landed: string[] = [];
       const supervisor = new CompactingSupervisor(chatGraph(saver), {
         tokenLimit: 500,
@@ -161,55 +163,55 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
         onCompaction: (report) => void landed.push(report.newCheckpointId),
       });
       await turns(supervisor, 0, TURNS);
-      expect(landed.length).toBeGreaterThan(0);
+      vitestApi().expect(landed.length).toBeGreaterThan(0);
       const result = (await supervisor.invoke({ messages: [new HumanMessage(question(TURNS))] }, config)) as { messages: BaseMessage[] };
-      expect(String(result.messages.at(-1)!.content)).toContain(`QX${1000 + TURNS}`);
+      vitestApi().expect(String(result.messages.at(-1)!.content)).toContain(`QX${1000 + TURNS}`);
       await expectNothingLost(saver);
     });
 
-    it("a strategy write (clear-tool-results) keeps every message id, marks the edits, loses nothing", async () => {
+    vitestApi().it("a strategy write (clear-tool-results) keeps every message id, marks the edits, loses nothing", async () => {
       const supervisor = new CompactingSupervisor(toolGraph(saver), { tokenLimit: 2_000, background: false, strategy: "clear-tool-results" });
       await turns(supervisor, 0, 6);
       const head = await headMessages(saver);
       const cleared = head.filter((message) => message.getType() === "tool" && message.additional_kwargs?.compaction_edit);
-      expect(cleared.length).toBeGreaterThan(0);
+      vitestApi().expect(cleared.length).toBeGreaterThan(0);
       await expectNothingLost(saver);
     });
 
-    it("an archive write replaces bulky tool results by pointers, the outputs in the store, nothing lost", async () => {
+    vitestApi().it("an archive write replaces bulky tool results by pointers, the outputs in the store, nothing lost", async () => {
       const store = new InMemoryStore();
       const supervisor = new CompactingSupervisor(toolGraph(saver), { tokenLimit: 100_000, archive: { store, thresholdTokens: 200 } });
       await turns(supervisor, 0, 3);
       await supervisor.flush();
       const head = await headMessages(saver);
       const archived = head.filter((message) => message.getType() === "tool" && message.additional_kwargs?.compaction_edit);
-      expect(archived.length).toBeGreaterThan(0);
-      expect((await store.search(["archived-outputs"])).length).toBe(archived.length);
+      vitestApi().expect(archived.length).toBeGreaterThan(0);
+      vitestApi().expect((await store.search(["archived-outputs"])).length).toBe(archived.length);
       await expectNothingLost(saver);
     });
 
-    it("compare-and-swap: a stale expected head is WRITE_CONFLICT and writes nothing", async () => {
+    vitestApi().it("compare-and-swap: a stale expected head is WRITE_CONFLICT and writes nothing", async () => {
       await turns(chatGraph(saver), 0, 4);
       const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
       const messages = await headMessages(saver);
       const count = await checkpointCount(saver);
       const error = await manager.replaceThreadHistory(config, messages.slice(2), { expectedCheckpointId: "1f000000-0000-6000-8000-000000000000" }).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ code: "WRITE_CONFLICT" });
-      expect(await checkpointCount(saver)).toBe(count);
+      vitestApi().expect(error).toMatchObject({ code: "WRITE_CONFLICT" });
+      vitestApi().expect(await checkpointCount(saver)).toBe(count);
     });
 
-    it("compare-and-swap: a head with pending writes is busy: skipped, nothing written", async () => {
+    vitestApi().it("compare-and-swap: a head with pending writes is busy: skipped, nothing written", async () => {
       await turns(chatGraph(saver), 0, TURNS);
       const head = await headTuple(saver);
       await saver.putWrites(head.config, [["messages", [new AIMessage("half a turn")]]], "task-in-flight");
       const count = await checkpointCount(saver);
       const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
-      expect(report.status).toBe("skipped");
-      expect(report.reason).toMatch(/pending write/);
-      expect(await checkpointCount(saver)).toBe(count);
+      vitestApi().expect(report.status).toBe("skipped");
+      vitestApi().expect(report.reason).toMatch(/pending write/);
+      vitestApi().expect(await checkpointCount(saver)).toBe(count);
     });
 
-    it("rebase: a turn that lands while the summary is computed is kept after it", async () => {
+    vitestApi().it("rebase: a turn that lands while the summary is computed is kept after it", async () => {
       const graph = chatGraph(saver);
       await turns(graph, 0, TURNS);
       const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
@@ -217,33 +219,33 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
       if (prepared.status !== "prepared") throw new Error(`nothing prepared: ${prepared.reason}`);
       await turns(graph, TURNS, TURNS + 1);
       const report = await manager.applyCompaction(prepared);
-      expect(report.status, report.reason).toBe("compacted");
-      expect(report.status === "compacted" && report.rebased?.appendedMessages).toBe(2);
+      vitestApi().expect(report.status, report.reason).toBe("compacted");
+      vitestApi().expect(report.status === "compacted" && report.rebased?.appendedMessages).toBe(2);
       const head = await headMessages(saver);
-      expect(String(head.at(-1)!.content)).toContain(`QX${1000 + TURNS}`);
+      vitestApi().expect(String(head.at(-1)!.content)).toContain(`QX${1000 + TURNS}`);
       await expectNothingLost(saver);
     });
 
-    it("a compaction stopped between its summary and its write (a crash there) leaves the head as it was", async () => {
+    vitestApi().it("a compaction stopped between its summary and its write (a crash there) leaves the head as it was", async () => {
       const graph = chatGraph(saver);
       await turns(graph, 0, TURNS);
       const before = (await headTuple(saver)).checkpoint.id;
       const prepared = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).prepareCompaction(config);
-      expect(prepared.status).toBe("prepared");
+      vitestApi().expect(prepared.status).toBe("prepared");
       // The process that prepared it is gone: nothing was written, and the next turn runs on the full thread.
-      expect((await headTuple(saver)).checkpoint.id).toBe(before);
+      vitestApi().expect((await headTuple(saver)).checkpoint.id).toBe(before);
       await turns(graph, TURNS, TURNS + 1);
-      expect((await headMessages(saver)).some((message) => isSummaryMessage(message))).toBe(false);
+      vitestApi().expect((await headMessages(saver)).some((message) => isSummaryMessage(message))).toBe(false);
       await expectNothingLost(saver);
     });
 
-    it("a summarizer that fails mid-way writes nothing: the head stays the old one", async () => {
+    vitestApi().it("a summarizer that fails mid-way writes nothing: the head stays the old one", async () => {
       await turns(chatGraph(saver), 0, TURNS);
       const before = (await headTuple(saver)).checkpoint.id;
       const failing: Summarizer = { name: "failing", summarize: async () => Promise.reject(new Error("provider down")) };
       const error = await new HistoryManager({ checkpointer: saver, summarizer: failing }).compactThread(config).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ code: "SUMMARIZER_FAILED" });
-      expect((await headTuple(saver)).checkpoint.id).toBe(before);
+      vitestApi().expect(error).toMatchObject({ code: "SUMMARIZER_FAILED" });
+      vitestApi().expect((await headTuple(saver)).checkpoint.id).toBe(before);
       await expectNothingLost(saver);
     });
   }

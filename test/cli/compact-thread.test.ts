@@ -134,7 +134,7 @@ describe("settings from the environment", () => {
 
     const compacted = await compactThread(["compact", THREAD, "--db", copy, "--limit", "900"]);
     expect(compacted.code, compacted.stderr).toBe(0);
-    expect(compacted.stdout).toMatch(new RegExp(`restore with: restore ${THREAD} --checkpoint [0-9a-f-]+ --db ${copy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\)`));
+    expect(compacted.stdout).toMatch(new RegExp(`undo with: npm run compact -- restore ${THREAD} --checkpoint [0-9a-f-]+ --db ${copy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\)`));
   });
 });
 
@@ -195,7 +195,7 @@ describe("bad input: one clear line, a distinct exit code, nothing written", () 
     ["a summarizer error", () => ["compact", THREAD, "--db", db, "--summarizer", "openai", "--limit", "900"], 7, /summar/i, { OPENAI_API_KEY: "sk-secret-test-key" }],
     ["a checkpoint that is not the thread's", () => ["restore", THREAD, "--db", db, "--checkpoint", "1f000000-0000-6000-8000-000000000000"], 8, /does not belong to thread/],
     ["an unknown command", () => ["shrink", THREAD, "--db", db], 2, /unknown command "shrink"/],
-    ["an unknown option", () => ["compact", THREAD, "--db", db, "--ratoi", "0.5"], 2, /Unknown option '--ratoi'/],
+    ["an unknown option", () => ["compact", THREAD, "--db", db, "--ratoi", "0.5"], 2, /unknown option --ratoi\. Did you mean --ratio\?/],
     ["restore without --checkpoint", () => ["restore", THREAD, "--db", db], 2, /needs --checkpoint/],
     ["no store given", () => ["list"], 2, /no store given/],
     ["an invalid TOKEN_LIMIT", () => ["inspect", THREAD, "--db", db], 2, /TOKEN_LIMIT must be .*got -3/, { TOKEN_LIMIT: "-3" }],

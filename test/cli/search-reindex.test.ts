@@ -1,5 +1,5 @@
 /**
- * The script's search and reindex commands on a SQLite file and on Postgres: hits as text and as JSON, --limit,
+ * The script's search and reindex commands on a SQLite file and on Postgres: hits as text and as JSON, --hits,
  * the script's exit codes for bad arguments and unknown threads, and a reindex that rebuilds a dropped index.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -49,14 +49,14 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
     return path ? ["--db", path] : ["--postgres", url!, "--schema", schema!];
   }
 
-  it("prints the hits as text and as JSON, within --limit", async () => {
+  it("prints the hits as text and as JSON, within --hits", async () => {
     const location = await compacted(["ops"]);
     const text = await run(["search", "ops", "invoice", "total", "ord_1001", ...location]);
     expect(text.code, text.stderr).toBe(EXIT.ok);
     expect(text.stdout).toContain("turn 1: the invoice total for order ord_1001 is 17 EUR, decided by Alice Moreau.");
-    expect(text.stdout).toMatch(/1\. message \S+ in checkpoint \S+ \(score/);
+    expect(text.stdout).toMatch(/^1\. .+\(score [\d.]+\)\n {3}.+\n {3}message \S+ · checkpoint \S+$/m);
 
-    const json = await run(["search", "ops", "Who decided the invoice total for ord_1001?", ...location, "--json", "--limit", "2"]);
+    const json = await run(["search", "ops", "Who decided the invoice total for ord_1001?", ...location, "--json", "--hits", "2"]);
     expect(json.code, json.stderr).toBe(EXIT.ok);
     const parsed = JSON.parse(json.stdout) as { threadId: string; hits: Array<{ messageId: string; text: string; checkpointId: string; before: unknown[]; after: unknown[] }> };
     expect(parsed.threadId).toBe("ops");
@@ -69,8 +69,8 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
     const location = await compacted(["ops"]);
     expect((await run(["search", "ops", ...location])).code).toBe(EXIT.usage);
     expect((await run(["search", "ops", "?!", ...location])).code).toBe(EXIT.usage);
-    expect((await run(["search", "ops", "invoice", "--limit", "0", ...location])).code).toBe(EXIT.usage);
-    expect((await run(["search", "ops", "invoice", "--limit", "101", ...location])).code).toBe(EXIT.usage);
+    expect((await run(["search", "ops", "invoice", "--hits", "0", ...location])).code).toBe(EXIT.usage);
+    expect((await run(["search", "ops", "invoice", "--hits", "101", ...location])).code).toBe(EXIT.usage);
     expect((await run(["search", "nobody", "invoice", ...location])).code).toBe(EXIT.threadNotFound);
     expect((await run(["reindex", ...location])).code).toBe(EXIT.usage);
     expect((await run(["reindex", "ops", "--all", ...location])).code).toBe(EXIT.usage);

@@ -140,8 +140,8 @@ const SCRIPT_CASES: Array<[string, () => string[], number, string]> = [
   ["no store at all", () => ["list"], 2, "no store given"],
   ["a search with no word in it", () => ["search", THREAD, "???", "--db", path], 2, '"???"'],
   ["a search with only query syntax", () => ["search", THREAD, "(", "*", ")", "^", "--db", path], 2, "at least one word"],
-  ["a search limit of 0", () => ["search", THREAD, "invoice", "--limit", "0", "--db", path], 2, "got 0"],
-  ["a search limit that is not a number", () => ["search", THREAD, "invoice", "--limit", "all", "--db", path], 2, "limit"],
+  ["a search limit of 0", () => ["search", THREAD, "invoice", "--hits", "0", "--db", path], 2, 'got "0"'],
+  ["a search limit that is not a number", () => ["search", THREAD, "invoice", "--hits", "all", "--db", path], 2, '--hits must be an integer from 1 to 100; got "all"'],
 ];
 
 describe("bad input", () => {

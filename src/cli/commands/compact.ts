@@ -11,7 +11,7 @@ export const COMPACT_HELP = `compact <thread> — print the plan (what is summar
 unless --dry-run; prints the new and the previous checkpoint ids. The write is a compare-and-swap: a turn that
 lands meanwhile is never lost. Nothing is written for a busy or interrupted thread.
 
-Usage: compact-thread compact <thread> (--db <file> | --postgres <url>) [--limit N] [--ratio R]
+Usage: npx compact-thread compact <thread> (--db <file> | --postgres <url>) [--limit N] [--ratio R]
                               [--summarizer extractive|openai] [--model M] [--dry-run] [--json]
        compact-thread compact --all [--over N] (--db <file> | --postgres <url>) [...]
 
@@ -90,7 +90,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
     const report = out.report as CompactedReport;
     printer.line(paint(printer, 32, `compacted: ${number(report.tokensBefore)} → ${number(report.tokensAfter)} tokens, ${report.messagesBefore} → ${report.messagesAfter} messages`));
     printer.line(`new checkpoint      ${report.newCheckpointId}`);
-    printer.line(`previous checkpoint ${report.previousCheckpointId} (restore with: restore ${threadId} --checkpoint ${report.previousCheckpointId} ${context.storeArgs})`);
+    printer.line(`previous checkpoint ${report.previousCheckpointId} (undo with: ${context.invokedAs} restore ${threadId} --checkpoint ${report.previousCheckpointId} ${context.storeArgs})`);
   } else {
     printer.line(out.status === "dry-run" ? "dry run: nothing written" : `nothing written: ${String(out.reason)}`);
   }

@@ -4,9 +4,11 @@ import { bar, number, table } from "../format.js";
 
 export const HISTORY_HELP = `history <thread> — the thread's checkpoints, oldest first (id, step, source, messages, tokens), with
 compactions and restores marked, so the saw-tooth of a compacted thread is visible; a write superseded by a turn
-that had read the thread before it is marked "superseded" (nothing is lost: the turn's head holds what it replaced)
+that had read the thread before it is marked "superseded" (nothing is lost: the turn's head holds what it replaced).
+One row per turn (the checkpoint each turn ended on) and per write of this library; --every-checkpoint shows the
+steps inside turns too. --json always lists every checkpoint, with "turnEnd" marking the rows shown by default.
 
-Usage: compact-thread history <thread> (--db <file> | --postgres <url>) [--json]
+Usage: npx compact-thread history <thread> (--db <file> | --postgres <url>) [--every-checkpoint] [--json]
 
 Examples:
   npx compact-thread history demo-20261121-101500 --db data/demo.sqlite
@@ -14,12 +16,11 @@ Examples:
 
 export async function historyCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);
-  const checkpoints = [];
   const stored = await context.store.threads.listCheckpoints(threadId!);
   const superseded = supersededWrites(stored.map(({ tuple }) => tuple));
-  for (const { tuple, messages } of stored) {
+  const checkpoints = stored.map(({ tuple, messages }) => {
     const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
-    checkpoints.push({
+    return {
       checkpointId: tuple.checkpoint.id,
       parentId: (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null,
       step: metadata.step as number,
@@ -30,13 +31,17 @@ export async function historyCommand(context: CliContext, threadId: string | und
       restore: (metadata.restore as Record<string, unknown> | undefined) ?? null,
       superseded: superseded.has(tuple.checkpoint.id),
       ts: tuple.checkpoint.ts,
-    });
-  }
+    };
+  });
   checkpoints.reverse();
-  if (context.json) return context.printer.line(JSON.stringify({ threadId, checkpoints }, null, 2));
+  // A turn ends on the checkpoint before the next turn's input (or on the head).
+  const rows = checkpoints.map((checkpoint, index) => ({ ...checkpoint, turnEnd: index === checkpoints.length - 1 || checkpoints[index + 1]!.source === "input" }));
+  if (context.json) return context.printer.line(JSON.stringify({ threadId, checkpoints: rows }, null, 2));
+  const every = Boolean(context.options["every-checkpoint"]);
+  const shown = rows.filter((row) => every || row.turnEnd || row.compaction || row.restore || row.superseded);
   const max = Math.max(1, ...checkpoints.map((checkpoint) => checkpoint.tokens));
   for (const line of table(
-    checkpoints.map((checkpoint) => ({
+    shown.map((checkpoint) => ({
       checkpoint: checkpoint.checkpointId,
       step: checkpoint.step,
       source: checkpoint.source,
@@ -50,5 +55,6 @@ export async function historyCommand(context: CliContext, threadId: string | und
   }
   const compactions = checkpoints.filter((checkpoint) => checkpoint.compaction).length;
   const lines = superseded.size === 0 ? "" : `; ${superseded.size} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see the README)`;
-  context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}`);
+  const hidden = checkpoints.length - shown.length;
+  context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}${hidden > 0 ? `; ${hidden} step(s) inside turns not shown (--every-checkpoint)` : ""}`);
 }

@@ -6,9 +6,13 @@ import { requireThread, type CliContext } from "../context.js";
 import { bar, number, paint, preview, table } from "../format.js";
 
 export const INSPECT_HELP = `inspect <thread> — the head's messages (role, agent, tokens, preview), the total against a limit, the current
-summary if any, and whether the thread may be compacted now
+summary if any, and whether compact would compact it now (over the limit, idle, something to summarize)
 
-Usage: compact-thread inspect <thread> (--db <file> | --postgres <url>) [--limit N] [--model M] [--json]
+Usage: npx compact-thread inspect <thread> (--db <file> | --postgres <url>) [--limit N] [--model M] [--json]
+
+Options:
+  --limit N       the token limit, as compact uses it (TOKEN_LIMIT, or 4000; a value <= 1 is a fraction of the
+                  model's window): each thread is shown against it, and compact compacts a thread over it
 
 Examples:
   npx compact-thread inspect demo-20261121-101500 --db data/demo.sqlite
@@ -21,8 +25,10 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   const summary = head.messages.find((message) => isSummaryMessage(message));
   // The plan `compact` would execute: the script's policy, the wrapper's rules.
   const plan = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env }).planCompaction(head.messages);
-  const compactable = head.busyReason === undefined && plan.executable;
-  const reason = head.busyReason ?? plan.reason;
+  // "compactable" answers what `compact` would do: a thread at or under the limit is left alone.
+  const under = total <= context.limit;
+  const compactable = head.busyReason === undefined && !under && plan.executable;
+  const reason = head.busyReason ?? (under ? `${number(total)} tokens, not over the limit of ${number(context.limit)}: compact writes nothing` : plan.reason);
   const result = {
     threadId,
     checkpointId: head.tuple.checkpoint.id,

@@ -4,7 +4,11 @@ import { bar, number, table } from "../format.js";
 
 export const LIST_HELP = `list — every thread in the store: messages, tokens, checkpoints, last update, idle or busy
 
-Usage: compact-thread list (--db <file> | --postgres <url>) [--sort tokens|name|updated] [--limit N] [--json]
+Usage: npx compact-thread list (--db <file> | --postgres <url>) [--sort tokens|name|updated] [--limit N] [--json]
+
+Options:
+  --limit N       the token limit, as compact uses it (TOKEN_LIMIT, or 4000; a value <= 1 is a fraction of the
+                  model's window): each thread is shown against it, and compact compacts a thread over it
 
 Examples:
   npx compact-thread list --db data/demo.sqlite --sort tokens

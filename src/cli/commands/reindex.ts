@@ -7,7 +7,7 @@ export const REINDEX_HELP = `reindex <thread> | --all — rebuild the recall ind
 history: for threads compacted before the index existed, or after changing --language. Idempotent; writes only
 the index, never a checkpoint.
 
-Usage: compact-thread reindex (<thread> | --all) (--db <file> | --postgres <url>) [--language L] [--json]
+Usage: npx compact-thread reindex (<thread> | --all) (--db <file> | --postgres <url>) [--language L] [--json]
 
 Examples:
   npx compact-thread reindex support-42 --db data/app.sqlite

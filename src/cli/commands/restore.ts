@@ -8,7 +8,7 @@ export const RESTORE_HELP = `restore <thread> --checkpoint <id> — make an earl
 the head again, written as a new checkpoint: an undo that itself loses nothing. Other channels keep their current
 values. Refused for a busy or interrupted thread, or a checkpoint that is not in the thread.
 
-Usage: compact-thread restore <thread> --checkpoint <id> (--db <file> | --postgres <url>) [--json]
+Usage: npx compact-thread restore <thread> --checkpoint <id> (--db <file> | --postgres <url>) [--json]
 
 Examples:
   npx compact-thread restore demo-20261121-101500 --checkpoint 1f0c2a4e-... --db data/demo.sqlite`;

@@ -1,0 +1,122 @@
+/**
+ * The script as a person meets it (a child process on a thread the demo wrote): search prints each hit once with
+ * where it is kept, --limit means the token limit everywhere and search counts hits with --hits, inspect's
+ * "compactable" answers what compact would do, history shows one row per turn, a typo gets a suggestion, follow-up
+ * commands are complete, and output piped into `head` ends quietly.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childArgs, ROOT } from "../support/child-entry.js";
+import { compactThread, runTs } from "../support/run-script.js";
+
+const THREAD = "seen";
+let dir: string;
+let db: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-script-output-"));
+  db = join(dir, "demo.sqlite");
+  const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: db, DEMO_THREAD_ID: THREAD, DEMO_TURNS: "12", DEMO_TOKEN_LIMIT: "1500", DEMO_TOKEN_DELAY_MS: "0" });
+  expect(demo.code, demo.stderr).toBe(0);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("search", () => {
+  it("prints one block per hit: the hit, where it is kept, the messages around it, nothing twice", async () => {
+    const json = await compactThread(["search", THREAD, "rounding", "tests", "--db", db, "--json"]);
+    expect(json.code, json.stderr).toBe(0);
+    const { hits } = JSON.parse(json.stdout) as { hits: Array<{ messageId: string; checkpointId: string; before: Array<{ messageId: string }>; after: Array<{ messageId: string }> }> };
+    expect(hits.length).toBeGreaterThan(1);
+    const text = await compactThread(["search", THREAD, "rounding", "tests", "--db", db]);
+    expect(text.code, text.stderr).toBe(0);
+    const blocks = text.stdout.split("\n\n").slice(1);
+    expect(blocks).toHaveLength(hits.length);
+    for (const [index, hit] of hits.entries()) {
+      // Where the hit is kept sits in its own block, not in a list after all of them.
+      expect(blocks[index]!.startsWith(`${index + 1}. `)).toBe(true);
+      expect(blocks[index]).toContain(`message ${hit.messageId} · checkpoint ${hit.checkpointId}`);
+    }
+    // A message's text is printed once: a neighbour shown before, or that is a hit, is named instead.
+    const lines = text.stdout.split("\n").filter((line) => /^ {3}(before|after ) /.test(line));
+    const full = lines.filter((line) => !/\((hit \d+|shown under hit \d+)\)$/.test(line));
+    const neighbourIds = hits.flatMap((hit) => [...hit.before, ...hit.after].map((message) => message.messageId));
+    expect(full.length).toBeLessThanOrEqual(new Set(neighbourIds.filter((id) => !hits.some((hit) => hit.messageId === id))).size);
+    for (const [index, line] of lines.entries()) if (index > 0) expect(line).not.toBe(lines[index - 1]);
+  });
+
+  it("counts hits with --hits; --limit, the token limit, is refused with a pointer", async () => {
+    const two = await compactThread(["search", THREAD, "rounding", "--db", db, "--hits", "2", "--json"]);
+    expect(JSON.parse(two.stdout).hits).toHaveLength(2);
+    const limit = await compactThread(["search", THREAD, "rounding", "--db", db, "--limit", "2"]);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toMatch(/search takes --hits N for the number of hits; --limit is the token limit/);
+    const misplaced = await compactThread(["list", "--db", db, "--hits", "2"]);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toMatch(/--hits is the number of hits of search; list does not take it/);
+  });
+});
+
+describe("inspect, history and compact", () => {
+  it("inspect: compactable only when compact would compact (over the limit)", async () => {
+    const under = await compactThread(["inspect", THREAD, "--db", db, "--limit", "1000000"]);
+    expect(under.stdout).toMatch(/compactable: no — [\d,]+ tokens, not over the limit of 1,000,000: compact writes nothing/);
+    expect(JSON.parse((await compactThread(["inspect", THREAD, "--db", db, "--limit", "1000000", "--json"])).stdout).compactable).toBe(false);
+    expect(JSON.parse((await compactThread(["inspect", THREAD, "--db", db, "--limit", "300", "--json"])).stdout).compactable).toBe(true);
+  });
+
+  it("history: one row per turn and per compaction; --every-checkpoint and --json show every checkpoint", async () => {
+    const json = JSON.parse((await compactThread(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: Array<{ turnEnd: boolean; compaction: unknown; source: string }> };
+    const turns = json.checkpoints.filter((checkpoint) => checkpoint.source === "input").length;
+    const compactions = json.checkpoints.filter((checkpoint) => checkpoint.compaction).length;
+    expect(compactions).toBeGreaterThan(0);
+    const rowsOf = (stdout: string) => stdout.split("\n").filter((line) => /^[0-9a-f]{8}-/.test(line)).length;
+    const shown = await compactThread(["history", THREAD, "--db", db]);
+    expect(rowsOf(shown.stdout)).toBeLessThanOrEqual(turns + compactions + 1);
+    expect(rowsOf(shown.stdout)).toBeGreaterThanOrEqual(turns - 1);
+    expect(shown.stdout).toMatch(new RegExp(`${json.checkpoints.length} checkpoints, ${compactions} compaction\\(s\\); \\d+ step\\(s\\) inside turns not shown \\(--every-checkpoint\\)`));
+    expect(rowsOf((await compactThread(["history", THREAD, "--db", db, "--every-checkpoint"])).stdout)).toBe(json.checkpoints.length);
+    expect(json.checkpoints.at(-1)!.turnEnd).toBe(true);
+  });
+
+  it("compact's undo hint is a complete command", async () => {
+    const compacted = await compactThread(["compact", THREAD, "--db", db, "--limit", "900"]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const hint = /undo with: (npm run compact -- restore .+)\)$/m.exec(compacted.stdout);
+    expect(hint, compacted.stdout).not.toBeNull();
+    const args = hint![1]!.replace("npm run compact -- ", "").split(" ");
+    const restored = await compactThread([...args, "--json"]);
+    expect(restored.code, restored.stderr).toBe(0);
+  });
+});
+
+describe("mistakes and pipes", () => {
+  it("a mistyped command or option gets one balanced line with a suggestion", async () => {
+    const command = await compactThread(["inpsect", THREAD, "--db", db]);
+    expect(command.code).toBe(2);
+    expect(command.stderr.trim()).toBe('compact-thread: unknown command "inpsect". Did you mean inspect? The commands: list, inspect, compact, history, restore, search, reindex.');
+    const option = await compactThread(["inspect", THREAD, "--db", db, "--lmit", "3"]);
+    expect(option.code).toBe(2);
+    expect(option.stderr.trim()).toBe('compact-thread: unknown option --lmit. Did you mean --limit? Run "npm run compact -- inspect --help" for the options.');
+    for (const line of [command.stderr, option.stderr]) expect((line.match(/"/g) ?? []).length % 2).toBe(0);
+  });
+
+  it("output piped into a reader that stops early ends quietly (no EPIPE stack)", async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolvePromise) => {
+      const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "history", THREAD, "--db", db, "--every-checkpoint"], {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1", OPENAI_API_KEY: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      // Like `| head -0`: the reader is gone before the script writes, so every write meets a closed pipe.
+      child.stdout.destroy();
+      child.on("close", (code) => resolvePromise({ code, stderr }));
+    });
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(result.code).toBe(0);
+  });
+});
