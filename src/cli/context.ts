@@ -33,6 +33,7 @@ export const OPTIONS = {
   language: { type: "string" },
   "busy-timeout": { type: "string" },
   "every-checkpoint": { type: "boolean" },
+  html: { type: "string" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];

@@ -11,6 +11,7 @@ import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { LIST_HELP, listCommand } from "./commands/list.js";
 import { REINDEX_HELP, reindexCommand } from "./commands/reindex.js";
 import { RESTORE_HELP, restoreCommand } from "./commands/restore.js";
+import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SEARCH_HELP, searchCommand } from "./commands/search.js";
 import { loadDotEnv, openContext, parseCommandLine } from "./context.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -38,6 +39,7 @@ Commands:
                                make an earlier checkpoint's messages the head again (an undo)
   search <thread> <words…>     search the messages compaction took out of the head (--hits N)
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
+  report <thread> [--html F]   tokens over the turns with compactions marked, the transcript, the storage (a page)
 
 Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for checkpoint tables outside the
 "public" schema. The store can also come from .env: DATABASE_PATH or POSTGRES_URL (TOKEN_LIMIT, TOKEN_MODEL and
@@ -55,6 +57,7 @@ const HELP: Record<string, string> = {
   restore: RESTORE_HELP,
   search: SEARCH_HELP,
   reindex: REINDEX_HELP,
+  report: REPORT_HELP,
 };
 
 /** The version in the package's own package.json, the nearest one above this file (in src/ or in dist/). */
@@ -141,6 +144,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
           return EXIT.ok;
         case "reindex":
           await reindexCommand(context, threadId);
+          return EXIT.ok;
+        case "report":
+          await reportCommand(context, threadId);
           return EXIT.ok;
         default:
           await restoreCommand(context, threadId);

@@ -11,7 +11,7 @@ import { quoteIdentifier } from "./sql.js";
 import { GenericWriter } from "./swap-generic.js";
 import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
 import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
-import type { RecallBackend, ThreadRow } from "./thread-store.js";
+import type { RecallBackend, ThreadRow, ThreadStorage } from "./thread-store.js";
 
 export interface Backend {
   name: "sqlite" | "postgres" | "generic";
@@ -20,6 +20,8 @@ export interface Backend {
   listThreads(): Promise<ThreadRow[]>;
   /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
   headId(threadId: string): Promise<string | undefined>;
+  /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
+  storage(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where a second connection (another thread or process) opens the same store, when one can. */
   location?: StoreLocation;
 }
@@ -41,6 +43,17 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       headId: async (threadId) => {
         const result = await pool.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
         return result.rows[0] ? String(result.rows[0].checkpoint_id) : undefined;
+      },
+      storage: async (threadId) => {
+        const result = await pool.query(
+          `SELECT (SELECT count(*) FROM ${s}.checkpoints WHERE thread_id = $1) AS checkpoints,
+                  (SELECT coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) FROM ${s}.checkpoints WHERE thread_id = $1) AS checkpoint_bytes,
+                  (SELECT coalesce(sum(octet_length(blob)), 0) FROM ${s}.checkpoint_blobs WHERE thread_id = $1) AS blob_bytes,
+                  (SELECT coalesce(sum(octet_length(blob)), 0) FROM ${s}.checkpoint_writes WHERE thread_id = $1) AS write_bytes`,
+          [threadId],
+        );
+        const row = result.rows[0] ?? {};
+        return { checkpoints: Number(row.checkpoints), checkpointBytes: Number(row.checkpoint_bytes) + Number(row.blob_bytes), writeBytes: Number(row.write_bytes) };
       },
       listThreads: async () => {
         // The head of each thread (the highest id), its size with the blobs of the versions it names.
@@ -78,6 +91,13 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
           | undefined;
         return row?.checkpoint_id;
       },
+      storage: async (threadId) => {
+        const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
+        if (!exists) return undefined;
+        const checkpoints = db.prepare(`SELECT count(*) AS n, coalesce(sum(length(checkpoint) + length(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?`).get(threadId) as { n: number; bytes: number };
+        const writes = db.prepare(`SELECT coalesce(sum(length(value)), 0) AS bytes FROM writes WHERE thread_id = ?`).get(threadId) as { bytes: number };
+        return { checkpoints: Number(checkpoints.n), checkpointBytes: Number(checkpoints.bytes), writeBytes: Number(writes.bytes) };
+      },
       listThreads: async () => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return [];
@@ -98,6 +118,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     writer: new GenericWriter(saver),
     recall: memoryRecallFor(saver),
     headId: async (threadId) => (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
+    storage: async () => undefined,
     listThreads: async () => {
       // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
       const threads = new Map<string, ThreadRow>();

@@ -39,6 +39,14 @@ export interface ThreadRow {
   headBytes?: number;
 }
 
+/** What a thread takes in its store: its checkpoints (every namespace) and their bytes, pending writes' bytes. */
+export interface ThreadStorage {
+  checkpoints: number;
+  /** Serialized checkpoints and their metadata (with the channel blobs on Postgres). */
+  checkpointBytes: number;
+  writeBytes: number;
+}
+
 export interface ReplaceHeadRequest {
   threadId: string;
   /** The head the new history replaces: the write lands only while it is still the head (compare-and-swap). */
@@ -75,6 +83,8 @@ export interface ThreadStore {
   replaceHead(request: ReplaceHeadRequest): Promise<ReplaceOutcome>;
   /** Threads with a root-namespace checkpoint, ordered by id. */
   listThreads(): Promise<ThreadRow[]>;
+  /** What the thread takes in the store; undefined where the saver does not say (the generic path). */
+  storageOf(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where another connection opens this store (a SQLite file, a Postgres URL), or undefined (in memory, other savers). */
   readonly location: StoreLocation | undefined;
 }
@@ -148,6 +158,14 @@ class BackendThreadStore implements ThreadStore {
       ...(recall ? { recall } : {}),
     });
     return outcome.status === "written" ? { status: "written", checkpointId: replacement.id } : outcome;
+  }
+
+  async storageOf(threadId: string): Promise<ThreadStorage | undefined> {
+    try {
+      return await this.parts.storage(threadId);
+    } catch (error) {
+      throw asStoreReadError(error, threadId);
+    }
   }
 
   listThreads(): Promise<ThreadRow[]> {

@@ -1,5 +1,5 @@
-import { supersededWrites } from "../../store/lineage.js";
 import { requireThread, type CliContext } from "../context.js";
+import { timelineOf } from "../timeline.js";
 import { bar, number, table } from "../format.js";
 
 export const HISTORY_HELP = `history <thread> — the thread's checkpoints, oldest first (id, step, source, messages, tokens), with
@@ -16,26 +16,9 @@ Examples:
 
 export async function historyCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);
-  const stored = await context.store.threads.listCheckpoints(threadId!);
-  const superseded = supersededWrites(stored.map(({ tuple }) => tuple));
-  const checkpoints = stored.map(({ tuple, messages }) => {
-    const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
-    return {
-      checkpointId: tuple.checkpoint.id,
-      parentId: (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null,
-      step: metadata.step as number,
-      source: metadata.source as string,
-      messages: messages.length,
-      tokens: context.counter.countMessages(messages),
-      compaction: (metadata.compaction as Record<string, unknown> | undefined) ?? null,
-      restore: (metadata.restore as Record<string, unknown> | undefined) ?? null,
-      superseded: superseded.has(tuple.checkpoint.id),
-      ts: tuple.checkpoint.ts,
-    };
-  });
-  checkpoints.reverse();
-  // A turn ends on the checkpoint before the next turn's input (or on the head).
-  const rows = checkpoints.map((checkpoint, index) => ({ ...checkpoint, turnEnd: index === checkpoints.length - 1 || checkpoints[index + 1]!.source === "input" }));
+  const { rows } = await timelineOf(context.store.threads, threadId!, context.counter);
+  const checkpoints = rows;
+  const superseded = rows.filter((row) => row.superseded);
   if (context.json) return context.printer.line(JSON.stringify({ threadId, checkpoints: rows }, null, 2));
   const every = Boolean(context.options["every-checkpoint"]);
   const shown = rows.filter((row) => every || row.turnEnd || row.compaction || row.restore || row.superseded);
@@ -54,7 +37,7 @@ export async function historyCommand(context: CliContext, threadId: string | und
     context.printer.line(line);
   }
   const compactions = checkpoints.filter((checkpoint) => checkpoint.compaction).length;
-  const lines = superseded.size === 0 ? "" : `; ${superseded.size} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see the README)`;
+  const lines = superseded.length === 0 ? "" : `; ${superseded.length} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see the README)`;
   const hidden = checkpoints.length - shown.length;
   context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}${hidden > 0 ? `; ${hidden} step(s) inside turns not shown (--every-checkpoint)` : ""}`);
 }

@@ -1,0 +1,125 @@
+/**
+ * What `report` shows of a thread, gathered once from the store: its tokens at the end of each turn and at each
+ * write of this library, every compaction with what it took out and what its summary kept, the whole transcript in
+ * order (the compacted messages from the recall index, then the head) and what the thread takes in the store.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { getSummaryProvenance, isSummaryMessage, summaryText } from "../messages/summary-message.js";
+import { headViewOf } from "../recall/out-of-head.js";
+import { recallText } from "../store/recall-index/entries.js";
+import type { ThreadStore, ThreadStorage } from "../store/thread-store.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { timelineOf, type TimelineRow } from "./timeline.js";
+
+export interface ReportPoint {
+  checkpointId: string;
+  /** Turns ended at or before this checkpoint. */
+  turn: number;
+  tokens: number;
+  messages: number;
+  kind: "turn" | "compaction" | "restore";
+  ts: string;
+}
+
+export interface ReportMessage {
+  role: string;
+  name?: string;
+  text: string;
+}
+
+export interface ReportCompaction {
+  checkpointId: string;
+  /** Its index in `points`. */
+  point: number;
+  turn: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  /** The messages the write took out of the head (summarized, or removed by a strategy). */
+  removed: ReportMessage[];
+  summarizer?: string;
+  /** The summary text the write left in the head (without its header). */
+  summary?: string;
+  superseded: boolean;
+}
+
+export interface TranscriptLine extends ReportMessage {
+  /** "compacted": out of the head, kept in the recall index; "head": in the head; "summary": a summary in the head. */
+  where: "compacted" | "head" | "summary";
+}
+
+export interface ThreadReport {
+  threadId: string;
+  generatedAt: string;
+  limit: number;
+  headCheckpointId: string;
+  points: ReportPoint[];
+  compactions: ReportCompaction[];
+  transcript: TranscriptLine[];
+  storage: (ThreadStorage & { indexEntries: number }) | { checkpoints: number; indexEntries: number };
+}
+
+const ROLE: Record<string, string> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
+
+function reportMessage(message: BaseMessage): ReportMessage {
+  return { role: ROLE[message.getType()] ?? message.getType(), ...(message.name ? { name: message.name } : {}), text: isSummaryMessage(message) ? summaryText(message) : recallText(message) };
+}
+
+function kindOf(row: TimelineRow): ReportPoint["kind"] | undefined {
+  if (row.compaction) return "compaction";
+  if (row.restore) return "restore";
+  return row.turnEnd ? "turn" : undefined;
+}
+
+export async function threadReport(store: ThreadStore, threadId: string, counter: TokenCounter, limit: number): Promise<ThreadReport> {
+  const { rows, messages } = await timelineOf(store, threadId, counter);
+  const points: ReportPoint[] = [];
+  const compactions: ReportCompaction[] = [];
+  const byId = new Map(rows.map((row, index) => [row.checkpointId, index]));
+  let turn = 0;
+  for (const [index, row] of rows.entries()) {
+    if (row.source === "input") turn++;
+    const kind = kindOf(row);
+    if (!kind) continue;
+    points.push({ checkpointId: row.checkpointId, turn, tokens: row.tokens, messages: row.messages, kind, ts: row.ts });
+    if (kind !== "compaction") continue;
+    const parent = row.parentId !== null && byId.has(row.parentId) ? byId.get(row.parentId)! : index - 1;
+    const before = messages[parent] ?? [];
+    const after = messages[index]!;
+    const kept = new Set(after.map((message) => message.id));
+    const summary = after.find((message) => isSummaryMessage(message));
+    compactions.push({
+      checkpointId: row.checkpointId,
+      point: points.length - 1,
+      turn,
+      tokensBefore: rows[parent]?.tokens ?? 0,
+      tokensAfter: row.tokens,
+      messagesBefore: before.length,
+      messagesAfter: after.length,
+      removed: before.filter((message) => !kept.has(message.id) && !isSummaryMessage(message)).map(reportMessage),
+      ...(summary ? { summarizer: getSummaryProvenance(summary)!.summarizer, summary: summaryText(summary) } : {}),
+      superseded: row.superseded,
+    });
+  }
+  const head = messages.at(-1) ?? [];
+  const view = await headViewOf(store, threadId);
+  const entries = (await store.recall.entries(threadId))
+    .filter((entry) => view.outOfHead(entry))
+    .sort((a, b) => (a.checkpointId === b.checkpointId ? a.ordinal - b.ordinal : a.checkpointId < b.checkpointId ? -1 : 1));
+  const transcript: TranscriptLine[] = [
+    ...entries.map((entry): TranscriptLine => ({ role: entry.role, ...(entry.name ? { name: entry.name } : {}), text: entry.text, where: "compacted" })),
+    ...head.map((message): TranscriptLine => ({ ...reportMessage(message), where: isSummaryMessage(message) ? "summary" : "head" })),
+  ];
+  const stored = await store.storageOf(threadId);
+  return {
+    threadId,
+    generatedAt: new Date().toISOString(),
+    limit,
+    headCheckpointId: rows.at(-1)?.checkpointId ?? "",
+    points,
+    compactions,
+    transcript,
+    storage: { ...(stored ?? { checkpoints: rows.length }), indexEntries: entries.length },
+  };
+}
