@@ -2,10 +2,10 @@
  * npm run check:package — the package as a user receives it. Packs the tarball (prepack builds dist), lints it
  * with publint and @arethetypeswrong/cli, then installs it into a temporary strict TypeScript project with only
  * the required peer dependencies, compiles and runs an ES module and a CommonJS consumer, checks there is one
- * @langchain/core, and compiles the README's TypeScript examples. Exits non-zero on the first failure.
+ * @langchain/core, and compiles the TypeScript examples of the README and every docs page. Exits non-zero on the first failure.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { publint } from "publint";
@@ -178,15 +178,22 @@ await step("the script from the tarball (npx compact-thread)", () => {
   return `--version ${version}; without the SQLite packages: exit 2, names both; help speaks of npx compact-thread`;
 });
 
-await step("strict tsc: README examples", () => {
-  // The examples use SQLite and the supervisor package; only their types are needed (no native build).
-  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...["@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-supervisor", "@types/better-sqlite3"].map(pinned)], consumer);
-  const examples = readmeExamples(readFileSync(join(ROOT, "README.md"), "utf8"));
-  mkdirSync(join(consumer, "readme"));
-  examples.forEach((source, index) => writeFileSync(join(consumer, "readme", `example-${index + 1}.mts`), source));
-  writeFileSync(join(consumer, "tsconfig.readme.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["readme/*.mts"] }, null, 2));
-  run(join(consumer, "node_modules/.bin/tsc"), ["-p", "tsconfig.readme.json"], consumer);
-  return `${examples.length} examples compile`;
+await step("strict tsc: the examples of the README and every docs page", () => {
+  // The examples use SQLite, Postgres, OpenAI and the supervisor package; only their types are needed (no native build).
+  const typesOnly = ["@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/langgraph-supervisor", "@langchain/openai", "@types/better-sqlite3", "@types/pg"];
+  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...typesOnly.map(pinned)], consumer);
+  const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+  mkdirSync(join(consumer, "examples"));
+  let count = 0;
+  for (const page of pages) {
+    for (const [index, source] of readmeExamples(readFileSync(join(ROOT, page), "utf8")).entries()) {
+      writeFileSync(join(consumer, "examples", `${page.replace(/[/.]/g, "_")}-${index + 1}.mts`), source);
+      count++;
+    }
+  }
+  writeFileSync(join(consumer, "tsconfig.examples.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["examples/*.mts"] }, null, 2));
+  run(join(consumer, "node_modules/.bin/tsc"), ["-p", "tsconfig.examples.json"], consumer);
+  return `${count} examples of ${pages.length} pages compile`;
 });
 
 printTable();

@@ -1,5 +1,5 @@
 /**
- * langgraph-compaction: the public names (see the README), each folder's own index re-exported. Backends and
+ * langgraph-compaction: the public names (see the README and docs/), each folder's own index re-exported. Backends and
  * providers have their own entry points, loaded only by those who use them: `langgraph-compaction/sqlite`
  * (SqliteStore), `langgraph-compaction/openai` (createOpenAISummarizer), `langgraph-compaction/testing`
  * (compactionSpec).

@@ -10,7 +10,7 @@ import { readmeBlock } from "./readme-block.js";
 import { benchWrapper } from "./wrapper.js";
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
-// Each part writes its README block (see readme-block.ts); the memory bench, in its own node, writes its own.
+// Each part writes its block of docs/benchmarks.md (see readme-block.ts); the memory bench, in its own node, writes its own.
 await readmeBlock("tokens", () => benchTokens());
 await readmeBlock("history", () => benchHistory());
 await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BUSY_SECONDS === undefined });

@@ -1,15 +1,15 @@
 /**
- * The bench tables in README.md are written by the bench scripts, never by hand: each part runs inside
- * `readmeBlock(name, …)`, which collects the tables it prints and replaces the README's block between
+ * The bench tables in docs/benchmarks.md are written by the bench scripts, never by hand: each part runs inside
+ * `readmeBlock(name, …)`, which collects the tables it prints and replaces the page's block between
  * `<!-- bench:name -->` and `<!-- /bench:name -->` with them, stamped with the date and the machine.
- * `BENCH_README=0` leaves the README alone; a partial run (a subset of contenders, other budgets) passes
+ * `BENCH_README=0` leaves the page alone; a partial run (a subset of contenders, other budgets) passes
  * `write: false`.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
-const README = resolve(import.meta.dirname, "../../README.md");
+const README = resolve(import.meta.dirname, "../../docs/benchmarks.md");
 let capture: string[] | undefined;
 
 /** Called by printTable (and for notes printed under a table) with the text it printed. */
@@ -38,11 +38,11 @@ function writeBlock(name: string, body: string): void {
   const from = text.indexOf(start);
   const to = text.indexOf(end);
   if (from < 0 || to < from) {
-    console.warn(`README.md has no ${start} … ${end} block: not updated`);
+    console.warn(`docs/benchmarks.md has no ${start} … ${end} block: not updated`);
     return;
   }
   const stamp = `${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores`;
   const block = `${start}\n\`\`\`\n$ npm run bench:${name}    # ${stamp}\n${body.trim()}\n\`\`\`\n`;
   writeFileSync(README, text.slice(0, from) + block + text.slice(to));
-  console.log(`README.md: the bench:${name} block now holds this run's tables`);
+  console.log(`docs/benchmarks.md: the bench:${name} block now holds this run's tables`);
 }

@@ -368,6 +368,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
     options: { data: { type: "string" }, budgets: { type: "string" }, json: { type: "boolean", default: false }, only: { type: "string" } },
   });
+  const data = resolve(values.data ?? DEFAULT_DATA);
+  if (!existsSync(data)) {
+    // The conversations (LoCoMo, CC BY-NC) are not part of this repository: say where they are looked for, and stop.
+    console.error(`bench:retention: no conversation file at ${data}. The data is not in this repository (docs/benchmarks.md says where it comes from); pass --data <file> in the LoCoMo schema.`);
+    process.exit(2);
+  }
   const budgets = values.budgets ? values.budgets.split(",").map(Number) : DEFAULT_BUDGETS;
   const contenders = values.only ? RETENTION_CONTENDERS.filter((contender) => values.only!.split(",").some((part) => contender.name.includes(part))) : RETENTION_CONTENDERS;
   const outcome = await benchRetention({ data: values.data, budgets, contenders });

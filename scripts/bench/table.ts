@@ -1,6 +1,6 @@
 import { recordPrinted } from "./readme-block.js";
 
-/** Print rows as an aligned text table (and hand it to the README block being written, if any). */
+/** Print rows as an aligned text table (and hand it to the docs/benchmarks.md block being written, if any). */
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   if (rows.length === 0) return;
   const headers = Object.keys(rows[0]!);
@@ -12,7 +12,7 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   recordPrinted(`\n${text}`);
 }
 
-/** Print a line under a table (a note), also into the README block being written. */
+/** Print a line under a table (a note), also into the docs/benchmarks.md block being written. */
 export function printNote(text: string): void {
   console.log(text);
   recordPrinted(text);

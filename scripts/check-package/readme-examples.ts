@@ -1,6 +1,7 @@
 /**
- * The README's TypeScript examples as compilable modules: each ```ts block, preceded by declarations of the names
- * it uses without defining (the user's agents, model, checkpointer, history), typed as the user's would be.
+ * The TypeScript examples of the README and of every docs/ page as compilable modules: each ```ts block, preceded by
+ * declarations of the names it uses without defining (the user's agents, model, checkpointer, history, the wrapper
+ * of an earlier block), typed as the user's would be.
  */
 const FREE_NAMES: Record<string, string> = {
   createSupervisor: `import { createSupervisor } from "@langchain/langgraph-supervisor";`,
@@ -11,6 +12,8 @@ const FREE_NAMES: Record<string, string> = {
   messages: `declare const messages: import("@langchain/core/messages").BaseMessage[];`,
   history: `declare const history: import("@langchain/core/messages").BaseMessage[];`,
   tools: `declare const tools: import("langgraph-compaction").ToolDefinitionLike[];`,
+  app: `declare const app: import("langgraph-compaction").CompactingSupervisor;`,
+  config: `declare const config: { configurable: { thread_id: string } };`,
 };
 
 function defines(source: string, name: string): boolean {
@@ -19,8 +22,9 @@ function defines(source: string, name: string): boolean {
   return imported || declared;
 }
 
-export function readmeExamples(readme: string): string[] {
-  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+/** Every ```ts block of `markdown` (a README or a docs page), each as a module. */
+export function readmeExamples(markdown: string): string[] {
+  const blocks = [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
   return blocks.map((block) => {
     const prelude = Object.entries(FREE_NAMES)
       .filter(([name]) => new RegExp(`\\b${name}\\b`).test(block) && !defines(block, name))

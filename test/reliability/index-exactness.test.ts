@@ -68,7 +68,7 @@ describe("the recall index under random interleavings of writes", () => {
           if (next.kind === "turn") {
             await graph.updateState(config, { messages: say(next.words) }, "agent");
             // A turn that reads the thread now sees the library's write: nothing can supersede it any more (two turns
-            // racing each other fork the thread: one writer per thread, README's known limitations).
+            // racing each other fork the thread: one writer per thread, docs/limitations.md).
             readBefore = undefined;
           } else if (next.kind === "compact") {
             const before = (await head()).checkpoint.id;

@@ -37,7 +37,7 @@ export async function historyCommand(context: CliContext, threadId: string | und
     context.printer.line(line);
   }
   const compactions = checkpoints.filter((checkpoint) => checkpoint.compaction).length;
-  const lines = superseded.length === 0 ? "" : `; ${superseded.length} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see the README)`;
+  const lines = superseded.length === 0 ? "" : `; ${superseded.length} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see docs/limitations.md)`;
   const hidden = checkpoints.length - shown.length;
   context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}${hidden > 0 ? `; ${hidden} step(s) inside turns not shown (--every-checkpoint)` : ""}`);
 }

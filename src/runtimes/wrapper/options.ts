@@ -114,7 +114,7 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   /**
    * Bytes the token counter's per-message cache may hold (texts over 16 KiB kept as fingerprints). With `maxThreads`,
    * this bounds what the wrapper itself keeps in memory, whatever the number of threads and message sizes (see the
-   * README's "Memory"). @default 16 MiB
+   * docs/benchmarks.md, "Memory"). @default 16 MiB
    */
   cacheBytes?: number;
   /**

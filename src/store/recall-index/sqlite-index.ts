@@ -7,7 +7,7 @@
  *   (unspaced scripts arrive as character pairs). The message's name (speaker, agent, tool) and day are a second
  *   column, at half the weight ("what did Melanie paint in June?" favours Melanie's June messages), and the previous
  *   message's words a third, at 0.3 (a question and its answer use different words; a later question paraphrases
- *   both). What each choice bought on real conversations is measured by `npm run bench:retention` (README).
+ *   both). What each choice bought on real conversations is measured by `npm run bench:retention` (docs/benchmarks.md).
  * - A thread is a token of its own in each of its rows (`threadKey`, a hash of the thread id), and every search
  *   requires it inside the MATCH: the engine never ranks another thread's rows, and a query cannot reach them (the
  *   row's thread id is checked too).
