@@ -40,7 +40,7 @@ const store = () => ["--postgres", url, "--schema", schema];
 
 describe("the compaction script on Postgres", () => {
   it("inspects, compacts, shows history and restores", async () => {
-    const inspected = JSON.parse((await compactThread(["inspect", "pg-thread", ...store(), "--json"])).stdout);
+    const inspected = JSON.parse((await compactThread(["inspect", "pg-thread", ...store(), "--json", "--limit", "900"])).stdout);
     expect(inspected.compactable).toBe(true);
     const compacted = await compactThread(["compact", "pg-thread", ...store(), "--json", "--limit", "900"]);
     expect(compacted.code, compacted.stderr).toBe(0);

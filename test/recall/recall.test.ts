@@ -48,7 +48,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
   async function setup() {
     store = await createStore(kind);
     const { agent } = createTestAgent(store.saver);
-    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
+    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer(), recall: { announce: true } });
     return { saver: store.saver, agent, manager };
   }
 
@@ -77,7 +77,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const entries = await recallBackendFor(saver).entries("a");
     const left = before.messages.filter((message) => !inHead.has(message.id));
     expect(byId(entries).map((entry) => entry.messageId)).toEqual(left.map((message) => message.id!).sort());
-    // The summary tells the model the tool exists.
+    // The summary tells the model the tool exists (announce: the agents have it).
     expect(String(head.messages.find((message) => message.id === compacted(report).summaryId)?.content)).toContain("search_history");
   });
 
