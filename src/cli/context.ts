@@ -34,6 +34,7 @@ export const OPTIONS = {
   "busy-timeout": { type: "string" },
   "every-checkpoint": { type: "boolean" },
   html: { type: "string" },
+  transcript: { type: "boolean" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];

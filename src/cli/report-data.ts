@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../messages/summary-message.js";
-import { headViewOf } from "../recall/out-of-head.js";
+import { MAX_TRANSCRIPT_PAGE, readTranscript } from "../recall/transcript.js";
 import { recallText } from "../store/recall-index/entries.js";
 import type { ThreadStore, ThreadStorage } from "../store/thread-store.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -102,15 +102,18 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
       superseded: row.superseded,
     });
   }
-  const head = messages.at(-1) ?? [];
-  const view = await headViewOf(store, threadId);
-  const entries = (await store.recall.entries(threadId))
-    .filter((entry) => view.outOfHead(entry))
-    .sort((a, b) => (a.checkpointId === b.checkpointId ? a.ordinal - b.ordinal : a.checkpointId < b.checkpointId ? -1 : 1));
-  const transcript: TranscriptLine[] = [
-    ...entries.map((entry): TranscriptLine => ({ role: entry.role, ...(entry.name ? { name: entry.name } : {}), text: entry.text, where: "compacted" })),
-    ...head.map((message): TranscriptLine => ({ ...reportMessage(message), where: isSummaryMessage(message) ? "summary" : "head" })),
-  ];
+  // The whole conversation, in order, as readTranscript gives it.
+  const transcript: TranscriptLine[] = [];
+  let indexEntries = 0;
+  for (let after: number | undefined; ; ) {
+    const page = await readTranscript(store.saver, { configurable: { thread_id: threadId } }, { limit: MAX_TRANSCRIPT_PAGE, ...(after === undefined ? {} : { after }) });
+    for (const line of page.messages) {
+      transcript.push({ ...reportMessage(line.message), where: line.source === "transcript" ? "compacted" : line.source });
+      if (line.source === "transcript") indexEntries++;
+    }
+    if (page.next === undefined) break;
+    after = page.next;
+  }
   const stored = await store.storageOf(threadId);
   return {
     threadId,
@@ -120,6 +123,6 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
     points,
     compactions,
     transcript,
-    storage: { ...(stored ?? { checkpoints: rows.length }), indexEntries: entries.length },
+    storage: { ...(stored ?? { checkpoints: rows.length }), indexEntries },
   };
 }

@@ -3,6 +3,8 @@
  * - a message of the old head whose id is not in the new head left it: indexed;
  * - a message whose id stays but whose content changed was edited (cleared, clipped, archived): its original is
  *   indexed, unless the old copy was itself an edit (then the original is indexed already);
+ * - an edited copy that leaves the head moves its original's entry to where it left (`move`), so the transcript's
+ *   order is the conversation's;
  * - nothing is taken out: a message that comes back (a restore) keeps its entry, hidden from readers while the head
  *   holds it as it is (recall/out-of-head.ts);
  * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
@@ -13,7 +15,8 @@ import { formatDay, messageDate } from "../../messages/date.js";
 import { editOf } from "../../messages/markers.js";
 import { getSummaryProvenance } from "../../messages/summary-message.js";
 import { toolCallsOf } from "../../messages/tool-calls.js";
-import type { RecallChanges, RecallEntry } from "./types.js";
+import { serializeMessage } from "./message-serde.js";
+import type { RecallChanges, RecallEntry, RecallMove } from "./types.js";
 
 const ROLES: Record<string, RecallEntry["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
 
@@ -56,6 +59,8 @@ export function recallEntry(
     ordinal,
     text: textOf(message),
     ...(context ? { context } : {}),
+    message: serializeMessage(message),
+    ...(previous?.id ? { previousId: previous.id } : {}),
   };
 }
 
@@ -77,10 +82,14 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
   const next = new Map<string, BaseMessage>();
   for (const message of after) if (indexable(message)) next.set(message.id!, message);
   const add: RecallEntry[] = [];
+  const move: RecallMove[] = [];
   before.forEach((message, ordinal) => {
     if (!indexable(message)) return;
     const kept = next.get(message.id!);
-    if (!kept || (textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
+    // An edited copy leaving: its original is indexed already (by the write that edited it); only its place moves,
+    // so the transcript keeps the original where the conversation had it.
+    if (!kept && editOf(message)) move.push({ messageId: message.id!, checkpointId, ordinal, ...(before[ordinal - 1]?.id ? { previousId: before[ordinal - 1]!.id! } : {}) });
+    else if (!kept || (textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
   });
-  return { threadId, add };
+  return { threadId, add, ...(move.length > 0 ? { move } : {}) };
 }

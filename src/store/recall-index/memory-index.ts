@@ -87,22 +87,28 @@ class ThreadIndex {
 }
 
 function plain(entry: RecallEntry): RecallMessage {
-  const { ordinal: _ordinal, context: _context, ...message } = entry;
+  const { ordinal: _ordinal, context: _context, message: _message, previousId: _previousId, ...message } = entry;
   return message;
 }
 
 export class MemoryRecall {
   private readonly threads = new Map<string, ThreadIndex>();
 
-  apply({ threadId, add }: RecallChanges): void {
-    if (add.length === 0) return;
+  apply({ threadId, add, move = [] }: RecallChanges): void {
+    if (add.length === 0 && move.length === 0) return;
     let thread = this.threads.get(threadId);
     if (!thread) this.threads.set(threadId, (thread = new ThreadIndex()));
+    for (const { messageId, checkpointId, ordinal, previousId } of move) {
+      const document = thread.documents.get(messageId);
+      if (!document) continue;
+      const { previousId: _previous, ...entry } = document.entry;
+      thread.add({ ...entry, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
+    }
     for (const entry of add) thread.add(entry);
   }
 
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
-    return (this.threads.get(threadId)?.search(terms, limit) ?? []).map(({ entry, score }) => ({ ...entry, score }));
+    return (this.threads.get(threadId)?.search(terms, limit) ?? []).map(({ entry, score }) => ({ ...plain(entry), ordinal: entry.ordinal, score }));
   }
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {

@@ -71,11 +71,20 @@ export async function applyPostgresRecall(
   client: PostgresQueryable,
   schema: string,
   language: string,
-  { threadId, add }: RecallChanges,
+  { threadId, add, move = [] }: RecallChanges,
 ): Promise<void> {
-  if (add.length === 0) return;
+  if (add.length === 0 && move.length === 0) return;
   await ensurePostgresRecall(client, schema);
   const s = quoteIdentifier(schema);
+  if (move.length > 0) {
+    await client.query(
+      `UPDATE ${s}.compaction_recall r SET checkpoint_id = m.checkpoint_id, ordinal = m.ordinal, previous_id = m.previous_id
+       FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS m(message_id, checkpoint_id, ordinal, previous_id)
+       WHERE r.thread_id = $1 AND r.message_id = m.message_id`,
+      [threadId, move.map((entry) => pgText(entry.messageId)), move.map((entry) => entry.checkpointId), move.map((entry) => entry.ordinal), move.map((entry) => pgText(entry.previousId ?? null))],
+    );
+  }
+  if (add.length === 0) return;
   const counts = new Map<string, number>();
   // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes,
   // and its words leave the thread's term statistics.
@@ -100,11 +109,11 @@ export async function applyPostgresRecall(
     await client.query(
       `WITH m AS (
          SELECT x.*, to_tsvector($2::regconfig, x.terms) AS body
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[])
-           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, position)
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[])
+           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, message, previous_id, position)
        )
-       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, document)
-       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text,
+       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, document)
+       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text, m.message, m.previous_id,
               m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
                 || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C')
        FROM m LEFT JOIN m p ON p.position = m.context_of`,
@@ -122,6 +131,8 @@ export async function applyPostgresRecall(
         add.map((entry, index) => (entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null)),
         add.map((entry) => pgText(indexTerms(recallLabel(entry)))),
         contextOf,
+        add.map((entry) => (entry.message === undefined ? null : pgText(entry.message))),
+        add.map((entry) => pgText(entry.previousId ?? null)),
       ],
     );
   }
@@ -214,10 +225,11 @@ export class PostgresRecall {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
     const result = await this.pool.query(
-      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
+      // to_jsonb: an index written before the transcript (no message column yet) reads as entries without one.
+      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'previous_id' AS previous_id FROM ${s}.compaction_recall r WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
       [threadId],
     );
-    return result.rows.map(toMessage);
+    return result.rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: String(row.message) } : {}), ...(row.previous_id ? { previousId: String(row.previous_id) } : {}) }));
   }
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {

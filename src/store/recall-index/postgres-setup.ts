@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
   checkpoint_id TEXT NOT NULL,
   ordinal INTEGER NOT NULL,
   text TEXT NOT NULL,
+  message TEXT,
+  previous_id TEXT,
   document TSVECTOR NOT NULL,
   PRIMARY KEY (thread_id, message_id)
 );
@@ -46,11 +48,17 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_terms (
  * transactional in Postgres, so tables created by a write that rolled back are gone again.
  */
 export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
-  const found = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(schema)}.compaction_recall_terms`]);
-  if (found.rows[0]?.name) return;
+  // The transcript's column is the newest part of the schema: present, every table is.
+  const found = await client.query(
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'previous_id'`,
+    [schema],
+  );
+  if (found.rows.length > 0) return;
   // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
   await client.query(postgresRecallSchemaSql(schema));
+  // An index written before the transcript gains the column (NULL in its old rows until reindex).
+  await client.query(`ALTER TABLE ${quoteIdentifier(schema)}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT`);
 }
 
 /**

@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS compaction_recall (
   checkpoint_id TEXT NOT NULL,
   ordinal INTEGER NOT NULL,
   text TEXT NOT NULL,
+  message TEXT,
+  previous_id TEXT,
   UNIQUE (thread_id, message_id)
 );
 CREATE INDEX IF NOT EXISTS compaction_recall_order ON compaction_recall (thread_id, checkpoint_id, ordinal);
@@ -60,6 +62,10 @@ const ready = new WeakSet<Database>();
 export function ensureSqliteRecall(db: Database): void {
   if (ready.has(db)) return;
   db.exec(SCHEMA);
+  // An index written before the transcript: its table gains the message column (NULL in the old rows until reindex).
+  const columns = db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
+  if (!columns.some((column) => column.name === "message")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN message TEXT`);
+  if (!columns.some((column) => column.name === "previous_id")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN previous_id TEXT`);
   ready.add(db);
 }
 
@@ -69,9 +75,12 @@ function exists(db: Database): boolean {
 }
 
 /** Writes `changes`; call it inside the transaction of the write it belongs to. */
-export function applySqliteRecall(db: Database, { threadId, add }: RecallChanges): void {
-  if (add.length === 0) return;
+export function applySqliteRecall(db: Database, { threadId, add, move = [] }: RecallChanges): void {
+  if (add.length === 0 && move.length === 0) return;
   ensureSqliteRecall(db);
+  const moved = db.prepare(`UPDATE compaction_recall SET checkpoint_id = ?, ordinal = ?, previous_id = ? WHERE thread_id = ? AND message_id = ?`);
+  for (const { messageId, checkpointId, ordinal, previousId } of move) moved.run(checkpointId, ordinal, previousId ?? null, threadId, messageId);
+  if (add.length === 0) return;
   const key = threadKey(threadId);
   // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes
   // (one statement for all ids; the trigger removes its words).
@@ -79,12 +88,12 @@ export function applySqliteRecall(db: Database, { threadId, add }: RecallChanges
     threadId,
     JSON.stringify(add.map((entry) => entry.messageId)),
   );
-  const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // The words go to the contentless FTS5 table only: the row keeps the text, not a second copy of it.
   const words = db.prepare(`INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (?, ?, ?, ?)`);
   let previous: { entry: RecallEntry; terms: string } | undefined;
   for (const entry of add) {
-    const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text);
+    const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text, entry.message ?? null, entry.previousId ?? null);
     const terms = withoutKeys(indexTerms(entry.text));
     // The context is most often the whole text of the entry before: its words are cut once.
     const context = !entry.context ? "" : previous && previous.entry.text === entry.context ? previous.terms : withoutKeys(indexTerms(entry.context));
@@ -102,6 +111,8 @@ interface Row {
   ordinal: number;
   text: string;
   context?: string | null;
+  message?: string | null;
+  previous_id?: string | null;
 }
 
 function toMessage(row: Row): RecallMessage & { ordinal: number } {
@@ -153,10 +164,16 @@ export class SqliteRecall {
   /** Every indexed entry of the thread, in order (for tests and reindex checks). */
   async entries(threadId: string): Promise<RecallEntry[]> {
     if (!exists(this.db)) return [];
+    // An index written before the transcript, not yet written to since, has no message column: its entries have none.
+    const columns = this.db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
+    const has = (name: string) => columns.some((column) => column.name === name);
     const rows = this.db
-      .prepare(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`)
+      .prepare(
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, ${has("message") ? "message" : "NULL AS message"}, ${has("previous_id") ? "previous_id" : "NULL AS previous_id"}
+         FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`,
+      )
       .all(threadId) as Row[];
-    return rows.map(toMessage);
+    return rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: row.message } : {}), ...(row.previous_id ? { previousId: row.previous_id } : {}) }));
   }
 
   /** Replaces the thread's entries with `entries`, in one transaction (reindex). */

@@ -12,7 +12,10 @@ export interface RecallEntry {
   name?: string;
   /** ISO 8601, when the message carries a date (messages/date.ts). */
   date?: string;
-  /** A checkpoint that still holds the message as it was (the head it left): fork from it to see it in place. */
+  /**
+   * The head the message left (fork from it to see it in place); for a message that left edited (a cleared tool
+   * result), the head its edited copy left, while the entry keeps the original.
+   */
   checkpointId: string;
   /** Index of the message in that checkpoint's history (with checkpointId, the chronological order). */
   ordinal: number;
@@ -23,6 +26,17 @@ export interface RecallEntry {
    * use different words, and a later question paraphrases both.
    */
   context?: string;
+  /**
+   * The message itself as it left the head, serialized with LangGraph's serde (message-serde.ts): the transcript.
+   * Absent only on entries written before the transcript existed (`reindexThread` brings them up).
+   */
+  message?: string;
+  /**
+   * The id of the message right before it in the head it left (a summary's, a pinned message's, another entry's):
+   * how the transcript puts it back in the conversation's order around messages that stayed. Absent on entries
+   * written before the transcript existed, and for the first message.
+   */
+  previousId?: string;
 }
 
 /**
@@ -35,6 +49,15 @@ export interface RecallEntry {
 export interface RecallChanges {
   threadId: string;
   add: RecallEntry[];
+  /** Entries whose message left the head edited: their place (checkpoint, ordinal) becomes where it left. */
+  move?: RecallMove[];
+}
+
+export interface RecallMove {
+  messageId: string;
+  checkpointId: string;
+  ordinal: number;
+  previousId?: string;
 }
 
 /** A message found by `searchHistory`. */

@@ -1,0 +1,157 @@
+/**
+ * `readTranscript`: the whole conversation of a thread, in order — the messages writes of this library took out of
+ * the head, from the transcript (the recall index's stored messages), then the head — while the model sees only the
+ * compact head. A message the head holds edited (a cleared tool result, an archived output) appears once, as it was
+ * before the edit, where the head holds it; summaries are marked, and never stand in for what they cover.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
+import { getSummaryProvenance } from "../messages/summary-message.js";
+import { deserializeMessage } from "../store/recall-index/message-serde.js";
+import type { RecallEntry } from "../store/recall-index/types.js";
+import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
+import { HeadView } from "./out-of-head.js";
+
+export const DEFAULT_TRANSCRIPT_PAGE = 200;
+export const MAX_TRANSCRIPT_PAGE = 10_000;
+
+export interface TranscriptMessage {
+  /** Its place in the whole conversation, from 0 (pass the last one's as `after` for the next page). */
+  position: number;
+  message: BaseMessage;
+  /**
+   * "transcript": out of the head, from the transcript; "head": in the head (as it was before an edit, when the head
+   * holds it edited: `edited`); "summary": a summary in the head.
+   */
+  source: "transcript" | "head" | "summary";
+  /** The head holds this message edited (cleared, clipped, archived); this is the original. */
+  edited?: true;
+  /**
+   * Only its indexed text could be recovered (an entry written before the transcript existed, whose checkpoint is
+   * gone): `reindexThread` before pruning avoids it.
+   */
+  partial?: true;
+}
+
+export interface TranscriptPage {
+  messages: TranscriptMessage[];
+  /** Messages in the whole conversation. */
+  total: number;
+  /** `after` for the next page, when there is one. */
+  next?: number;
+}
+
+export interface ReadTranscriptOptions {
+  /** Start after this position (a previous page's `next`). @default the beginning */
+  after?: number;
+  /** Messages per page. @default 200 */
+  limit?: number;
+}
+
+interface Slot {
+  source: TranscriptMessage["source"];
+  edited?: true;
+  head?: BaseMessage;
+  entry?: RecallEntry;
+}
+
+/**
+ * The head's slots with the entries that left it put back where the conversation had them. Entries are taken in the
+ * order they left (checkpoint, then place); each goes right after the message it followed in the head it left
+ * (`previousId`), past the entries already put there (they left earlier, so they came first). An entry whose
+ * predecessor is nowhere (a summary since replaced, an entry written before the transcript) follows the entry put
+ * back before it, or the head's leading system messages for the first.
+ */
+function conversationOrder(head: Slot[], entries: RecallEntry[]): Slot[] {
+  interface Node {
+    slot: Slot;
+    next?: Node;
+    entry: boolean;
+  }
+  const first: Node = { slot: { source: "head" }, entry: false };
+  let tail = first;
+  const byId = new Map<string, Node>();
+  const idOf = (slot: Slot) => slot.entry?.messageId ?? slot.head?.id;
+  for (const slot of head) {
+    const node: Node = { slot, entry: false };
+    tail.next = node;
+    tail = node;
+    const id = idOf(slot);
+    if (id) byId.set(id, node);
+  }
+  let anchor = first;
+  while (anchor.next && anchor.next.slot.head?.getType() === "system" && !getSummaryProvenance(anchor.next.slot.head)) anchor = anchor.next;
+  let last: Node | undefined;
+  const sorted = [...entries].sort((a, b) => (a.checkpointId === b.checkpointId ? a.ordinal - b.ordinal : a.checkpointId < b.checkpointId ? -1 : 1));
+  for (const entry of sorted) {
+    let at = (entry.previousId ? byId.get(entry.previousId) : undefined) ?? last ?? anchor;
+    while (at.next?.entry) at = at.next;
+    const node: Node = { slot: { source: "transcript", entry }, next: at.next, entry: true };
+    at.next = node;
+    byId.set(entry.messageId, node);
+    last = node;
+  }
+  const slots: Slot[] = [];
+  for (let node = first.next; node; node = node.next) slots.push(node.slot);
+  return slots;
+}
+
+/** A message of an entry: its stored form, else the checkpoint that held it, else its indexed text (partial). */
+async function messageOf(store: ThreadStore, threadId: string, entry: RecallEntry, checkpoints: Map<string, Promise<BaseMessage[] | undefined>>): Promise<{ message: BaseMessage; partial?: true }> {
+  if (entry.message) return { message: await deserializeMessage(entry.message) };
+  let held = checkpoints.get(entry.checkpointId);
+  if (!held) checkpoints.set(entry.checkpointId, (held = store.readCheckpoint(threadId, entry.checkpointId).then((stored) => stored?.messages)));
+  const found = (await held)?.[entry.ordinal];
+  if (found && found.id === entry.messageId) return { message: found };
+  const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = await import("@langchain/core/messages");
+  const fields = { id: entry.messageId, content: entry.text, ...(entry.name ? { name: entry.name } : {}) };
+  const message =
+    entry.role === "assistant" ? new AIMessage(fields) : entry.role === "system" ? new SystemMessage(fields) : entry.role === "tool" ? new ToolMessage({ ...fields, tool_call_id: "" }) : new HumanMessage(fields);
+  return { message, partial: true };
+}
+
+/**
+ * A page of the thread's whole conversation, in order. Reads only.
+ * @throws CompactionError MISSING_THREAD_ID; THREAD_NOT_FOUND; INVALID_ARGUMENT for a bad `after` or `limit`.
+ */
+export async function readTranscript(checkpointer: BaseCheckpointSaver, config: unknown, options: ReadTranscriptOptions = {}): Promise<TranscriptPage> {
+  const threadId = requireThreadId(config, "readTranscript");
+  const { after, limit = DEFAULT_TRANSCRIPT_PAGE } = options;
+  if (after !== undefined && (!Number.isInteger(after) || after < -1)) throw invalidArgument("after", after, "a position (an integer >= -1) from a previous page");
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE) throw invalidArgument("limit", limit, `an integer from 1 to ${MAX_TRANSCRIPT_PAGE}`);
+  const store = threadStoreFor(checkpointer);
+  const head = await store.readHead(threadId);
+  const entries = await store.recall.entries(threadId);
+  if (!head && entries.length === 0) throw threadNotFound(threadId);
+  const messages = head?.messages ?? [];
+  const view = new HeadView(messages);
+  const inHead = new Set(messages.map((message) => message.id).filter((id): id is string => typeof id === "string"));
+  const out = entries.filter((entry) => view.outOfHead(entry));
+  // The original of a message the head holds edited takes the edited copy's place.
+  const originals = new Map(out.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
+  const fromHead = (message: BaseMessage): Slot => {
+    if (getSummaryProvenance(message)) return { source: "summary", head: message };
+    const original = message.id ? originals.get(message.id) : undefined;
+    return original ? { source: "head", edited: true, entry: original } : { source: "head", head: message };
+  };
+  const slots = conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)));
+  const start = after === undefined ? 0 : after + 1;
+  const page = slots.slice(start, start + limit);
+  const checkpoints = new Map<string, Promise<BaseMessage[] | undefined>>();
+  try {
+    const read = await Promise.all(
+      page.map(async (slot, index): Promise<TranscriptMessage> => {
+        const position = start + index;
+        if (slot.head) return { position, message: slot.head, source: slot.source };
+        const { message, partial } = await messageOf(store, threadId, slot.entry!, checkpoints);
+        return { position, message, source: slot.source, ...(slot.edited ? { edited: true as const } : {}), ...(partial ? { partial } : {}) };
+      }),
+    );
+    const end = start + page.length;
+    return { messages: read, total: slots.length, ...(end < slots.length ? { next: end - 1 } : {}) };
+  } catch (error) {
+    if (CompactionError.isInstance(error)) throw error;
+    throw new CompactionError({ code: "STORE_UNAVAILABLE", value: threadId, message: `thread ${JSON.stringify(threadId)}: the transcript could not be read: ${(error as Error).message}`, cause: error });
+  }
+}

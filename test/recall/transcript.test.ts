@@ -1,0 +1,165 @@
+/**
+ * readTranscript: every message ever stored in a thread, in order, content-identical — the compacted ones from the
+ * transcript (the recall index's stored messages), then the head — after compactions (running summaries of
+ * summaries), edits (cleared tool results) and pins, over fuzzed histories (parallel tool calls, handoffs); on
+ * MemorySaver, a SQLite file and Postgres; paged; and for entries written before the transcript existed.
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HistoryManager } from "../../src/engine/history-manager.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
+import { readTranscript, type TranscriptMessage } from "../../src/recall/transcript.js";
+import { reindexThread } from "../../src/recall/reindex.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { clearToolResults } from "../../src/strategies/clear-tool-results.js";
+import { compactWithStrategy } from "../../src/strategies/strategy-compaction.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import { buildHistory, historyShape } from "../support/arbitrary-history.js";
+import { FUZZ_SEED, size } from "../support/reliability.js";
+import { createStore, type TestStore } from "../support/savers.js";
+import { createTeam } from "../support/team.js";
+import { compactThread } from "../support/run-script.js";
+
+const RUNS = size("TRANSCRIPT_FUZZ_RUNS", 40, 400);
+
+/** What a message is, for "content-identical": its class, id, name, content, tool calls and metadata. */
+function identity(message: BaseMessage) {
+  const fields = message.toDict().data as unknown as Record<string, unknown>;
+  return {
+    type: message.getType(),
+    id: message.id,
+    name: message.name,
+    content: message.content,
+    tool_calls: (fields.tool_calls as unknown[] | undefined) ?? [],
+    tool_call_id: fields.tool_call_id,
+    additional_kwargs: message.additional_kwargs,
+  };
+}
+
+/** Every message ever stored in the thread's root namespace, by first appearance, summaries left out. */
+async function everMessages(saver: BaseCheckpointSaver, threadId: string): Promise<BaseMessage[]> {
+  const checkpoints = (await threadStoreFor(saver).listCheckpoints(threadId)).reverse();
+  const seen = new Map<string, BaseMessage>();
+  for (const { messages } of checkpoints) {
+    for (const message of messages) {
+      if (getSummaryProvenance(message) || !message.id || seen.has(message.id)) continue;
+      // The original: an edit (a cleared tool result) comes later under the same id, never first.
+      seen.set(message.id, message);
+    }
+  }
+  return [...seen.values()];
+}
+
+async function wholeTranscript(saver: BaseCheckpointSaver, threadId: string, limit?: number): Promise<TranscriptMessage[]> {
+  const all: TranscriptMessage[] = [];
+  let after: number | undefined;
+  for (;;) {
+    const page = await readTranscript(saver, { configurable: { thread_id: threadId } }, { ...(after === undefined ? {} : { after }), ...(limit ? { limit } : {}) });
+    all.push(...page.messages);
+    if (page.next === undefined) return all;
+    after = page.next;
+  }
+}
+
+function expectEveryMessage(transcript: TranscriptMessage[], ever: BaseMessage[]): void {
+  const conversation = transcript.filter((line) => line.source !== "summary");
+  expect(conversation.map((line) => line.message.id)).toEqual(ever.map((message) => message.id));
+  expect(conversation.map((line) => identity(line.message))).toEqual(ever.map(identity));
+  expect(transcript.map((line) => line.position)).toEqual(transcript.map((_, index) => index));
+  expect(transcript.some((line) => line.partial)).toBe(false);
+}
+
+describe("readTranscript", () => {
+  it(`returns every message ever stored, in order, content-identical (${RUNS} fuzzed threads, seed ${FUZZ_SEED})`, async () => {
+    const State = Annotation.Root({ ...MessagesAnnotation.spec });
+    let compactions = 0;
+    let edits = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        historyShape,
+        fc.array(fc.tuple(fc.double({ min: 0.2, max: 0.8, noNaN: true }), historyShape, fc.boolean()), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (shape, rounds, pinFirst) => {
+          const saver = new MemorySaver();
+          const graph = new StateGraph(State).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: saver });
+          const config = { configurable: { thread_id: "t" } };
+          await graph.updateState(config, { messages: buildHistory(shape, "s") }, "agent");
+          const first = (await graph.getState(config)).values.messages.find((message: BaseMessage) => message.getType() === "human")?.id;
+          const pinned = pinFirst && first ? (message: BaseMessage) => message.id === first : undefined;
+          const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), pinned, env: {} });
+          const editor = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), pinned, tokenLimit: 100, env: {} });
+          for (const [index, [compactionRatio, next, clear]] of rounds.entries()) {
+            if (clear) {
+              const report = await compactWithStrategy({ manager: editor, strategy: clearToolResults({ keep: 0 }), threadId: "t" });
+              if (report.status === "compacted") edits++;
+            }
+            const report = await manager.compactThread(config, { compactionRatio });
+            if (report.status === "compacted") compactions++;
+            await graph.updateState(config, { messages: buildHistory({ ...next, systems: [] }, `r${index}`) }, "agent");
+          }
+          expectEveryMessage(await wholeTranscript(saver, "t", 7), await everMessages(saver, "t"));
+        },
+      ),
+      { seed: FUZZ_SEED, numRuns: RUNS },
+    );
+    expect(compactions).toBeGreaterThan(RUNS / 2);
+    expect(edits).toBeGreaterThan(0);
+  }, 120_000 + RUNS * 500);
+
+  it("refuses a bad page and an unknown thread, naming the value", async () => {
+    const saver = new MemorySaver();
+    await expect(readTranscript(saver, { configurable: { thread_id: "nobody" } })).rejects.toMatchObject({ code: "THREAD_NOT_FOUND" });
+    await expect(readTranscript(saver, {})).rejects.toMatchObject({ code: "MISSING_THREAD_ID" });
+    await expect(readTranscript(saver, { configurable: { thread_id: "t" } }, { limit: 0 })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", parameter: "limit" });
+    await expect(readTranscript(saver, { configurable: { thread_id: "t" } }, { after: 1.5 })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", parameter: "after" });
+  });
+});
+
+for (const kind of ["sqlite", "postgres"] as const) {
+  describe(`the transcript on ${kind}`, () => {
+    let store: TestStore;
+    beforeAll(async () => void (store = await createStore(kind)));
+    afterAll(async () => await store.close());
+
+    it("holds every message of a compacted team thread, as the wrapper and the script leave it", async () => {
+      const team = createTeam(store.saver);
+      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, workers: false, env: {} });
+      for (let turn = 0; turn < 14; turn++) {
+        await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?` })] }, { configurable: { thread_id: "team" } });
+      }
+      const ever = await everMessages(store.saver, "team");
+      const transcript = await wholeTranscript(store.saver, "team", 10);
+      expect(transcript.filter((line) => line.source === "transcript").length).toBeGreaterThan(20);
+      expectEveryMessage(transcript, ever);
+    });
+
+    it("the script's history --transcript prints the same conversation", async () => {
+      const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
+      const result = await compactThread(["history", "team", ...where, "--transcript", "--json"]);
+      expect(result.code, result.stderr).toBe(0);
+      const printed = JSON.parse(result.stdout) as { messages: Array<{ id: string; source: string; content: unknown }> };
+      const transcript = await wholeTranscript(store.saver, "team");
+      expect(printed.messages.map((line) => [line.id, line.source])).toEqual(transcript.map((line) => [line.message.id, line.source]));
+      const text = await compactThread(["history", "team", ...where, "--transcript"]);
+      expect(text.stdout).toMatch(new RegExp(`${transcript.length} messages: \\d+ compacted out of the head`));
+    });
+
+    if (kind === "sqlite") {
+      it("entries written before the transcript are read from their checkpoint, and reindex stores them", async () => {
+        const db = (store.saver as SqliteSaver).db;
+        db.prepare(`UPDATE compaction_recall SET message = NULL, previous_id = NULL WHERE thread_id = 'team'`).run();
+        const ever = await everMessages(store.saver, "team");
+        expectEveryMessage(await wholeTranscript(store.saver, "team"), ever);
+        await reindexThread(store.saver, { configurable: { thread_id: "team" } });
+        const missing = db.prepare(`SELECT count(*) AS n FROM compaction_recall WHERE thread_id = 'team' AND message IS NULL`).get() as { n: number };
+        expect(missing.n).toBe(0);
+        expectEveryMessage(await wholeTranscript(store.saver, "team"), ever);
+      });
+    }
+  });
+}
