@@ -45,6 +45,7 @@ export type CompactionErrorCode =
   | "STORE_LOCKED"
   | "STORE_ERROR"
   | "MISSING_DEPENDENCY"
+  | "UNSUPPORTED"
   | "WORKER_FAILED";
 
 export interface CompactionErrorOptions {

@@ -35,6 +35,7 @@ export const OPTIONS = {
   "every-checkpoint": { type: "boolean" },
   html: { type: "string" },
   transcript: { type: "boolean" },
+  keep: { type: "string" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];

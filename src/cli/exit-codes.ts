@@ -24,6 +24,7 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
   STORE_LOCKED: EXIT.storeLocked,
   STORE_ERROR: EXIT.storeUnavailable,
   MISSING_DEPENDENCY: EXIT.usage,
+  UNSUPPORTED: EXIT.usage,
   THREAD_NOT_FOUND: EXIT.threadNotFound,
   THREAD_BUSY: EXIT.threadBusy,
   SUMMARIZER_FAILED: EXIT.summarizerFailed,

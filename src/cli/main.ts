@@ -11,6 +11,7 @@ import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { LIST_HELP, listCommand } from "./commands/list.js";
 import { REINDEX_HELP, reindexCommand } from "./commands/reindex.js";
 import { RESTORE_HELP, restoreCommand } from "./commands/restore.js";
+import { PRUNE_HELP, pruneCommand } from "./commands/prune.js";
 import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SEARCH_HELP, searchCommand } from "./commands/search.js";
 import { loadDotEnv, openContext, parseCommandLine } from "./context.js";
@@ -40,6 +41,7 @@ Commands:
   search <thread> <words…>     search the messages compaction took out of the head (--hits N)
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
   report <thread> [--html F]   tokens over the turns with compactions marked, the transcript, the storage (a page)
+  prune <thread> | --all       delete the checkpoints the transcript makes redundant (--keep N newest, default 3)
 
 Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for checkpoint tables outside the
 "public" schema. The store can also come from .env: DATABASE_PATH or POSTGRES_URL (TOKEN_LIMIT, TOKEN_MODEL and
@@ -58,6 +60,7 @@ const HELP: Record<string, string> = {
   search: SEARCH_HELP,
   reindex: REINDEX_HELP,
   report: REPORT_HELP,
+  prune: PRUNE_HELP,
 };
 
 /** The version in the package's own package.json, the nearest one above this file (in src/ or in dist/). */
@@ -119,12 +122,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     const context = await openContext(options, env, command, invocation.command);
     try {
-      const writes = command === "restore" || command === "reindex" || (command === "compact" && !options["dry-run"]);
+      const writes = command === "restore" || command === "reindex" || ((command === "compact" || command === "prune") && !options["dry-run"]);
       if (writes && context.store.readOnly) {
         throw new CompactionError({
           code: "STORE_READ_ONLY",
           value: options.db,
-          message: `${command} writes to the store, and this process cannot write ${options.db}; list, inspect, history, search and compact --dry-run still work. Nothing was written.`,
+          message: `${command} writes to the store, and this process cannot write ${options.db}; list, inspect, history, search, report, compact --dry-run and prune --dry-run still work. Nothing was written.`,
         });
       }
       switch (command) {
@@ -144,6 +147,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
           return EXIT.ok;
         case "reindex":
           await reindexCommand(context, threadId);
+          return EXIT.ok;
+        case "prune":
+          await pruneCommand(context, threadId);
           return EXIT.ok;
         case "report":
           await reportCommand(context, threadId);

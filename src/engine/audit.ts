@@ -2,8 +2,10 @@
  * auditThread: check, from the store alone, the promise compaction makes about a thread —
  * 1. coverage: every message that was ever in the thread's main conversation is in the head verbatim, or covered by
  *    a summary in the head whose provenance names a checkpoint that still holds it (summaries of summaries are
- *    followed down the chain), or recorded in the thread's recall index by the write that took it out (a restore, a
- *    replacement that dropped it): only a message that is none of these is lost;
+ *    followed down the chain), or in the thread's transcript (the recall index's stored messages, written by the
+ *    write that took it out, or by a prune before the checkpoints holding it went), identical to the original: only
+ *    a message that is none of these is lost. A summary whose checkpoint was pruned is fine when everything it
+ *    covers is in the transcript;
  * 2. validity: the head passes `validateHistory`;
  * 3. no message appears twice in the head.
  * Read-only. Reads every checkpoint of the thread's root namespace once.
@@ -15,6 +17,8 @@ import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js"
 import { getSummaryProvenance, isSummaryMessage } from "../messages/summary-message.js";
 import { validateHistory, type HistoryProblem } from "../messages/validate.js";
 import { editOf } from "../messages/markers.js";
+import { deserializeMessage } from "../store/recall-index/message-serde.js";
+import type { RecallEntry } from "../store/recall-index/types.js";
 
 export type AuditProblemCode =
   | "INVALID_HEAD"
@@ -42,7 +46,7 @@ export interface ThreadAudit {
   inHead: number;
   /** Of those, covered by a summary in the head (and held by the checkpoint its provenance names). */
   covered: number;
-  /** Of those, neither in the head nor covered, but recorded in the recall index by the write that removed them. */
+  /** Of those, neither in the head nor covered, but in the transcript (the recall index's stored messages). */
   recorded: number;
   problems: AuditProblem[];
   /** Problems `validateHistory` reports on the head. */
@@ -91,17 +95,15 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   // Ids covered by the head's summaries, each checked against the checkpoint its provenance names.
   const covered = new Map<string, string>();
   const visited = new Set<string>();
+  const unsourced: Array<{ summary: BaseMessage; provenance: NonNullable<ReturnType<typeof getSummaryProvenance>> }> = [];
   const follow = (summary: BaseMessage): void => {
     const provenance = getSummaryProvenance(summary);
     if (!provenance || visited.has(summary.id ?? "")) return;
     visited.add(summary.id ?? "");
     const source = provenance.replacedCheckpointId ? byId.get(provenance.replacedCheckpointId) : undefined;
     if (!source) {
-      problems.push({
-        code: "PROVENANCE_CHECKPOINT_MISSING",
-        id: provenance.replacedCheckpointId ?? String(summary.id),
-        message: `summary ${summary.id} names checkpoint ${provenance.replacedCheckpointId}, which the store does not hold`,
-      });
+      // Pruned: what it covers must be in the transcript (checked below, with every message out of the head).
+      unsourced.push({ summary, provenance });
       return;
     }
     const held = new Map<string, BaseMessage>();
@@ -139,19 +141,39 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
       if (!ever.has(message.id)) ever.set(message.id, fingerprint(message));
     }
   }
+  // The transcript: read once, and only when a message is neither in the head nor covered, or a summary's checkpoint
+  // was pruned. A message stored there is checked against the original.
+  let transcript: Map<string, RecallEntry> | undefined;
+  const readTranscript = async () => (transcript ??= new Map((await storeErrors(threadId, store.recall.entries(threadId))).map((entry) => [entry.messageId, entry])));
+  const transcribed = async (id: string, print?: string): Promise<"yes" | "no" | "altered"> => {
+    const entry = (await readTranscript()).get(id);
+    if (!entry) return "no";
+    if (print === undefined || !entry.message) return "yes";
+    return fingerprint(await deserializeMessage(entry.message)) === print ? "yes" : "altered";
+  };
+  for (const { summary, provenance } of unsourced) {
+    const missing: string[] = [];
+    for (const id of provenance.coveredIds) if ((await transcribed(id)) === "no") missing.push(id);
+    if (missing.length > 0 || !provenance.replacedCheckpointId) {
+      problems.push({
+        code: "PROVENANCE_CHECKPOINT_MISSING",
+        id: provenance.replacedCheckpointId ?? String(summary.id),
+        message: `summary ${summary.id} names checkpoint ${provenance.replacedCheckpointId}, which the store does not hold, and ${missing.length} message(s) it covers are not in the transcript`,
+      });
+    }
+  }
   let inHead = 0;
   let coveredCount = 0;
   let recordedCount = 0;
-  let recorded: Set<string> | undefined;
   for (const [id, print] of ever) {
     const found = verbatim.get(id) ?? covered.get(id);
     if (found === undefined && edited.has(id)) {
       coveredCount++;
     } else if (found === undefined) {
-      // Read once, and only when a message is neither in the head nor covered.
-      recorded ??= new Set((await storeErrors(threadId, store.recall.entries(threadId))).map((entry) => entry.messageId));
-      if (recorded.has(id)) recordedCount++;
-      else problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head, nor covered by one of its summaries, nor recorded in the recall index` });
+      const state = await transcribed(id, print);
+      if (state === "yes") recordedCount++;
+      else if (state === "altered") problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs in the transcript from the stored original` });
+      else problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head, nor covered by one of its summaries, nor in the transcript` });
     } else if (found !== print) {
       problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs from the stored original` });
     } else if (verbatim.has(id)) {

@@ -20,6 +20,7 @@ import { writeHistory } from "./replacement.js";
 import type { CompactionReport } from "./report.js";
 import { summarizePlan, type CompactedMessages } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
+import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneOptions, type PruneReport } from "./prune.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
 
@@ -158,7 +159,7 @@ export class HistoryManager {
         const prepared = await this.prepareUnlocked(threadId, overrides, !overrides.force);
         if (prepared.status !== "prepared") return { ...prepared, attempts: attempt };
         const { report, prefixChanged } = await applyPrepared(this.settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
-        if (!prefixChanged) return report;
+        if (!prefixChanged) return this.pruneAfter(report);
         last = report;
       }
       return { ...last!, reason: `gave up after ${maxWriteAttempts} summaries: ${last!.reason}`, attempts: maxWriteAttempts };
@@ -186,7 +187,29 @@ export class HistoryManager {
    * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
    */
   async applyCompaction(prepared: PreparedCompaction, { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {}): Promise<CompactionReport> {
-    return (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report;
+    return this.pruneAfter((await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report);
+  }
+
+  /**
+   * Delete the thread's checkpoints the transcript makes redundant, keeping the newest `keep` (default: the
+   * manager's `keepCheckpoints`, else 3). See `pruneThread`.
+   */
+  async pruneThread(config: unknown, { keep, dryRun = false }: PruneOptions = {}): Promise<PruneReport> {
+    const threadId = requireThreadId(config, "pruneThread");
+    const count = validateKeep(keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS);
+    return storeErrors(threadId, pruneStoredThread(this.store, threadId, count, dryRun));
+  }
+
+  /** With `keepCheckpoints`, a landed compaction is followed by a prune; its outcome goes into the report. */
+  private async pruneAfter(report: CompactionReport): Promise<CompactionReport> {
+    const keep = this.settings.keepCheckpoints;
+    if (keep === undefined || report.status !== "compacted") return report;
+    try {
+      const pruned = await pruneStoredThread(this.store, report.threadId, keep, false);
+      return { ...report, pruned: { status: pruned.status, removed: pruned.removed, backfilled: pruned.backfilled, ...(pruned.reason ? { reason: pruned.reason } : {}) } };
+    } catch (error) {
+      return { ...report, pruned: { status: "failed", removed: 0, backfilled: 0, reason: error instanceof Error ? error.message : String(error) } };
+    }
   }
 
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {

@@ -12,3 +12,4 @@ export { resolvePolicy, policyFromEnv, type CompactionPolicy, type CompactionPol
 export { planCompaction, DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./plan.js";
 export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./report.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./audit.js";
+export { pruneThread, DEFAULT_KEEP_CHECKPOINTS, type PruneOptions, type PruneReport } from "./prune.js";

@@ -15,6 +15,7 @@ import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
+import { validateKeep } from "./prune.js";
 import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
@@ -55,6 +56,11 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   maxWriteAttempts?: number;
   /** How long `compactThread` waits for a gap between turns when the head is busy with a run. @default 5000 */
   busyWaitMs?: number;
+  /**
+   * After each compaction this manager writes, prune the thread to its newest `keepCheckpoints` checkpoints
+   * (`pruneThread`: the transcript holds every message first). @default keep every checkpoint
+   */
+  keepCheckpoints?: number;
   /**
    * The recall index: every message a write takes out of the head is indexed in the same transaction, so
    * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
@@ -113,6 +119,7 @@ export interface ManagerSettings {
   maxWriteAttempts: number;
   busyWaitMs: number;
   recall: { enabled: boolean; announce: boolean; language: string };
+  keepCheckpoints?: number;
 }
 
 const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "contextWindow", "tokenModel"] as const;
@@ -182,6 +189,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
   }
   const recall = resolveRecall(options.recall, options.env ?? process.env);
+  const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
     store: threadStoreFor(checkpointer, { recallLanguage: recall.language }),
     policy,
@@ -194,6 +202,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     maxWriteAttempts,
     busyWaitMs,
     recall,
+    ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
   };
 }
 

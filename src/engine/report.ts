@@ -39,6 +39,11 @@ export interface CompactedReport extends ReportBase {
     /** Messages appended between that head and the one replaced, kept verbatim. */
     appendedMessages: number;
   };
+  /**
+   * With `keepCheckpoints`: the prune that followed the compaction (`failed` with its reason when the store refused
+   * it; the compaction stands either way).
+   */
+  pruned?: { status: string; removed: number; backfilled: number; reason?: string };
 }
 
 /** Nothing written: the thread is busy or interrupted, or there is nothing to summarize. */

@@ -12,6 +12,9 @@ import { GenericWriter } from "./swap-generic.js";
 import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
 import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
 import type { RecallBackend, ThreadRow, ThreadStorage } from "./thread-store.js";
+import { CompactionError } from "../errors.js";
+import type { PrunePlan } from "./prune-plan.js";
+import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, type PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
   name: "sqlite" | "postgres" | "generic";
@@ -20,6 +23,10 @@ export interface Backend {
   listThreads(): Promise<ThreadRow[]>;
   /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
   headId(threadId: string): Promise<string | undefined>;
+  /** Deletes what `plan` removes (prune-writers.ts); UNSUPPORTED for a saver this library cannot delete from. */
+  prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
+  /** Whether `prune` can delete from this saver. */
+  prunable: boolean;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
   storage(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where a second connection (another thread or process) opens the same store, when one can. */
@@ -40,6 +47,8 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       ...(typeof url === "string" && url !== "" ? { location: { kind: "postgres" as const, url, schema } } : {}),
       writer: new PostgresWriter(saver, recallLanguage),
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
+      prunable: true,
+      prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
       headId: async (threadId) => {
         const result = await pool.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
         return result.rows[0] ? String(result.rows[0].checkpoint_id) : undefined;
@@ -83,6 +92,8 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       ...(shareable ? { location: { kind: "sqlite" as const, path: db.name! } } : {}),
       writer: new SqliteWriter(saver),
       recall: new SqliteRecall(db),
+      prunable: true,
+      prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
       headId: async (threadId) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return undefined;
@@ -119,6 +130,15 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     recall: memoryRecallFor(saver),
     headId: async (threadId) => (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
     storage: async () => undefined,
+    prunable: isMemorySaver(saver),
+    prune: async (threadId, plan) => {
+      if (isMemorySaver(saver)) return pruneMemory(saver, memoryRecallFor(saver), threadId, plan);
+      throw new CompactionError({
+        code: "UNSUPPORTED",
+        value: saver.constructor?.name,
+        message: `pruning needs a SqliteSaver, a PostgresSaver or a MemorySaver; ${saver.constructor?.name ?? "this saver"} has no way to delete checkpoints that this library knows. Nothing was deleted.`,
+      });
+    },
     listThreads: async () => {
       // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
       const threads = new Map<string, ThreadRow>();

@@ -18,6 +18,11 @@ export function messagesStorage({ checkpoint }: CheckpointLike): MessagesStorage
   return "messages" in checkpoint.channel_versions ? "delta" : "none";
 }
 
+/** Whether the checkpoint holds its messages itself (a list or a delta snapshot), not only as deltas on its ancestors. */
+export function holdsOwnMessages(tuple: CheckpointLike): boolean {
+  return ownValue(tuple) !== undefined || messagesStorage(tuple) === "none";
+}
+
 /** The value stored in the checkpoint itself (a list, or a delta snapshot's list), if it holds one. */
 function ownValue({ checkpoint }: CheckpointLike): { value: unknown } | undefined {
   const values = checkpoint.channel_values as Record<string, unknown>;

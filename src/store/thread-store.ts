@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { asStoreReadError } from "../errors.js";
+import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints } from "./checkpoint-messages.js";
 import { backendFor, type Backend, type StoreLocation } from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
@@ -14,6 +14,8 @@ import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/types.js";
 import { buildReplacement } from "./replacement.js";
+import type { PrunePlan } from "./prune-plan.js";
+import type { PruneOutcome } from "./prune-writers.js";
 
 /** What every backend of the recall index answers. */
 export interface RecallBackend {
@@ -83,6 +85,13 @@ export interface ThreadStore {
   replaceHead(request: ReplaceHeadRequest): Promise<ReplaceOutcome>;
   /** Threads with a root-namespace checkpoint, ordered by id. */
   listThreads(): Promise<ThreadRow[]>;
+  /**
+   * Deletes what `plan` removes, with the transcript entries it writes first, while the head is still the plan's.
+   * @throws CompactionError UNSUPPORTED for a saver other than SQLite, Postgres or MemorySaver.
+   */
+  prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
+  /** Whether `prune` can delete from this saver (SQLite, Postgres, MemorySaver). */
+  readonly prunable: boolean;
   /** What the thread takes in the store; undefined where the saver does not say (the generic path). */
   storageOf(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where another connection opens this store (a SQLite file, a Postgres URL), or undefined (in memory, other savers). */
@@ -158,6 +167,19 @@ class BackendThreadStore implements ThreadStore {
       ...(recall ? { recall } : {}),
     });
     return outcome.status === "written" ? { status: "written", checkpointId: replacement.id } : outcome;
+  }
+
+  get prunable(): boolean {
+    return this.parts.prunable;
+  }
+
+  async prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome> {
+    try {
+      return await this.parts.prune(threadId, plan);
+    } catch (error) {
+      if (CompactionError.isInstance(error)) throw error;
+      throw asStoreError(error, threadId);
+    }
   }
 
   async storageOf(threadId: string): Promise<ThreadStorage | undefined> {

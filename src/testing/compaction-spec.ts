@@ -17,8 +17,10 @@ import { vitestApi } from "./vitest-api.js";
 import { auditThread } from "../engine/audit.js";
 import { HistoryManager } from "../engine/history-manager.js";
 import { threadStoreFor } from "../store/thread-store.js";
-import { isSummaryMessage } from "../messages/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage } from "../messages/summary-message.js";
 import { searchHistory } from "../recall/search.js";
+import { readTranscript } from "../recall/transcript.js";
+import { pruneThread } from "../engine/prune.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { CompactingSupervisor } from "../runtimes/wrapper/compacting-supervisor.js";
@@ -143,6 +145,34 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
       const previous = await threadStoreFor(saver).readCheckpoint(THREAD, report.previousCheckpointId!);
       vitestApi().expect(previous!.messages.map((message) => message.id)).toEqual(before.map((message) => message.id));
       await expectNothingLost(saver);
+    });
+
+    vitestApi().it("prune: the old checkpoints go and every message stays in the head or the transcript (UNSUPPORTED where the saver cannot delete)", async () => {
+      await turns(chatGraph(saver), 0, TURNS);
+      await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
+      await turns(chatGraph(saver), TURNS, TURNS + 4);
+      const sent: string[] = [];
+      for (const { messages } of (await threadStoreFor(saver).listCheckpoints(THREAD)).reverse()) {
+        for (const message of messages) if (message.id && getSummaryProvenance(message) === undefined && !sent.includes(message.id)) sent.push(message.id);
+      }
+      const before = await checkpointCount(saver);
+      if (!threadStoreFor(saver).prunable) {
+        await vitestApi().expect(pruneThread(saver, config, { keep: 1 })).rejects.toMatchObject({ code: "UNSUPPORTED" });
+        vitestApi().expect(await checkpointCount(saver)).toBe(before);
+        return;
+      }
+      const report = await pruneThread(saver, config, { keep: 1 });
+      vitestApi().expect(report.status).toBe("pruned");
+      // The head, and on a delta channel the ancestors its messages are rebuilt from.
+      vitestApi().expect(await checkpointCount(saver)).toBe(report.kept);
+      vitestApi().expect(report.kept).toBeLessThan(before);
+      const transcript = await readTranscript(saver, config, { limit: 10_000 });
+      vitestApi().expect(transcript.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual(sent);
+      const audit = await auditThread(saver, config);
+      vitestApi().expect(audit.problems).toEqual([]);
+      vitestApi().expect(audit.inHead + audit.covered + audit.recorded).toBe(audit.messagesEver);
+      await turns(chatGraph(saver), TURNS + 4, TURNS + 5);
+      vitestApi().expect(String((await headMessages(saver)).at(-1)!.content)).toContain(`QX${1000 + TURNS + 4}`);
     });
 
     vitestApi().it("recall: a message compaction took out of the head is found by searchHistory", async () => {

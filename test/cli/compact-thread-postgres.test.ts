@@ -63,7 +63,7 @@ describe("the compaction script on Postgres", () => {
     ["a busy thread", () => ["compact", "pg-busy", ...store()], 6, /pending write/],
     ["an out-of-range --ratio", () => ["compact", "pg-thread", ...store(), "--ratio", "0"], 2, /--ratio must be/],
     ["a summarizer error", () => ["compact", "pg-thread", ...store(), "--summarizer", "openai", "--limit", "900"], 7, /summar/i, { OPENAI_API_KEY: "sk-test" }],
-    ["a checkpoint of another thread", () => ["restore", "pg-thread", ...store(), "--checkpoint", "not-a-checkpoint"], 8, /does not belong/],
+    ["a checkpoint of another thread", () => ["restore", "pg-thread", ...store(), "--checkpoint", "not-a-checkpoint"], 8, /has no checkpoint .*another thread.s, or pruned/],
     ["a schema that is not a checkpoint store", () => ["list", "--postgres", url, "--schema", "no_such_schema"], 4, /not a LangGraph checkpoint store/],
   ];
   it.each(cases)("refuses %s without adding a checkpoint row", async (_, args, code, message, env) => {

@@ -193,7 +193,7 @@ describe("bad input: one clear line, a distinct exit code, nothing written", () 
     ["an interrupted thread", () => ["compact", "paused", "--db", pausedDb], 6, /interrupt/],
     ["an out-of-range --ratio", () => ["compact", THREAD, "--db", db, "--ratio", "1.5"], 2, /--ratio must be .* got 1\.5/],
     ["a summarizer error", () => ["compact", THREAD, "--db", db, "--summarizer", "openai", "--limit", "900"], 7, /summar/i, { OPENAI_API_KEY: "sk-secret-test-key" }],
-    ["a checkpoint that is not the thread's", () => ["restore", THREAD, "--db", db, "--checkpoint", "1f000000-0000-6000-8000-000000000000"], 8, /does not belong to thread/],
+    ["a checkpoint that is not the thread's", () => ["restore", THREAD, "--db", db, "--checkpoint", "1f000000-0000-6000-8000-000000000000"], 8, /has no checkpoint 1f000000-0000-6000-8000-000000000000: another thread.s, or pruned/],
     ["an unknown command", () => ["shrink", THREAD, "--db", db], 2, /unknown command "shrink"/],
     ["an unknown option", () => ["compact", THREAD, "--db", db, "--ratoi", "0.5"], 2, /unknown option --ratoi\. Did you mean --ratio\?/],
     ["restore without --checkpoint", () => ["restore", THREAD, "--db", db], 2, /needs --checkpoint/],

@@ -96,7 +96,7 @@ describe("mistakes and pipes", () => {
   it("a mistyped command or option gets one balanced line with a suggestion", async () => {
     const command = await compactThread(["inpsect", THREAD, "--db", db]);
     expect(command.code).toBe(2);
-    expect(command.stderr.trim()).toBe('compact-thread: unknown command "inpsect". Did you mean inspect? The commands: list, inspect, compact, history, restore, search, reindex, report.');
+    expect(command.stderr.trim()).toMatch(/^compact-thread: unknown command "inpsect". Did you mean inspect\? The commands: list, inspect, compact, [a-z, ]+\.$/);
     const option = await compactThread(["inspect", THREAD, "--db", db, "--lmit", "3"]);
     expect(option.code).toBe(2);
     expect(option.stderr.trim()).toBe('compact-thread: unknown option --lmit. Did you mean --limit? Run "npm run compact -- inspect --help" for the options.');

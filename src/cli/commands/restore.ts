@@ -21,7 +21,7 @@ export async function restoreCommand(context: CliContext, threadId: string | und
   }
   const target = await context.store.threads.readCheckpoint(threadId!, checkpointId);
   if (!target) {
-    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: checkpointId, message: `checkpoint ${checkpointId} does not belong to thread ${threadId} (see the history command)` });
+    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: checkpointId, message: `thread ${threadId} has no checkpoint ${checkpointId}: another thread's, or pruned (history lists the checkpoints kept; history --transcript shows every message). Nothing was written.` });
   }
   const { messages } = target;
   const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });

@@ -9,6 +9,7 @@ import { CompactionError, invalidArgument } from "../../errors.js";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
+import { validateKeep } from "../../engine/prune.js";
 import { resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
@@ -125,6 +126,12 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    * alive when idle, ended by `close()`. @default 1
    */
   workers?: number | false;
+  /**
+   * After each compaction that lands, delete the thread's checkpoints the transcript makes redundant, keeping the
+   * newest `keepCheckpoints` (`pruneThread`: every message of a deleted checkpoint is in a kept one or in the
+   * transcript first). Runs after the landing, off the turn's path. @default keep every checkpoint
+   */
+  keepCheckpoints?: number;
 }
 
 /** Something the wrapper says once: which summarizer compactions use, and why. */
@@ -148,6 +155,7 @@ export interface ResolvedOptions {
   cacheBytes: number;
   /** 0 when compaction runs on the application's thread. */
   workers: number;
+  keepCheckpoints?: number;
 }
 
 function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
@@ -224,7 +232,9 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   const workers = options.workers ?? DEFAULT_WORKERS;
   if (workers !== false && (!Number.isInteger(workers) || workers < 1)) throw invalidArgument("workers", workers, "an integer >= 1, or false");
   if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
+  const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
+    ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
     policy,
     summarizer,
     summarizerChoice,

@@ -219,6 +219,15 @@ export class ThreadCompactor {
     return report;
   }
 
+  /** Deletes the checkpoints the transcript makes redundant; a failure goes to onCompactionError (nothing deleted). */
+  private async prune(threadId: string, keep: number): Promise<void> {
+    try {
+      await this.parts.manager.pruneThread({ configurable: { thread_id: threadId } }, { keep });
+    } catch (error) {
+      await this.parts.events.error(error, threadId);
+    }
+  }
+
   /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
   private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
     if (report.status === "compacted") {
@@ -229,6 +238,8 @@ export class ThreadCompactor {
       record.lastLanded = report;
       keepUnstreamed(record, report);
       await this.parts.events.landed(report, config);
+      // keepCheckpoints: the prune runs after the landing, off the turn's path (flush() waits for it).
+      if (this.parts.options.keepCheckpoints !== undefined) this.track(this.prune(report.threadId, this.parts.options.keepCheckpoints));
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan

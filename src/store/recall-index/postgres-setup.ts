@@ -58,7 +58,8 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
   await client.query(postgresRecallSchemaSql(schema));
   // An index written before the transcript gains the column (NULL in its old rows until reindex).
-  await client.query(`ALTER TABLE ${quoteIdentifier(schema)}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT`);
+  const s = quoteIdentifier(schema);
+  await client.query(`ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT`);
 }
 
 /**

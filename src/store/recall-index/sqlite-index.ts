@@ -169,8 +169,9 @@ export class SqliteRecall {
     const has = (name: string) => columns.some((column) => column.name === name);
     const rows = this.db
       .prepare(
-        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, ${has("message") ? "message" : "NULL AS message"}, ${has("previous_id") ? "previous_id" : "NULL AS previous_id"}
-         FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`,
+        has("message") && has("previous_id")
+          ? `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`
+          : `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`,
       )
       .all(threadId) as Row[];
     return rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: row.message } : {}), ...(row.previous_id ? { previousId: row.previous_id } : {}) }));

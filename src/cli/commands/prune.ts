@@ -1,0 +1,48 @@
+import { CompactionError, invalidArgument } from "../../errors.js";
+import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneReport } from "../../engine/prune.js";
+import type { CliContext } from "../context.js";
+import { number, table } from "../format.js";
+
+export const PRUNE_HELP = `prune <thread> | --all — delete the checkpoints the transcript makes redundant: every message they hold is
+in a kept checkpoint or in the transcript (written first, in the same transaction), so nothing is lost. Kept: the
+head, the newest N checkpoints, a checkpoint with an interrupt waiting, the ancestors a kept checkpoint's messages
+are rebuilt from (a delta channel), and subgraph checkpoints of the kept steps. A turn landing meanwhile makes it
+start again from the new head. history --transcript still shows every message; restore reaches kept checkpoints.
+
+Usage: npx compact-thread prune (<thread> | --all) (--db <file> | --postgres <url>) [--keep N] [--dry-run] [--json]
+
+Options:
+  --keep N        newest checkpoints kept, the head among them (default ${DEFAULT_KEEP_CHECKPOINTS}; at least 1)
+  --dry-run       say what would be deleted and written; change nothing
+
+Examples:
+  npx compact-thread prune support-42 --db data/app.sqlite --dry-run
+  npx compact-thread prune --all --postgres "$POSTGRES_URL" --keep 5`;
+
+export async function pruneCommand(context: CliContext, threadId: string | undefined): Promise<void> {
+  if (threadId && context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--all", value: threadId, message: "prune takes a thread or --all, not both" });
+  if (!threadId && !context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "prune needs a thread id or --all" });
+  const raw = context.options.keep;
+  const value = raw === undefined ? DEFAULT_KEEP_CHECKPOINTS : Number(raw.replace(/_/g, ""));
+  if (raw !== undefined && (raw.trim() === "" || !Number.isInteger(value) || value < 1)) throw invalidArgument("--keep", raw, "an integer >= 1 (the head is always kept)");
+  const keep = validateKeep(value, "--keep");
+  const dryRun = Boolean(context.options["dry-run"]);
+  const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
+  const reports: PruneReport[] = [];
+  for (const id of threads) reports.push(await pruneStoredThread(context.store.threads, id, keep, dryRun));
+  if (context.json) return context.printer.line(JSON.stringify({ keep, dryRun, threads: reports }, null, 2));
+  for (const line of table(
+    reports.map((report) => ({
+      thread: report.threadId,
+      status: report.status,
+      checkpoints: number(report.checkpointsBefore),
+      kept: number(report.kept),
+      [dryRun ? "would delete" : "deleted"]: number(report.removed),
+      "to transcript": number(report.backfilled),
+    })),
+  )) {
+    context.printer.line(line);
+  }
+  const removed = reports.reduce((sum, report) => sum + report.removed, 0);
+  context.printer.line(`${reports.length} thread(s): ${number(removed)} checkpoint(s) ${dryRun ? "would be deleted (dry run: nothing changed)" : "deleted"}, the newest ${keep} of each kept`);
+}

@@ -1,0 +1,73 @@
+/**
+ * `pruneThread`: delete the checkpoints of a thread that the transcript makes redundant, keeping the head and the
+ * newest `keep` (store/prune-plan.ts says exactly what stays). Every message of a deleted checkpoint is in a kept one
+ * or in the transcript first, in the same transaction; a turn that lands meanwhile makes the prune start again from
+ * the new head, so neither the head nor a checkpoint a turn started from is ever deleted.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
+import { planPrune } from "../store/prune-plan.js";
+import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
+
+export const DEFAULT_KEEP_CHECKPOINTS = 3;
+const ATTEMPTS = 3;
+
+export interface PruneOptions {
+  /** Newest checkpoints of the root namespace kept (the head among them). @default 3 */
+  keep?: number;
+  /** Plan only: what would be deleted and written, nothing changed. @default false */
+  dryRun?: boolean;
+}
+
+export interface PruneReport {
+  threadId: string;
+  /** "pruned"; "dry-run"; "nothing" (nothing to delete); "conflict" (turns kept landing: nothing deleted). */
+  status: "pruned" | "dry-run" | "nothing" | "conflict";
+  headCheckpointId: string;
+  /** Root-namespace checkpoints before, kept and deleted. */
+  checkpointsBefore: number;
+  kept: number;
+  removed: number;
+  /** Messages written to the transcript before the deletion (held only by deleted checkpoints). */
+  backfilled: number;
+  reason?: string;
+}
+
+export function validateKeep(keep: unknown, parameter = "keep"): number {
+  if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 1) throw invalidArgument(parameter, keep, "an integer >= 1 (the head is always kept)");
+  return keep;
+}
+
+/**
+ * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a bad `keep`; THREAD_NOT_FOUND; UNSUPPORTED for a
+ *   saver other than SQLite, Postgres or MemorySaver; STORE_* when the store fails (nothing is deleted then).
+ */
+export async function pruneThread(checkpointer: BaseCheckpointSaver, config: unknown, options: PruneOptions = {}): Promise<PruneReport> {
+  const threadId = requireThreadId(config, "pruneThread");
+  const keep = validateKeep(options.keep ?? DEFAULT_KEEP_CHECKPOINTS);
+  return pruneStoredThread(threadStoreFor(checkpointer), threadId, keep, options.dryRun ?? false);
+}
+
+export async function pruneStoredThread(store: ThreadStore, threadId: string, keep: number, dryRun: boolean): Promise<PruneReport> {
+  // Before reading anything: a saver this library cannot delete from.
+  if (!store.prunable) {
+    throw new CompactionError({
+      code: "UNSUPPORTED",
+      value: store.saver.constructor?.name,
+      message: `pruning needs a SqliteSaver, a PostgresSaver or a MemorySaver; ${store.saver.constructor?.name ?? "this saver"} has no way to delete checkpoints that this library knows. Nothing was deleted.`,
+    });
+  }
+  for (let attempt = 1; ; attempt++) {
+    const checkpoints = (await store.listCheckpoints(threadId)).reverse();
+    if (checkpoints.length === 0) throw threadNotFound(threadId);
+    const plan = planPrune(checkpoints, keep, await store.recall.entries(threadId));
+    const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore: checkpoints.length, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
+    if (plan.remove.length === 0) return { ...report, status: "nothing", reason: `${checkpoints.length} checkpoint(s), all kept` };
+    if (dryRun) return { ...report, status: "dry-run" };
+    const outcome = await store.prune(threadId, plan);
+    if (outcome.status === "pruned") return { ...report, status: "pruned" };
+    if (attempt >= ATTEMPTS) {
+      return { ...report, removed: 0, backfilled: 0, status: "conflict", reason: `the head kept moving (now ${outcome.headCheckpointId ?? "nothing"}): nothing deleted` };
+    }
+  }
+}

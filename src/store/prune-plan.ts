@@ -1,0 +1,62 @@
+/**
+ * Which checkpoints of a thread a prune deletes, and what the transcript must hold first. Kept: the head, the newest
+ * `keep` checkpoints of the root namespace, any checkpoint with an interrupt waiting, and every ancestor a kept
+ * checkpoint's messages are rebuilt from (a DeltaChannel's chain back to its snapshot). Every message held by a
+ * checkpoint that goes is in a kept one as it was, or in the transcript with its stored message — or it is written
+ * there (`backfill`), in the transaction that deletes: nothing is lost, whoever removed it from the head.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { INTERRUPT } from "@langchain/langgraph-checkpoint";
+import { getSummaryProvenance } from "../messages/summary-message.js";
+import { holdsOwnMessages } from "./checkpoint-messages.js";
+import { recallEntry, recallText } from "./recall-index/entries.js";
+import type { RecallEntry } from "./recall-index/types.js";
+import type { StoredCheckpoint } from "./thread-store.js";
+
+export interface PrunePlan {
+  headCheckpointId: string;
+  /** Root-namespace checkpoints kept, oldest first. */
+  kept: string[];
+  /** Root-namespace checkpoints deleted (with their writes). */
+  remove: string[];
+  /** Subgraph checkpoints older than this id (whole namespaces) go with them; undefined when none is removed. */
+  namespacesBefore?: string;
+  /** Transcript entries written before anything is deleted. */
+  backfill: RecallEntry[];
+}
+
+/** `checkpoints`: the thread's root namespace, oldest first. `entries`: its transcript. */
+export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number, entries: readonly RecallEntry[]): PrunePlan {
+  const ids = checkpoints.map(({ tuple }) => tuple.checkpoint.id);
+  const byId = new Map(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
+  const kept = new Set(ids.slice(-keep));
+  for (const { tuple } of checkpoints) {
+    if ((tuple.pendingWrites ?? []).some(([, channel]) => channel === INTERRUPT)) kept.add(tuple.checkpoint.id);
+  }
+  // A message without an id cannot be put in the transcript: the checkpoints holding one stay.
+  for (const { tuple, messages } of checkpoints) if (messages.some((message) => !message.id && !getSummaryProvenance(message))) kept.add(tuple.checkpoint.id);
+  // A kept delta checkpoint needs its ancestors back to the one holding its messages.
+  for (const id of [...kept]) {
+    let cursor = byId.get(id);
+    while (cursor && !holdsOwnMessages(cursor.tuple)) {
+      const parent = cursor.tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+      cursor = parent ? byId.get(parent) : undefined;
+      if (cursor) kept.add(cursor.tuple.checkpoint.id);
+    }
+  }
+  const remove = ids.filter((id) => !kept.has(id));
+  const stays = new Map<string, string>();
+  for (const id of kept) for (const message of byId.get(id)!.messages) if (message.id) stays.set(message.id, recallText(message));
+  const recorded = new Set(entries.filter((entry) => entry.message !== undefined).map((entry) => entry.messageId));
+  // The last place each uncovered message was seen among the checkpoints that go.
+  const last = new Map<string, { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage }>();
+  for (const id of remove) {
+    const { messages } = byId.get(id)!;
+    messages.forEach((message, ordinal) => {
+      if (!message.id || getSummaryProvenance(message) || recorded.has(message.id) || stays.get(message.id) === recallText(message)) return;
+      last.set(message.id, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1] } : {}) });
+    });
+  }
+  const backfill = [...last.values()].map(({ message, checkpointId, ordinal, previous }) => recallEntry(message, checkpointId, ordinal, previous));
+  return { headCheckpointId: ids.at(-1)!, kept: ids.filter((id) => kept.has(id)), remove, ...(remove.length > 0 ? { namespacesBefore: remove.at(-1)! } : {}), backfill };
+}
