@@ -14,6 +14,7 @@ import { HistoryManager } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { readTranscript, type TranscriptMessage } from "../../src/recall/transcript.js";
 import { reindexThread } from "../../src/recall/reindex.js";
+import { pruneThread } from "../../src/engine/prune.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { clearToolResults } from "../../src/strategies/clear-tool-results.js";
 import { compactWithStrategy } from "../../src/strategies/strategy-compaction.js";
@@ -75,14 +76,15 @@ function expectEveryMessage(transcript: TranscriptMessage[], ever: BaseMessage[]
 }
 
 describe("readTranscript", () => {
-  it(`returns every message ever stored, in order, content-identical (${RUNS} fuzzed threads, seed ${FUZZ_SEED})`, async () => {
+  it(`returns every message ever stored, in order, content-identical, pruned or not (${RUNS} fuzzed threads, seed ${FUZZ_SEED})`, async () => {
     const State = Annotation.Root({ ...MessagesAnnotation.spec });
     let compactions = 0;
     let edits = 0;
+    let prunes = 0;
     await fc.assert(
       fc.asyncProperty(
         historyShape,
-        fc.array(fc.tuple(fc.double({ min: 0.2, max: 0.8, noNaN: true }), historyShape, fc.boolean()), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.double({ min: 0.2, max: 0.8, noNaN: true }), historyShape, fc.boolean(), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined })), { minLength: 1, maxLength: 4 }),
         fc.boolean(),
         async (shape, rounds, pinFirst) => {
           const saver = new MemorySaver();
@@ -93,7 +95,12 @@ describe("readTranscript", () => {
           const pinned = pinFirst && first ? (message: BaseMessage) => message.id === first : undefined;
           const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), pinned, env: {} });
           const editor = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), pinned, tokenLimit: 100, env: {} });
-          for (const [index, [compactionRatio, next, clear]] of rounds.entries()) {
+          // Every message ever stored: read before each prune deletes checkpoints, merged by first appearance.
+          const ever = new Map<string, BaseMessage>();
+          const remember = async () => {
+            for (const message of await everMessages(saver, "t")) if (!ever.has(message.id!)) ever.set(message.id!, message);
+          };
+          for (const [index, [compactionRatio, next, clear, keep]] of rounds.entries()) {
             if (clear) {
               const report = await compactWithStrategy({ manager: editor, strategy: clearToolResults({ keep: 0 }), threadId: "t" });
               if (report.status === "compacted") edits++;
@@ -101,14 +108,20 @@ describe("readTranscript", () => {
             const report = await manager.compactThread(config, { compactionRatio });
             if (report.status === "compacted") compactions++;
             await graph.updateState(config, { messages: buildHistory({ ...next, systems: [] }, `r${index}`) }, "agent");
+            if (keep !== undefined) {
+              await remember();
+              if ((await pruneThread(saver, config, { keep })).status === "pruned") prunes++;
+            }
           }
-          expectEveryMessage(await wholeTranscript(saver, "t", 7), await everMessages(saver, "t"));
+          await remember();
+          expectEveryMessage(await wholeTranscript(saver, "t", 7), [...ever.values()]);
         },
       ),
       { seed: FUZZ_SEED, numRuns: RUNS },
     );
     expect(compactions).toBeGreaterThan(RUNS / 2);
     expect(edits).toBeGreaterThan(0);
+    expect(prunes).toBeGreaterThan(0);
   }, 120_000 + RUNS * 500);
 
   it("refuses a bad page and an unknown thread, naming the value", async () => {
