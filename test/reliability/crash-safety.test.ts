@@ -7,7 +7,7 @@
  * checkpoint or the complete replacement, the recall index holds nothing (old head) or exactly the messages that left
  * the head (new head), nothing is lost (auditThread), and the next turn works.
  */
-import { HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
@@ -19,17 +19,24 @@ import { auditThread, getSummaryProvenance, validateHistory } from "../../src/in
 import { generateHistory } from "../../scripts/workload/history.js";
 import { createRandom } from "../../scripts/workload/random.js";
 import { createTestAgent } from "../support/agents.js";
-import { recordFigures, size, FUZZ_SEED } from "../support/reliability.js";
+import { recordFigures, size, FUZZ_SEED, FULL } from "../support/reliability.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
+import { pruneThread } from "../../src/engine/prune.js";
+import { readTranscript } from "../../src/recall/transcript.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 
 // npm test: each named phase once, then kills at drawn statements; test:reliability: 200 and 50 trials.
 const TRIALS = size("CRASH_TRIALS", 7, 200);
 const REBASE_TRIALS = size("CRASH_REBASE_TRIALS", 6, 50);
+// npm test: each prune phase and one drawn statement; test:reliability: every statement of the prune.
+const PRUNE_TRIALS = FULL ? Infinity : size("CRASH_PRUNE_TRIALS", 1, 1);
+const PRUNE_PHASES = ["prune:in-transaction", "prune:backfilled", "prune:deleted"];
 const PHASES = ["started", "summarizing", "summarized", "in-transaction", "in-transaction:recall", "committed:compacted"];
 const THREAD = "crash";
 
 /** Runs the child, which kills itself on reaching `killAt` (if given). Returns the steps it reported. */
-function runChild(path: string, killAt?: string, mode: "plain" | "rebase" = "plain"): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
+function runChild(path: string, killAt?: string, mode: "plain" | "rebase" | "prune" = "plain"): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
   return new Promise((resolvePromise, reject) => {
     const args = [...childArgs("test/support/compact-child.ts"), path, THREAD, killAt ?? "-", mode];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
@@ -207,4 +214,70 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     expect(heads.appended).toBeGreaterThan(0);
     expect(heads.rebased).toBeGreaterThan(0);
   }, 120_000 + REBASE_TRIALS * 10_000);
+  it(`pruning: survives kills at each phase and at ${PRUNE_TRIALS === Infinity ? "every" : PRUNE_TRIALS} SQL statement(s) of a prune: the head stays, every message stays`, async () => {
+    // A thread with history to prune: compacted once, a graph-side removal (only old checkpoints hold those
+    // messages, so the prune must write them to the transcript first), and a few turns.
+    const prepared = join(dir, "prune-prepared.sqlite");
+    const saver = SqliteSaver.fromConnString(prepared);
+    const config = { configurable: { thread_id: THREAD } };
+    await createTestAgent(saver).agent.updateState(config, { messages: generateHistory({ seed: 11, messages: 200 }) }, "agent");
+    await new HistoryManager({ checkpointer: saver, env: {} }).compactThread(config, { compactionRatio: 0.3 });
+    const { agent } = createTestAgent(saver);
+    const head = (await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[];
+    const removed = head.filter((message) => message.getType() === "human").slice(0, 3).map((message) => message.id!);
+    await agent.updateState(config, { messages: removed.map((id) => new RemoveMessage({ id })) }, "agent");
+    for (let turn = 0; turn < 3; turn++) await agent.invoke({ messages: [new HumanMessage({ id: `after-${turn}`, content: `turn ${turn} after the compaction` })] }, config);
+    const ever = new Set<string>();
+    for (const { messages } of await threadStoreFor(saver).listCheckpoints(THREAD)) for (const message of messages) if (!getSummaryProvenance(message)) ever.add(message.id!);
+    const keptHead = (await saver.getTuple(config))!.checkpoint.id;
+    // The graph's own removal is a loss to the audit until a prune writes those messages to the transcript.
+    const preparedProblems = (await auditThread(saver, config)).problems;
+    expect(preparedProblems.map((problem) => problem.code)).toContain("LOST_MESSAGE");
+    saver.db.pragma("wal_checkpoint(TRUNCATE)");
+    saver.db.close();
+
+    const calibration = join(dir, "prune-calibration.sqlite");
+    copyFileSync(prepared, calibration);
+    const run = await runChild(calibration, undefined, "prune");
+    expect(run.steps.at(-1)).toBe("committed:pruned");
+    const total = run.total!;
+    const random = createRandom(FUZZ_SEED + 2);
+    const statements = PRUNE_TRIALS === Infinity ? Array.from({ length: total }, (_, index) => index + 1) : Array.from({ length: PRUNE_TRIALS }, () => random.int(1, total));
+    const kills = [...PRUNE_PHASES, ...statements.map((n) => `sql:${n}`)];
+    const outcomes = { before: 0, after: 0 };
+    for (const [index, killAt] of kills.entries()) {
+      const path = join(dir, `prune-${index}.sqlite`);
+      copyFileSync(prepared, path);
+      const { steps, signal } = await runChild(path, killAt, "prune");
+      expect(signal, `prune trial ${index} (${killAt})`).toBe("SIGKILL");
+      expect(steps.at(-1)).toBe(killAt);
+      const raw = new Database(path);
+      expect(raw.pragma("integrity_check", { simple: true })).toBe("ok");
+      raw.close();
+      const reopened = SqliteSaver.fromConnString(path);
+      // The head is never deleted, and nothing is lost: every message ever stored is in the head or the transcript.
+      expect((await reopened.getTuple(config))!.checkpoint.id, `prune trial ${index} (${killAt})`).toBe(keptHead);
+      // (A message the graph removed itself is in the transcript once the prune commits, in old checkpoints before.)
+      const held = new Set((await readTranscript(reopened, config, { limit: 10_000 })).messages.map((line) => line.message.id!));
+      for (const { messages } of await threadStoreFor(reopened).listCheckpoints(THREAD)) for (const message of messages) held.add(message.id!);
+      expect([...ever].filter((id) => !held.has(id)), `prune trial ${index} (${killAt})`).toEqual([]);
+      const audit = await auditThread(reopened, config);
+      const checkpoints = (await threadStoreFor(reopened).listCheckpoints(THREAD)).length;
+      // All or nothing: the thread as it was, or pruned with nothing missing.
+      if (checkpoints === 1) {
+        outcomes.after++;
+        expect(audit.problems, `prune trial ${index} (${killAt})`).toEqual([]);
+      } else {
+        outcomes.before++;
+        expect(audit.problems, `prune trial ${index} (${killAt})`).toEqual(preparedProblems);
+      }
+      // The next turn works, and a prune after the crash completes.
+      await createTestAgent(reopened).agent.invoke({ messages: [new HumanMessage({ id: `next-${index}`, content: "the turn after the crash" })] }, config);
+      expect((await pruneThread(reopened, config, { keep: 1 })).status).toBe("pruned");
+      reopened.db.close();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    }
+    recordFigures("crash", { pruneTrials: kills.length, pruneStatements: total, pruneOutcomes: outcomes });
+    expect(outcomes.before).toBeGreaterThan(0);
+  }, 120_000 + 40 * 10_000);
 });

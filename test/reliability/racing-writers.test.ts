@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { auditThread } from "../../src/index.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { recallBackendFor } from "../../src/recall/search.js";
+import { readTranscript } from "../../src/recall/transcript.js";
 import { entriesOutOfHead } from "../support/recall-view.js";
 import { recordFigures, size } from "../support/reliability.js";
 import { compactThread, runTs } from "../support/run-script.js";
@@ -166,4 +167,39 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     });
     await store.close(saver);
   }, 900_000);
+  it(`the script pruning in a loop beside a turn process and its compactions deletes no head and loses nothing`, async () => {
+    const store = await open();
+    const schema = store.schema;
+    const thread = "pruned-race";
+    const lock = join(dir, `${kind}-prune.lock`);
+    const child = (prefix: string) => runTs("test/support/race-turns.ts", [...store.childArgs, thread, String(TURNS * 2), prefix, lock, ...(schema ? [schema] : [])], {}, 600_000);
+    const writer = child("p");
+    let finished = false;
+    void writer.then(() => (finished = true));
+    const pruneCodes: number[] = [];
+    let pruned = 0;
+    while (!finished) {
+      const run = await compactThread(["prune", thread, ...store.scriptArgs, "--keep", "2", "--json"]);
+      pruneCodes.push(run.code);
+      if (run.code === 0 && (JSON.parse(run.stdout) as { threads: Array<{ status: string }> }).threads[0]!.status === "pruned") pruned++;
+    }
+    // Every turn of the writer ran on a checkpoint that was still there (its turns would have failed otherwise).
+    const result = await writer;
+    expect(result.code, result.stderr).toBe(0);
+    // Before its first turn the thread does not exist (exit 5); after, a prune ends in one of its outcomes (exit 0).
+    expect(pruneCodes.every((code) => [0, 5].includes(code)), String(pruneCodes)).toBe(true);
+    const final = await compactThread(["prune", thread, ...store.scriptArgs, "--keep", "1", "--json"]);
+    expect(final.code, final.stderr).toBe(0);
+    const saver = await store.saver();
+    const config = { configurable: { thread_id: thread } };
+    const audit = await auditThread(saver, config);
+    expect(audit.problems).toEqual([]);
+    // Every user message sent is in the head or in the transcript, once.
+    const ids = (await readTranscript(saver, config, { limit: 10_000 })).messages.map((line) => line.message.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const sent = Array.from({ length: TURNS * 2 }, (_, index) => `p-${index}`);
+    expect(sent.filter((id) => !ids.includes(id))).toEqual([]);
+    recordFigures("race", { [`${kind}:pruneRuns`]: pruneCodes.length, [`${kind}:prunesLanded`]: pruned });
+    await store.close(saver);
+  }, 600_000);
 });

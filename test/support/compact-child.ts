@@ -1,6 +1,6 @@
 /**
  * A process that compacts one thread of a SQLite file and may be killed at any step:
- *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt|-] [plain|rebase]
+ *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt|-] [plain|rebase|prune]
  * It writes each step it reaches to stdout synchronously, so the parent knows where a kill landed, and with
  * `killAt` it sends itself SIGKILL on reaching that step — no timer decides where a kill lands, so a loaded machine
  * runs the same schedule. Steps:
@@ -8,6 +8,8 @@
  *   summary, so the write is a rebase), "in-transaction" (inside the write's SQLite transaction, after
  *   the checkpoint INSERT, before COMMIT), "in-transaction:recall" (after the first row of the recall index),
  *   "committed:<status>";
+ * - with mode `prune` (a prune keeping the head only, instead of a compaction): "prune:in-transaction" (the head
+ *   checked), "prune:backfilled" (the transcript written), "prune:deleted" (before COMMIT), "committed:<status>";
  * - "sql:<n>": the n-th SQL statement the child runs after "started" (reads, the transaction's statements, every
  *   row of the recall index), reported only when it is the kill point. A run without `killAt` ends with
  *   "steps:<n>", the count a parent draws kill points from.
@@ -17,6 +19,8 @@ import type { Statement } from "better-sqlite3";
 import { writeSync } from "node:fs";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
+import { pruneThread } from "../../src/engine/prune.js";
+import { onPrunePhase } from "../../src/store/prune-writers.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { createTestAgent } from "./agents.js";
@@ -83,9 +87,15 @@ const summarizer: Summarizer = {
 };
 started = true;
 step("started");
-const manager = new HistoryManager({ checkpointer: saver, summarizer });
-const report = await manager.compactThread({ configurable: { thread_id: threadId } }, { compactionRatio: 0.5 });
-step(`committed:${report.status}`);
+if (mode === "prune") {
+  onPrunePhase((phase) => step(phase));
+  const report = await pruneThread(saver, { configurable: { thread_id: threadId } }, { keep: 1 });
+  step(`committed:${report.status}`);
+} else {
+  const manager = new HistoryManager({ checkpointer: saver, summarizer });
+  const report = await manager.compactThread({ configurable: { thread_id: threadId } }, { compactionRatio: 0.5 });
+  step(`committed:${report.status}`);
+}
 started = false;
 saver.db.close();
 say(`steps:${statements}\n`);
