@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { benchHistory } from "./history.js";
 import { benchPeers } from "./peers.js";
 import { benchRecall } from "./recall.js";
+import { benchStorage } from "./storage.js";
 import { benchRetention, DEFAULT_DATA, printRetention } from "./retention.js";
 import { benchTokens } from "./tokens.js";
 import { readmeBlock } from "./readme-block.js";
@@ -17,6 +18,7 @@ await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BU
 // The memory bench forces GCs: it runs in its own node, started with --expose-gc.
 spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], { stdio: "inherit" });
 await readmeBlock("peers", () => benchPeers());
+await readmeBlock("storage", () => benchStorage());
 await readmeBlock("recall", () => benchRecall());
 if (existsSync(DEFAULT_DATA)) {
   const outcome = await benchRetention();

@@ -1,0 +1,186 @@
+/**
+ * `npm run bench:storage`: what a thread costs the store. The peers conversations (50 to 2,000 messages: handoffs,
+ * bulky and parallel tool calls) played through real graphs on a SQLite file each, at a budget of 25% of the
+ * conversation's tokens, per contender: no compaction; no compaction with `MessagesDeltaValue` (LangGraph's own
+ * delta storage); this library without pruning; this library with `keepCheckpoints: 3`; `summarizationMiddleware`.
+ * Measured: the store's live bytes (SQLite pages in use after a WAL checkpoint, the recall index/transcript
+ * included), bytes per message, and the ratio to the messages' own serialized bytes (each message stored once with
+ * LangGraph's serde: the floor). Every size is printed, so linear and quadratic growth show side by side.
+ */
+import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
+import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createAgent } from "langchain";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { serializeMessage } from "../../src/store/recall-index/message-serde.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { generateConversation, type Conversation } from "../workload/conversation.js";
+import { conversationMessages } from "../workload/conversation-messages.js";
+import { CONTENDERS, SYSTEM_PROMPT } from "./peers/contenders.js";
+import { createPlayer, type Player } from "./peers/player.js";
+import { BUDGET_SHARE, DEFAULT_PEER_SIZES } from "./peers.js";
+import { printNote, printTable } from "./table.js";
+import { readmeBlock } from "./readme-block.js";
+
+type Run = (text: string) => Promise<BaseMessage[]>;
+interface StorageContender {
+  name: string;
+  build(player: Player, saver: BaseCheckpointSaver, budget: number): { run: Run; done(): Promise<void> };
+}
+
+const config = { configurable: { thread_id: "storage" }, recursionLimit: 200 };
+const input = (text: string) => ({ messages: [new HumanMessage(text)] });
+
+function library(name: string, keepCheckpoints?: number): StorageContender {
+  return {
+    name,
+    build(player, saver, budget) {
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer: saver, systemPrompt: SYSTEM_PROMPT });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: budget,
+        hardLimit: budget,
+        background: false,
+        circuitBreaker: false,
+        summarizer: new ExtractiveSummarizer(),
+        workers: false,
+        env: {},
+        ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
+      });
+      return { run: async (text) => (await supervisor.invoke(input(text), config)).messages as BaseMessage[], done: () => supervisor.flush() };
+    },
+  };
+}
+
+const STORAGE_CONTENDERS: StorageContender[] = [
+  {
+    name: "no compaction",
+    build(player, saver) {
+      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer: saver, systemPrompt: SYSTEM_PROMPT });
+      return { run: async (text) => (await agent.invoke(input(text), config)).messages as BaseMessage[], done: async () => undefined };
+    },
+  },
+  {
+    name: "no compaction, MessagesDeltaValue",
+    build(player, saver) {
+      const model = player.model.bindTools(player.tools);
+      const graph = new StateGraph(new StateSchema({ messages: MessagesDeltaValue }))
+        .addNode("agent", async (state) => ({ messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...(state.messages as BaseMessage[])])] }))
+        .addNode("tools", new ToolNode(player.tools))
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", toolsCondition, ["tools", "__end__"])
+        .addEdge("tools", "agent")
+        .compile({ checkpointer: saver });
+      return { run: async (text) => (await graph.invoke(input(text), config)).messages as BaseMessage[], done: async () => undefined };
+    },
+  },
+  library("this library, keep every checkpoint"),
+  library("this library, keepCheckpoints: 3", 3),
+  {
+    name: "summarizationMiddleware",
+    build(player, saver, budget) {
+      const middleware = CONTENDERS.find((contender) => contender.name.startsWith("summarizationMiddleware"))!;
+      const running = middleware.build(player, saver, budget, new TokenCounter());
+      return {
+        run: async (text) => {
+          await running.invoke(text, "storage");
+          return [];
+        },
+        done: async () => undefined,
+      };
+    },
+  },
+];
+
+/** Bytes of the pages in use (the file minus its free pages), after the WAL is folded in. */
+function liveBytes(saver: SqliteSaver): number {
+  saver.db.pragma("wal_checkpoint(TRUNCATE)");
+  const pages = Number(saver.db.pragma("page_count", { simple: true })) - Number(saver.db.pragma("freelist_count", { simple: true }));
+  return pages * Number(saver.db.pragma("page_size", { simple: true }));
+}
+
+interface StorageResult {
+  size: number;
+  contender: string;
+  bytes: number;
+  messages: number;
+  floor: number;
+}
+
+async function play(contender: StorageContender, conversation: Conversation, budget: number, counter: TokenCounter, dir: string): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
+  const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${conversation.messages}.sqlite`);
+  const saver = SqliteSaver.fromConnString(path);
+  const player = createPlayer(conversation, counter);
+  const running = contender.build(player, saver, budget);
+  const seen = new Map<string, BaseMessage>();
+  for (let turn = 0; turn < conversation.turns.length; turn++) {
+    player.begin(turn);
+    for (const message of await running.run(conversation.turns[turn]!.user)) if (message.id && !seen.has(message.id)) seen.set(message.id, message);
+  }
+  await running.done();
+  const bytes = liveBytes(saver);
+  saver.db.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+  return { bytes, seen };
+}
+
+export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageResult[]> {
+  const counter = new TokenCounter();
+  const dir = mkdtempSync(join(tmpdir(), "compaction-storage-"));
+  const results: StorageResult[] = [];
+  try {
+    for (const size of sizes) {
+      const conversation = generateConversation({ seed: 11, messages: size });
+      const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
+      const budget = Math.max(400, Math.floor(total * BUDGET_SHARE));
+      let floor = 0;
+      let messages = 0;
+      for (const contender of STORAGE_CONTENDERS) {
+        const { bytes, seen } = await play(contender, conversation, budget, counter, dir);
+        // The floor: every message of the uncompacted run, stored once with LangGraph's serde.
+        if (contender.name === "no compaction") {
+          messages = seen.size;
+          floor = [...seen.values()].reduce((sum, message) => sum + Buffer.byteLength(serializeMessage(message)), 0);
+        }
+        results.push({ size, contender: contender.name, bytes, messages, floor });
+        process.stderr.write(`  ${size} messages, ${contender.name}: ${(bytes / 1e6).toFixed(2)} MB\n`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const perMessage = (result: StorageResult) => result.bytes / result.messages;
+  const at = (contender: string, size: number) => results.find((result) => result.contender === contender && result.size === size);
+  printTable(
+    `Storage: the peers conversations on SQLite, budget ${BUDGET_SHARE * 100}% of each conversation's tokens; live bytes (pages in use), the transcript and its search index included (npm run bench:storage)`,
+    results.map((result) => ({
+      messages: result.size,
+      contender: result.contender,
+      "live MB": (result.bytes / 1e6).toFixed(2),
+      "bytes/message": Math.round(perMessage(result)),
+      "× own bytes": (result.bytes / result.floor).toFixed(2),
+      "× delta": at("no compaction, MessagesDeltaValue", result.size) ? (result.bytes / at("no compaction, MessagesDeltaValue", result.size)!.bytes).toFixed(2) : "—",
+    })),
+  );
+  const largest = Math.max(...sizes);
+  const middle = sizes.includes(500) ? 500 : sizes.at(-2);
+  const kept = at("this library, keepCheckpoints: 3", largest);
+  const keptMiddle = middle === undefined ? undefined : at("this library, keepCheckpoints: 3", middle);
+  if (kept && keptMiddle) {
+    printNote(
+      `keepCheckpoints: 3 — bytes/message at ${largest} messages ${(perMessage(kept) / perMessage(keptMiddle)).toFixed(2)}× that at ${middle} (linear: ≤ 1.3); ` +
+        `${(kept.bytes / at("no compaction, MessagesDeltaValue", largest)!.bytes).toFixed(2)}× the MessagesDeltaValue store (≤ 1); ${(kept.bytes / kept.floor).toFixed(2)}× the messages' own bytes (≤ 4).`,
+    );
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const sizes = process.env.STORAGE_SIZES ? process.env.STORAGE_SIZES.split(",").map(Number) : DEFAULT_PEER_SIZES;
+  await readmeBlock("storage", () => benchStorage(sizes), { write: !process.env.STORAGE_SIZES });
+}
