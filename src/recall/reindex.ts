@@ -5,7 +5,8 @@
  * replaced against the one it wrote: store/recall-index/entries.ts), and nothing else. The application's own edits and
  * removals (`updateState`, `RemoveMessage`) are never indexed, live or rebuilt: a redacted original stays out.
  * Checkpoints written before the library marked its writes count as its own when they are a compaction, a recovery
- * or a restore, or when they put one of its edit markers (cleared, clipped, archived) on a message.
+ * or a restore, or when they put one of its edit markers (cleared, clipped, archived) on a message. An entry the
+ * replay does not produce is kept as it is: after a prune it is the transcript's only copy of its message.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -40,7 +41,12 @@ async function reindex(checkpointer: BaseCheckpointSaver, threadId: string, opti
   const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
   const history = await store.listCheckpoints(threadId);
   if (history.length === 0) throw threadNotFound(threadId);
-  const entries = replayedEntries(threadId, history);
+  const rebuilt = replayedEntries(threadId, history);
+  // Entries the history can no longer produce — the write that made them, or the checkpoint before it, was pruned;
+  // or a prune wrote them — are the only copy of their message: they stay as they are.
+  const produced = new Set(rebuilt.map((entry) => entry.messageId));
+  const pruned = (await store.recall.entries(threadId)).filter((entry) => !produced.has(entry.messageId));
+  const entries = [...pruned, ...rebuilt].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
   await store.recall.replaceThread(threadId, entries);
   return { threadId, indexed: entries.length, checkpoints: history.length };
 }
@@ -56,7 +62,14 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
     const beforeId = typeof recoveredFrom === "string" ? recoveredFrom : stored.tuple.parentConfig?.configurable?.checkpoint_id;
     const before = typeof beforeId === "string" ? byId.get(beforeId) : undefined;
     if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
-    for (const entry of recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages).add) entries.set(entry.messageId, entry);
+    const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
+    for (const entry of changes.add) entries.set(entry.messageId, entry);
+    for (const { messageId, checkpointId, ordinal, previousId } of changes.move ?? []) {
+      const moved = entries.get(messageId);
+      if (!moved) continue;
+      const { previousId: _previous, ...entry } = moved;
+      entries.set(messageId, { ...entry, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
+    }
   }
   return [...entries.values()].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
 }

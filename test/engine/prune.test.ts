@@ -15,6 +15,7 @@ import { HistoryManager } from "../../src/engine/history-manager.js";
 import { pruneThread } from "../../src/engine/prune.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { readTranscript } from "../../src/recall/transcript.js";
+import { reindexThread } from "../../src/recall/reindex.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { compactThread } from "../support/run-script.js";
@@ -70,6 +71,9 @@ for (const kind of SAVER_KINDS) {
       expect(await transcriptIds(store.saver, "kept")).toEqual([...seen.keys()]);
       const audit = await auditThread(store.saver, config("kept"));
       expect(audit.problems, JSON.stringify(audit.problems.slice(0, 2))).toEqual([]);
+      // A reindex after the prune keeps what only the transcript holds.
+      await reindexThread(store.saver, config("kept"));
+      expect(await transcriptIds(store.saver, "kept")).toEqual([...seen.keys()]);
       // The next turn works on the pruned thread.
       const next = await supervisor.invoke({ messages: [new HumanMessage({ id: "ask-next", content: "And ord_3?" })] }, config("kept"));
       expect((next.messages as BaseMessage[]).at(-1)!.getType()).toBe("ai");

@@ -115,6 +115,9 @@ describe("readTranscript", () => {
           }
           await remember();
           expectEveryMessage(await wholeTranscript(saver, "t", 7), [...ever.values()]);
+          // Reindexing (a replay of the library's writes, keeping what pruned checkpoints alone held) changes nothing.
+          await reindexThread(saver, config);
+          expectEveryMessage(await wholeTranscript(saver, "t"), [...ever.values()]);
         },
       ),
       { seed: FUZZ_SEED, numRuns: RUNS },
