@@ -26,6 +26,7 @@ export const CHILD_ENTRIES = [
   "scripts/demo.ts",
   "test/support/append-turns.ts",
   "test/support/compact-child.ts",
+  "test/support/prune-child.ts",
   "test/support/race-turns.ts",
   "test/support/worker-exit-child.ts",
 ];
