@@ -12,6 +12,9 @@ import { MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/l
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { randomUUID } from "node:crypto";
+import { startPostgres } from "../../test/support/postgres-server.js";
 import { createAgent } from "langchain";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,15 +109,41 @@ function liveBytes(saver: SqliteSaver): number {
 
 interface StorageResult {
   size: number;
+  backend: "SQLite" | "Postgres";
   contender: string;
   bytes: number;
   messages: number;
   floor: number;
 }
 
-async function play(contender: StorageContender, conversation: Conversation, budget: number, counter: TokenCounter, dir: string): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
+/** The contenders also measured on Postgres (the uncompacted and middleware stores are SQLite only: gigabytes). */
+const ON_POSTGRES = new Set(["no compaction, MessagesDeltaValue", "this library, keep every checkpoint", "this library, keepCheckpoints: 3"]);
+
+/** Bytes of the schema's tables with their indexes and TOAST, after VACUUM FULL gives deleted rows' space back. */
+async function postgresBytes(saver: PostgresSaver, schema: string): Promise<number> {
+  const pool = (saver as unknown as { pool: { query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> } }).pool;
+  const tables = await pool.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1`, [schema]);
+  let bytes = 0;
+  for (const { tablename } of tables.rows) {
+    const name = `"${schema}"."${String(tablename)}"`;
+    await pool.query(`VACUUM FULL ${name}`);
+    bytes += Number((await pool.query(`SELECT pg_total_relation_size($1::regclass) AS bytes`, [name])).rows[0]!.bytes);
+  }
+  return bytes;
+}
+
+async function play(
+  contender: StorageContender,
+  conversation: Conversation,
+  budget: number,
+  counter: TokenCounter,
+  dir: string,
+  postgresUrl?: string,
+): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
   const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${conversation.messages}.sqlite`);
-  const saver = SqliteSaver.fromConnString(path);
+  const schema = `storage_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const saver = postgresUrl ? PostgresSaver.fromConnString(postgresUrl, { schema }) : SqliteSaver.fromConnString(path);
+  if (saver instanceof PostgresSaver) await saver.setup();
   const player = createPlayer(conversation, counter);
   const running = contender.build(player, saver, budget);
   const seen = new Map<string, BaseMessage>();
@@ -123,6 +152,12 @@ async function play(contender: StorageContender, conversation: Conversation, bud
     for (const message of await running.run(conversation.turns[turn]!.user)) if (message.id && !seen.has(message.id)) seen.set(message.id, message);
   }
   await running.done();
+  if (saver instanceof PostgresSaver) {
+    const bytes = await postgresBytes(saver, schema);
+    await (saver as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await saver.end();
+    return { bytes, seen };
+  }
   const bytes = liveBytes(saver);
   saver.db.close();
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
@@ -133,6 +168,7 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
   const counter = new TokenCounter();
   const dir = mkdtempSync(join(tmpdir(), "compaction-storage-"));
   const results: StorageResult[] = [];
+  const postgres = await startPostgres();
   try {
     for (const size of sizes) {
       const conversation = generateConversation({ seed: 11, messages: size });
@@ -140,41 +176,48 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
       const budget = Math.max(400, Math.floor(total * BUDGET_SHARE));
       let floor = 0;
       let messages = 0;
-      for (const contender of STORAGE_CONTENDERS) {
-        const { bytes, seen } = await play(contender, conversation, budget, counter, dir);
-        // The floor: every message of the uncompacted run, stored once with LangGraph's serde.
-        if (contender.name === "no compaction") {
-          messages = seen.size;
-          floor = [...seen.values()].reduce((sum, message) => sum + Buffer.byteLength(serializeMessage(message)), 0);
+      for (const backend of ["SQLite", "Postgres"] as const) {
+        for (const contender of STORAGE_CONTENDERS) {
+          if (backend === "Postgres" && !ON_POSTGRES.has(contender.name)) continue;
+          const { bytes, seen } = await play(contender, conversation, budget, counter, dir, backend === "Postgres" ? postgres.url : undefined);
+          // The floor: every message of the uncompacted run, stored once with LangGraph's serde.
+          if (contender.name === "no compaction") {
+            messages = seen.size;
+            floor = [...seen.values()].reduce((sum, message) => sum + Buffer.byteLength(serializeMessage(message)), 0);
+          }
+          results.push({ size, backend, contender: contender.name, bytes, messages, floor });
+          process.stderr.write(`  ${size} messages, ${backend}, ${contender.name}: ${(bytes / 1e6).toFixed(2)} MB\n`);
         }
-        results.push({ size, contender: contender.name, bytes, messages, floor });
-        process.stderr.write(`  ${size} messages, ${contender.name}: ${(bytes / 1e6).toFixed(2)} MB\n`);
       }
     }
   } finally {
+    await postgres.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const perMessage = (result: StorageResult) => result.bytes / result.messages;
-  const at = (contender: string, size: number) => results.find((result) => result.contender === contender && result.size === size);
+  const at = (contender: string, size: number, backend: StorageResult["backend"] = "SQLite") => results.find((result) => result.contender === contender && result.size === size && result.backend === backend);
   printTable(
-    `Storage: the peers conversations on SQLite, budget ${BUDGET_SHARE * 100}% of each conversation's tokens; live bytes (pages in use), the transcript and its search index included (npm run bench:storage)`,
+    `Storage: the peers conversations, budget ${BUDGET_SHARE * 100}% of each conversation's tokens; live bytes (SQLite: pages in use; Postgres: pg_total_relation_size of the schema's tables after VACUUM FULL), the transcript and its search index included (npm run bench:storage)`,
     results.map((result) => ({
       messages: result.size,
+      store: result.backend,
       contender: result.contender,
       "live MB": (result.bytes / 1e6).toFixed(2),
       "bytes/message": Math.round(perMessage(result)),
       "× own bytes": (result.bytes / result.floor).toFixed(2),
-      "× delta": at("no compaction, MessagesDeltaValue", result.size) ? (result.bytes / at("no compaction, MessagesDeltaValue", result.size)!.bytes).toFixed(2) : "—",
+      "× delta": at("no compaction, MessagesDeltaValue", result.size, result.backend) ? (result.bytes / at("no compaction, MessagesDeltaValue", result.size, result.backend)!.bytes).toFixed(2) : "—",
     })),
   );
   const largest = Math.max(...sizes);
   const middle = sizes.includes(500) ? 500 : sizes.at(-2);
-  const kept = at("this library, keepCheckpoints: 3", largest);
-  const keptMiddle = middle === undefined ? undefined : at("this library, keepCheckpoints: 3", middle);
-  if (kept && keptMiddle) {
+  for (const backend of ["SQLite", "Postgres"] as const) {
+    const kept = at("this library, keepCheckpoints: 3", largest, backend);
+    const keptMiddle = middle === undefined ? undefined : at("this library, keepCheckpoints: 3", middle, backend);
+    const delta = at("no compaction, MessagesDeltaValue", largest, backend);
+    if (!kept || !keptMiddle || !delta) continue;
     printNote(
-      `keepCheckpoints: 3 — bytes/message at ${largest} messages ${(perMessage(kept) / perMessage(keptMiddle)).toFixed(2)}× that at ${middle} (linear: ≤ 1.3); ` +
-        `${(kept.bytes / at("no compaction, MessagesDeltaValue", largest)!.bytes).toFixed(2)}× the MessagesDeltaValue store (≤ 1); ${(kept.bytes / kept.floor).toFixed(2)}× the messages' own bytes (≤ 4).`,
+      `${backend}, keepCheckpoints: 3 — bytes/message at ${largest} messages ${(perMessage(kept) / perMessage(keptMiddle)).toFixed(2)}× that at ${middle} (linear: ≤ 1.3); ` +
+        `${(kept.bytes / delta.bytes).toFixed(2)}× the MessagesDeltaValue store (≤ 1); ${(kept.bytes / kept.floor).toFixed(2)}× the messages' own bytes (≤ 4).`,
     );
   }
   return results;

@@ -57,21 +57,21 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
     expect(existsSync(`${store}-wal`) || existsSync(`${store}-shm`)).toBe(false);
   });
 
-  it("list, inspect, history and compact --dry-run work", async () => {
+  it("list, inspect, history (--transcript), compact --dry-run and prune --dry-run work", async () => {
     const before = sha(store);
     const list = await script(["list"]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(THREAD);
-    for (const args of [["inspect", THREAD], ["history", THREAD], ["compact", THREAD, "--dry-run", "--json"]]) {
+    for (const args of [["inspect", THREAD], ["history", THREAD], ["history", THREAD, "--transcript"], ["compact", THREAD, "--dry-run", "--json"], ["prune", THREAD, "--dry-run", "--json"]]) {
       const result = await script(args);
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
     }
     expect(sha(store)).toBe(before);
   }, 120_000);
 
-  it("compact, restore and reindex exit 3 naming the store, and write nothing", async () => {
+  it("compact, restore, reindex and prune exit 3 naming the store, and write nothing", async () => {
     const before = sha(store);
-    for (const args of [["compact", THREAD], ["restore", THREAD, "--checkpoint", "x"], ["reindex", THREAD]]) {
+    for (const args of [["compact", THREAD], ["restore", THREAD, "--checkpoint", "x"], ["reindex", THREAD], ["prune", THREAD]]) {
       const result = await script(args);
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(3);
       expect(result.stderr).toContain(`this process cannot write ${store}`);

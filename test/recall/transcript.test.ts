@@ -1,12 +1,12 @@
 /**
  * readTranscript: every message ever stored in a thread, in order, content-identical — the compacted ones from the
  * transcript (the recall index's stored messages), then the head — after compactions (running summaries of
- * summaries), edits (cleared tool results) and pins, over fuzzed histories (parallel tool calls, handoffs); on
+ * summaries), edits (cleared tool results, archived outputs), pins and prunes, over fuzzed histories (parallel tool calls, handoffs); on
  * MemorySaver, a SQLite file and Postgres; paged; and for entries written before the transcript existed.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { reindexThread } from "../../src/recall/reindex.js";
 import { pruneThread } from "../../src/engine/prune.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { clearToolResults } from "../../src/strategies/clear-tool-results.js";
+import { ToolOutputArchive } from "../../src/archive/archive.js";
 import { compactWithStrategy } from "../../src/strategies/strategy-compaction.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
@@ -81,10 +82,14 @@ describe("readTranscript", () => {
     let compactions = 0;
     let edits = 0;
     let prunes = 0;
+    let archives = 0;
     await fc.assert(
       fc.asyncProperty(
         historyShape,
-        fc.array(fc.tuple(fc.double({ min: 0.2, max: 0.8, noNaN: true }), historyShape, fc.boolean(), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined })), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.tuple(fc.double({ min: 0.2, max: 0.8, noNaN: true }), historyShape, fc.constantFrom("none", "clear", "archive"), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined })),
+          { minLength: 1, maxLength: 4 },
+        ),
         fc.boolean(),
         async (shape, rounds, pinFirst) => {
           const saver = new MemorySaver();
@@ -100,10 +105,19 @@ describe("readTranscript", () => {
           const remember = async () => {
             for (const message of await everMessages(saver, "t")) if (!ever.has(message.id!)) ever.set(message.id!, message);
           };
-          for (const [index, [compactionRatio, next, clear, keep]] of rounds.entries()) {
-            if (clear) {
+          const archive = new ToolOutputArchive({ store: new InMemoryStore(), thresholdTokens: 1, headChars: 4, tailChars: 4, keep: 0 });
+          for (const [index, [compactionRatio, next, edit, keep]] of rounds.entries()) {
+            if (edit === "clear") {
               const report = await compactWithStrategy({ manager: editor, strategy: clearToolResults({ keep: 0 }), threadId: "t" });
               if (report.status === "compacted") edits++;
+            } else if (edit === "archive") {
+              // As the wrapper's archive writes: tool outputs moved behind a pointer, the head force-written.
+              const head = (await manager.store.readHead("t"))!;
+              const { messages, archived } = await archive.archive(head.messages, { threadId: "t" });
+              if (archived.length > 0) {
+                await manager.replaceReadHead("t", head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
+                archives++;
+              }
             }
             const report = await manager.compactThread(config, { compactionRatio });
             if (report.status === "compacted") compactions++;
@@ -125,6 +139,7 @@ describe("readTranscript", () => {
     expect(compactions).toBeGreaterThan(RUNS / 2);
     expect(edits).toBeGreaterThan(0);
     expect(prunes).toBeGreaterThan(0);
+    expect(archives).toBeGreaterThan(0);
   }, 120_000 + RUNS * 500);
 
   it("refuses a bad page and an unknown thread, naming the value", async () => {
