@@ -1,6 +1,8 @@
 /**
  * `npm run bench:storage`: what a thread costs the store. The peers conversations (50 to 2,000 messages: handoffs,
- * bulky and parallel tool calls) played through real graphs on a SQLite file each, at a budget of 25% of the
+ * bulky and parallel tool calls), and the retention benchmark's recorded conversations where this machine has them
+ * (the middleware contender plays the generated ones only), played through real graphs on a SQLite file each (and on
+ * Postgres for the delta store and this library), at a budget of 25% of the
  * conversation's tokens, per contender: no compaction; no compaction with `MessagesDeltaValue` (LangGraph's own
  * delta storage); this library without pruning; this library with `keepCheckpoints: 3`; `summarizationMiddleware`.
  * Measured: the store's live bytes (SQLite pages in use after a WAL checkpoint, the recall index/transcript
@@ -23,22 +25,26 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 import { serializeMessage } from "../../src/store/recall-index/message-serde.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import { generateConversation, type Conversation } from "../workload/conversation.js";
+import { generateConversation } from "../workload/conversation.js";
 import { conversationMessages } from "../workload/conversation-messages.js";
 import { CONTENDERS, SYSTEM_PROMPT } from "./peers/contenders.js";
 import { createPlayer, type Player } from "./peers/player.js";
 import { BUDGET_SHARE, DEFAULT_PEER_SIZES } from "./peers.js";
 import { printNote, printTable } from "./table.js";
+import { existsSync } from "node:fs";
+import { loadDialogues, type Dialogue } from "./retention/dataset.js";
+import { createPlayer as createDialoguePlayer, groupTurns, userMessage } from "./retention/player.js";
+import { budgetOf, DEFAULT_DATA } from "./retention.js";
 import { readmeBlock } from "./readme-block.js";
 
-type Run = (text: string) => Promise<BaseMessage[]>;
+type Run = (input: string | BaseMessage[]) => Promise<BaseMessage[]>;
 interface StorageContender {
   name: string;
   build(player: Player, saver: BaseCheckpointSaver, budget: number): { run: Run; done(): Promise<void> };
 }
 
 const config = { configurable: { thread_id: "storage" }, recursionLimit: 200 };
-const input = (text: string) => ({ messages: [new HumanMessage(text)] });
+const input = (given: string | BaseMessage[]) => ({ messages: typeof given === "string" ? [new HumanMessage(given)] : given });
 
 function library(name: string, keepCheckpoints?: number): StorageContender {
   return {
@@ -90,8 +96,9 @@ const STORAGE_CONTENDERS: StorageContender[] = [
       const middleware = CONTENDERS.find((contender) => contender.name.startsWith("summarizationMiddleware"))!;
       const running = middleware.build(player, saver, budget, new TokenCounter());
       return {
-        run: async (text) => {
-          await running.invoke(text, "storage");
+        run: async (given) => {
+          if (typeof given !== "string") throw new Error("the middleware contender plays the generated conversations only");
+          await running.invoke(given, "storage");
           return [];
         },
         done: async () => undefined,
@@ -108,7 +115,8 @@ function liveBytes(saver: SqliteSaver): number {
 }
 
 interface StorageResult {
-  size: number;
+  /** Messages of a generated conversation, or a recorded conversation's id. */
+  size: number | string;
   backend: "SQLite" | "Postgres";
   contender: string;
   bytes: number;
@@ -132,24 +140,24 @@ async function postgresBytes(saver: PostgresSaver, schema: string): Promise<numb
   return bytes;
 }
 
-async function play(
-  contender: StorageContender,
-  conversation: Conversation,
-  budget: number,
-  counter: TokenCounter,
-  dir: string,
-  postgresUrl?: string,
-): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
-  const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${conversation.messages}.sqlite`);
+/** What a contender is fed: the turns' inputs in order, and the model's scripted player (generated or recorded). */
+interface Script {
+  label: string;
+  messages: number;
+  player: Player;
+  turns: Array<{ begin(): void; input: string | BaseMessage[] }>;
+}
+
+async function play(contender: StorageContender, script: Script, budget: number, dir: string, postgresUrl?: string): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
+  const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${script.label.replace(/\W+/g, "-")}.sqlite`);
   const schema = `storage_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const saver = postgresUrl ? PostgresSaver.fromConnString(postgresUrl, { schema }) : SqliteSaver.fromConnString(path);
   if (saver instanceof PostgresSaver) await saver.setup();
-  const player = createPlayer(conversation, counter);
-  const running = contender.build(player, saver, budget);
+  const running = contender.build(script.player, saver, budget);
   const seen = new Map<string, BaseMessage>();
-  for (let turn = 0; turn < conversation.turns.length; turn++) {
-    player.begin(turn);
-    for (const message of await running.run(conversation.turns[turn]!.user)) if (message.id && !seen.has(message.id)) seen.set(message.id, message);
+  for (const turn of script.turns) {
+    turn.begin();
+    for (const message of await running.run(turn.input)) if (message.id && !seen.has(message.id)) seen.set(message.id, message);
   }
   await running.done();
   if (saver instanceof PostgresSaver) {
@@ -164,29 +172,61 @@ async function play(
   return { bytes, seen };
 }
 
+/** A generated peers conversation (tool calls, handoffs). */
+function generated(size: number, counter: TokenCounter): { script: () => Script; budget: number } {
+  const conversation = generateConversation({ seed: 11, messages: size });
+  const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
+  return {
+    budget: Math.max(400, Math.floor(total * BUDGET_SHARE)),
+    script: () => {
+      const player = createPlayer(conversation, counter);
+      return { label: String(size), messages: size, player, turns: conversation.turns.map((turn, index) => ({ begin: () => player.begin(index), input: turn.user })) };
+    },
+  };
+}
+
+/** A recorded conversation of the retention benchmark, replayed turn by turn (no tools). */
+function recorded(dialogue: Dialogue, counter: TokenCounter): { script: () => Script; budget: number } {
+  const groups = groupTurns(dialogue);
+  return {
+    budget: budgetOf(dialogue, BUDGET_SHARE, counter),
+    script: () => {
+      const replay = createDialoguePlayer(groups, counter);
+      const player = { model: replay.model, tools: [] } as unknown as Player;
+      return {
+        label: dialogue.id,
+        messages: dialogue.turns.length,
+        player,
+        turns: groups.filter((group) => group.reply).map((group) => ({ begin: () => replay.begin(groups.indexOf(group)), input: group.inputs.map(userMessage) })),
+      };
+    },
+  };
+}
+
 export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageResult[]> {
   const counter = new TokenCounter();
   const dir = mkdtempSync(join(tmpdir(), "compaction-storage-"));
   const results: StorageResult[] = [];
   const postgres = await startPostgres();
+  const workloads: Array<{ size: number | string; load: { script: () => Script; budget: number } }> = sizes.map((size) => ({ size, load: generated(size, counter) }));
+  // The retention benchmark's recorded conversations, where this machine has them (docs/benchmarks.md).
+  if (existsSync(DEFAULT_DATA)) for (const dialogue of loadDialogues(DEFAULT_DATA)) workloads.push({ size: dialogue.id, load: recorded(dialogue, counter) });
   try {
-    for (const size of sizes) {
-      const conversation = generateConversation({ seed: 11, messages: size });
-      const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
-      const budget = Math.max(400, Math.floor(total * BUDGET_SHARE));
+    for (const { size, load } of workloads) {
       let floor = 0;
       let messages = 0;
       for (const backend of ["SQLite", "Postgres"] as const) {
         for (const contender of STORAGE_CONTENDERS) {
           if (backend === "Postgres" && !ON_POSTGRES.has(contender.name)) continue;
-          const { bytes, seen } = await play(contender, conversation, budget, counter, dir, backend === "Postgres" ? postgres.url : undefined);
+          if (typeof size === "string" && contender.name === "summarizationMiddleware") continue;
+          const { bytes, seen } = await play(contender, load.script(), load.budget, dir, backend === "Postgres" ? postgres.url : undefined);
           // The floor: every message of the uncompacted run, stored once with LangGraph's serde.
           if (contender.name === "no compaction") {
             messages = seen.size;
             floor = [...seen.values()].reduce((sum, message) => sum + Buffer.byteLength(serializeMessage(message)), 0);
           }
           results.push({ size, backend, contender: contender.name, bytes, messages, floor });
-          process.stderr.write(`  ${size} messages, ${backend}, ${contender.name}: ${(bytes / 1e6).toFixed(2)} MB\n`);
+          process.stderr.write(`  ${size}, ${backend}, ${contender.name}: ${(bytes / 1e6).toFixed(2)} MB\n`);
         }
       }
     }
@@ -195,11 +235,11 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
     rmSync(dir, { recursive: true, force: true });
   }
   const perMessage = (result: StorageResult) => result.bytes / result.messages;
-  const at = (contender: string, size: number, backend: StorageResult["backend"] = "SQLite") => results.find((result) => result.contender === contender && result.size === size && result.backend === backend);
+  const at = (contender: string, size: number | string, backend: StorageResult["backend"] = "SQLite") => results.find((result) => result.contender === contender && result.size === size && result.backend === backend);
   printTable(
     `Storage: the peers conversations, budget ${BUDGET_SHARE * 100}% of each conversation's tokens; live bytes (SQLite: pages in use; Postgres: pg_total_relation_size of the schema's tables after VACUUM FULL), the transcript and its search index included (npm run bench:storage)`,
     results.map((result) => ({
-      messages: result.size,
+      conversation: typeof result.size === "number" ? `${result.size} messages` : `${result.size} (${result.messages} messages)`,
       store: result.backend,
       contender: result.contender,
       "live MB": (result.bytes / 1e6).toFixed(2),

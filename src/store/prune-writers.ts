@@ -24,12 +24,22 @@ export function onPrunePhase(hook: ((phase: PrunePhase) => void) | undefined): v
   onPhase = hook;
 }
 
+/**
+ * Whether the plan still holds: the head it was made from is still stored and is the head, or turns have only been
+ * added after it since (checkpoint ids sort in time), so everything it deletes is older than what any turn started
+ * from. A head replaced by an older-sorting id, or the planned head gone, is a conflict: plan again.
+ */
+function stillValid(plan: PrunePlan, current: string | undefined, plannedExists: boolean): boolean {
+  return plannedExists && current !== undefined && current >= plan.headCheckpointId;
+}
+
 export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): PruneOutcome {
   const run = db.transaction((): PruneOutcome => {
     const head = db.prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`).get(threadId) as
       | { checkpoint_id: string }
       | undefined;
-    if (head?.checkpoint_id !== plan.headCheckpointId) return { status: "conflict", headCheckpointId: head?.checkpoint_id ?? null };
+    const planned = db.prepare(`SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`).get(threadId, plan.headCheckpointId);
+    if (!stillValid(plan, head?.checkpoint_id, planned !== undefined)) return { status: "conflict", headCheckpointId: head?.checkpoint_id ?? null };
     onPhase?.("prune:in-transaction");
     applySqliteRecall(db, { threadId, add: plan.backfill });
     onPhase?.("prune:backfilled");
@@ -61,7 +71,8 @@ export async function prunePostgres(pool: PostgresPool, schema: string, language
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7243))", [`langgraph-compaction:${threadId}`]);
       const head = await client.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
       const current = (head.rows[0]?.checkpoint_id as string | undefined) ?? null;
-      if (current !== plan.headCheckpointId) {
+      const planned = await client.query(`SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2`, [threadId, plan.headCheckpointId]);
+      if (!stillValid(plan, current ?? undefined, planned.rows.length > 0)) {
         await client.query("ROLLBACK");
         return { status: "conflict", headCheckpointId: current };
       }
@@ -116,7 +127,7 @@ export function pruneMemory(saver: MemorySaverLike, recall: MemoryRecall, thread
   const namespaces = saver.storage[threadId] ?? {};
   const root = namespaces[""] ?? {};
   const head = Object.keys(root).sort().at(-1) ?? null;
-  if (head !== plan.headCheckpointId) return { status: "conflict", headCheckpointId: head };
+  if (!stillValid(plan, head ?? undefined, plan.headCheckpointId in root)) return { status: "conflict", headCheckpointId: head };
   recall.apply({ threadId, add: plan.backfill });
   for (const id of plan.remove) {
     delete root[id];
