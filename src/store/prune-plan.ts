@@ -9,7 +9,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { INTERRUPT } from "@langchain/langgraph-checkpoint";
 import { getSummaryProvenance } from "../messages/summary-message.js";
 import { holdsOwnMessages } from "./checkpoint-messages.js";
-import { writtenByLibrary } from "./replacement.js";
 import { recallEntry, recallText } from "./recall-index/entries.js";
 import type { RecallEntry } from "./recall-index/types.js";
 import type { StoredCheckpoint } from "./thread-store.js";
@@ -31,13 +30,6 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
   const ids = checkpoints.map(({ tuple }) => tuple.checkpoint.id);
   const byId = new Map(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
   const kept = new Set(ids.slice(-keep));
-  // A head written by this library (a compaction, a restore) replaced its parent while a turn may have started from
-  // it: the parent stays until a later prune.
-  const head = checkpoints.at(-1);
-  if (head && writtenByLibrary(head.tuple.metadata as Record<string, unknown> | undefined)) {
-    const parent = head.tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
-    if (parent && byId.has(parent)) kept.add(parent);
-  }
   for (const { tuple } of checkpoints) {
     if ((tuple.pendingWrites ?? []).some(([, channel]) => channel === INTERRUPT)) kept.add(tuple.checkpoint.id);
   }

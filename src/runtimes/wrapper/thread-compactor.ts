@@ -238,8 +238,14 @@ export class ThreadCompactor {
       record.lastLanded = report;
       keepUnstreamed(record, report);
       await this.parts.events.landed(report, config);
-      // keepCheckpoints: the prune runs after the landing, off the turn's path (flush() waits for it).
-      if (this.parts.options.keepCheckpoints !== undefined) this.track(this.prune(report.threadId, this.parts.options.keepCheckpoints));
+      // keepCheckpoints: the prune runs after the landing — off the turn's path with background compaction (flush()
+      // waits for it), inside it with `background: false`, as the compaction itself.
+      const keep = this.parts.options.keepCheckpoints;
+      if (keep !== undefined) {
+        const pruning = this.prune(report.threadId, keep);
+        if (this.parts.options.background) this.track(pruning);
+        else await pruning;
+      }
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
