@@ -6,7 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../messages/summary-message.js";
 import { MAX_TRANSCRIPT_PAGE, readTranscript } from "../recall/transcript.js";
-import { recallText } from "../store/recall-index/entries.js";
+import { recallRole, recallText } from "../store/recall-index/entries.js";
 import type { ThreadStore, ThreadStorage } from "../store/thread-store.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { timelineOf, type TimelineRow } from "./timeline.js";
@@ -60,10 +60,8 @@ export interface ThreadReport {
   storage: (ThreadStorage & { indexEntries: number }) | { checkpoints: number; indexEntries: number };
 }
 
-const ROLE: Record<string, string> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
-
 function reportMessage(message: BaseMessage): ReportMessage {
-  return { role: ROLE[message.getType()] ?? message.getType(), ...(message.name ? { name: message.name } : {}), text: isSummaryMessage(message) ? summaryText(message) : recallText(message) };
+  return { role: recallRole(message), ...(message.name ? { name: message.name } : {}), text: isSummaryMessage(message) ? summaryText(message) : recallText(message) };
 }
 
 function kindOf(row: TimelineRow): ReportPoint["kind"] | undefined {

@@ -5,8 +5,9 @@
  * the new head, so neither the head nor a checkpoint a turn started from is ever deleted.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
+import { invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { planPrune } from "../store/prune-plan.js";
+import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 
 export const DEFAULT_KEEP_CHECKPOINTS = 3;
@@ -50,13 +51,7 @@ export async function pruneThread(checkpointer: BaseCheckpointSaver, config: unk
 
 export async function pruneStoredThread(store: ThreadStore, threadId: string, keep: number, dryRun: boolean): Promise<PruneReport> {
   // Before reading anything: a saver this library cannot delete from.
-  if (!store.prunable) {
-    throw new CompactionError({
-      code: "UNSUPPORTED",
-      value: store.saver.constructor?.name,
-      message: `pruning needs a SqliteSaver, a PostgresSaver or a MemorySaver; ${store.saver.constructor?.name ?? "this saver"} has no way to delete checkpoints that this library knows. Nothing was deleted.`,
-    });
-  }
+  if (!store.prunable) throw unsupportedPrune(store.saver);
   for (let attempt = 1; ; attempt++) {
     const checkpoints = (await store.listCheckpoints(threadId)).reverse();
     if (checkpoints.length === 0) throw threadNotFound(threadId);

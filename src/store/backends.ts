@@ -12,9 +12,8 @@ import { GenericWriter } from "./swap-generic.js";
 import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
 import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
 import type { RecallBackend, ThreadRow, ThreadStorage } from "./thread-store.js";
-import { CompactionError } from "../errors.js";
 import type { PrunePlan } from "./prune-plan.js";
-import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, type PruneOutcome } from "./prune-writers.js";
+import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
   name: "sqlite" | "postgres" | "generic";
@@ -133,11 +132,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     prunable: isMemorySaver(saver),
     prune: async (threadId, plan) => {
       if (isMemorySaver(saver)) return pruneMemory(saver, memoryRecallFor(saver), threadId, plan);
-      throw new CompactionError({
-        code: "UNSUPPORTED",
-        value: saver.constructor?.name,
-        message: `pruning needs a SqliteSaver, a PostgresSaver or a MemorySaver; ${saver.constructor?.name ?? "this saver"} has no way to delete checkpoints that this library knows. Nothing was deleted.`,
-      });
+      throw unsupportedPrune(saver);
     },
     listThreads: async () => {
       // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).

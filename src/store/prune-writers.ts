@@ -6,6 +6,7 @@
  * MemorySaver: its maps, in this process.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { CompactionError } from "../errors.js";
 import { withConnection } from "./pg-connection.js";
 import type { PrunePlan } from "./prune-plan.js";
 import { applyPostgresRecall, type PostgresPool } from "./recall-index/postgres-index.js";
@@ -13,6 +14,16 @@ import { applySqliteRecall } from "./recall-index/sqlite-index.js";
 import type { MemoryRecall } from "./recall-index/memory-index.js";
 import { quoteIdentifier } from "./sql.js";
 import type { SqliteDatabase as Database } from "./sqlite-database.js";
+
+/** The error of a prune on a saver this library cannot delete from. */
+export function unsupportedPrune(saver: BaseCheckpointSaver): CompactionError {
+  const name = saver.constructor?.name;
+  return new CompactionError({
+    code: "UNSUPPORTED",
+    value: name,
+    message: `pruning needs a SqliteSaver, a PostgresSaver or a MemorySaver; ${name ?? "this saver"} has no way to delete checkpoints that this library knows. Nothing was deleted.`,
+  });
+}
 
 export type PruneOutcome = { status: "pruned" } | { status: "conflict"; headCheckpointId: string | null };
 

@@ -7,7 +7,6 @@
  */
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
@@ -18,25 +17,15 @@ import { readTranscript } from "../../src/recall/transcript.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { generateHistory } from "../../scripts/workload/history.js";
 import { createTestAgent } from "../support/agents.js";
-import { childArgs, ROOT } from "../support/child-entry.js";
+import { runStepChild, type StepRun } from "../support/step-child.js";
 import { recordFigures } from "../support/reliability.js";
 
 const THREAD = "crash-prune";
 const PHASES = ["prune:in-transaction", "prune:backfilled", "prune:deleted", "-"];
 const config = { configurable: { thread_id: THREAD } };
 
-function runChild(url: string, schema: string, killAt: string): Promise<{ steps: string[]; signal: NodeJS.Signals | null }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...childArgs("test/support/prune-child.ts"), url, schema, THREAD, killAt], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code, signal) => {
-      if (code !== null && code !== 0) return reject(new Error(`child failed (${code})\n${stderr}`));
-      resolvePromise({ steps: stdout.split("\n").filter((line) => line.startsWith("step:")).map((line) => line.slice(5)), signal });
-    });
-  });
+function runChild(url: string, schema: string, killAt: string): Promise<StepRun> {
+  return runStepChild("test/support/prune-child.ts", [url, schema, THREAD, killAt]);
 }
 
 /** A fresh schema holding the thread to prune; returns what the audit says of it before any prune, and its head. */

@@ -10,7 +10,6 @@
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,7 +23,7 @@ import { HistoryManager } from "../../src/engine/history-manager.js";
 import { pruneThread } from "../../src/engine/prune.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
-import { childArgs, ROOT } from "../support/child-entry.js";
+import { runStepChild, type StepRun } from "../support/step-child.js";
 
 // npm test: each named phase once, then kills at drawn statements; test:reliability: 200 and 50 trials.
 const TRIALS = size("CRASH_TRIALS", 7, 200);
@@ -35,26 +34,9 @@ const PRUNE_PHASES = ["prune:in-transaction", "prune:backfilled", "prune:deleted
 const PHASES = ["started", "summarizing", "summarized", "in-transaction", "in-transaction:recall", "committed:compacted"];
 const THREAD = "crash";
 
-/** Runs the child, which kills itself on reaching `killAt` (if given). Returns the steps it reported. */
-function runChild(path: string, killAt?: string, mode: "plain" | "rebase" | "prune" = "plain"): Promise<{ steps: string[]; total?: number; signal: NodeJS.Signals | null }> {
-  return new Promise((resolvePromise, reject) => {
-    const args = [...childArgs("test/support/compact-child.ts"), path, THREAD, killAt ?? "-", mode];
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code, signal) => {
-      if (code !== null && code !== 0) return reject(new Error(`child failed (${code})\n${stderr}`));
-      const lines = stdout.split("\n");
-      const total = lines.find((line) => line.startsWith("steps:"));
-      resolvePromise({
-        steps: lines.filter((line) => line.startsWith("step:")).map((line) => line.slice(5)),
-        ...(total ? { total: Number(total.slice(6)) } : {}),
-        signal,
-      });
-    });
-  });
+/** Runs the compaction (or prune) child, which kills itself on reaching `killAt` (if given). */
+function runChild(path: string, killAt?: string, mode: "plain" | "rebase" | "prune" = "plain"): Promise<StepRun> {
+  return runStepChild("test/support/compact-child.ts", [path, THREAD, killAt ?? "-", mode]);
 }
 
 /** The message ids in the recall index of the thread (none if the file has no index). */

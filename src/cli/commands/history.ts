@@ -24,12 +24,11 @@ Examples:
 export async function historyCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);
   if (context.options.transcript) return transcriptCommand(context, threadId!);
-  const { rows } = await timelineOf(context.store.threads, threadId!, context.counter);
-  const checkpoints = rows;
-  const superseded = rows.filter((row) => row.superseded);
-  if (context.json) return context.printer.line(JSON.stringify({ threadId, checkpoints: rows }, null, 2));
+  const { rows: checkpoints } = await timelineOf(context.store.threads, threadId!, context.counter);
+  const superseded = checkpoints.filter((row) => row.superseded);
+  if (context.json) return context.printer.line(JSON.stringify({ threadId, checkpoints }, null, 2));
   const every = Boolean(context.options["every-checkpoint"]);
-  const shown = rows.filter((row) => every || row.turnEnd || row.compaction || row.restore || row.superseded);
+  const shown = checkpoints.filter((row) => every || row.turnEnd || row.compaction || row.restore || row.superseded);
   const max = Math.max(1, ...checkpoints.map((checkpoint) => checkpoint.tokens));
   for (const line of table(
     shown.map((checkpoint) => ({

@@ -1,4 +1,4 @@
-import { CompactionError, invalidArgument } from "../../errors.js";
+import { CompactionError } from "../../errors.js";
 import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneReport } from "../../engine/prune.js";
 import type { CliContext } from "../context.js";
 import { number, table } from "../format.js";
@@ -23,9 +23,9 @@ export async function pruneCommand(context: CliContext, threadId: string | undef
   if (threadId && context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--all", value: threadId, message: "prune takes a thread or --all, not both" });
   if (!threadId && !context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "prune needs a thread id or --all" });
   const raw = context.options.keep;
-  const value = raw === undefined ? DEFAULT_KEEP_CHECKPOINTS : Number(raw.replace(/_/g, ""));
-  if (raw !== undefined && (raw.trim() === "" || !Number.isInteger(value) || value < 1)) throw invalidArgument("--keep", raw, "an integer >= 1 (the head is always kept)");
-  const keep = validateKeep(value, "--keep");
+  const keep = raw === undefined ? DEFAULT_KEEP_CHECKPOINTS : Number(raw.replace(/_/g, ""));
+  // The raw text in the error, as the user typed it ("two", "0"), through the one rule.
+  if (raw !== undefined && (raw.trim() === "" || !Number.isInteger(keep) || keep < 1)) validateKeep(raw, "--keep");
   const dryRun = Boolean(context.options["dry-run"]);
   const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
   const reports: PruneReport[] = [];

@@ -20,6 +20,11 @@ import type { RecallChanges, RecallEntry, RecallMove } from "./types.js";
 
 const ROLES: Record<string, RecallEntry["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
 
+/** A message's role as the index (and the transcript) names it. */
+export function recallRole(message: BaseMessage): RecallEntry["role"] {
+  return ROLES[message.getType()] ?? "user";
+}
+
 /**
  * Who and when, searchable beside the text: the message's name and its day ("Caroline 8 May 2023"), so "what did
  * Melanie paint in June?" favours Melanie's messages of June.
@@ -52,7 +57,7 @@ export function recallEntry(
   const context = previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system" ? textOf(previous).slice(0, CONTEXT_CHARS) : "";
   return {
     messageId: message.id!,
-    role: ROLES[message.getType()] ?? "user",
+    role: recallRole(message),
     ...(message.name ? { name: message.name } : {}),
     ...(date ? { date: date.toISOString() } : {}),
     checkpointId,
