@@ -6,7 +6,7 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
-import { planPrune } from "../store/prune-plan.js";
+import { messageIdsOf, planPrune } from "../store/prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 
@@ -55,7 +55,7 @@ export async function pruneStoredThread(store: ThreadStore, threadId: string, ke
   for (let attempt = 1; ; attempt++) {
     const checkpoints = (await store.listCheckpoints(threadId)).reverse();
     if (checkpoints.length === 0) throw threadNotFound(threadId);
-    const plan = planPrune(checkpoints, keep, await store.recall.entries(threadId));
+    const plan = planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints)));
     const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore: checkpoints.length, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
     if (plan.remove.length === 0) return { ...report, status: "nothing", reason: `${checkpoints.length} checkpoint(s), all kept` };
     if (dryRun) return { ...report, status: "dry-run" };

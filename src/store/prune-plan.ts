@@ -25,8 +25,21 @@ export interface PrunePlan {
   backfill: RecallEntry[];
 }
 
-/** `checkpoints`: the thread's root namespace, oldest first. `entries`: its transcript. */
-export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number, entries: readonly RecallEntry[]): PrunePlan {
+/**
+ * The message ids whose transcript entries a plan over `checkpoints` may need to know about: those of every
+ * checkpoint read (the store answers for these ids only, never the whole transcript).
+ */
+export function messageIdsOf(checkpoints: readonly StoredCheckpoint[]): string[] {
+  const ids = new Set<string>();
+  for (const { messages } of checkpoints) for (const message of messages) if (message.id) ids.add(message.id);
+  return [...ids];
+}
+
+/**
+ * `checkpoints`: the thread's root namespace, oldest first. `recorded`: which of their messages the transcript
+ * already holds with the message itself (`messageIdsOf` names the ids to ask the store about).
+ */
+export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number, recorded: ReadonlySet<string>): PrunePlan {
   const ids = checkpoints.map(({ tuple }) => tuple.checkpoint.id);
   const byId = new Map(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
   const kept = new Set(ids.slice(-keep));
@@ -47,7 +60,6 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
   const remove = ids.filter((id) => !kept.has(id));
   const stays = new Map<string, string>();
   for (const id of kept) for (const message of byId.get(id)!.messages) if (message.id) stays.set(message.id, recallText(message));
-  const recorded = new Set(entries.filter((entry) => entry.message !== undefined).map((entry) => entry.messageId));
   // The last place each uncovered message was seen among the checkpoints that go.
   const last = new Map<string, { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage }>();
   for (const id of remove) {

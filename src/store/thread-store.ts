@@ -22,6 +22,8 @@ export interface RecallBackend {
   search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
   neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
   entries(threadId: string): Promise<RecallEntry[]>;
+  /** Which of `messageIds` the transcript holds with their stored message: an indexed lookup, not a read of every entry. */
+  recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>>;
   replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
 }
 

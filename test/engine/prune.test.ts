@@ -58,16 +58,17 @@ for (const kind of SAVER_KINDS) {
         onCompactionError: (error) => void errors.push(error),
       });
       const seen = new Map<string, BaseMessage>();
+      const after: number[] = [];
       for (let turn = 0; turn < 20; turn++) {
         const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?` })] }, config("kept"));
         sentSoFar(seen, result.messages as BaseMessage[]);
+        // background: false — the turn's prune is part of the turn: the store holds the newest three after each one.
+        after.push(await rootCheckpoints(store.saver, "kept"));
       }
       await supervisor.flush();
       expect(compactions).toBeGreaterThan(1);
       expect(errors).toEqual([]);
-      // Turns since the last compaction (each a few checkpoints) plus the three kept: far fewer than 20 turns' worth.
-      const left = await rootCheckpoints(store.saver, "kept");
-      expect(left).toBeLessThan(40);
+      expect(after).toEqual(after.map(() => 3));
       expect(await transcriptIds(store.saver, "kept")).toEqual([...seen.keys()]);
       const audit = await auditThread(store.saver, config("kept"));
       expect(audit.problems, JSON.stringify(audit.problems.slice(0, 2))).toEqual([]);
@@ -77,6 +78,26 @@ for (const kind of SAVER_KINDS) {
       // The next turn works on the pruned thread.
       const next = await supervisor.invoke({ messages: [new HumanMessage({ id: "ask-next", content: "And ord_3?" })] }, config("kept"));
       expect((next.messages as BaseMessage[]).at(-1)!.getType()).toBe("ai");
+    });
+
+    it("with background compaction the prune runs off the turn, and flush() waits for it", async () => {
+      const team = createTeam(store.saver);
+      let compactions = 0;
+      const errors: unknown[] = [];
+      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, workers: false, keepCheckpoints: 2, env: {}, onCompaction: () => void compactions++, onCompactionError: (error) => void errors.push(error) });
+      const seen = new Map<string, BaseMessage>();
+      for (let turn = 0; turn < 12; turn++) {
+        const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `bg-${turn}`, content: `Where is parcel pk_${turn} now, and when does it reach the depot in Leeds?` })] }, config("kept-bg"));
+        sentSoFar(seen, result.messages as BaseMessage[]);
+      }
+      await supervisor.flush();
+      expect(compactions).toBeGreaterThan(0);
+      expect(errors).toEqual([]);
+      expect(await rootCheckpoints(store.saver, "kept-bg")).toBe(2);
+      expect(await transcriptIds(store.saver, "kept-bg")).toEqual([...seen.keys()]);
+      const audit = await auditThread(store.saver, config("kept-bg"));
+      expect(audit.problems, JSON.stringify(audit.problems.slice(0, 2))).toEqual([]);
+      await supervisor.close();
     });
 
     it("messages a graph removed itself are written to the transcript before their checkpoints go", async () => {

@@ -127,9 +127,10 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    */
   workers?: number | false;
   /**
-   * After each compaction that lands, delete the thread's checkpoints the transcript makes redundant, keeping the
-   * newest `keepCheckpoints` (`pruneThread`: every message of a deleted checkpoint is in a kept one or in the
-   * transcript first). Runs after the landing, off the turn's path. @default keep every checkpoint
+   * After each turn and each compaction that lands, delete the thread's checkpoints the transcript makes redundant,
+   * keeping the newest `keepCheckpoints` (`pruneThread`: every message of a deleted checkpoint is in a kept one or in
+   * the transcript first). Runs off the turn's path (inside it with `background: false`); `flush()` waits for it.
+   * @default keep every checkpoint
    */
   keepCheckpoints?: number;
 }

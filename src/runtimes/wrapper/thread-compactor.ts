@@ -125,6 +125,10 @@ export class ThreadCompactor {
       await record.preparing;
       if (record.lastLanded !== before) landed = record.lastLanded;
     }
+    // keepCheckpoints: every turn ends with a prune of what it made redundant (a few checkpoints, the transcript
+    // asked about their messages only), so the store holds the newest `keep` between turns, not every checkpoint
+    // since the last compaction. A compaction in flight prunes when it lands instead.
+    if (!record.preparing && !record.ready) await this.prune(record);
     return landed;
   }
 
@@ -219,13 +223,35 @@ export class ThreadCompactor {
     return report;
   }
 
-  /** Deletes the checkpoints the transcript makes redundant; a failure goes to onCompactionError (nothing deleted). */
-  private async prune(threadId: string, keep: number): Promise<void> {
-    try {
-      await this.parts.manager.pruneThread({ configurable: { thread_id: threadId } }, { keep });
-    } catch (error) {
-      await this.parts.events.error(error, threadId);
+  /**
+   * With `keepCheckpoints`: delete the checkpoints the transcript makes redundant — off the turn's path with
+   * background compaction (flush() waits for it), inside it with `background: false`, as the compaction itself. One
+   * prune per thread at a time: asked for while one runs, it runs once more after it (however often it was asked).
+   * A failure goes to onCompactionError (nothing deleted).
+   */
+  private async prune(record: ThreadRecord): Promise<void> {
+    const keep = this.parts.options.keepCheckpoints;
+    if (keep === undefined) return;
+    if (record.pruning) {
+      record.pruneAgain = true;
+      return this.parts.options.background ? undefined : record.pruning;
     }
+    const { threadId } = record;
+    const pruning = (async () => {
+      do {
+        record.pruneAgain = false;
+        try {
+          await this.parts.manager.pruneThread({ configurable: { thread_id: threadId } }, { keep });
+        } catch (error) {
+          await this.parts.events.error(error, threadId);
+        }
+      } while (record.pruneAgain);
+    })().finally(() => {
+      if (record.pruning === pruning) record.pruning = undefined;
+    });
+    record.pruning = pruning;
+    if (this.parts.options.background) this.track(pruning);
+    else await pruning;
   }
 
   /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
@@ -238,14 +264,7 @@ export class ThreadCompactor {
       record.lastLanded = report;
       keepUnstreamed(record, report);
       await this.parts.events.landed(report, config);
-      // keepCheckpoints: the prune runs after the landing — off the turn's path with background compaction (flush()
-      // waits for it), inside it with `background: false`, as the compaction itself.
-      const keep = this.parts.options.keepCheckpoints;
-      if (keep !== undefined) {
-        const pruning = this.prune(report.threadId, keep);
-        if (this.parts.options.background) this.track(pruning);
-        else await pruning;
-      }
+      await this.prune(record);
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan

@@ -23,6 +23,10 @@ export interface ThreadRecord {
   ready?: ReadySummary;
   /** The rebasing write in flight (milliseconds). */
   applying?: Promise<unknown>;
+  /** With `keepCheckpoints`: the prune in flight (one per thread at a time). */
+  pruning?: Promise<void>;
+  /** A prune was asked for while one ran: it runs once more when that one ends. */
+  pruneAgain?: boolean;
   /** Turns that ended over the limit since the last compaction landed. */
   turnsOverLimit: number;
   /** The last compaction that landed. */
@@ -34,7 +38,7 @@ export interface ThreadRecord {
 }
 
 function busy(record: ThreadRecord): boolean {
-  return record.inFlight > 0 || record.settling !== undefined || record.preparing !== undefined || record.ready !== undefined || record.applying !== undefined;
+  return record.inFlight > 0 || record.settling !== undefined || record.preparing !== undefined || record.ready !== undefined || record.applying !== undefined || record.pruning !== undefined;
 }
 
 /** Landed compactions kept per thread for the next `streamTokens` stream (a thread only ever invoked keeps the newest). */

@@ -122,6 +122,11 @@ export class MemoryRecall {
     return this.threads.get(threadId)?.sorted() ?? [];
   }
 
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    const documents = this.threads.get(threadId)?.documents;
+    return new Set(messageIds.filter((id) => documents?.get(id)?.entry.message !== undefined));
+  }
+
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     this.threads.delete(threadId);
     this.apply({ threadId, add: [...entries] });

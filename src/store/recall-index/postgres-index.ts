@@ -232,6 +232,17 @@ export class PostgresRecall {
     return result.rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: String(row.message) } : {}), ...(row.previous_id ? { previousId: String(row.previous_id) } : {}) }));
   }
 
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    if (messageIds.length === 0 || !(await this.present())) return new Set();
+    const s = quoteIdentifier(this.schema);
+    const result = await this.pool.query(
+      // to_jsonb: an index written before the transcript (no message column yet) holds no stored message.
+      `SELECT message_id FROM ${s}.compaction_recall r WHERE thread_id = $1 AND message_id = ANY($2::text[]) AND to_jsonb(r) ->> 'message' IS NOT NULL`,
+      [threadId, [...messageIds]],
+    );
+    return new Set(result.rows.map((row) => String(row.message_id)));
+  }
+
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     const s = quoteIdentifier(this.schema);
     await inTransaction(this.pool, async (client) => {

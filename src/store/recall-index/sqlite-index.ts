@@ -177,6 +177,17 @@ export class SqliteRecall {
     return rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: row.message } : {}), ...(row.previous_id ? { previousId: row.previous_id } : {}) }));
   }
 
+  /** Which of `messageIds` the transcript holds with their stored message (one indexed lookup per id). */
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    if (messageIds.length === 0 || !exists(this.db)) return new Set();
+    const columns = this.db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
+    if (!columns.some((column) => column.name === "message")) return new Set();
+    const rows = this.db
+      .prepare(`SELECT message_id FROM compaction_recall WHERE thread_id = ? AND message IS NOT NULL AND message_id IN (SELECT value FROM json_each(?))`)
+      .all(threadId, JSON.stringify(messageIds)) as Array<{ message_id: string }>;
+    return new Set(rows.map((row) => row.message_id));
+  }
+
   /** Replaces the thread's entries with `entries`, in one transaction (reindex). */
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     ensureSqliteRecall(this.db);
