@@ -25,7 +25,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /** The package's entry points: the root and its subpaths. */
-const ENTRIES = new Set(["index.ts", "sqlite.ts", "postgres.ts", "openai.ts"]);
+const ENTRIES = new Set(["index.ts", "sqlite.ts", "postgres.ts", "openai.ts", "middleware.ts"]);
 
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {

@@ -179,8 +179,9 @@ await step("the script from the tarball (npx compact-thread)", () => {
 });
 
 await step("strict tsc: the examples of the README and every docs page", () => {
-  // The examples use SQLite, Postgres, OpenAI and the supervisor package; only their types are needed (no native build).
-  const typesOnly = ["@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/langgraph-supervisor", "@langchain/openai", "@types/better-sqlite3", "@types/pg"];
+  // The examples use SQLite, Postgres, OpenAI, the supervisor package and langchain (the middleware); only their types
+  // are needed (no native build).
+  const typesOnly = ["@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/langgraph-supervisor", "@langchain/openai", "langchain", "@types/better-sqlite3", "@types/pg"];
   run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...typesOnly.map(pinned)], consumer);
   const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
   mkdirSync(join(consumer, "examples"));

@@ -215,44 +215,59 @@ export class HistoryManager {
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
     const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at);
     if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
-    const { tokenLimit, ceiling } = this.policy;
+    const { tokenLimit } = this.policy;
     if (trigger && tokenLimit !== undefined && base.tokensBefore <= tokenLimit) {
       return { ...base, status: "skipped", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
-    // With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit.
-    const options: PrepareOptions = tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
-    let plan = this.planCompaction(head.messages, options);
-    if (!plan.executable) return { ...base, status: "skipped", reason: plan.reason };
-    if (options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined) {
-      const fitted = this.planWithin(head.messages, plan, options);
-      if (typeof fitted === "string") return { ...base, status: "skipped", reason: fitted };
-      plan = fitted;
-    }
-    const compacted = await summarizePlan(this.settings, plan, headId);
-    if (options.maxTokensAfter !== undefined) {
-      const after = this.counter.countMessages(compacted.messages);
-      if (after > options.maxTokensAfter) {
-        return {
-          ...base,
-          status: "skipped",
-          summarizerMs: compacted.summarizerMs,
-          reason: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
-        };
-      }
-    }
+    const compacted = await this.compactWithinPolicy(head.messages, given, headId);
+    if ("skipped" in compacted) return { ...base, status: "skipped", reason: compacted.skipped, ...(compacted.summarizerMs === undefined ? {} : { summarizerMs: compacted.summarizerMs }) };
     return rememberSnapshot(
       {
         status: "prepared",
         threadId,
         snapshotCheckpointId: headId,
         snapshotLength: head.messages.length,
-        prefix: head.messages.slice(0, plan.prefixLength),
+        prefix: head.messages.slice(0, compacted.plan.prefixLength),
         compacted,
         messagesBefore: base.messagesBefore,
         tokensBefore: base.tokensBefore,
       },
       head,
     );
+  }
+
+  /**
+   * Plan, fit and summarize `messages` as every entry point does (the wrapper, the script, the in-graph runtime):
+   * with a limit, aiming under the policy's ceiling and never ending above the limit. Writes nothing. Returns the
+   * compacted messages, or why there are none (`summarizerMs` when a summary was written but did not fit).
+   * @throws CompactionError SUMMARIZER_FAILED, INVALID_HISTORY.
+   */
+  async compactWithinPolicy(
+    messages: readonly BaseMessage[],
+    given: PrepareOptions = {},
+    replacedCheckpointId?: string,
+  ): Promise<CompactedMessages | { skipped: string; summarizerMs?: number }> {
+    const { tokenLimit, ceiling } = this.policy;
+    // With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit.
+    const options: PrepareOptions = tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
+    let plan = this.planCompaction(messages, options);
+    if (!plan.executable) return { skipped: plan.reason };
+    if (options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined) {
+      const fitted = this.planWithin(messages, plan, options);
+      if (typeof fitted === "string") return { skipped: fitted };
+      plan = fitted;
+    }
+    const compacted = await summarizePlan(this.settings, plan, replacedCheckpointId);
+    if (options.maxTokensAfter !== undefined) {
+      const after = this.counter.countMessages(compacted.messages);
+      if (after > options.maxTokensAfter) {
+        return {
+          summarizerMs: compacted.summarizerMs,
+          skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
+        };
+      }
+    }
+    return compacted;
   }
 
   /** Tokens a summary message adds besides its text: the header line and the message framing. Counted once. */

@@ -25,6 +25,8 @@ export interface RecallBackend {
   /** Which of `messageIds` the transcript holds with their stored message: an indexed lookup, not a read of every entry. */
   recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>>;
   replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
+  /** Writes `changes` on their own (not with a head write), idempotently by message id. */
+  record(changes: RecallChanges): Promise<void>;
 }
 
 /** A checkpoint of a thread's root namespace with its messages (a delta channel rebuilt). */

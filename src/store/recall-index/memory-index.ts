@@ -127,6 +127,10 @@ export class MemoryRecall {
     return new Set(messageIds.filter((id) => documents?.get(id)?.entry.message !== undefined));
   }
 
+  async record(changes: RecallChanges): Promise<void> {
+    this.apply(changes);
+  }
+
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     this.threads.delete(threadId);
     this.apply({ threadId, add: [...entries] });

@@ -243,6 +243,13 @@ export class PostgresRecall {
     return new Set(result.rows.map((row) => String(row.message_id)));
   }
 
+  async record(changes: RecallChanges): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await ensurePostgresRecall(client, this.schema);
+      await applyPostgresRecall(client, this.schema, this.language, changes);
+    });
+  }
+
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     const s = quoteIdentifier(this.schema);
     await inTransaction(this.pool, async (client) => {

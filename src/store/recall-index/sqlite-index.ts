@@ -188,6 +188,11 @@ export class SqliteRecall {
     return new Set(rows.map((row) => row.message_id));
   }
 
+  /** Writes `changes` in one transaction, idempotently by message id (the in-graph runtime, before its state update). */
+  async record(changes: RecallChanges): Promise<void> {
+    this.db.transaction(() => applySqliteRecall(this.db, changes)).immediate();
+  }
+
   /** Replaces the thread's entries with `entries`, in one transaction (reindex). */
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     ensureSqliteRecall(this.db);
