@@ -39,6 +39,17 @@ function runChild(path: string, killAt?: string, mode: "plain" | "rebase" | "pru
   return runStepChild("test/support/compact-child.ts", [path, THREAD, killAt ?? "-", mode]);
 }
 
+/** Kill a child at `killAt` on `path`: it died there by SIGKILL, and the file it left passes SQLite's integrity check. */
+async function killAndCheck(path: string, killAt: string, mode: "plain" | "rebase" | "prune", label: string): Promise<StepRun> {
+  const run = await runChild(path, killAt, mode);
+  expect(run.signal, label).toBe("SIGKILL");
+  expect(run.steps.at(-1)).toBe(killAt);
+  const raw = new Database(path);
+  expect(raw.pragma("integrity_check", { simple: true }), label).toBe("ok");
+  raw.close();
+  return run;
+}
+
 /** The message ids in the recall index of the thread (none if the file has no index). */
 function indexedIds(path: string): string[] {
   const raw = new Database(path, { readonly: true });
@@ -94,15 +105,10 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
       // from the whole run.
       const killAt =
         index < PHASES.length ? PHASES[index]! : index % 5 < 2 ? PHASES[index % PHASES.length]! : `sql:${random.int(1, statements)}`;
-      const { steps, signal } = await runChild(path, killAt);
-      expect(signal, `trial ${index} (${killAt})`).toBe("SIGKILL");
-      expect(steps.at(-1)).toBe(killAt);
+      const { steps } = await killAndCheck(path, killAt, "plain", `trial ${index} (${killAt})`);
       const last = PHASES.includes(killAt) ? killAt : [...steps].reverse().find((step) => PHASES.includes(step)) ?? "before start";
       phasesAtKill[last] = (phasesAtKill[last] ?? 0) + 1;
 
-      const raw = new Database(path);
-      expect(raw.pragma("integrity_check", { simple: true }), `trial ${index}`).toBe("ok");
-      raw.close();
       const saver = SqliteSaver.fromConnString(path);
       const head = (await saver.getTuple({ configurable: { thread_id: THREAD } }))!;
       const indexed = indexedIds(path);
@@ -157,12 +163,7 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
       const path = join(dir, `rebase-${index}.sqlite`);
       copyFileSync(pristine, path);
       const killAt = index < REBASE_PHASES.length ? REBASE_PHASES[index]! : `sql:${random.int(1, total)}`;
-      const { steps, signal } = await runChild(path, killAt, "rebase");
-      expect(signal, `rebase trial ${index} (${killAt})`).toBe("SIGKILL");
-      expect(steps.at(-1)).toBe(killAt);
-      const raw = new Database(path);
-      expect(raw.pragma("integrity_check", { simple: true })).toBe("ok");
-      raw.close();
+      await killAndCheck(path, killAt, "rebase", `rebase trial ${index} (${killAt})`);
       const saver = SqliteSaver.fromConnString(path);
       const head = (await saver.getTuple({ configurable: { thread_id: THREAD } }))!;
       const messages = head.checkpoint.channel_values.messages as Array<{ id?: string }>;
@@ -230,12 +231,7 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
     for (const [index, killAt] of kills.entries()) {
       const path = join(dir, `prune-${index}.sqlite`);
       copyFileSync(prepared, path);
-      const { steps, signal } = await runChild(path, killAt, "prune");
-      expect(signal, `prune trial ${index} (${killAt})`).toBe("SIGKILL");
-      expect(steps.at(-1)).toBe(killAt);
-      const raw = new Database(path);
-      expect(raw.pragma("integrity_check", { simple: true })).toBe("ok");
-      raw.close();
+      await killAndCheck(path, killAt, "prune", `prune trial ${index} (${killAt})`);
       const reopened = SqliteSaver.fromConnString(path);
       // The head is never deleted, and nothing is lost: every message ever stored is in the head or the transcript.
       expect((await reopened.getTuple(config))!.checkpoint.id, `prune trial ${index} (${killAt})`).toBe(keptHead);

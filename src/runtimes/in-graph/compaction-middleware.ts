@@ -37,6 +37,13 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
   const { counter } = manager;
   // What the model receives besides the state's messages: measured at each call (the first call counts none).
   let overhead = 0;
+  // The tools' count, kept while the call binds the same tool objects (counting them encodes every schema).
+  let counted: { tools: readonly unknown[]; tokens: number } | undefined;
+  const toolTokens = (tools: readonly unknown[]): number => {
+    if (counted && counted.tools.length === tools.length && counted.tools.every((tool, index) => tool === tools[index])) return counted.tokens;
+    counted = { tools: [...tools], tokens: tools.length === 0 ? 0 : counter.countTools(tools as readonly ToolDefinitionLike[]) };
+    return counted.tokens;
+  };
 
   return createMiddleware({
     name: "CompactionMiddleware",
@@ -65,8 +72,7 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
     },
     wrapModelCall: async (request, handler) => {
       const system = request.systemMessage ? counter.countMessages([request.systemMessage]) : 0;
-      const tools = request.tools && request.tools.length > 0 ? counter.countTools(request.tools as unknown as readonly ToolDefinitionLike[]) : 0;
-      overhead = system + tools;
+      overhead = system + toolTokens(request.tools ?? []);
       return handler(request);
     },
   });

@@ -69,6 +69,11 @@ export function ensureSqliteRecall(db: Database): void {
   ready.add(db);
 }
 
+/** The columns of the index table as this file has them (an index older than the transcript lacks its columns). */
+function recallColumns(db: Database): Set<string> {
+  return new Set((db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>).map((column) => column.name));
+}
+
 function exists(db: Database): boolean {
   if (ready.has(db)) return true;
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_fts'`).get() !== undefined;
@@ -165,11 +170,10 @@ export class SqliteRecall {
   async entries(threadId: string): Promise<RecallEntry[]> {
     if (!exists(this.db)) return [];
     // An index written before the transcript, not yet written to since, has no message column: its entries have none.
-    const columns = this.db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
-    const has = (name: string) => columns.some((column) => column.name === name);
+    const columns = recallColumns(this.db);
     const rows = this.db
       .prepare(
-        has("message") && has("previous_id")
+        columns.has("message") && columns.has("previous_id")
           ? `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`
           : `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`,
       )
@@ -180,8 +184,7 @@ export class SqliteRecall {
   /** Which of `messageIds` the transcript holds with their stored message (one indexed lookup per id). */
   async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
     if (messageIds.length === 0 || !exists(this.db)) return new Set();
-    const columns = this.db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
-    if (!columns.some((column) => column.name === "message")) return new Set();
+    if (!recallColumns(this.db).has("message")) return new Set();
     const rows = this.db
       .prepare(`SELECT message_id FROM compaction_recall WHERE thread_id = ? AND message IS NOT NULL AND message_id IN (SELECT value FROM json_each(?))`)
       .all(threadId, JSON.stringify(messageIds)) as Array<{ message_id: string }>;
