@@ -14,3 +14,4 @@ export * from "./strategies/index.js";
 export * from "./archive/index.js";
 export * from "./recall/index.js";
 export * from "./runtimes/wrapper/index.js";
+export * from "./runtimes/in-graph/index.js";

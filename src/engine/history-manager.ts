@@ -52,6 +52,11 @@ export class HistoryManager {
     this.checkpointer = this.store.saver;
   }
 
+  /** The Postgres text search configuration of this manager's recall index. */
+  get recallLanguage(): string {
+    return this.settings.recall.language;
+  }
+
   /** True when this manager's summaries tell the model the search_history tool finds compacted messages. */
   get announcesSearch(): boolean {
     return this.settings.recall.announce;

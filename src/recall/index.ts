@@ -1,5 +1,5 @@
 /** Searching what compaction took out: the public names of recall/. */
-export { searchHistory, type SearchHistoryOptions, type RecallBackendOptions } from "./search.js";
+export { searchHistory, type SearchHistoryOptions, type RecallBackendOptions, type TranscriptStoreOption } from "./search.js";
 export { reindexThread, type ReindexReport } from "./reindex.js";
 export { readTranscript, type ReadTranscriptOptions, type TranscriptMessage, type TranscriptPage } from "./transcript.js";
 export { createHistorySearchTool, HISTORY_SEARCH_TOOL, type HistorySearchToolOptions } from "./tool.js";

@@ -1,13 +1,14 @@
 /**
  * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
  */
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { asStoreError, CompactionError, invalidArgument, requireThreadId } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
 import type { SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
-import { headViewOf } from "./out-of-head.js";
+import { transcriptHome } from "../store/transcript-home.js";
+import { HeadView, headViewOf } from "./out-of-head.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
@@ -22,7 +23,15 @@ export function recallBackendFor(checkpointer: BaseCheckpointSaver, { language =
   return threadStoreFor(checkpointer, { recallLanguage: validateLanguage(language) }).recall;
 }
 
-export interface SearchHistoryOptions extends RecallBackendOptions {
+export interface TranscriptStoreOption {
+  /**
+   * The graph's `BaseStore`: where the in-graph runtime keeps the transcript when the checkpointer is neither SQLite
+   * nor Postgres (store/transcript-home.ts). Give the store the graph was compiled with (or the Agent Server's).
+   */
+  store?: BaseStore;
+}
+
+export interface SearchHistoryOptions extends RecallBackendOptions, TranscriptStoreOption {
   /** Hits returned, best first, 1 to 100. @default 5 */
   limit?: number;
   /**
@@ -49,19 +58,24 @@ function storeError(error: unknown, threadId: string): unknown {
 /**
  * Search the messages compaction took out of the head of the thread of `config`, best first. `query` is words,
  * never query syntax (checkpoint/recall-index/query.ts). Only messages of that thread are ever returned. Reads only.
- * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a query with no word or a bad limit;
- *   STORE_UNAVAILABLE when the index cannot be read.
+ * `checkpointer` may be undefined for a graph compiled without one when `options.store` holds its transcript.
+ * @throws CompactionError MISSING_THREAD_ID; MISSING_CHECKPOINTER with neither a checkpointer nor a store;
+ *   INVALID_ARGUMENT for a query with no word or a bad limit; STORE_UNAVAILABLE when the index cannot be read.
  */
-export async function searchHistory(checkpointer: BaseCheckpointSaver, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
+export async function searchHistory(checkpointer: BaseCheckpointSaver | undefined, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
   const threadId = requireThreadId(config, "searchHistory");
   const terms = queryTerms(query);
   const limit = searchLimit(options.limit);
   const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
   if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
-  const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
-  const backend = store.recall;
+  const language = validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE);
+  const backend = transcriptHome({ checkpointer, store: options.store, language });
+  if (!backend) {
+    throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "searchHistory needs the graph's checkpointer or, for a graph without one, its store (options.store)" });
+  }
   try {
-    const head = await headViewOf(store, threadId);
+    // Without a checkpointer there is no head to read: the state holds what the transcript does not.
+    const head = checkpointer ? await headViewOf(threadStoreFor(checkpointer, { recallLanguage: language }), threadId) : new HeadView([]);
     const out = (entry: { messageId: string; text: string }) => head.outOfHead(entry);
     // Entries of messages back in the head are left out; at most `head.size` of them, so a second, wider read fills
     // the page when the first one lost some.

@@ -4,20 +4,25 @@
  */
 import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { graphPlaces } from "../store/transcript-home.js";
 import { z } from "zod";
 import { CompactionError, invalidArgument } from "../errors.js";
 import { formatDay } from "../messages/date.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SEARCH_LIMIT, searchLimit } from "../store/recall-index/query.js";
-import { searchHistory, type RecallBackendOptions } from "./search.js";
+import { searchHistory, type RecallBackendOptions, type TranscriptStoreOption } from "./search.js";
 import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
 
 export const HISTORY_SEARCH_TOOL = "search_history";
 export const DEFAULT_TOOL_MAX_TOKENS = 1_500;
 
-export interface HistorySearchToolOptions extends RecallBackendOptions {
-  checkpointer: BaseCheckpointSaver;
+export interface HistorySearchToolOptions extends RecallBackendOptions, TranscriptStoreOption {
+  /**
+   * The graph's checkpointer. @default the checkpointer of the graph running the tool (as on the Agent Server, where
+   * the application never holds it)
+   */
+  checkpointer?: BaseCheckpointSaver;
   /** Hits per search. @default 5 */
   limit?: number;
   /** Budget of the tool's answer in tokens; lower-ranked hits are left out first. @default 1500 */
@@ -59,8 +64,8 @@ export function formatHits(hits: readonly SearchHit[], maxTokens: number, counte
  * The `search_history` tool. Give it to the agents of a graph compacted by this library; the running summary tells
  * them it exists. Reads only.
  */
-export function createHistorySearchTool({ checkpointer, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language }: HistorySearchToolOptions) {
-  if (typeof checkpointer?.getTuple !== "function") {
+export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language }: HistorySearchToolOptions = {}) {
+  if (checkpointer !== undefined && typeof checkpointer?.getTuple !== "function") {
     throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "checkpointer must be the graph's checkpoint saver" });
   }
   searchLimit(limit);
@@ -68,8 +73,10 @@ export function createHistorySearchTool({ checkpointer, limit = DEFAULT_SEARCH_L
   return tool(
     async ({ query }, config) => {
       const threadId = config?.configurable?.thread_id;
+      // The graph's own checkpointer and store, as the in-graph runtime finds them.
+      const graph = graphPlaces(config);
       try {
-        const hits = await searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language });
+        const hits = await searchHistory(checkpointer ?? graph.checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language, store: store ?? graph.store });
         return formatHits(hits, maxTokens, counter);
       } catch (error) {
         // A query the model can fix is answered, not thrown: the model reads the answer and tries again.

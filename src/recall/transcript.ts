@@ -11,7 +11,9 @@ import { getSummaryProvenance } from "../messages/summary-message.js";
 import { deserializeMessage } from "../store/recall-index/message-serde.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
+import { transcriptHome } from "../store/transcript-home.js";
 import { HeadView } from "./out-of-head.js";
+import type { TranscriptStoreOption } from "./search.js";
 
 export const DEFAULT_TRANSCRIPT_PAGE = 200;
 export const MAX_TRANSCRIPT_PAGE = 10_000;
@@ -42,7 +44,7 @@ export interface TranscriptPage {
   next?: number;
 }
 
-export interface ReadTranscriptOptions {
+export interface ReadTranscriptOptions extends TranscriptStoreOption {
   /** Start after this position (a previous page's `next`). @default the beginning */
   after?: number;
   /** Messages per page. @default 200 */
@@ -122,7 +124,7 @@ export async function readTranscript(checkpointer: BaseCheckpointSaver, config: 
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE) throw invalidArgument("limit", limit, `an integer from 1 to ${MAX_TRANSCRIPT_PAGE}`);
   const store = threadStoreFor(checkpointer);
   const head = await store.readHead(threadId);
-  const entries = await store.recall.entries(threadId);
+  const entries = await transcriptHome({ checkpointer, store: options.store })!.entries(threadId);
   if (!head && entries.length === 0) throw threadNotFound(threadId);
   const messages = head?.messages ?? [];
   const view = new HeadView(messages);

@@ -11,3 +11,5 @@ export {
 } from "./thread-store.js";
 export type { ThreadHead } from "./read-head.js";
 export type { MessagesStorage } from "./checkpoint-messages.js";
+export { TRANSCRIPT_NAMESPACE, transcriptNamespace } from "./recall-index/base-store-index.js";
+export { transcriptHome, type TranscriptPlaces } from "./transcript-home.js";

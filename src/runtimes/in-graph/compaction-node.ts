@@ -1,0 +1,43 @@
+/**
+ * The in-graph runtime as a node: `compactionNode(options)` is a function of `(state, config)` that returns the
+ * state update of the in-graph step (in-graph-compactor.ts) — `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES),
+ * summary, kept…] }` or `{}` — for `createReactAgent`'s and `createSupervisor`'s `preModelHook` and for a node before
+ * the model in a hand-written `StateGraph` over a `messages` channel with LangGraph's messages reducer.
+ *
+ * A node sees no model call, so the summary starts at the first call over `tokenLimit` (the call goes on) and is
+ * applied at the next one; a call over `hardLimit` waits. What the model receives besides the state (a prompt, the
+ * tools) is counted when given as `prompt` and `tools`.
+ */
+import { RemoveMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { invalidArgument } from "../../errors.js";
+import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
+import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
+
+export interface CompactionNodeOptions extends InGraphOptions {
+  /** The prompt the model receives besides the state's messages (createReactAgent's `prompt`), counted. */
+  prompt?: string | BaseMessage;
+  /** The tools bound to the model, counted. */
+  tools?: readonly unknown[];
+}
+
+export interface CompactionNodeUpdate {
+  messages?: BaseMessage[];
+}
+
+/** @throws CompactionError INVALID_ARGUMENT for a bad option, or without a `tokenLimit`. */
+export function compactionNode(options: CompactionNodeOptions): (state: { messages: BaseMessage[] }, config?: unknown) => Promise<CompactionNodeUpdate> {
+  const { prompt, tools, ...rest } = options;
+  if (prompt !== undefined && typeof prompt !== "string" && typeof (prompt as BaseMessage)?.getType !== "function") throw invalidArgument("prompt", prompt, "a string or a message");
+  if (tools !== undefined && !Array.isArray(tools)) throw invalidArgument("tools", tools, "an array of tools");
+  const compactor = new InGraphCompactor(rest);
+  const { counter } = compactor.manager;
+  const overhead =
+    (prompt === undefined ? 0 : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
+    (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
+  return async (state, config) => {
+    if (!Array.isArray(state?.messages)) throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
+    const messages = await compactor.before(state.messages, overhead, config);
+    return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : {};
+  };
+}

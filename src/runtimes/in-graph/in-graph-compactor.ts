@@ -1,0 +1,194 @@
+/**
+ * The in-graph runtime's one step, shared by the createAgent middleware and the node / preModelHook form: given the
+ * state's messages before a model call, the messages that replace them (or nothing), computed by the HistoryManager's
+ * plan-fit-summarize (`compactWithinPolicy`, the step of every entry point).
+ *
+ * When the summary is computed:
+ * - off the model call where it can be: `started(…)` after a model call whose context crossed `tokenLimit` begins
+ *   the summary of that snapshot and returns at once; the next `before(…)` applies it if it is ready and the
+ *   summarized prefix is still the state's prefix (the rebase rule, engine/rebase.ts: what was appended since is
+ *   kept verbatim) and discards it otherwise;
+ * - on the call's path only when it must: a context over `hardLimit` waits for the summary in flight, or computes one.
+ * A context over `tokenLimit` with no summary in flight starts one and the model call goes on.
+ *
+ * Nothing lost: before the update is returned, the messages it takes out are written to the transcript (the
+ * checkpointer's index when SQLite or Postgres, else the graph's BaseStore, else the in-process index:
+ * store/transcript-home.ts), idempotently by message id. A run that dies between the two leaves a message in both
+ * places, never in none. A summarizer that fails, or a transcript that cannot be written, writes nothing.
+ */
+import { MemorySaver } from "@langchain/langgraph-checkpoint";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { CompactionError, invalidArgument } from "../../errors.js";
+import { HistoryManager } from "../../engine/history-manager.js";
+import type { HistoryManagerOptions } from "../../engine/manager-options.js";
+import { rebaseCompaction } from "../../engine/rebase.js";
+import type { CompactedMessages } from "../../engine/summarize-plan.js";
+import { recallChanges } from "../../store/recall-index/entries.js";
+import { threadStoreFor } from "../../store/thread-store.js";
+import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
+
+export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints"> {
+  /**
+   * Where the transcript goes when it is SQLite or Postgres (its recall index). @default the checkpointer of the
+   * graph the step runs in
+   */
+  checkpointer?: BaseCheckpointSaver;
+  /** The BaseStore for the transcript when the checkpointer keeps none. @default the graph's store (the Agent Server's) */
+  store?: BaseStore;
+  /**
+   * Compute the summary off the model call (started after a call that crossed the limit, applied at a later call).
+   * `false`: compact before the call that is over the limit, waiting for the summary. @default true
+   */
+  background?: boolean;
+  /**
+   * Told when a summary started off the model call has finished (well or not): the thread's next model call applies
+   * or discards it.
+   */
+  onSummaryReady?: (event: { threadId: string | undefined }) => void;
+  /** Told about every compaction written to the state. */
+  onCompaction?: (event: InGraphCompactionEvent) => void;
+  /**
+   * Told why a compaction was not written (a failing summarizer, a transcript that cannot be written, a summary
+   * whose prefix changed: WRITE_CONFLICT); the model call goes on with the history as it was.
+   */
+  onCompactionError?: (error: unknown) => void;
+}
+
+export interface InGraphCompactionEvent {
+  threadId: string | undefined;
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Computed off the model call (applied at a later one), or on its path. */
+  background: boolean;
+  /** Messages appended after the snapshot the summary was computed on, kept verbatim. */
+  appended: number;
+}
+
+interface Pending {
+  snapshot: readonly BaseMessage[];
+  result: Promise<CompactedMessages | { skipped: string } | { error: unknown }>;
+  settled: boolean;
+}
+
+export class InGraphCompactor {
+  readonly manager: HistoryManager;
+  readonly tokenLimit: number;
+  readonly hardLimit: number;
+  private readonly ceiling: number;
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly options: InGraphOptions) {
+    const { checkpointer, store: _store, background: _background, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
+    if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
+    // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
+    this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver() });
+    const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
+    if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a number of tokens (in the graph, it is the trigger)");
+    this.tokenLimit = tokenLimit;
+    this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
+    this.ceiling = ceiling ?? tokenLimit;
+  }
+
+  count(messages: readonly BaseMessage[]): number {
+    return this.manager.counter.countMessages(messages);
+  }
+
+  /** After a model call: start the summary of `messages` when they (with `overhead`) crossed the limit. */
+  started(messages: readonly BaseMessage[], overhead: number, config: unknown): void {
+    if (this.options.background === false) return;
+    const key = threadKey(config);
+    if (this.pending.has(key) || this.count(messages) + overhead <= this.tokenLimit) return;
+    this.begin(key, messages, overhead);
+  }
+
+  /**
+   * Before a model call: the messages that replace `messages`, or undefined to leave the state as it is. Never
+   * throws: a failure is told to `onCompactionError` and the call goes on.
+   */
+  async before(messages: readonly BaseMessage[], overhead: number, config: unknown): Promise<BaseMessage[] | undefined> {
+    const key = threadKey(config);
+    const tokensBefore = this.count(messages) + overhead;
+    const background = this.options.background !== false;
+    let job = this.pending.get(key);
+    if (!job && tokensBefore <= this.tokenLimit) return undefined;
+    if (!job && background && tokensBefore <= this.hardLimit) {
+      this.begin(key, messages, overhead);
+      return undefined;
+    }
+    // Past the hard limit (or with background off) the call waits: for the summary in flight, else for a new one.
+    if (job && !job.settled && tokensBefore <= this.hardLimit) return undefined;
+    job ??= this.begin(key, messages, overhead);
+    const outcome = await job.result;
+    this.pending.delete(key);
+    if ("error" in outcome) return this.failed(outcome.error);
+    if ("skipped" in outcome) return undefined;
+    const rebased = rebaseCompaction(outcome, job.snapshot.slice(0, outcome.plan.prefixLength), messages, job.snapshot.length);
+    if (!rebased.ok) {
+      this.failed(new CompactionError({ code: "WRITE_CONFLICT", value: key, message: `the summary was not applied: ${rebased.reason}` }));
+      // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
+      return tokensBefore > this.hardLimit ? this.before(messages, overhead, config) : undefined;
+    }
+    const threadId = threadIdOf(config);
+    try {
+      await this.record(threadId, messages, rebased.messages, config);
+    } catch (error) {
+      return this.failed(error);
+    }
+    this.options.onCompaction?.({
+      threadId,
+      messagesBefore: messages.length,
+      messagesAfter: rebased.messages.length,
+      tokensBefore,
+      tokensAfter: this.count(rebased.messages) + overhead,
+      background: job.snapshot !== messages,
+      appended: rebased.appended,
+    });
+    return rebased.messages;
+  }
+
+  /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
+  private begin(key: string, snapshot: readonly BaseMessage[], overhead: number): Pending {
+    const job: Pending = {
+      snapshot,
+      settled: false,
+      result: this.manager
+        .compactWithinPolicy(snapshot, { maxTokensAfter: Math.max(1, this.tokenLimit - overhead), preferTokensAfter: Math.max(1, this.ceiling - overhead) })
+        .catch((error: unknown) => ({ error }))
+        .finally(() => {
+          job.settled = true;
+          this.options.onSummaryReady?.({ threadId: key === "" ? undefined : key });
+        }),
+    };
+    this.pending.set(key, job);
+    return job;
+  }
+
+  /** The messages `after` takes out of `before`, written to the thread's transcript (nowhere without a thread). */
+  private async record(threadId: string | undefined, before: readonly BaseMessage[], after: readonly BaseMessage[], config: unknown): Promise<void> {
+    if (threadId === undefined) return;
+    const graph = graphPlaces(config);
+    const checkpointer = this.options.checkpointer ?? graph.checkpointer;
+    const transcript = transcriptHome({ checkpointer, store: this.options.store ?? graph.store, language: this.manager.recallLanguage });
+    if (!transcript) return;
+    const headId = checkpointer ? await threadStoreFor(checkpointer).readHeadId(threadId) : undefined;
+    await transcript.record(recallChanges(threadId, headId ?? "in-graph", before, after));
+  }
+
+  private failed(error: unknown): undefined {
+    this.options.onCompactionError?.(error);
+    return undefined;
+  }
+}
+
+function threadIdOf(config: unknown): string | undefined {
+  const id = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
+  return id === undefined || id === null ? undefined : String(id);
+}
+
+/** The key of a thread's summary in flight (runs without a thread share one; the rebase rule keeps them apart). */
+function threadKey(config: unknown): string {
+  return threadIdOf(config) ?? "";
+}

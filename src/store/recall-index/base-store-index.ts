@@ -1,0 +1,113 @@
+/**
+ * The transcript in a LangGraph `BaseStore` (the graph's long-term store, which the Agent Server provides): for a
+ * graph whose checkpointer keeps no index of its own (the server's, an in-memory saver, none), each message a
+ * compaction takes out of the state is an item under the namespace `["langgraph_compaction", "transcript",
+ * <thread>]` (TRANSCRIPT_NAMESPACE), keyed by its message id — so writing it again replaces it (idempotent) — with the
+ * same fields as an entry of the SQLite and Postgres indexes (store/recall-index/types.ts). Items are written with
+ * `index: false`: a store configured for semantic search does not embed them.
+ *
+ * Search reads the thread's items and ranks them in this process with the in-process index's BM25
+ * (memory-index.ts): the store's own search is semantic or absent, never full-text. A search reads every item of the
+ * thread, which is fine for a transcript of thousands of messages; a bigger one wants a SQLite or Postgres
+ * checkpointer, whose index answers in the database.
+ */
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { RecallBackend } from "../thread-store.js";
+import { MemoryRecall } from "./memory-index.js";
+import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+
+/** The namespace prefix of the transcript in a BaseStore; the thread id (escaped) is the next label. */
+export const TRANSCRIPT_NAMESPACE = ["langgraph_compaction", "transcript"] as const;
+
+/** Items read per page of a thread's transcript. */
+const PAGE = 1_000;
+
+/** The label of a thread id: a namespace label holds no period and is never empty. */
+function threadLabel(threadId: string): string {
+  return threadId === "" ? "%" : encodeURIComponent(threadId).replaceAll(".", "%2E");
+}
+
+/** The namespace of one thread's transcript in a BaseStore. */
+export function transcriptNamespace(threadId: string): string[] {
+  return [...TRANSCRIPT_NAMESPACE, threadLabel(threadId)];
+}
+
+const ROLES = new Set(["user", "assistant", "tool", "system"]);
+
+/** An item's value as an entry, or undefined for an item this library did not write. */
+function entryOf(value: Record<string, unknown>): RecallEntry | undefined {
+  const { messageId, role, checkpointId, ordinal, text } = value;
+  if (typeof messageId !== "string" || typeof role !== "string" || !ROLES.has(role) || typeof checkpointId !== "string" || typeof ordinal !== "number" || typeof text !== "string") return undefined;
+  const optional = (key: string) => (typeof value[key] === "string" ? { [key]: value[key] as string } : {});
+  return { messageId, role: role as RecallEntry["role"], checkpointId, ordinal, text, ...optional("name"), ...optional("date"), ...optional("context"), ...optional("message"), ...optional("previousId") };
+}
+
+export class BaseStoreRecall implements RecallBackend {
+  constructor(readonly store: BaseStore) {}
+
+  async entries(threadId: string): Promise<RecallEntry[]> {
+    return (await this.indexOf(threadId)).entries(threadId);
+  }
+
+  async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+    return (await this.indexOf(threadId)).search(threadId, terms, limit);
+  }
+
+  async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
+    return (await this.indexOf(threadId)).neighbours(threadId, at, count);
+  }
+
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    const namespace = transcriptNamespace(threadId);
+    const items = await Promise.all(messageIds.map((id) => this.store.get(namespace, id)));
+    return new Set(messageIds.filter((_, index) => typeof items[index]?.value.message === "string"));
+  }
+
+  async record({ threadId, add, move = [] }: RecallChanges): Promise<void> {
+    const namespace = transcriptNamespace(threadId);
+    for (const { messageId, checkpointId, ordinal, previousId } of move) {
+      const stored = await this.store.get(namespace, messageId);
+      const entry = stored ? entryOf(stored.value) : undefined;
+      if (!entry) continue;
+      const { previousId: _previous, ...rest } = entry;
+      await this.store.put(namespace, messageId, { ...rest, checkpointId, ordinal, ...(previousId ? { previousId } : {}) }, false);
+    }
+    for (const entry of add) await this.store.put(namespace, entry.messageId, { ...entry }, false);
+  }
+
+  async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
+    const namespace = transcriptNamespace(threadId);
+    const keep = new Set(entries.map((entry) => entry.messageId));
+    for (const item of await this.items(threadId)) if (!keep.has(item.key)) await this.store.delete(namespace, item.key);
+    await this.record({ threadId, add: [...entries] });
+  }
+
+  /** Every item of the thread's transcript, read page by page. */
+  private async items(threadId: string): Promise<Array<{ key: string; value: Record<string, unknown> }>> {
+    const namespace = transcriptNamespace(threadId);
+    const items: Array<{ key: string; value: Record<string, unknown> }> = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await this.store.search(namespace, { limit: PAGE, offset });
+      // The prefix also matches deeper namespaces; only the thread's own items are entries.
+      for (const item of page) if (item.namespace.length === namespace.length) items.push({ key: item.key, value: item.value });
+      if (page.length < PAGE) return items;
+    }
+  }
+
+  /** The thread's entries in an in-process index, for one read. */
+  private async indexOf(threadId: string): Promise<MemoryRecall> {
+    const index = new MemoryRecall();
+    const entries = (await this.items(threadId)).map((item) => entryOf(item.value)).filter((entry): entry is RecallEntry => entry !== undefined);
+    index.apply({ threadId, add: entries });
+    return index;
+  }
+}
+
+const backends = new WeakMap<BaseStore, BaseStoreRecall>();
+
+/** The transcript kept in `store` (one backend per store object). */
+export function baseStoreRecallFor(store: BaseStore): BaseStoreRecall {
+  let backend = backends.get(store);
+  if (!backend) backends.set(store, (backend = new BaseStoreRecall(store)));
+  return backend;
+}

@@ -1,0 +1,91 @@
+/**
+ * compactionNode, the in-graph step as a node: the behaviour suite as createReactAgent's preModelHook and as a node
+ * of a hand-written StateGraph; on createSupervisor's supervisor, a team thread that loses nothing; bad options.
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import { createSupervisor } from "@langchain/langgraph-supervisor";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
+import { validateHistory } from "../../src/messages/validate.js";
+import { readTranscript } from "../../src/recall/transcript.js";
+import { compactionNode, type CompactionNodeOptions } from "../../src/runtimes/in-graph/compaction-node.js";
+import type { InGraphOptions } from "../../src/runtimes/in-graph/in-graph-compactor.js";
+import { lookupPolicy, lookupTool } from "../support/agents.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { inGraphBehaviour } from "../support/in-graph-suite.js";
+import { createStore, type TestStore } from "../support/savers.js";
+import { agentPolicy, runTests, scriptedModels, searchDocs } from "../support/team.js";
+
+const PROMPT = "You are the billing assistant.";
+
+inGraphBehaviour({
+  name: "compactionNode as createReactAgent's preModelHook",
+  kinds: ["memory", "sqlite"],
+  build: (saver, options) =>
+    createReactAgent({
+      llm: new ScriptedChatModel({ reply: lookupPolicy }),
+      tools: [lookupTool],
+      checkpointer: saver,
+      prompt: PROMPT,
+      ...(options ? { preModelHook: compactionNode({ ...options, prompt: PROMPT, tools: [lookupTool] }) } : {}),
+    }),
+});
+
+/** A ReAct loop written by hand: [compact →] model → tools → [compact →] model … */
+function handWritten(saver: BaseCheckpointSaver, options: InGraphOptions | undefined) {
+  const model = new ScriptedChatModel({ reply: lookupPolicy }).bindTools([lookupTool]);
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("compact", options ? compactionNode({ ...options, tools: [lookupTool] }) : () => ({}))
+    .addNode("model", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+    .addNode("tools", new ToolNode([lookupTool]))
+    .addEdge(START, "compact")
+    .addEdge("compact", "model")
+    .addConditionalEdges("model", (state) => ((state.messages.at(-1) as { tool_calls?: unknown[] }).tool_calls?.length ? "tools" : END))
+    .addEdge("tools", "compact");
+  return graph.compile({ checkpointer: saver });
+}
+
+inGraphBehaviour({ name: "compactionNode in a hand-written StateGraph", kinds: ["memory", "sqlite"], build: handWritten });
+
+describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
+  let store: TestStore;
+  beforeAll(async () => void (store = await createStore("sqlite")));
+  afterAll(async () => await store.close());
+
+  it("compacts the team's thread before the supervisor's calls and loses no message", async () => {
+    const models = scriptedModels();
+    const researcher = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("search_docs", "query") }), tools: [searchDocs], name: "researcher", prompt: "You research." });
+    const coder = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }), tools: [runTests], name: "coder", prompt: "You code." });
+    const compactions: number[] = [];
+    const team = createSupervisor({
+      agents: [researcher, coder],
+      llm: models.supervisor,
+      prompt: "You supervise a researcher and a coder.",
+      preModelHook: compactionNode({ tokenLimit: 1_500, env: {}, prompt: "You supervise a researcher and a coder.", onCompaction: (event) => void compactions.push(event.messagesAfter) }),
+    }).compile({ checkpointer: store.saver });
+    const config = { configurable: { thread_id: "team" } };
+    const seen = new Map<string, BaseMessage>();
+    for (let index = 0; index < 16; index++) {
+      const text = index % 2 === 0 ? `Find the refund rule for case ${index}, please.` : `Fix the rounding bug in module ${index}.`;
+      const result = await team.invoke({ messages: [new HumanMessage({ id: `team-${index}`, content: text })] }, config);
+      for (const message of result.messages) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+    }
+    expect(compactions.length).toBeGreaterThan(0);
+    const head = (await team.getState(config)).values.messages as BaseMessage[];
+    expect(validateHistory(head)).toEqual([]);
+    const page = await readTranscript(store.saver, config, { limit: 10_000 });
+    expect(page.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual([...seen.keys()]);
+  });
+});
+
+describe("compactionNode refuses bad options and bad state", () => {
+  it("names the option and its value", async () => {
+    expect(() => compactionNode({ env: {} } as CompactionNodeOptions)).toThrow(/tokenLimit/);
+    expect(() => compactionNode({ tokenLimit: 900, env: {}, tools: "lookup" as unknown as unknown[] })).toThrow(/tools.*lookup/);
+    expect(() => compactionNode({ tokenLimit: 900, env: {}, prompt: 42 as unknown as string })).toThrow(/prompt.*42/);
+    await expect(compactionNode({ tokenLimit: 900, env: {} })({ messages: "hi" as unknown as BaseMessage[] })).rejects.toThrow(/state\.messages/);
+  });
+});
