@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+/** `npm run test:server`: the Agent Server suite (test/server), apart from `npm test` because the server takes a while to start. */
+export default defineConfig({
+  test: {
+    include: ["test/server/**/*.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+  },
+});
