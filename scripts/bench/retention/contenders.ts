@@ -3,6 +3,7 @@
  * replaying model, at the same token budget:
  * - this library with its defaults (CompactingSupervisor, offline ExtractiveSummarizer), and with strategies;
  * - this library with LlmSummarizer over ChatOpenAI, only when OPENAI_API_KEY is set;
+ * - this library as createAgent middleware (compactionMiddleware, the same summarizer, in the graph);
  * - summarizationMiddleware (`trigger` = budget, `keep` = half of it) with the same extractive summarizer;
  * - trimMessages as a sliding window (strategy "last", the same counter) on every model call;
  * - no compaction.
@@ -15,6 +16,7 @@ import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
 import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
 import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
+import { compactionMiddleware } from "../../../src/runtimes/in-graph/compaction-middleware.js";
 import { searchHistory } from "../../../src/recall/search.js";
 import type { SearchHit } from "../../../src/store/recall-index/types.js";
 import { RECALL_AT } from "./recall.js";
@@ -112,6 +114,24 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
   {
     ...library("this library, LlmSummarizer (OPENAI_API_KEY)", () => createDefaultSummarizer()),
     skip: () => (process.env.OPENAI_API_KEY ? undefined : "OPENAI_API_KEY is not set"),
+  },
+  {
+    name: "this library as createAgent middleware",
+    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
+      const stats = { calls: 0, ms: 0 };
+      const summarizer = timed(new ExtractiveSummarizer({ counter }), stats);
+      const middleware = compactionMiddleware({ tokenLimit: budget, summarizer, counter, env: {} });
+      const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName, middleware: [middleware] });
+      return {
+        summarizer: stats,
+        search: (threadId, query) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT }),
+        async invoke(messages, threadId) {
+          await agent.invoke({ messages }, threadConfig(threadId));
+          // A summary started off the model call finishes before the next turn is measured, as the wrapper's flush().
+          await middleware.idle();
+        },
+      };
+    },
   },
   {
     name: "summarizationMiddleware (same summarizer)",

@@ -28,10 +28,10 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
     return counted.tokens;
   };
 
-  return createMiddleware({
+  const middleware = createMiddleware({
     name: "CompactionMiddleware",
     beforeModel: async (state, runtime) => {
-      const messages = await compactor.before(state.messages as BaseMessage[], overhead, runtime);
+      const messages = await compactor.before(state.messages as BaseMessage[], overhead, runtime, { start: false });
       return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : undefined;
     },
     wrapModelCall: async (request, handler) => {
@@ -43,5 +43,9 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
       compactor.started(state.messages as BaseMessage[], overhead, runtime);
       return undefined;
     },
+  });
+  return Object.assign(middleware, {
+    /** Resolves once no summary is in flight (before the process exits, or to measure a turn after it). */
+    idle: () => compactor.idle(),
   });
 }

@@ -26,7 +26,13 @@ export interface CompactionNodeUpdate {
 }
 
 /** @throws CompactionError INVALID_ARGUMENT for a bad option, or without a `tokenLimit`. */
-export function compactionNode(options: CompactionNodeOptions): (state: { messages: BaseMessage[] }, config?: unknown) => Promise<CompactionNodeUpdate> {
+export interface CompactionNode {
+  (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate>;
+  /** Resolves once no summary is in flight (before the process exits, or to measure a turn after it). */
+  idle(): Promise<void>;
+}
+
+export function compactionNode(options: CompactionNodeOptions): CompactionNode {
   const { prompt, tools, ...rest } = options;
   if (prompt !== undefined && typeof prompt !== "string" && typeof (prompt as BaseMessage)?.getType !== "function") throw invalidArgument("prompt", prompt, "a string or a message");
   if (tools !== undefined && !Array.isArray(tools)) throw invalidArgument("tools", tools, "an array of tools");
@@ -35,9 +41,10 @@ export function compactionNode(options: CompactionNodeOptions): (state: { messag
   const overhead =
     (prompt === undefined ? 0 : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
-  return async (state, config) => {
+  const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
     if (!Array.isArray(state?.messages)) throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
-    const messages = await compactor.before(state.messages, overhead, config);
+    const messages = await compactor.before(state.messages, overhead, config, { start: true });
     return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : {};
   };
+  return Object.assign(node, { idle: () => compactor.idle() });
 }

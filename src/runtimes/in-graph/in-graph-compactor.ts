@@ -5,11 +5,12 @@
  *
  * When the summary is computed:
  * - off the model call where it can be: `started(…)` after a model call whose context crossed `tokenLimit` begins
- *   the summary of that snapshot and returns at once; the next `before(…)` applies it if it is ready and the
- *   summarized prefix is still the state's prefix (the rebase rule, engine/rebase.ts: what was appended since is
- *   kept verbatim) and discards it otherwise;
- * - on the call's path only when it must: a context over `hardLimit` waits for the summary in flight, or computes one.
- * A context over `tokenLimit` with no summary in flight starts one and the model call goes on.
+ *   the summary of that snapshot and returns at once (the wrapper's moment: after the turn, on what the model saw);
+ *   the next `before(…)` applies it if it is ready and the summarized prefix is still the state's prefix (the rebase
+ *   rule, engine/rebase.ts: what was appended since is kept verbatim) and discards it otherwise. A form with no hook
+ *   after the call (the node) starts it at the first call over `tokenLimit` instead, and that call goes on;
+ * - on the call's path only when it must: a context over `hardLimit` waits for the summary in flight, or computes one
+ *   (the wrapper's pre-turn check).
  *
  * Nothing lost: before the update is returned, the messages it takes out are written to the transcript (the
  * checkpointer's index when SQLite or Postgres, else the graph's BaseStore, else the in-process index:
@@ -92,6 +93,15 @@ export class InGraphCompactor {
     this.ceiling = ceiling ?? tokenLimit;
   }
 
+  /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */
+  async idle(): Promise<void> {
+    while (true) {
+      const running = [...this.pending.values()].filter((job) => !job.settled);
+      if (running.length === 0) return;
+      await Promise.all(running.map((job) => job.result));
+    }
+  }
+
   count(messages: readonly BaseMessage[]): number {
     return this.manager.counter.countMessages(messages);
   }
@@ -108,14 +118,16 @@ export class InGraphCompactor {
    * Before a model call: the messages that replace `messages`, or undefined to leave the state as it is. Never
    * throws: a failure is told to `onCompactionError` and the call goes on.
    */
-  async before(messages: readonly BaseMessage[], overhead: number, config: unknown): Promise<BaseMessage[] | undefined> {
+  async before(messages: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     const tokensBefore = this.count(messages) + overhead;
     const background = this.options.background !== false;
     let job = this.pending.get(key);
     if (!job && tokensBefore <= this.tokenLimit) return undefined;
     if (!job && background && tokensBefore <= this.hardLimit) {
-      this.begin(key, messages, overhead);
+      // As the wrapper after a turn: the summary of the context the last model call saw, started after that call
+      // (`started`); a form with no hook after the call starts it here.
+      if (start) this.begin(key, messages, overhead);
       return undefined;
     }
     // Past the hard limit (or with background off) the call waits: for the summary in flight, else for a new one.
@@ -129,7 +141,7 @@ export class InGraphCompactor {
     if (!rebased.ok) {
       this.failed(new CompactionError({ code: "WRITE_CONFLICT", value: key, message: `the summary was not applied: ${rebased.reason}` }));
       // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
-      return tokensBefore > this.hardLimit ? this.before(messages, overhead, config) : undefined;
+      return tokensBefore > this.hardLimit ? this.before(messages, overhead, config, { start }) : undefined;
     }
     const threadId = threadIdOf(config);
     try {

@@ -1,3 +1,3 @@
 /** The in-graph runtime without `langchain`: the node / preModelHook form (the middleware has its own entry point). */
-export { compactionNode, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
+export { compactionNode, type CompactionNode, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
 export type { InGraphOptions, InGraphCompactionEvent } from "./in-graph-compactor.js";
