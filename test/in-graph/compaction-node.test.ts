@@ -13,7 +13,9 @@ import { validateHistory } from "../../src/messages/validate.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { compactionNode, type CompactionNodeOptions } from "../../src/runtimes/in-graph/compaction-node.js";
 import type { InGraphOptions } from "../../src/runtimes/in-graph/in-graph-compactor.js";
-import { lookupPolicy, lookupTool } from "../support/agents.js";
+import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { createTestAgent, lookupPolicy, lookupTool } from "../support/agents.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { inGraphBehaviour } from "../support/in-graph-suite.js";
 import { createStore, type TestStore } from "../support/savers.js";
@@ -88,4 +90,37 @@ describe("compactionNode refuses bad options and bad state", () => {
     expect(() => compactionNode({ tokenLimit: 900, env: {}, prompt: 42 as unknown as string })).toThrow(/prompt.*42/);
     await expect(compactionNode({ tokenLimit: 900, env: {} })({ messages: "hi" as unknown as BaseMessage[] })).rejects.toThrow(/state\.messages/);
   });
+});
+
+describe("the in-graph forms refuse bad options as the wrapper does", () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ["a negative limit", { tokenLimit: -5 }],
+    ["a limit given as text", { tokenLimit: "1000" }],
+    ["a ratio above 1", { tokenLimit: 1000, compactionRatio: 2 }],
+    ["a hard limit that is not a number", { tokenLimit: 1000, hardLimit: "high" }],
+    ["a summary budget that is not a number", { tokenLimit: 1000, summaryTokens: "many" }],
+    ["a summarizer that is not one", { tokenLimit: 1000, summarizer: "extractive" }],
+    ["a listener that is not a function", { tokenLimit: 1000, onCompaction: "yes" }],
+    ["an error listener that is not a function", { tokenLimit: 1000, onCompactionError: 42 }],
+  ];
+  const caught = (build: () => unknown) => {
+    try {
+      build();
+    } catch (error) {
+      const { code, parameter, message } = error as { code?: string; parameter?: string; message: string };
+      return { code, parameter, message };
+    }
+    return undefined;
+  };
+  for (const [label, options] of cases) {
+    it(`${label}: the same CompactionError`, async () => {
+      const store = await createStore("memory");
+      const { agent } = createTestAgent(store.saver);
+      const wrapper = caught(() => new CompactingSupervisor(agent, { env: {}, ...options } as never));
+      expect(wrapper).toMatchObject({ code: "INVALID_ARGUMENT" });
+      expect(caught(() => compactionMiddleware({ env: {}, ...options } as never))).toEqual(wrapper);
+      expect(caught(() => compactionNode({ env: {}, ...options } as never))).toEqual(wrapper);
+      await store.close();
+    });
+  }
 });

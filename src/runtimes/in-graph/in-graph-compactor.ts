@@ -25,6 +25,7 @@ import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
+import { validateHooks } from "../../validate-hooks.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
@@ -84,6 +85,7 @@ export class InGraphCompactor {
   constructor(private readonly options: InGraphOptions) {
     const { checkpointer, store: _store, background: _background, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
     if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
+    validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady"]);
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
     this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver() });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;

@@ -1,6 +1,7 @@
 /**
  * CompactingSupervisor options: validated once, at construction, with errors that name the option and the value.
  */
+import { validateHooks } from "../../validate-hooks.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ArchiveOptions } from "../../archive/archive.js";
@@ -207,9 +208,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
   ) as ResolvedOptions["policy"];
   if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
-  for (const hook of ["onCompaction", "onCompactionError", "onCompactionOutcome"] as const) {
-    if (options[hook] !== undefined && typeof options[hook] !== "function") throw invalidArgument(hook, options[hook], "a function");
-  }
+  validateHooks(options, ["onCompaction", "onCompactionError", "onCompactionOutcome"]);
   const breaker = options.circuitBreaker ?? {};
   if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {
     throw invalidArgument("circuitBreaker", breaker, "an object { failureThreshold, pauseMs } or false");
