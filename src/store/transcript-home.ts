@@ -3,7 +3,7 @@
  * in-graph runtime, the `search_history` tool, `searchHistory`, `readTranscript`):
  * 1. in the checkpointer's database when it is SQLite or Postgres (its recall index, written with the head);
  * 2. otherwise in the graph's `BaseStore` when there is one (the Agent Server always gives one), under
- *    `["langgraph_compaction", "transcript", <thread>]`;
+ *    `["langgraph-compaction", "transcript", <thread>]`;
  * 3. otherwise in this process, beside the checkpointer (MemorySaver and other savers: lost with the process).
  * Without a checkpointer and without a store there is none: compaction then keeps only the graph's state.
  */

@@ -1,13 +1,16 @@
 /**
  * The transcript in the graph's BaseStore: when the checkpointer keeps no index of its own (a MemorySaver, the
  * Agent Server's, none at all), the in-graph runtime writes what it takes out of the state under
- * ["langgraph_compaction", "transcript", <thread>]; readTranscript, searchHistory and the search_history tool (which
+ * ["langgraph-compaction", "transcript", <thread>]; readTranscript, searchHistory and the search_history tool (which
  * finds the graph's store and checkpointer by itself) read it there. A graph with neither compacts its state only.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { createAgent } from "langchain";
-import { describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { searchHistory } from "../../src/recall/search.js";
 import { createHistorySearchTool, HISTORY_SEARCH_TOOL } from "../../src/recall/tool.js";
@@ -29,10 +32,26 @@ const searchingPolicy: ReplyPolicy = (messages, context) => {
 
 const config = (thread: string) => ({ configurable: { thread_id: thread } });
 
-describe("the transcript in the graph's BaseStore", () => {
+const opened: PostgresStore[] = [];
+afterAll(async () => {
+  for (const store of opened) await store.stop();
+});
+
+describe.each([
+  ["InMemoryStore (the Agent Server's in development)", async () => new InMemoryStore()],
+  [
+    "PostgresStore (the Agent Server's in production)",
+    async () => {
+      const store = PostgresStore.fromConnString(inject("postgresUrl"), { schema: `transcript${randomUUID().replace(/-/g, "").slice(0, 10)}` });
+      await store.setup();
+      opened.push(store);
+      return store;
+    },
+  ],
+] as Array<[string, () => Promise<BaseStore>]>)("the transcript in the graph's BaseStore: %s", (_, open) => {
   it("holds every message compaction took out of a MemorySaver graph; the tool, searchHistory and readTranscript find it", async () => {
     const saver = new MemorySaver();
-    const store = new InMemoryStore();
+    const store = await open();
     let compactions = 0;
     const agent = createAgent({
       model: new ScriptedChatModel({ reply: searchingPolicy }),
@@ -48,6 +67,7 @@ describe("the transcript in the graph's BaseStore", () => {
     }
     expect(compactions).toBeGreaterThan(1);
     const items = await store.search(transcriptNamespace("store-thread"), { limit: 1_000 });
+    expect(items.length).toBeGreaterThan(20);
     expect(items.map((item) => item.key)).toContain("s-0");
     // Nothing lost: the store's transcript then the head is every message, in order.
     const page = await readTranscript(saver, config("store-thread"), { limit: 10_000, store });
@@ -63,7 +83,7 @@ describe("the transcript in the graph's BaseStore", () => {
 
   it("a graph without a checkpointer keeps its transcript in the store when it has one, and compacts its state either way", async () => {
     const history = Array.from({ length: 24 }, (_, index) => (index % 2 === 0 ? new HumanMessage({ id: `h-${index}`, content: turnText(index) }) : new AIMessage({ id: `h-${index}`, content: `Noted: ${turnText(index)}` })));
-    for (const store of [new InMemoryStore(), undefined]) {
+    for (const store of [await open(), undefined]) {
       let compactions = 0;
       const agent = createAgent({
         model: new ScriptedChatModel({ reply: lookupPolicy }),
@@ -83,7 +103,15 @@ describe("the transcript in the graph's BaseStore", () => {
     }
   });
 
-  it("a thread id with periods and slashes is one namespace label", () => {
-    expect(transcriptNamespace("a.b/c")).toEqual(["langgraph_compaction", "transcript", "a%2Eb%2Fc"]);
+});
+
+describe("the transcript's namespace", () => {
+  it("a thread id is one namespace label that every store accepts, one to one", () => {
+    expect(transcriptNamespace("a.b/c_d%e")).toEqual(["langgraph-compaction", "transcript", "a~2Eb~2Fc~5Fd~25e"]);
+    expect(transcriptNamespace("7f1c2a9e-0b4d-4c6e-9a1f-3d2e5b6c7a8f")[2]).toBe("7f1c2a9e-0b4d-4c6e-9a1f-3d2e5b6c7a8f");
+    expect(transcriptNamespace("")[2]).toBe("~");
+    expect(transcriptNamespace("é~")[2]).toBe("~C3~A9~7E");
+    const ids = ["a.b", "a~2Eb", "a_b", "a b", "", "~", "~7E"];
+    expect(new Set(ids.map((id) => transcriptNamespace(id)[2])).size).toBe(ids.length);
   });
 });

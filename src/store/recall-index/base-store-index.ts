@@ -1,7 +1,7 @@
 /**
  * The transcript in a LangGraph `BaseStore` (the graph's long-term store, which the Agent Server provides): for a
  * graph whose checkpointer keeps no index of its own (the server's, an in-memory saver, none), each message a
- * compaction takes out of the state is an item under the namespace `["langgraph_compaction", "transcript",
+ * compaction takes out of the state is an item under the namespace `["langgraph-compaction", "transcript",
  * <thread>]` (TRANSCRIPT_NAMESPACE), keyed by its message id — so writing it again replaces it (idempotent) — with the
  * same fields as an entry of the SQLite and Postgres indexes (store/recall-index/types.ts). Items are written with
  * `index: false`: a store configured for semantic search does not embed them.
@@ -17,14 +17,23 @@ import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 /** The namespace prefix of the transcript in a BaseStore; the thread id (escaped) is the next label. */
-export const TRANSCRIPT_NAMESPACE = ["langgraph_compaction", "transcript"] as const;
+export const TRANSCRIPT_NAMESPACE = ["langgraph-compaction", "transcript"] as const;
 
 /** Items read per page of a thread's transcript. */
 const PAGE = 1_000;
 
-/** The label of a thread id: a namespace label holds no period and is never empty. */
+/** Characters a thread id keeps in its label: none that a store rejects (".", and PostgresStore's "%", "_", "\\"). */
+const PLAIN = /^[A-Za-z0-9\-!*'()]$/;
+
+/**
+ * The label of a thread id, one to one: plain characters as they are, every other one as "~" and its UTF-8 bytes in
+ * hex ("a.b" → "a~2Eb"; a UUID is its own label). The empty id, which no other id encodes to, is "~".
+ */
 function threadLabel(threadId: string): string {
-  return threadId === "" ? "%" : encodeURIComponent(threadId).replaceAll(".", "%2E");
+  if (threadId === "") return "~";
+  let label = "";
+  for (const char of threadId) label += PLAIN.test(char) ? char : [...Buffer.from(char, "utf8")].map((byte) => `~${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  return label;
 }
 
 /** The namespace of one thread's transcript in a BaseStore. */
