@@ -39,9 +39,9 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
       overhead = system + toolTokens(request.tools ?? []);
       return handler(request);
     },
-    afterModel: (state, runtime) => {
-      compactor.started(state.messages as BaseMessage[], overhead, runtime);
-      return undefined;
+    afterModel: async (state, runtime) => {
+      const messages = await compactor.after(state.messages as BaseMessage[], overhead, runtime);
+      return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : undefined;
     },
   });
   return Object.assign(middleware, {

@@ -17,9 +17,10 @@
  * store/transcript-home.ts), idempotently by message id. A run that dies between the two leaves a message in both
  * places, never in none. A summarizer that fails, or a transcript that cannot be written, writes nothing.
  */
-import { MemorySaver } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { ToolOutputArchive, type ArchiveOptions } from "../../archive/archive.js";
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
@@ -48,6 +49,13 @@ export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointe
    * or discards it.
    */
   onSummaryReady?: (event: { threadId: string | undefined }) => void;
+  /**
+   * Tool results above a threshold moved into a BaseStore and replaced by pointers, as the wrapper's `archive` does
+   * (`createArchiveReaderTool` reads them back). `store` defaults to the graph's. @default no archive
+   */
+  archive?: Omit<ArchiveOptions, "store"> & { store?: BaseStore };
+  /** Told about the tool outputs moved to the archive (their keys). */
+  onArchive?: (event: { threadId: string | undefined; keys: string[] }) => void;
   /** Told about every compaction written to the state. */
   onCompaction?: (event: InGraphCompactionEvent) => void;
   /**
@@ -81,11 +89,15 @@ export class InGraphCompactor {
   readonly hardLimit: number;
   private readonly ceiling: number;
   private readonly pending = new Map<string, Pending>();
+  private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
+  private warnedNoStore = false;
 
   constructor(private readonly options: InGraphOptions) {
-    const { checkpointer, store: _store, background: _background, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
+    const { checkpointer, store: _store, background: _background, archive, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
     if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
-    validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady"]);
+    validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive"]);
+    // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
+    if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
     this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver() });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
@@ -108,19 +120,34 @@ export class InGraphCompactor {
     return this.manager.counter.countMessages(messages);
   }
 
-  /** After a model call: start the summary of `messages` when they (with `overhead`) crossed the limit. */
-  started(messages: readonly BaseMessage[], overhead: number, config: unknown): void {
-    if (this.options.background === false) return;
+  /**
+   * After a model call (the wrapper's moment, after the turn): archive the large tool outputs, when an archive is
+   * configured and no summary is in flight, then start the summary of the result when it (with `overhead`) is over
+   * the limit. Returns the archived messages as the state update, or undefined. Never throws.
+   */
+  async after(messages: readonly BaseMessage[], overhead: number, config: unknown): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
-    if (this.pending.has(key) || this.count(messages) + overhead <= this.tokenLimit) return;
-    this.begin(key, messages, overhead);
+    if (this.pending.has(key)) return undefined;
+    const archived = await this.archived(messages, config);
+    const current = archived ?? messages;
+    if (this.options.background !== false && this.count(current) + overhead > this.tokenLimit) this.begin(key, current, overhead);
+    return archived;
   }
 
   /**
-   * Before a model call: the messages that replace `messages`, or undefined to leave the state as it is. Never
-   * throws: a failure is told to `onCompactionError` and the call goes on.
+   * Before a model call: the messages that replace `messages`, or undefined to leave the state as it is. `start`:
+   * for a form with no hook after the call (the node), archive here and start a summary at a call over the limit.
+   * Never throws: a failure is told to `onCompactionError` and the call goes on.
    */
   async before(messages: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
+    const key = threadKey(config);
+    const archived = start && !this.pending.has(key) ? await this.archived(messages, config) : undefined;
+    const current = archived ?? messages;
+    return (await this.summarized(current, overhead, config, start)) ?? archived;
+  }
+
+  /** The summary step of `before`: `messages` with a summary applied, or undefined. */
+  private async summarized(messages: readonly BaseMessage[], overhead: number, config: unknown, start: boolean): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     const tokensBefore = this.count(messages) + overhead;
     const background = this.options.background !== false;
@@ -128,7 +155,7 @@ export class InGraphCompactor {
     if (!job && tokensBefore <= this.tokenLimit) return undefined;
     if (!job && background && tokensBefore <= this.hardLimit) {
       // As the wrapper after a turn: the summary of the context the last model call saw, started after that call
-      // (`started`); a form with no hook after the call starts it here.
+      // (`after`); a form with no hook after the call starts it here.
       if (start) this.begin(key, messages, overhead);
       return undefined;
     }
@@ -143,7 +170,7 @@ export class InGraphCompactor {
     if (!rebased.ok) {
       this.failed(new CompactionError({ code: "WRITE_CONFLICT", value: key, message: `the summary was not applied: ${rebased.reason}` }));
       // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
-      return tokensBefore > this.hardLimit ? this.before(messages, overhead, config, { start }) : undefined;
+      return tokensBefore > this.hardLimit ? this.summarized(messages, overhead, config, start) : undefined;
     }
     const threadId = threadIdOf(config);
     try {
@@ -161,6 +188,34 @@ export class InGraphCompactor {
       appended: rebased.appended,
     });
     return rebased.messages;
+  }
+
+  /**
+   * `messages` with their large tool outputs moved to the archive (the originals written to the transcript first),
+   * or undefined when there is no archive, nothing to move, or a failure (told to `onCompactionError`).
+   */
+  private async archived(messages: readonly BaseMessage[], config: unknown): Promise<BaseMessage[] | undefined> {
+    const given = this.options.archive;
+    if (!given || messages.length === 0) return undefined;
+    const store = given.store ?? graphPlaces(config).store;
+    if (!store) {
+      if (!this.warnedNoStore) this.failed(invalidArgument("archive.store", store, "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)"));
+      this.warnedNoStore = true;
+      return undefined;
+    }
+    let archive = this.archives.get(store);
+    if (!archive) this.archives.set(store, (archive = new ToolOutputArchive({ pinned: this.options.pinned, ...given, store, counter: this.manager.counter })));
+    if (!archive.hasCandidates(messages)) return undefined;
+    const threadId = threadIdOf(config);
+    try {
+      const { messages: edited, archived } = await archive.archive(messages, threadId === undefined ? {} : { threadId });
+      if (archived.length === 0) return undefined;
+      await this.record(threadId, messages, edited, config);
+      this.options.onArchive?.({ threadId, keys: archived });
+      return edited;
+    } catch (error) {
+      return this.failed(error);
+    }
   }
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
