@@ -77,6 +77,9 @@ export interface InGraphCompactionEvent {
   appended: number;
 }
 
+/** Summaries kept for threads' next model calls, at most (the oldest finished ones go first). */
+const MAX_PENDING = 1_000;
+
 interface Pending {
   snapshot: readonly BaseMessage[];
   result: Promise<CompactedMessages | { skipped: string } | { error: unknown }>;
@@ -232,6 +235,13 @@ export class InGraphCompactor {
         }),
     };
     this.pending.set(key, job);
+    // A finished summary waits for its thread's next model call; threads that never call again do not keep theirs.
+    if (this.pending.size > MAX_PENDING) {
+      for (const [other, pending] of this.pending) {
+        if (this.pending.size <= MAX_PENDING) break;
+        if (pending.settled) this.pending.delete(other);
+      }
+    }
     return job;
   }
 
