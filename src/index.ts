@@ -15,3 +15,4 @@ export * from "./archive/index.js";
 export * from "./recall/index.js";
 export * from "./runtimes/wrapper/index.js";
 export * from "./runtimes/in-graph/index.js";
+export * from "./runtimes/worker/index.js";

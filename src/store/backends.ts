@@ -13,6 +13,7 @@ import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
 import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
 import type { RecallBackend, ThreadRow, ThreadStorage } from "./thread-store.js";
 import type { PrunePlan } from "./prune-plan.js";
+import { MemoryLeases, PostgresLeases, SqliteLeases, type LeaseBackend } from "./leases.js";
 import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
@@ -30,6 +31,14 @@ export interface Backend {
   storage(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where a second connection (another thread or process) opens the same store, when one can. */
   location?: StoreLocation;
+  /** Threads whose root-namespace head id is above `cursor` (ids sort by time), with that head: an indexed query. */
+  changedSince(cursor: string): Promise<HeadRow[]>;
+  leases: LeaseBackend;
+}
+
+export interface HeadRow {
+  threadId: string;
+  headCheckpointId: string;
 }
 
 /** A store a second connection can open: a SQLite file, or a Postgres database reached by a connection string. */
@@ -40,6 +49,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     const pool = saver.pool as unknown as PostgresPool;
     const schema = saver.options.schema;
     const s = quoteIdentifier(schema);
+    let indexed: Promise<void> | undefined;
     const url = (saver.pool as unknown as { options?: { connectionString?: unknown } }).options?.connectionString;
     return {
       name: "postgres",
@@ -48,6 +58,25 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
       prunable: true,
       prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
+      leases: new PostgresLeases(pool, schema),
+      changedSince: async (cursor) => {
+        // An index on the heads' ids (created once, without blocking writes) answers a pass where nothing changed
+        // by reading no row of a thread.
+        indexed ??= pool
+          .query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS compaction_root_checkpoint_ids ON ${s}.checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`)
+          .then(
+            () => undefined,
+            (error: { code?: string }) => {
+              // Another worker created it at the same moment (a duplicate name); anything else is tried again next pass.
+              if (error.code === "23505" || error.code === "42P07") return;
+              indexed = undefined;
+              throw error;
+            },
+          );
+        await indexed;
+        const result = await pool.query(`SELECT thread_id, max(checkpoint_id) AS head FROM ${s}.checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > $1 GROUP BY thread_id`, [cursor]);
+        return result.rows.map((row) => ({ threadId: String(row.thread_id), headCheckpointId: String(row.head) }));
+      },
       headId: async (threadId) => {
         const result = await pool.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
         return result.rows[0] ? String(result.rows[0].checkpoint_id) : undefined;
@@ -93,6 +122,14 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new SqliteRecall(db),
       prunable: true,
       prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
+      leases: new SqliteLeases(db),
+      changedSince: async (cursor) => {
+        const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
+        if (!exists) return [];
+        db.exec(`CREATE INDEX IF NOT EXISTS compaction_root_checkpoint_ids ON checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`);
+        const rows = db.prepare(`SELECT thread_id AS threadId, MAX(checkpoint_id) AS head FROM checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > ? GROUP BY thread_id`).all(cursor) as Array<{ threadId: string; head: string }>;
+        return rows.map((row) => ({ threadId: String(row.threadId), headCheckpointId: String(row.head) }));
+      },
       headId: async (threadId) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return undefined;
@@ -123,9 +160,28 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       },
     };
   }
+  const listThreads = async (): Promise<ThreadRow[]> => {
+    // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
+    const threads = new Map<string, ThreadRow>();
+    for await (const tuple of saver.list({ configurable: {} })) {
+      const threadId = tuple.config.configurable?.thread_id;
+      if (tuple.config.configurable?.checkpoint_ns || threadId === undefined) continue;
+      const row = threads.get(String(threadId));
+      if (!row) threads.set(String(threadId), { threadId: String(threadId), checkpoints: 1, headCheckpointId: tuple.checkpoint.id });
+      else {
+        row.checkpoints++;
+        if (tuple.checkpoint.id > row.headCheckpointId) row.headCheckpointId = tuple.checkpoint.id;
+      }
+    }
+    return [...threads.values()].sort((a, b) => (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
+  };
   return {
     name: "generic",
     writer: new GenericWriter(saver),
+    leases: genericLeases(saver),
+    // No index here: every head is listed, and those above the cursor kept.
+    changedSince: async (cursor) => (await listThreads()).filter((row) => row.headCheckpointId > cursor).map(({ threadId, headCheckpointId }) => ({ threadId, headCheckpointId })),
+    listThreads,
     recall: memoryRecallFor(saver),
     headId: async (threadId) => (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
     storage: async () => undefined,
@@ -134,20 +190,14 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       if (isMemorySaver(saver)) return pruneMemory(saver, memoryRecallFor(saver), threadId, plan);
       throw unsupportedPrune(saver);
     },
-    listThreads: async () => {
-      // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
-      const threads = new Map<string, ThreadRow>();
-      for await (const tuple of saver.list({ configurable: {} })) {
-        const threadId = tuple.config.configurable?.thread_id;
-        if (tuple.config.configurable?.checkpoint_ns || threadId === undefined) continue;
-        const row = threads.get(String(threadId));
-        if (!row) threads.set(String(threadId), { threadId: String(threadId), checkpoints: 1, headCheckpointId: tuple.checkpoint.id });
-        else {
-          row.checkpoints++;
-          if (tuple.checkpoint.id > row.headCheckpointId) row.headCheckpointId = tuple.checkpoint.id;
-        }
-      }
-      return [...threads.values()].sort((a, b) => (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
-    },
   };
+}
+
+const memoryLeases = new WeakMap<BaseCheckpointSaver, MemoryLeases>();
+
+/** The in-process leases of a saver with no table of its own (one per saver object). */
+function genericLeases(saver: BaseCheckpointSaver): MemoryLeases {
+  let leases = memoryLeases.get(saver);
+  if (!leases) memoryLeases.set(saver, (leases = new MemoryLeases()));
+  return leases;
 }

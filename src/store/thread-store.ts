@@ -4,11 +4,12 @@
  * function from a checkpointer. Saver internals (`db`, `pool`, private serializers and statements, the shape of
  * `channel_values`) are read in this folder and nowhere else (`npm run check:internals`).
  */
+import type { LeaseBackend } from "./leases.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints } from "./checkpoint-messages.js";
-import { backendFor, type Backend, type StoreLocation } from "./backends.js";
+import { backendFor, type Backend, type HeadRow, type StoreLocation } from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -89,6 +90,13 @@ export interface ThreadStore {
   replaceHead(request: ReplaceHeadRequest): Promise<ReplaceOutcome>;
   /** Threads with a root-namespace checkpoint, ordered by id. */
   listThreads(): Promise<ThreadRow[]>;
+  /**
+   * Threads whose head id is above `cursor` (checkpoint ids sort by time), with that head, read without any
+   * checkpoint: an indexed query on SQLite and Postgres. `""` lists every thread.
+   */
+  changedSince(cursor: string): Promise<HeadRow[]>;
+  /** The leases of the threads of this store (workers side by side: store/leases.ts). */
+  readonly leases: LeaseBackend;
   /**
    * Deletes what `plan` removes, with the transcript entries it writes first, while the head is still the plan's.
    * @throws CompactionError UNSUPPORTED for a saver other than SQLite, Postgres or MemorySaver.
@@ -196,6 +204,18 @@ class BackendThreadStore implements ThreadStore {
 
   listThreads(): Promise<ThreadRow[]> {
     return this.parts.listThreads();
+  }
+
+  async changedSince(cursor: string): Promise<HeadRow[]> {
+    try {
+      return await this.parts.changedSince(cursor);
+    } catch (error) {
+      throw asStoreReadError(error, "(every thread)");
+    }
+  }
+
+  get leases(): LeaseBackend {
+    return this.parts.leases;
   }
 }
 

@@ -1,0 +1,330 @@
+/**
+ * The worker runtime: compaction of many threads from outside the application, over a shared store.
+ *
+ * A pass asks the store which threads' heads changed since the last pass (an indexed query on checkpoint ids, which
+ * sort by time: no checkpoint is read), reads and counts only those heads, and remembers each thread's head id and
+ * tokens. A thread over the limit whose head has not moved for `idleMs` (its id says when it was written) is
+ * compacted by the engine (`HistoryManager.compactThread`, which leaves busy and interrupted threads alone), then
+ * pruned when `keepCheckpoints` is set — each under the thread's lease (store/leases.ts), so workers side by side
+ * never compact one thread at once. `compactThreads` is the same work done once over a list of threads.
+ */
+import { randomUUID } from "node:crypto";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { asStoreError, CompactionError, invalidArgument } from "../../errors.js";
+import { HistoryManager } from "../../engine/history-manager.js";
+import type { HistoryManagerOptions } from "../../engine/manager-options.js";
+import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
+import type { ThreadStore } from "../../store/thread-store.js";
+
+export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | "busyWaitMs"> {
+  /** Threads compacted at once. @default 1 */
+  concurrency?: number;
+  /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 2 × summaryTimeoutMs */
+  leaseMs?: number;
+  /** Told about every thread a pass compacted, skipped or failed on. */
+  onOutcome?: (outcome: ThreadOutcome) => void;
+  /** Told when a lease is taken and given back (what a log of takes needs to show no overlap). */
+  onLease?: (event: { threadId: string; owner: string; event: "taken" | "released" }) => void;
+}
+
+export interface ThreadOutcome {
+  threadId: string;
+  status: "compacted" | "skipped" | "failed";
+  /** Why a thread was skipped or failed: "leased" (another worker holds it), the engine's reason, the error. */
+  reason?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  /** The head a compaction wrote (and pruned to, with keepCheckpoints). */
+  checkpointId?: string;
+  /** The error of a failed thread. */
+  error?: unknown;
+}
+
+/** Validated numbers of the worker's options. */
+export function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw invalidArgument(name, value, "an integer >= 1");
+  return value;
+}
+
+/** Failures of the store rather than of one thread: the rest of a pass would fail the same way. */
+const STORE_FAILURES = new Set(["STORE_UNAVAILABLE", "STORE_LOCKED", "STORE_READ_ONLY"]);
+
+export function isStoreFailure(error: unknown): boolean {
+  return CompactionError.isInstance(error) && STORE_FAILURES.has(error.code);
+}
+
+/**
+ * Compacts threads under their leases, `concurrency` at a time: the work of a worker's pass and of `compactThreads`.
+ * Stops taking threads when `signal` aborts or the store fails (the outcome says so); never throws for one thread.
+ */
+export class LeasedCompactor {
+  readonly owner = `worker-${randomUUID()}`;
+  readonly manager: HistoryManager;
+  readonly store: ThreadStore;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+
+  constructor(
+    checkpointer: BaseCheckpointSaver,
+    private readonly options: WorkerOptions,
+  ) {
+    const { concurrency, leaseMs, onOutcome, onLease, ...managerOptions } = options;
+    for (const [name, hook] of [["onOutcome", onOutcome], ["onLease", onLease]] as const) {
+      if (hook !== undefined && typeof hook !== "function") throw invalidArgument(name, hook, "a function");
+    }
+    this.concurrency = positiveInteger("concurrency", concurrency, 1);
+    // A worker never waits for a busy thread: the next pass sees it again.
+    this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
+    this.store = this.manager.store;
+    this.leaseMs = positiveInteger("leaseMs", leaseMs, 2 * (options.summaryTimeoutMs ?? 120_000));
+  }
+
+  /** Compacts `threadIds` (over the limit, or `force`d), returning each one's outcome in order of completion. */
+  async run(threadIds: readonly string[], { signal, force = false }: { signal?: AbortSignal; force?: boolean } = {}): Promise<{ outcomes: ThreadOutcome[]; storeError?: unknown }> {
+    const outcomes: ThreadOutcome[] = [];
+    let storeError: unknown;
+    let next = 0;
+    const lane = async () => {
+      while (next < threadIds.length && !signal?.aborted && storeError === undefined) {
+        const threadId = threadIds[next++]!;
+        const outcome = await this.one(threadId, force);
+        if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
+        outcomes.push(outcome);
+        this.options.onOutcome?.(outcome);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, threadIds.length) }, lane));
+    return { outcomes, ...(storeError === undefined ? {} : { storeError }) };
+  }
+
+  private async one(threadId: string, force: boolean): Promise<ThreadOutcome> {
+    let taken: boolean;
+    try {
+      taken = await this.store.leases.take(threadId, this.owner, this.leaseMs);
+    } catch (error) {
+      return { threadId, status: "failed", reason: "the lease could not be taken", error: asStoreError(error, threadId) };
+    }
+    if (!taken) return { threadId, status: "skipped", reason: "leased" };
+    this.options.onLease?.({ threadId, owner: this.owner, event: "taken" });
+    try {
+      const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, force ? { force: true } : {});
+      if (report.status === "compacted") return { threadId, status: "compacted", tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, checkpointId: report.newCheckpointId };
+      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, tokensBefore: report.tokensBefore };
+    } catch (error) {
+      const typed = asStoreError(error, threadId);
+      return { threadId, status: "failed", reason: typed instanceof Error ? typed.message : String(typed), error: typed };
+    } finally {
+      // Given back after the write (and the prune); a worker that dies here leaves it to expire.
+      this.options.onLease?.({ threadId, owner: this.owner, event: "released" });
+      await this.store.leases.release(threadId, this.owner).catch(() => undefined);
+    }
+  }
+}
+
+/** How far before the newest head seen a pass looks again (a turn committed late). */
+const LOOKBACK_MS = 60_000;
+
+/** What a thread looked like when a pass last read it. */
+interface Seen {
+  headId: string;
+  tokens?: number;
+}
+
+export interface CompactionWorkerOptions extends WorkerOptions {
+  /** A thread is compacted once its head has not moved for this long. @default 60000 */
+  idleMs?: number;
+  /** Pause between passes of `start()`. @default 5000 */
+  pollMs?: number;
+  /** The longest pause after store errors (doubling from `pollMs`). @default 60000 */
+  maxBackoffMs?: number;
+  /** Told after every pass (its summary). */
+  onPass?: (pass: PassSummary) => void;
+  /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
+  onError?: (error: unknown) => void;
+}
+
+export interface PassSummary {
+  pass: number;
+  /** Threads whose head differs from what this worker saw last (every thread on the first pass). */
+  changed: number;
+  /** Heads read and counted in this pass (only changed threads). */
+  headsRead: number;
+  /** Threads over the limit and idle. */
+  candidates: number;
+  compacted: number;
+  skipped: number;
+  failed: number;
+  ms: number;
+}
+
+export interface WorkerStats {
+  passes: number;
+  /** Threads this worker knows of. */
+  threadsSeen: number;
+  headsRead: number;
+  compacted: number;
+  skipped: Record<string, number>;
+  /** Threads another worker held (their lease was taken). */
+  conflicts: number;
+  errors: number;
+  /** How long the oldest idle thread over the limit has waited, as of the last pass (ms). */
+  lagMs: number;
+}
+
+export class CompactionWorker {
+  private readonly compactor: LeasedCompactor;
+  private readonly idleMs: number;
+  private readonly pollMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly seen = new Map<string, Seen>();
+  /** When the newest head seen was written (ms). */
+  private newest?: number;
+  private readonly counters: WorkerStats = { passes: 0, threadsSeen: 0, headsRead: 0, compacted: 0, skipped: {}, conflicts: 0, errors: 0, lagMs: 0 };
+  private running?: Promise<void>;
+  private stopping?: AbortController;
+
+  /** @throws CompactionError INVALID_ARGUMENT for a bad option (the wrapper's errors for the shared ones). */
+  constructor(
+    checkpointer: BaseCheckpointSaver,
+    private readonly options: CompactionWorkerOptions,
+  ) {
+    const { idleMs, pollMs, maxBackoffMs, onPass, onError, ...rest } = options;
+    for (const [name, hook] of [["onPass", onPass], ["onError", onError]] as const) {
+      if (hook !== undefined && typeof hook !== "function") throw invalidArgument(name, hook, "a function");
+    }
+    if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0)) throw invalidArgument("idleMs", idleMs, "an integer >= 0");
+    this.idleMs = idleMs ?? 60_000;
+    this.pollMs = positiveInteger("pollMs", pollMs, 5_000);
+    this.maxBackoffMs = positiveInteger("maxBackoffMs", maxBackoffMs, 60_000);
+    this.compactor = new LeasedCompactor(checkpointer, rest);
+    if (this.compactor.manager.policy.tokenLimit === undefined) throw invalidArgument("tokenLimit", undefined, "a number of tokens (a worker compacts the threads above it)");
+  }
+
+  /** The worker's counters, for a metrics endpoint. */
+  stats(): WorkerStats {
+    return { ...this.counters, skipped: { ...this.counters.skipped } };
+  }
+
+  /**
+   * One pass: the threads whose head changed are read and counted; the idle ones over the limit are compacted.
+   * @throws CompactionError STORE_UNAVAILABLE (and the store's other errors) when the store cannot be listed or fails.
+   */
+  async runOnce(signal?: AbortSignal): Promise<PassSummary> {
+    const started = performance.now();
+    const { store, manager } = this.compactor;
+    const limit = manager.policy.tokenLimit!;
+    // Heads written since the newest one seen, less a minute: a turn's id is made before its write commits, so a
+    // slower commit can land with an id below one already seen. Heads seen as they are are not read again.
+    const rows = await store.changedSince(this.newest === undefined ? "" : checkpointIdAt(this.newest - LOOKBACK_MS));
+    let changed = 0;
+    let headsRead = 0;
+    for (const row of rows) {
+      const written = checkpointTime(row.headCheckpointId);
+      if (written !== undefined && written > (this.newest ?? 0)) this.newest = written;
+      if (this.seen.get(row.threadId)?.headId === row.headCheckpointId) continue;
+      this.seen.set(row.threadId, { headId: row.headCheckpointId });
+      changed++;
+    }
+    // Read the heads not counted yet (the changed ones), at most `concurrency` at a time.
+    const unread = [...this.seen.entries()].filter(([, seen]) => seen.tokens === undefined);
+    for (let index = 0; index < unread.length && !signal?.aborted; index += this.compactor.concurrency) {
+      await Promise.all(
+        unread.slice(index, index + this.compactor.concurrency).map(async ([threadId, seen]) => {
+          const head = await store.readHead(threadId, seen.headId);
+          headsRead++;
+          seen.tokens = head ? manager.counter.countMessages(head.messages) : 0;
+        }),
+      );
+    }
+    const now = Date.now();
+    let lag = 0;
+    const candidates: string[] = [];
+    for (const [threadId, seen] of this.seen) {
+      if (seen.tokens === undefined || seen.tokens <= limit) continue;
+      const written = checkpointTime(seen.headId) ?? 0;
+      if (now - written < this.idleMs) continue;
+      candidates.push(threadId);
+      lag = Math.max(lag, now - written - this.idleMs);
+    }
+    const { outcomes, storeError } = await this.compactor.run(candidates, signal ? { signal } : {});
+    for (const outcome of outcomes) {
+      // What this worker wrote it knows without reading it (the write's id sorts just after the head it replaced).
+      if (outcome.status === "compacted" && outcome.checkpointId) this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
+      if (outcome.status === "compacted") this.counters.compacted++;
+      else if (outcome.status === "failed") this.counters.errors++;
+      else if (outcome.reason === "leased") this.counters.conflicts++;
+      else this.counters.skipped[reasonKey(outcome.reason)] = (this.counters.skipped[reasonKey(outcome.reason)] ?? 0) + 1;
+      // A skipped thread (busy, interrupted, nothing to summarize, a lost race) is tried again once its head has
+      // changed, which the store reports; one another worker holds is tried at the next pass.
+      if (outcome.status === "skipped" && outcome.reason !== "leased") this.seen.get(outcome.threadId)!.tokens = -1;
+    }
+    this.counters.passes++;
+    this.counters.threadsSeen = this.seen.size;
+    this.counters.headsRead += headsRead;
+    this.counters.lagMs = lag;
+    const summary: PassSummary = {
+      pass: this.counters.passes,
+      changed,
+      headsRead,
+      candidates: candidates.length,
+      compacted: outcomes.filter((outcome) => outcome.status === "compacted").length,
+      skipped: outcomes.filter((outcome) => outcome.status === "skipped").length,
+      failed: outcomes.filter((outcome) => outcome.status === "failed").length,
+      ms: performance.now() - started,
+    };
+    this.options.onPass?.(summary);
+    if (storeError !== undefined) throw storeError;
+    return summary;
+  }
+
+  /** Passes until `stop()`, pausing `pollMs` between them and backing off (doubling) after store errors. */
+  start(): void {
+    if (this.running) return;
+    const stopping = (this.stopping = new AbortController());
+    this.running = (async () => {
+      let pause = this.pollMs;
+      while (!stopping.signal.aborted) {
+        try {
+          await this.runOnce(stopping.signal);
+          pause = this.pollMs;
+        } catch (error) {
+          this.counters.errors++;
+          this.options.onError?.(error);
+          pause = Math.min(this.maxBackoffMs, pause * 2);
+        }
+        await sleep(pause, stopping.signal);
+      }
+    })();
+  }
+
+  /** Stops taking threads; resolves when the compaction in flight has finished and its lease is given back. */
+  async stop(): Promise<void> {
+    this.stopping?.abort();
+    await this.running;
+    this.running = undefined;
+  }
+}
+
+/** A skip reason as a counter's key. */
+function reasonKey(reason: string | undefined): string {
+  if (!reason) return "other";
+  if (/interrupt/i.test(reason)) return "interrupted";
+  if (/run is in progress|pending write|busy/i.test(reason)) return "busy";
+  if (/^conflict/i.test(reason)) return "conflict";
+  if (/not over the limit/i.test(reason)) return "under limit";
+  return "nothing to compact";
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * Leases per thread, for workers compacting the threads of one store side by side: a worker compacts a thread only
+ * while it holds the thread's lease, so no two compact one thread at once. A lease expires on its own (a worker
+ * killed mid-compaction holds nothing for long) and covers a compaction, never a turn: turns do not take it.
+ *
+ * Why a lease table rather than advisory locks: an advisory lock lives as long as the connection that took it, so a
+ * worker would pin one pooled connection per thread in flight, and a lock cannot outlive a connection that a proxy
+ * keeps open after its worker died; a row with an expiry is released by time, read by any connection, and the same
+ * statement works on SQLite. Taking is one statement, an upsert that replaces only an expired lease (or the
+ * owner's own), so two workers racing for one thread cannot both win; the database's clock decides expiry on
+ * Postgres (one clock for every machine), the host's on SQLite (one host).
+ */
+import type { PostgresPool } from "./recall-index/postgres-index.js";
+import { quoteIdentifier } from "./sql.js";
+
+export interface LeaseBackend {
+  /** Takes the thread's lease for `ttlMs` if no other owner holds a live one; true when `owner` holds it now. */
+  take(threadId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease back (only `owner`'s). */
+  release(threadId: string, owner: string): Promise<void>;
+}
+
+/** The lease table in a Postgres schema, created on first use. */
+export class PostgresLeases implements LeaseBackend {
+  private ready?: Promise<void>;
+  private readonly schema: string;
+
+  constructor(
+    private readonly pool: PostgresPool,
+    schema: string,
+  ) {
+    this.schema = quoteIdentifier(schema);
+  }
+
+  private setup(): Promise<void> {
+    this.ready ??= this.pool
+      .query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL)`)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      });
+    return this.ready;
+  }
+
+  async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+    await this.setup();
+    const result = await this.pool.query(
+      `INSERT INTO ${this.schema}.compaction_leases AS lease (thread_id, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+       WHERE lease.expires_at < now() OR lease.owner = EXCLUDED.owner
+       RETURNING owner`,
+      [threadId, owner, ttlMs],
+    );
+    return result.rows.length === 1;
+  }
+
+  async release(threadId: string, owner: string): Promise<void> {
+    await this.setup();
+    await this.pool.query(`DELETE FROM ${this.schema}.compaction_leases WHERE thread_id = $1 AND owner = $2`, [threadId, owner]);
+  }
+}
+
+/** What the SQLite lease table needs of a better-sqlite3 database. */
+interface SqliteDatabase {
+  prepare(sql: string): { run(...values: unknown[]): unknown; get(...values: unknown[]): unknown };
+  exec(sql: string): unknown;
+}
+
+/** The lease table in the SQLite file (workers on one host), created on first use. */
+export class SqliteLeases implements LeaseBackend {
+  private ready = false;
+
+  constructor(private readonly db: SqliteDatabase) {}
+
+  private setup(): void {
+    if (this.ready) return;
+    this.db.exec(`CREATE TABLE IF NOT EXISTS compaction_leases (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+    this.ready = true;
+  }
+
+  async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+    this.setup();
+    const now = Date.now();
+    const row = this.db
+      .prepare(
+        `INSERT INTO compaction_leases (thread_id, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE compaction_leases.expires_at < ? OR compaction_leases.owner = excluded.owner
+         RETURNING owner`,
+      )
+      .get(threadId, owner, now + ttlMs, now);
+    return row !== undefined;
+  }
+
+  async release(threadId: string, owner: string): Promise<void> {
+    this.setup();
+    this.db.prepare(`DELETE FROM compaction_leases WHERE thread_id = ? AND owner = ?`).run(threadId, owner);
+  }
+}
+
+/** Leases in this process, for MemorySaver and other savers (workers in one process). */
+export class MemoryLeases implements LeaseBackend {
+  private readonly held = new Map<string, { owner: string; expiresAt: number }>();
+
+  async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const lease = this.held.get(threadId);
+    if (lease && lease.owner !== owner && lease.expiresAt >= now) return false;
+    this.held.set(threadId, { owner, expiresAt: now + ttlMs });
+    return true;
+  }
+
+  async release(threadId: string, owner: string): Promise<void> {
+    if (this.held.get(threadId)?.owner === owner) this.held.delete(threadId);
+  }
+}

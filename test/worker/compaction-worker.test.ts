@@ -1,0 +1,184 @@
+/**
+ * CompactionWorker and compactThreads over real savers: a pass reads only the heads that changed, compacts the idle
+ * threads over the limit and loses nothing; a pass with nothing changed reads no head; two workers on one Postgres
+ * (each with its own pool, as two processes) compact every thread exactly once, their leases never overlapping; an
+ * expired lease is taken over, a live one is respected; bad options are refused as the wrapper refuses them.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditThread } from "../../src/engine/audit.js";
+import { readTranscript } from "../../src/recall/transcript.js";
+import { CompactionWorker, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
+import { compactThreads } from "../../src/runtimes/worker/compact-threads.js";
+import { createTestAgent, runTurns } from "../support/agents.js";
+import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+
+const LIMIT = 1_500;
+const config = (thread: string) => ({ configurable: { thread_id: thread } });
+
+/** Twelve threads: the four "big-*" ones grown over the limit, the eight "small-*" ones under it. */
+async function seed(saver: BaseCheckpointSaver): Promise<{ big: string[]; small: string[] }> {
+  const { agent } = createTestAgent(saver);
+  const big = ["big-a", "big-b", "big-c", "big-d"];
+  const small = Array.from({ length: 8 }, (_, index) => `small-${index}`);
+  for (const thread of big) await runTurns(agent, thread, 30);
+  for (const thread of small) await runTurns(agent, thread, 2);
+  return { big, small };
+}
+
+async function expectNothingLost(saver: BaseCheckpointSaver, threads: readonly string[]): Promise<void> {
+  for (const thread of threads) {
+    const audit = await auditThread(saver, config(thread));
+    expect(audit.problems, `${thread}: ${JSON.stringify(audit.problems.slice(0, 2))}`).toEqual([]);
+  }
+}
+
+for (const kind of SAVER_KINDS) {
+  describe(`CompactionWorker (${kind})`, () => {
+    let store: TestStore;
+    let threads: { big: string[]; small: string[] };
+    beforeAll(async () => {
+      store = await createStore(kind);
+      threads = await seed(store.saver);
+    });
+    afterAll(async () => await store.close());
+
+    it("compacts the idle threads over the limit once, then reads only the heads that changed", async () => {
+      const outcomes: ThreadOutcome[] = [];
+      const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+      const first = await worker.runOnce();
+      expect(first).toMatchObject({ changed: 12, headsRead: 12, candidates: 4, compacted: 4, failed: 0 });
+      expect(outcomes.map((outcome) => outcome.threadId).sort()).toEqual(threads.big);
+      for (const outcome of outcomes) expect(outcome.tokensAfter!).toBeLessThanOrEqual(LIMIT);
+      await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
+      // The worker knows the heads it wrote: with nothing changed, the next pass reads no head.
+      expect(await worker.runOnce()).toMatchObject({ changed: 0, headsRead: 0, candidates: 0 });
+      // A thread that grows is read again, and compacted when it is over the limit again.
+      await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
+      expect(await worker.runOnce()).toMatchObject({ changed: 1, headsRead: 1, candidates: 1, compacted: 1 });
+      expect(await worker.runOnce()).toMatchObject({ changed: 0, headsRead: 0, candidates: 0 });
+      expect(worker.stats()).toMatchObject({ passes: 4, threadsSeen: 12, headsRead: 13, compacted: 5, errors: 0, conflicts: 0 });
+      await expectNothingLost(store.saver, ["big-a"]);
+    });
+
+    it("leaves a thread whose head moved within idleMs", async () => {
+      const fresh = `fresh-${kind}`;
+      await runTurns(createTestAgent(store.saver).agent, fresh, 30);
+      const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 3_600_000, env: {} });
+      const pass = await worker.runOnce();
+      expect(pass.candidates).toBe(0);
+      expect(pass.compacted).toBe(0);
+    });
+  });
+}
+
+describe("two CompactionWorkers on one Postgres, each with its own pool", () => {
+  let store: TestStore;
+  let threads: { big: string[]; small: string[] };
+  beforeAll(async () => {
+    store = await createStore("postgres");
+    threads = await seed(store.saver);
+  });
+  afterAll(async () => await store.close());
+
+  it("compact every thread over the limit exactly once; no two leases on one thread overlap; nothing lost", async () => {
+    const log: Array<{ threadId: string; owner: string; event: "taken" | "released" }> = [];
+    const outcomes: ThreadOutcome[] = [];
+    const workers = await Promise.all(
+      [0, 1].map(async () => new CompactionWorker(await store.reopen(), { tokenLimit: LIMIT, idleMs: 0, env: {}, onLease: (event) => void log.push(event), onOutcome: (outcome) => void outcomes.push(outcome) })),
+    );
+    await Promise.all(workers.map((worker) => worker.runOnce()));
+    const compacted = outcomes.filter((outcome) => outcome.status === "compacted").map((outcome) => outcome.threadId);
+    expect(compacted.sort()).toEqual(threads.big);
+    // The log of takes: per thread, each take is released before the next one.
+    const holder = new Map<string, string>();
+    for (const { threadId, owner, event } of log) {
+      if (event === "taken") {
+        expect(holder.has(threadId), `${threadId} taken by ${owner} while ${holder.get(threadId)} held it`).toBe(false);
+        holder.set(threadId, owner);
+      } else {
+        expect(holder.get(threadId)).toBe(owner);
+        holder.delete(threadId);
+      }
+    }
+    expect(log.filter((event) => event.event === "taken").length).toBeGreaterThanOrEqual(4);
+    await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
+  });
+
+  it("takes over an expired lease and respects a live one", async () => {
+    const { agent } = createTestAgent(store.saver);
+    await runTurns(agent, "leased-dead", 30);
+    await runTurns(agent, "leased-live", 30);
+    const client = new pg.Client({ connectionString: store.location.url });
+    await client.connect();
+    const table = `"${store.location.schema}".compaction_leases`;
+    // A worker that died long ago, and one compacting now.
+    await new CompactionWorker(store.saver, { tokenLimit: 1_000_000, idleMs: 0, env: {} }).runOnce();
+    await client.query(`INSERT INTO ${table} (thread_id, owner, expires_at) VALUES ('leased-dead', 'worker-dead', now() - interval '1 hour'), ('leased-live', 'worker-busy', now() + interval '1 hour')`);
+    const outcomes: ThreadOutcome[] = [];
+    const worker = new CompactionWorker(await store.reopen(), { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+    await worker.runOnce();
+    expect(outcomes.find((outcome) => outcome.threadId === "leased-dead")).toMatchObject({ status: "compacted" });
+    expect(outcomes.find((outcome) => outcome.threadId === "leased-live")).toMatchObject({ status: "skipped", reason: "leased" });
+    expect(worker.stats().conflicts).toBe(1);
+    // Released after the compaction: only the live lease is left.
+    expect((await client.query(`SELECT thread_id FROM ${table} ORDER BY thread_id`)).rows.map((row) => row.thread_id)).toEqual(["leased-live"]);
+    await client.end();
+  });
+});
+
+describe("compactThreads", () => {
+  let store: TestStore;
+  let threads: { big: string[]; small: string[] };
+  beforeAll(async () => {
+    store = await createStore("sqlite");
+    threads = await seed(store.saver);
+  });
+  afterAll(async () => await store.close());
+
+  it("compacts every thread above `over`, two at a time, reporting progress, and loses nothing", async () => {
+    const progress: number[] = [];
+    const result = await compactThreads(store.saver, { over: LIMIT, concurrency: 2, env: {}, onProgress: ({ done, total }) => void progress.push(done / total) });
+    expect(result).toMatchObject({ compacted: 4, skipped: 8, failed: 0, notAttempted: 0 });
+    expect(progress.at(-1)).toBe(1);
+    expect(progress).toHaveLength(12);
+    await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
+    const page = await readTranscript(store.saver, config("big-a"), { limit: 10_000 });
+    expect(page.messages.filter((line) => line.source === "transcript").length).toBeGreaterThan(0);
+  });
+
+  it("stops taking threads once its signal aborts", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await compactThreads(store.saver, { over: LIMIT, env: {}, signal: controller.signal, threads: ["big-a", "big-b"] });
+    expect(result).toMatchObject({ compacted: 0, notAttempted: 2 });
+  });
+});
+
+describe("the worker's bad options", () => {
+  it("are refused with the option named, as the wrapper's", async () => {
+    const store = await createStore("memory");
+    expect(() => new CompactionWorker(store.saver, { env: {} })).toThrow(/tokenLimit/);
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: -5, env: {} })).toThrow(/tokenLimit must be .*got -5/);
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, concurrency: 0, env: {} })).toThrow(/concurrency must be an integer >= 1; got 0/);
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, idleMs: -1, env: {} })).toThrow(/idleMs.*-1/);
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, onOutcome: "log" as never, env: {} })).toThrow(/onOutcome must be a function/);
+    await expect(compactThreads(store.saver, { env: {} })).rejects.toThrow(/over/);
+    await expect(compactThreads(store.saver, { over: 100, threads: "big-a" as never, env: {} })).rejects.toThrow(/threads.*big-a/);
+    await expect(compactThreads(store.saver, { over: 100, tokenLimit: 100, env: {} })).rejects.toThrow(/over/);
+  });
+
+  it("start() passes until stop(), which waits for the pass in flight", async () => {
+    const store = await createStore("memory");
+    await runTurns(createTestAgent(store.saver).agent, "looped", 30);
+    let announce!: () => void;
+    const firstPass = new Promise<void>((resolve) => (announce = resolve));
+    const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, pollMs: 600_000, env: {}, onPass: () => announce() });
+    worker.start();
+    await firstPass;
+    await worker.stop();
+    expect(worker.stats()).toMatchObject({ passes: 1, compacted: 1 });
+    await expect(worker.stop()).resolves.toBeUndefined();
+  });
+});
