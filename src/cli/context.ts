@@ -36,6 +36,10 @@ export const OPTIONS = {
   html: { type: "string" },
   transcript: { type: "boolean" },
   keep: { type: "string" },
+  once: { type: "boolean" },
+  concurrency: { type: "string" },
+  idle: { type: "string" },
+  poll: { type: "string" },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];

@@ -14,6 +14,7 @@ import { RESTORE_HELP, restoreCommand } from "./commands/restore.js";
 import { PRUNE_HELP, pruneCommand } from "./commands/prune.js";
 import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SEARCH_HELP, searchCommand } from "./commands/search.js";
+import { WATCH_HELP, watchCommand, watchSettings } from "./commands/watch.js";
 import { loadDotEnv, openContext, parseCommandLine } from "./context.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { didYouMean } from "./suggest.js";
@@ -42,6 +43,7 @@ Commands:
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
   report <thread> [--html F]   tokens over the turns with compactions marked, the transcript, the storage (a page)
   prune <thread> | --all       delete the checkpoints the transcript makes redundant (--keep N newest, default 3)
+  watch                        keep compacting the threads over the limit once idle, beside other workers (--once)
 
 Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for checkpoint tables outside the
 "public" schema. The store can also come from .env: DATABASE_PATH or POSTGRES_URL (TOKEN_LIMIT, TOKEN_MODEL and
@@ -61,6 +63,7 @@ const HELP: Record<string, string> = {
   reindex: REINDEX_HELP,
   report: REPORT_HELP,
   prune: PRUNE_HELP,
+  watch: WATCH_HELP,
 };
 
 /** The version in the package's own package.json, the nearest one above this file (in src/ or in dist/). */
@@ -120,9 +123,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     if (command !== "search" && options.hits !== undefined) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--hits", value: options.hits, message: `--hits is the number of hits of search; ${command} does not take it` });
     }
+    if (command === "watch" && threadId) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `watch takes no thread (got ${threadId}): it watches every thread of the store` });
+    }
+    // Checked before the store is opened: a bad flag writes nothing.
+    const watching = command === "watch" ? watchSettings(options) : undefined;
     const context = await openContext(options, env, command, invocation.command);
     try {
-      const writes = command === "restore" || command === "reindex" || ((command === "compact" || command === "prune") && !options["dry-run"]);
+      const writes = command === "restore" || command === "reindex" || command === "watch" || ((command === "compact" || command === "prune") && !options["dry-run"]);
       if (writes && context.store.readOnly) {
         throw new CompactionError({
           code: "STORE_READ_ONLY",
@@ -154,6 +162,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         case "report":
           await reportCommand(context, threadId);
           return EXIT.ok;
+        case "watch":
+          return await watchCommand(context, watching!);
         default:
           await restoreCommand(context, threadId);
           return EXIT.ok;

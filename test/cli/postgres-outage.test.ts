@@ -97,6 +97,7 @@ const CASES: Array<[string, () => string[], () => (text: string) => boolean, Out
   ["compact --all", () => ["compact", "--all", "--over", "400"], () => commitAfter("hashtextextended($1"), "cut"],
   ["restore", () => ["restore", "outage-a", "--checkpoint", earlier], () => commitAfter("hashtextextended($1"), "terminate"],
   ["reindex", () => ["reindex", "outage-a"], () => commitAfter("DELETE FROM"), "stop"],
+  ["watch --once", () => ["watch", "--once", "--idle", "0", "--limit", "400"], () => commitAfter("hashtextextended($1"), "cut"],
 ];
 
 describe("Postgres going away mid-command", () => {

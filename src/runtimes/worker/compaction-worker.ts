@@ -140,6 +140,8 @@ export interface CompactionWorkerOptions extends WorkerOptions {
   maxBackoffMs?: number;
   /** Told after every pass (its summary). */
   onPass?: (pass: PassSummary) => void;
+  /** Told how many threads a pass is about to compact (over the limit and idle), before the first one. */
+  onCandidates?: (count: number) => void;
   /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
   onError?: (error: unknown) => void;
 }
@@ -189,8 +191,8 @@ export class CompactionWorker {
     checkpointer: BaseCheckpointSaver,
     private readonly options: CompactionWorkerOptions,
   ) {
-    const { idleMs, pollMs, maxBackoffMs, onPass, onError, ...rest } = options;
-    for (const [name, hook] of [["onPass", onPass], ["onError", onError]] as const) {
+    const { idleMs, pollMs, maxBackoffMs, onPass, onError, onCandidates, ...rest } = options;
+    for (const [name, hook] of [["onPass", onPass], ["onError", onError], ["onCandidates", onCandidates]] as const) {
       if (hook !== undefined && typeof hook !== "function") throw invalidArgument(name, hook, "a function");
     }
     if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0)) throw invalidArgument("idleMs", idleMs, "an integer >= 0");
@@ -247,6 +249,7 @@ export class CompactionWorker {
       candidates.push(threadId);
       lag = Math.max(lag, now - written - this.idleMs);
     }
+    this.options.onCandidates?.(candidates.length);
     const { outcomes, storeError } = await this.compactor.run(candidates, signal ? { signal } : {});
     for (const outcome of outcomes) {
       // What this worker wrote it knows without reading it (the write's id sorts just after the head it replaced).

@@ -1,0 +1,88 @@
+/**
+ * `compact-thread watch`: one pass with --once (a JSON line per thread and per pass), the long-running form stopped
+ * by SIGTERM after the pass in flight (exit 0), and bad input refused before anything is written (exit 2, or 3 for a
+ * store it cannot reach), the store's bytes unchanged.
+ */
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditThread } from "../../src/engine/audit.js";
+import { createTestAgent, runTurns } from "../support/agents.js";
+import { childArgs, ROOT } from "../support/child-entry.js";
+import { compactThread } from "../support/run-script.js";
+
+let dir: string;
+let db: string;
+const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-watch-"));
+  db = join(dir, "app.sqlite");
+  const saver = SqliteSaver.fromConnString(db);
+  const { agent } = createTestAgent(saver);
+  for (const thread of ["big-a", "big-b"]) await runTurns(agent, thread, 30);
+  await runTurns(agent, "small", 2);
+  saver.db.close();
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("compact-thread watch", () => {
+  it("refuses bad input before writing anything: exit 2 (or 3 for an unreachable store), one line naming the value", async () => {
+    const before = sha(db);
+    for (const [args, code, words] of [
+      [["watch", "--db", db, "--concurrency", "0"], 2, /--concurrency.*"0"/],
+      [["watch", "--db", db, "--concurrency", "two"], 2, /--concurrency.*"two"/],
+      [["watch", "--db", db, "--idle=-5"], 2, /--idle.*"-5"/],
+      [["watch", "big-a", "--db", db], 2, /watch takes no thread/],
+      [["watch", "--once", "--postgres", "postgres://nobody@127.0.0.1:1/none"], 3, /127\.0\.0\.1:1|reach|connect/i],
+      [["watch", "--once", "--db", join(dir, "missing.sqlite")], 3, /no SQLite file/],
+    ] as Array<[string[], number, RegExp]>) {
+      const result = await compactThread(args);
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(code);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(words);
+    }
+    expect(sha(db)).toBe(before);
+  }, 120_000);
+
+  it("--once --json: one line per thread and one per pass; the threads over the limit compacted, nothing lost", async () => {
+    const result = await compactThread(["watch", "--db", db, "--once", "--idle", "0", "--limit", "1500", "--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.type === "thread").map((line) => [line.threadId, line.status])).toEqual([
+      ["big-a", "compacted"],
+      ["big-b", "compacted"],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: "pass", pass: 1, changed: 3, headsRead: 3, candidates: 2, compacted: 2, failed: 0 });
+    const saver = SqliteSaver.fromConnString(db);
+    for (const thread of ["big-a", "big-b", "small"]) expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
+    saver.db.close();
+  }, 120_000);
+
+  it("runs until SIGTERM, then finishes the pass in flight and exits 0", async () => {
+    const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--db", db, "--idle", "0", "--limit", "1500", "--poll", "600000", "--json"], {
+      cwd: ROOT,
+      env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // The first pass's own line is the signal to stop it (no delay involved).
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('"type":"pass"')) resolve();
+      });
+    });
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.at(-1)).toMatchObject({ type: "stopped", passes: 1, errors: 0 });
+  }, 120_000);
+});
