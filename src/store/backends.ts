@@ -62,17 +62,16 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       changedSince: async (cursor) => {
         // An index on the heads' ids (created once, without blocking writes) answers a pass where nothing changed
         // by reading no row of a thread.
-        indexed ??= pool
-          .query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS compaction_root_checkpoint_ids ON ${s}.checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`)
-          .then(
-            () => undefined,
-            (error: { code?: string }) => {
-              // Another worker created it at the same moment (a duplicate name); anything else is tried again next pass.
-              if (error.code === "23505" || error.code === "42P07") return;
-              indexed = undefined;
-              throw error;
-            },
-          );
+        indexed ??= createRootIdIndex(pool, schema).then(
+          (built) => {
+            // Another worker holds the build: this pass goes without the index, a later one looks again.
+            if (!built) indexed = undefined;
+          },
+          (error: unknown) => {
+            indexed = undefined;
+            throw error;
+          },
+        );
         await indexed;
         const result = await pool.query(`SELECT thread_id, max(checkpoint_id) AS head FROM ${s}.checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > $1 GROUP BY thread_id`, [cursor]);
         return result.rows.map((row) => ({ threadId: String(row.thread_id), headCheckpointId: String(row.head) }));
@@ -191,6 +190,36 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       throw unsupportedPrune(saver);
     },
   };
+}
+
+/**
+ * The index behind `changedSince` on Postgres: built without blocking writes (CONCURRENTLY), by one worker at a time
+ * (two concurrent builds of one index deadlock, and so does a build beside a session waiting on a lock: a worker that
+ * does not get the lock at once skips the build, and its query runs without the index this time), and built again if
+ * an earlier build was cut short (an invalid index is never used, and IF NOT EXISTS would keep it). Resolves to
+ * whether the index is there.
+ */
+async function createRootIdIndex(pool: PostgresPool, schema: string): Promise<boolean> {
+  const s = quoteIdentifier(schema);
+  const client = await pool.connect();
+  const key = `${schema}.compaction_root_checkpoint_ids`;
+  let locked = false;
+  try {
+    locked = Boolean((await client.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [key])).rows[0]?.locked);
+    if (!locked) return false;
+    const found = await client.query(
+      `SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relname = 'compaction_root_checkpoint_ids' AND n.nspname = $1`,
+      [schema],
+    );
+    const valid = found.rows[0]?.indisvalid as boolean | undefined;
+    if (valid === false) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${s}.compaction_root_checkpoint_ids`);
+    if (valid !== true) await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS compaction_root_checkpoint_ids ON ${s}.checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`);
+    return true;
+  } finally {
+    if (locked) await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [key]).catch(() => undefined);
+    client.release();
+  }
 }
 
 const memoryLeases = new WeakMap<BaseCheckpointSaver, MemoryLeases>();

@@ -29,6 +29,7 @@ export const CHILD_ENTRIES = [
   "test/support/prune-child.ts",
   "test/support/race-turns.ts",
   "test/support/worker-exit-child.ts",
+  "test/support/worker-child.ts",
 ];
 
 /** Built beside the bundles under its package name, where a bundled wrapper starts its compaction workers from. */
