@@ -3,6 +3,9 @@
  * while it holds the thread's lease, so no two compact one thread at once. A lease expires on its own (a worker
  * killed mid-compaction holds nothing for long) and covers a compaction, never a turn: turns do not take it.
  *
+ * A released lease stays as a row recording what its holder saw of the thread (head id, tokens): workers share what
+ * they read, so a thread's head is read by the one worker that leased it, not by every worker that sees it change.
+ *
  * Why a lease table rather than advisory locks: an advisory lock lives as long as the connection that took it, so a
  * worker would pin one pooled connection per thread in flight, and a lock cannot outlive a connection that a proxy
  * keeps open after its worker died; a row with an expiry is released by time, read by any connection, and the same
@@ -13,11 +16,22 @@
 import type { PostgresPool } from "./recall-index/postgres-index.js";
 import { quoteIdentifier } from "./sql.js";
 
+/** What the worker that last held a thread's lease saw of it: the head it read or wrote, and its tokens. */
+export interface SeenHead {
+  headId: string;
+  tokens: number;
+}
+
 export interface LeaseBackend {
   /** Takes the thread's lease for `ttlMs` if no other owner holds a live one; true when `owner` holds it now. */
   take(threadId: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Gives the lease back (only `owner`'s). */
-  release(threadId: string, owner: string): Promise<void>;
+  /**
+   * Gives the lease back (only `owner`'s), recording what the owner saw of the thread when it did, so that other
+   * workers know the thread's tokens without reading its head.
+   */
+  release(threadId: string, owner: string, seen?: SeenHead): Promise<void>;
+  /** What was recorded of these threads (those with a record), in one query. */
+  known(threadIds: readonly string[]): Promise<Map<string, SeenHead>>;
 }
 
 /** The lease table in a Postgres schema, created on first use. */
@@ -34,7 +48,7 @@ export class PostgresLeases implements LeaseBackend {
 
   private setup(): Promise<void> {
     this.ready ??= this.pool
-      .query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL)`)
+      .query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL, head_id text, tokens integer)`)
       .then(() => undefined)
       .catch((error: unknown) => {
         this.ready = undefined;
@@ -55,15 +69,26 @@ export class PostgresLeases implements LeaseBackend {
     return result.rows.length === 1;
   }
 
-  async release(threadId: string, owner: string): Promise<void> {
+  async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
     await this.setup();
-    await this.pool.query(`DELETE FROM ${this.schema}.compaction_leases WHERE thread_id = $1 AND owner = $2`, [threadId, owner]);
+    await this.pool.query(
+      `UPDATE ${this.schema}.compaction_leases SET owner = '', expires_at = '-infinity', head_id = coalesce($3, head_id), tokens = coalesce($4, tokens)
+       WHERE thread_id = $1 AND owner = $2`,
+      [threadId, owner, seen?.headId ?? null, seen?.tokens ?? null],
+    );
+  }
+
+  async known(threadIds: readonly string[]): Promise<Map<string, SeenHead>> {
+    if (threadIds.length === 0) return new Map();
+    await this.setup();
+    const result = await this.pool.query(`SELECT thread_id, head_id, tokens FROM ${this.schema}.compaction_leases WHERE thread_id = ANY($1) AND head_id IS NOT NULL`, [threadIds]);
+    return new Map(result.rows.map((row) => [String(row.thread_id), { headId: String(row.head_id), tokens: Number(row.tokens) }]));
   }
 }
 
 /** What the SQLite lease table needs of a better-sqlite3 database. */
 interface SqliteDatabase {
-  prepare(sql: string): { run(...values: unknown[]): unknown; get(...values: unknown[]): unknown };
+  prepare(sql: string): { run(...values: unknown[]): unknown; get(...values: unknown[]): unknown; all(...values: unknown[]): unknown[] };
   exec(sql: string): unknown;
 }
 
@@ -75,7 +100,7 @@ export class SqliteLeases implements LeaseBackend {
 
   private setup(): void {
     if (this.ready) return;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS compaction_leases (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS compaction_leases (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL, head_id TEXT, tokens INTEGER)`);
     this.ready = true;
   }
 
@@ -93,15 +118,27 @@ export class SqliteLeases implements LeaseBackend {
     return row !== undefined;
   }
 
-  async release(threadId: string, owner: string): Promise<void> {
+  async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
     this.setup();
-    this.db.prepare(`DELETE FROM compaction_leases WHERE thread_id = ? AND owner = ?`).run(threadId, owner);
+    this.db
+      .prepare(`UPDATE compaction_leases SET owner = '', expires_at = 0, head_id = coalesce(?, head_id), tokens = coalesce(?, tokens) WHERE thread_id = ? AND owner = ?`)
+      .run(seen?.headId ?? null, seen?.tokens ?? null, threadId, owner);
+  }
+
+  async known(threadIds: readonly string[]): Promise<Map<string, SeenHead>> {
+    if (threadIds.length === 0) return new Map();
+    this.setup();
+    const rows = this.db
+      .prepare(`SELECT thread_id, head_id, tokens FROM compaction_leases WHERE thread_id IN (SELECT value FROM json_each(?)) AND head_id IS NOT NULL`)
+      .all(JSON.stringify(threadIds)) as Array<{ thread_id: string; head_id: string; tokens: number }>;
+    return new Map(rows.map((row) => [row.thread_id, { headId: row.head_id, tokens: Number(row.tokens) }]));
   }
 }
 
 /** Leases in this process, for MemorySaver and other savers (workers in one process). */
 export class MemoryLeases implements LeaseBackend {
   private readonly held = new Map<string, { owner: string; expiresAt: number }>();
+  private readonly seen = new Map<string, SeenHead>();
 
   async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
@@ -111,7 +148,13 @@ export class MemoryLeases implements LeaseBackend {
     return true;
   }
 
-  async release(threadId: string, owner: string): Promise<void> {
-    if (this.held.get(threadId)?.owner === owner) this.held.delete(threadId);
+  async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
+    if (this.held.get(threadId)?.owner !== owner) return;
+    this.held.delete(threadId);
+    if (seen) this.seen.set(threadId, seen);
+  }
+
+  async known(threadIds: readonly string[]): Promise<Map<string, SeenHead>> {
+    return new Map(threadIds.flatMap((id) => (this.seen.has(id) ? [[id, this.seen.get(id)!] as const] : [])));
   }
 }

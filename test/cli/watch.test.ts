@@ -56,8 +56,9 @@ describe("compact-thread watch", () => {
     expect(lines.filter((line) => line.type === "thread").map((line) => [line.threadId, line.status])).toEqual([
       ["big-a", "compacted"],
       ["big-b", "compacted"],
+      ["small", "skipped"],
     ]);
-    expect(lines.at(-1)).toMatchObject({ type: "pass", pass: 1, changed: 3, headsRead: 3, candidates: 2, compacted: 2, failed: 0 });
+    expect(lines.at(-1)).toMatchObject({ type: "pass", pass: 1, changed: 3, headsRead: 3, candidates: 3, compacted: 2, skipped: 1, failed: 0 });
     const saver = SqliteSaver.fromConnString(db);
     for (const thread of ["big-a", "big-b", "small"]) expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
     saver.db.close();

@@ -14,6 +14,7 @@ import { asStoreError, CompactionError, invalidArgument } from "../../errors.js"
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
+import type { SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
 
 export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | "busyWaitMs"> {
@@ -36,6 +37,8 @@ export interface ThreadOutcome {
   tokensAfter?: number;
   /** The head a compaction wrote (and pruned to, with keepCheckpoints). */
   checkpointId?: string;
+  /** The head read, when one was (a thread another worker held, or whose lease failed, was not read). */
+  headId?: string;
   /** The error of a failed thread. */
   error?: unknown;
 }
@@ -107,17 +110,23 @@ export class LeasedCompactor {
     }
     if (!taken) return { threadId, status: "skipped", reason: "leased" };
     this.options.onLease?.({ threadId, owner: this.owner, event: "taken" });
+    let seen: SeenHead | undefined;
     try {
       const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, force ? { force: true } : {});
-      if (report.status === "compacted") return { threadId, status: "compacted", tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, checkpointId: report.newCheckpointId };
-      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, tokensBefore: report.tokensBefore };
+      const headId = report.previousCheckpointId ?? undefined;
+      if (report.status === "compacted") {
+        seen = { headId: report.newCheckpointId, tokens: report.tokensAfter };
+        return { threadId, status: "compacted", tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, checkpointId: report.newCheckpointId, ...(headId ? { headId } : {}) };
+      }
+      if (headId && report.tokensBefore !== undefined) seen = { headId, tokens: report.tokensBefore };
+      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
     } catch (error) {
       const typed = asStoreError(error, threadId);
       return { threadId, status: "failed", reason: typed instanceof Error ? typed.message : String(typed), error: typed };
     } finally {
-      // Given back after the write (and the prune); a worker that dies here leaves it to expire.
+      // Given back after the write (and the prune), with what was seen; a worker that dies here leaves it to expire.
       this.options.onLease?.({ threadId, owner: this.owner, event: "released" });
-      await this.store.leases.release(threadId, this.owner).catch(() => undefined);
+      await this.store.leases.release(threadId, this.owner, seen).catch(() => undefined);
     }
   }
 }
@@ -150,9 +159,9 @@ export interface PassSummary {
   pass: number;
   /** Threads whose head differs from what this worker saw last (every thread on the first pass). */
   changed: number;
-  /** Heads read and counted in this pass (only changed threads). */
+  /** Heads read in this pass: only threads whose head changed and that no worker had counted, and candidates. */
   headsRead: number;
-  /** Threads over the limit and idle. */
+  /** Idle threads over the limit or not counted yet (counted under their lease). */
   candidates: number;
   compacted: number;
   skipped: number;
@@ -220,7 +229,6 @@ export class CompactionWorker {
     // slower commit can land with an id below one already seen. Heads seen as they are are not read again.
     const rows = await store.changedSince(this.newest === undefined ? "" : checkpointIdAt(this.newest - LOOKBACK_MS));
     let changed = 0;
-    let headsRead = 0;
     for (const row of rows) {
       const written = checkpointTime(row.headCheckpointId);
       if (written !== undefined && written > (this.newest ?? 0)) this.newest = written;
@@ -228,22 +236,19 @@ export class CompactionWorker {
       this.seen.set(row.threadId, { headId: row.headCheckpointId });
       changed++;
     }
-    // Read the heads not counted yet (the changed ones), at most `concurrency` at a time.
-    const unread = [...this.seen.entries()].filter(([, seen]) => seen.tokens === undefined);
-    for (let index = 0; index < unread.length && !signal?.aborted; index += this.compactor.concurrency) {
-      await Promise.all(
-        unread.slice(index, index + this.compactor.concurrency).map(async ([threadId, seen]) => {
-          const head = await store.readHead(threadId, seen.headId);
-          headsRead++;
-          seen.tokens = head ? manager.counter.countMessages(head.messages) : 0;
-        }),
-      );
+    // Tokens other workers recorded when they last held a thread (no head read), for the threads this one cannot
+    // count: a record of the same head, or of a later one (a compaction's id sorts after the head it replaced).
+    const unknown = [...this.seen.entries()].filter(([, seen]) => seen.tokens === undefined).map(([threadId]) => threadId);
+    for (const [threadId, known] of await store.leases.known(unknown)) {
+      const seen = this.seen.get(threadId)!;
+      if (known.headId >= seen.headId) this.seen.set(threadId, known);
     }
     const now = Date.now();
     let lag = 0;
     const candidates: string[] = [];
+    // Over the limit, or not counted yet: counted under the thread's lease (by the one worker that gets it).
     for (const [threadId, seen] of this.seen) {
-      if (seen.tokens === undefined || seen.tokens <= limit) continue;
+      if (seen.tokens !== undefined && seen.tokens <= limit) continue;
       const written = checkpointTime(seen.headId) ?? 0;
       if (now - written < this.idleMs) continue;
       candidates.push(threadId);
@@ -251,16 +256,22 @@ export class CompactionWorker {
     }
     this.options.onCandidates?.(candidates.length);
     const { outcomes, storeError } = await this.compactor.run(candidates, signal ? { signal } : {});
+    let headsRead = 0;
     for (const outcome of outcomes) {
+      if (outcome.headId) headsRead++;
       // What this worker wrote it knows without reading it (the write's id sorts just after the head it replaced).
       if (outcome.status === "compacted" && outcome.checkpointId) this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
       if (outcome.status === "compacted") this.counters.compacted++;
       else if (outcome.status === "failed") this.counters.errors++;
       else if (outcome.reason === "leased") this.counters.conflicts++;
-      else this.counters.skipped[reasonKey(outcome.reason)] = (this.counters.skipped[reasonKey(outcome.reason)] ?? 0) + 1;
-      // A skipped thread (busy, interrupted, nothing to summarize, a lost race) is tried again once its head has
-      // changed, which the store reports; one another worker holds is tried at the next pass.
-      if (outcome.status === "skipped" && outcome.reason !== "leased") this.seen.get(outcome.threadId)!.tokens = -1;
+      else {
+        const reason = reasonKey(outcome.reason);
+        this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + 1;
+        // Under the limit: its tokens; busy, interrupted, nothing to summarize, a lost race: tried again once its
+        // head has changed, which the store reports. One another worker holds is tried at the next pass.
+        const seen = this.seen.get(outcome.threadId)!;
+        this.seen.set(outcome.threadId, { headId: outcome.headId ?? seen.headId, tokens: reason === "under limit" && outcome.tokensBefore !== undefined ? outcome.tokensBefore : -1 });
+      }
     }
     this.counters.passes++;
     this.counters.threadsSeen = this.seen.size;
