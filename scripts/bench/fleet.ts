@@ -172,7 +172,7 @@ async function run(store: string, workers: number, app: boolean, open: () => Pro
   const started = Math.min(...done.map((entry) => entry.started));
   const ended = Math.max(...done.map((entry) => entry.ended));
   // The lease log: per thread, a take is released before the next take (by any worker).
-  const events = done.flatMap((entry, worker) => entry.leases.map(([threadId, event, at]) => ({ threadId, event, at, worker }))).sort((a, b) => a.at - b.at || (a.event === "released" ? -1 : 1));
+  const events = done.flatMap((entry, worker) => entry.leases.map(([threadId, event, at]) => ({ threadId, event, at, worker }))).sort((a, b) => a.at - b.at);
   const held = new Map<string, number>();
   let overlaps = 0;
   for (const event of events) {

@@ -23,8 +23,11 @@ export interface SeenHead {
 }
 
 export interface LeaseBackend {
-  /** Takes the thread's lease for `ttlMs` if no other owner holds a live one; true when `owner` holds it now. */
-  take(threadId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes the thread's lease for `ttlMs` if no other owner holds a live one. `taken`: `owner` holds it now; `seen`:
+   * what the last holder recorded of the thread, if anything.
+   */
+  take(threadId: string, owner: string, ttlMs: number): Promise<{ taken: boolean; seen?: SeenHead }>;
   /**
    * Gives the lease back (only `owner`'s), recording what the owner saw of the thread when it did, so that other
    * workers know the thread's tokens without reading its head.
@@ -49,24 +52,30 @@ export class PostgresLeases implements LeaseBackend {
   private setup(): Promise<void> {
     this.ready ??= this.pool
       .query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL, head_id text, tokens integer)`)
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      });
+      .then(
+        () => undefined,
+        (error: { code?: string }) => {
+          // Two workers creating the table at once: one of them gets a duplicate (IF NOT EXISTS races); the table is there.
+          if (error.code === "23505" || error.code === "42P07") return;
+          this.ready = undefined;
+          throw error;
+        },
+      );
     return this.ready;
   }
 
-  async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+  async take(threadId: string, owner: string, ttlMs: number): Promise<{ taken: boolean; seen?: SeenHead }> {
     await this.setup();
     const result = await this.pool.query(
       `INSERT INTO ${this.schema}.compaction_leases AS lease (thread_id, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
        ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
        WHERE lease.expires_at < now() OR lease.owner = EXCLUDED.owner
-       RETURNING owner`,
+       RETURNING head_id, tokens`,
       [threadId, owner, ttlMs],
     );
-    return result.rows.length === 1;
+    const row = result.rows[0];
+    if (!row) return { taken: false };
+    return row.head_id === null || row.head_id === undefined ? { taken: true } : { taken: true, seen: { headId: String(row.head_id), tokens: Number(row.tokens) } };
   }
 
   async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
@@ -104,7 +113,7 @@ export class SqliteLeases implements LeaseBackend {
     this.ready = true;
   }
 
-  async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+  async take(threadId: string, owner: string, ttlMs: number): Promise<{ taken: boolean; seen?: SeenHead }> {
     this.setup();
     const now = Date.now();
     const row = this.db
@@ -112,10 +121,11 @@ export class SqliteLeases implements LeaseBackend {
         `INSERT INTO compaction_leases (thread_id, owner, expires_at) VALUES (?, ?, ?)
          ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
          WHERE compaction_leases.expires_at < ? OR compaction_leases.owner = excluded.owner
-         RETURNING owner`,
+         RETURNING head_id, tokens`,
       )
-      .get(threadId, owner, now + ttlMs, now);
-    return row !== undefined;
+      .get(threadId, owner, now + ttlMs, now) as { head_id: string | null; tokens: number | null } | undefined;
+    if (!row) return { taken: false };
+    return row.head_id === null ? { taken: true } : { taken: true, seen: { headId: row.head_id, tokens: Number(row.tokens) } };
   }
 
   async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
@@ -140,12 +150,13 @@ export class MemoryLeases implements LeaseBackend {
   private readonly held = new Map<string, { owner: string; expiresAt: number }>();
   private readonly seen = new Map<string, SeenHead>();
 
-  async take(threadId: string, owner: string, ttlMs: number): Promise<boolean> {
+  async take(threadId: string, owner: string, ttlMs: number): Promise<{ taken: boolean; seen?: SeenHead }> {
     const now = Date.now();
     const lease = this.held.get(threadId);
-    if (lease && lease.owner !== owner && lease.expiresAt >= now) return false;
+    if (lease && lease.owner !== owner && lease.expiresAt >= now) return { taken: false };
     this.held.set(threadId, { owner, expiresAt: now + ttlMs });
-    return true;
+    const seen = this.seen.get(threadId);
+    return seen ? { taken: true, seen } : { taken: true };
   }
 
   async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {

@@ -39,6 +39,8 @@ export interface ThreadOutcome {
   checkpointId?: string;
   /** The head read, when one was (a thread another worker held, or whose lease failed, was not read). */
   headId?: string;
+  /** The head another worker counted, when this one took its count instead of reading. */
+  knownHeadId?: string;
   /** The error of a failed thread. */
   error?: unknown;
 }
@@ -83,15 +85,19 @@ export class LeasedCompactor {
     this.leaseMs = positiveInteger("leaseMs", leaseMs, 2 * (options.summaryTimeoutMs ?? 120_000));
   }
 
-  /** Compacts `threadIds` (over the limit, or `force`d), returning each one's outcome in order of completion. */
-  async run(threadIds: readonly string[], { signal, force = false }: { signal?: AbortSignal; force?: boolean } = {}): Promise<{ outcomes: ThreadOutcome[]; storeError?: unknown }> {
+  /**
+   * Compacts `threadIds` (over the limit, or `force`d), returning each one's outcome in order of completion.
+   * `heads`: the head each thread was seen at; a thread whose lease records that head or a later one, counted under
+   * the limit by the worker that held it, is not read again.
+   */
+  async run(threadIds: readonly string[], { signal, force = false, heads }: { signal?: AbortSignal; force?: boolean; heads?: ReadonlyMap<string, string> } = {}): Promise<{ outcomes: ThreadOutcome[]; storeError?: unknown }> {
     const outcomes: ThreadOutcome[] = [];
     let storeError: unknown;
     let next = 0;
     const lane = async () => {
       while (next < threadIds.length && !signal?.aborted && storeError === undefined) {
         const threadId = threadIds[next++]!;
-        const outcome = await this.one(threadId, force);
+        const outcome = await this.one(threadId, force, heads?.get(threadId));
         if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
         outcomes.push(outcome);
         this.options.onOutcome?.(outcome);
@@ -101,17 +107,22 @@ export class LeasedCompactor {
     return { outcomes, ...(storeError === undefined ? {} : { storeError }) };
   }
 
-  private async one(threadId: string, force: boolean): Promise<ThreadOutcome> {
-    let taken: boolean;
+  private async one(threadId: string, force: boolean, seenHead: string | undefined): Promise<ThreadOutcome> {
+    let lease: { taken: boolean; seen?: SeenHead };
     try {
-      taken = await this.store.leases.take(threadId, this.owner, this.leaseMs);
+      lease = await this.store.leases.take(threadId, this.owner, this.leaseMs);
     } catch (error) {
       return { threadId, status: "failed", reason: "the lease could not be taken", error: asStoreError(error, threadId) };
     }
-    if (!taken) return { threadId, status: "skipped", reason: "leased" };
+    if (!lease.taken) return { threadId, status: "skipped", reason: "leased" };
     this.options.onLease?.({ threadId, owner: this.owner, event: "taken" });
     let seen: SeenHead | undefined;
     try {
+      // Another worker counted this head (or a later one) since this pass began: its count stands, nothing is read.
+      const limit = this.manager.policy.tokenLimit;
+      if (!force && seenHead !== undefined && lease.seen && lease.seen.headId >= seenHead && limit !== undefined && lease.seen.tokens <= limit) {
+        return { threadId, status: "skipped", reason: `counted by another worker: ${lease.seen.tokens} tokens, not over the limit of ${limit}`, tokensBefore: lease.seen.tokens, knownHeadId: lease.seen.headId };
+      }
       const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, force ? { force: true } : {});
       const headId = report.previousCheckpointId ?? undefined;
       if (report.status === "compacted") {
@@ -255,7 +266,8 @@ export class CompactionWorker {
       lag = Math.max(lag, now - written - this.idleMs);
     }
     this.options.onCandidates?.(candidates.length);
-    const { outcomes, storeError } = await this.compactor.run(candidates, signal ? { signal } : {});
+    const heads = new Map(candidates.map((threadId) => [threadId, this.seen.get(threadId)!.headId]));
+    const { outcomes, storeError } = await this.compactor.run(candidates, { heads, ...(signal ? { signal } : {}) });
     let headsRead = 0;
     for (const outcome of outcomes) {
       if (outcome.headId) headsRead++;
@@ -270,7 +282,7 @@ export class CompactionWorker {
         // Under the limit: its tokens; busy, interrupted, nothing to summarize, a lost race: tried again once its
         // head has changed, which the store reports. One another worker holds is tried at the next pass.
         const seen = this.seen.get(outcome.threadId)!;
-        this.seen.set(outcome.threadId, { headId: outcome.headId ?? seen.headId, tokens: reason === "under limit" && outcome.tokensBefore !== undefined ? outcome.tokensBefore : -1 });
+        this.seen.set(outcome.threadId, { headId: outcome.headId ?? outcome.knownHeadId ?? seen.headId, tokens: reason === "under limit" && outcome.tokensBefore !== undefined ? outcome.tokensBefore : -1 });
       }
     }
     this.counters.passes++;
