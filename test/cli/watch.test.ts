@@ -40,6 +40,7 @@ describe("compact-thread watch", () => {
       [["watch", "big-a", "--db", db], 2, /watch takes no thread/],
       [["watch", "--once", "--postgres", "postgres://nobody@127.0.0.1:1/none"], 3, /127\.0\.0\.1:1|reach|connect/i],
       [["watch", "--once", "--db", join(dir, "missing.sqlite")], 3, /no SQLite file/],
+      [["watch", "--once", "--postgres", "postgres://user@:bad:port/x"], 3, /Invalid URL/],
     ] as Array<[string[], number, RegExp]>) {
       const result = await compactThread(args);
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(code);
@@ -53,7 +54,8 @@ describe("compact-thread watch", () => {
     const result = await compactThread(["watch", "--db", db, "--once", "--idle", "0", "--limit", "1500", "--json"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.filter((line) => line.type === "thread").map((line) => [line.threadId, line.status])).toEqual([
+    // Threads come in an order of the worker's own (workers side by side start on different ones).
+    expect(lines.filter((line) => line.type === "thread").map((line) => [line.threadId, line.status]).sort()).toEqual([
       ["big-a", "compacted"],
       ["big-b", "compacted"],
       ["small", "skipped"],

@@ -265,6 +265,8 @@ export class CompactionWorker {
       candidates.push(threadId);
       lag = Math.max(lag, now - written - this.idleMs);
     }
+    // In an order of its own: workers side by side start on different threads instead of queueing for the same leases.
+    shuffle(candidates);
     this.options.onCandidates?.(candidates.length);
     const heads = new Map(candidates.map((threadId) => [threadId, this.seen.get(threadId)!.headId]));
     const { outcomes, storeError } = await this.compactor.run(candidates, { heads, ...(signal ? { signal } : {}) });
@@ -329,6 +331,13 @@ export class CompactionWorker {
     this.stopping?.abort();
     await this.running;
     this.running = undefined;
+  }
+}
+
+function shuffle<T>(items: T[]): void {
+  for (let index = items.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [items[index], items[other]] = [items[other]!, items[index]!];
   }
 }
 
