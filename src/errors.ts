@@ -204,3 +204,10 @@ export async function storeErrors<T>(threadId: string | undefined, work: Promise
     throw asStoreError(error, threadId);
   }
 }
+
+/** Failures of the store rather than of one thread: a run over many threads stops at the first (the rest would fail alike). */
+const STORE_FAILURES = new Set<CompactionErrorCode>(["STORE_UNAVAILABLE", "STORE_LOCKED", "STORE_READ_ONLY"]);
+
+export function isStoreFailure(error: unknown): boolean {
+  return CompactionError.isInstance(error) && STORE_FAILURES.has(error.code);
+}

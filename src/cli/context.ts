@@ -72,9 +72,10 @@ export function positiveInteger(parameter: string, raw: string | undefined, fall
   return value;
 }
 
-function nonNegativeInteger(parameter: string, raw: string): number {
+/** A flag's whole number of milliseconds, `minimum` or more (`_` separators allowed). */
+export function milliseconds(parameter: string, raw: string, minimum = 0): number {
   const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(value) || value < 0) throw invalidArgument(parameter, raw, "a whole number of milliseconds (0 or more)");
+  if (raw.trim() === "" || !Number.isInteger(value) || value < minimum) throw invalidArgument(parameter, raw, `a whole number of milliseconds (${minimum} or more)`);
   return value;
 }
 
@@ -129,7 +130,7 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
   const summarizer = createSummarizer(options, env, counter);
   const policy = resolveScriptPolicy(options, env, command, summarizer);
   const recallLanguage = options.language;
-  const busyTimeoutMs = options["busy-timeout"] === undefined ? undefined : nonNegativeInteger("--busy-timeout", options["busy-timeout"]);
+  const busyTimeoutMs = options["busy-timeout"] === undefined ? undefined : milliseconds("--busy-timeout", options["busy-timeout"]);
   if (busyTimeoutMs !== undefined && !dbPath) throw invalidArgument("--busy-timeout", options["busy-timeout"], "used with a SQLite store (--db)");
   const store = dbPath
     ? await openSqliteStore(dbPath, { ...(recallLanguage ? { recallLanguage } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) })

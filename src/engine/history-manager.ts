@@ -11,7 +11,7 @@ import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-m
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { validateRatio } from "../validate-ratio.js";
-import { planOptionsOf, type CompactionPolicy } from "./policy.js";
+import { isOverLimit, planOptionsOf, type CompactionPolicy } from "./policy.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
@@ -221,7 +221,7 @@ export class HistoryManager {
     const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at);
     if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
     const { tokenLimit } = this.policy;
-    if (trigger && tokenLimit !== undefined && base.tokensBefore <= tokenLimit) {
+    if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore)) {
       return { ...base, status: "skipped", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
     const compacted = await this.compactWithinPolicy(head.messages, given, headId);

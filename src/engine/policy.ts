@@ -98,6 +98,14 @@ export interface CompactionPolicy {
 }
 
 /** Which of the policy's options came from where, for messages that name them ("--ratio", "COMPACTION_RATIO"). */
+/**
+ * Whether a context of `tokens` is over the policy's limit: the trigger every entry point compacts on (the wrapper,
+ * the script, the in-graph step, the worker). A policy without a limit is never over it.
+ */
+export function isOverLimit(policy: Pick<CompactionPolicy, "tokenLimit">, tokens: number): boolean {
+  return policy.tokenLimit !== undefined && tokens > policy.tokenLimit;
+}
+
 export type OptionNames = Partial<Record<keyof CompactionPolicyOptions, string>>;
 
 function nonNegativeInteger(parameter: string, value: unknown): number {

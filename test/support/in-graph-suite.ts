@@ -137,15 +137,21 @@ export function inGraphBehaviour(form: InGraphForm): void {
         expect(failed.at(-1)!.getType()).toBe("ai");
       });
 
-      it("computes the summary off the model call and applies it at a later call, with what was appended since", async () => {
+      /** A graph whose summarizer is held at a gate, played until a summary is started (and held). */
+      async function heldSummary(thread: string) {
         const gate = new GatedSummarizer();
         const { events, hooks, readyCount } = recorder();
         const agent = form.build(store.saver, { tokenLimit: LIMIT, hardLimit: 100_000, env: {}, summarizer: gate, ...hooks });
         const seen = new Map<string, BaseMessage>();
         let index = 0;
+        while (gate.calls === 0) await turn(agent, thread, index++, seen);
+        return { gate, events, readyCount, agent, seen, index };
+      }
+
+      it("computes the summary off the model call and applies it at a later call, with what was appended since", async () => {
         // Turns go on, answered, while the summary is held: no model call waits for it.
-        while (gate.calls === 0) await turn(agent, "off-call", index++, seen);
-        const held = index;
+        const { gate, events, readyCount, agent, seen, index: held } = await heldSummary("off-call");
+        let index = held;
         await turn(agent, "off-call", index++, seen);
         expect(events.compactions).toEqual([]);
         expect((await head(agent, "off-call")).at(-1)!.getType()).toBe("ai");
@@ -163,12 +169,7 @@ export function inGraphBehaviour(form: InGraphForm): void {
       });
 
       it("discards a summary whose prefix changed meanwhile (WRITE_CONFLICT) and writes nothing from it", async () => {
-        const gate = new GatedSummarizer();
-        const { events, hooks, readyCount } = recorder();
-        const agent = form.build(store.saver, { tokenLimit: LIMIT, hardLimit: 100_000, env: {}, summarizer: gate, ...hooks });
-        const seen = new Map<string, BaseMessage>();
-        let index = 0;
-        while (gate.calls === 0) await turn(agent, "changed", index++, seen);
+        const { gate, events, readyCount, agent, seen, index } = await heldSummary("changed");
         const before = await head(agent, "changed");
         // The held summary completes; any later one is held again, so only this one can be applied.
         gate.release();
@@ -176,7 +177,7 @@ export function inGraphBehaviour(form: InGraphForm): void {
         gate.close();
         // The application removes the thread's first message: the summarized prefix is no longer the state's.
         const removed = before[0]!;
-        await turn(agent, "changed", index++, seen, [new RemoveMessage({ id: removed.id! })]);
+        await turn(agent, "changed", index, seen, [new RemoveMessage({ id: removed.id! })]);
         expect(events.compactions).toEqual([]);
         expect(events.errors).toEqual([expect.objectContaining({ code: "WRITE_CONFLICT" })]);
         const after = await head(agent, "changed");

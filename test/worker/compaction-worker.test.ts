@@ -12,7 +12,7 @@ import { readTranscript } from "../../src/recall/transcript.js";
 import { CompactionWorker, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
 import { compactThreads } from "../../src/runtimes/worker/compact-threads.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
-import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { createStore, SAVER_KINDS, type SaverKind, type TestStore } from "../support/savers.js";
 
 const LIMIT = 1_500;
 const config = (thread: string) => ({ configurable: { thread_id: thread } });
@@ -27,6 +27,17 @@ async function seed(saver: BaseCheckpointSaver): Promise<{ big: string[]; small:
   return { big, small };
 }
 
+/** A store of `kind` seeded with the twelve threads, for one describe block (opened before, closed after it). */
+function seededStore(kind: SaverKind): { store: TestStore; threads: { big: string[]; small: string[] } } {
+  const seeded = {} as { store: TestStore; threads: { big: string[]; small: string[] } };
+  beforeAll(async () => {
+    seeded.store = await createStore(kind);
+    seeded.threads = await seed(seeded.store.saver);
+  });
+  afterAll(async () => await seeded.store.close());
+  return seeded;
+}
+
 async function expectNothingLost(saver: BaseCheckpointSaver, threads: readonly string[]): Promise<void> {
   for (const thread of threads) {
     const audit = await auditThread(saver, config(thread));
@@ -36,15 +47,11 @@ async function expectNothingLost(saver: BaseCheckpointSaver, threads: readonly s
 
 for (const kind of SAVER_KINDS) {
   describe(`CompactionWorker (${kind})`, () => {
-    let store: TestStore;
-    let threads: { big: string[]; small: string[] };
-    beforeAll(async () => {
-      store = await createStore(kind);
-      threads = await seed(store.saver);
-    });
-    afterAll(async () => await store.close());
+    const seeded = seededStore(kind);
 
     it("compacts the idle threads over the limit once, then reads only the heads that changed", async () => {
+
+      const { store, threads } = seeded;
       const outcomes: ThreadOutcome[] = [];
       const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
       const first = await worker.runOnce();
@@ -64,6 +71,8 @@ for (const kind of SAVER_KINDS) {
     });
 
     it("leaves a thread whose head moved within idleMs", async () => {
+
+      const { store } = seeded;
       const fresh = `fresh-${kind}`;
       await runTurns(createTestAgent(store.saver).agent, fresh, 30);
       const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 3_600_000, env: {} });
@@ -75,15 +84,11 @@ for (const kind of SAVER_KINDS) {
 }
 
 describe("two CompactionWorkers on one Postgres, each with its own pool", () => {
-  let store: TestStore;
-  let threads: { big: string[]; small: string[] };
-  beforeAll(async () => {
-    store = await createStore("postgres");
-    threads = await seed(store.saver);
-  });
-  afterAll(async () => await store.close());
+  const seeded = seededStore("postgres");
 
   it("compact every thread over the limit exactly once; no two leases on one thread overlap; nothing lost", async () => {
+
+    const { store, threads } = seeded;
     const log: Array<{ threadId: string; owner: string; event: "taken" | "released" }> = [];
     const outcomes: ThreadOutcome[] = [];
     const workers = await Promise.all(
@@ -108,6 +113,8 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
   });
 
   it("takes over an expired lease and respects a live one", async () => {
+
+    const { store } = seeded;
     const { agent } = createTestAgent(store.saver);
     await runTurns(agent, "leased-dead", 30);
     await runTurns(agent, "leased-live", 30);
@@ -133,15 +140,11 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
 });
 
 describe("compactThreads", () => {
-  let store: TestStore;
-  let threads: { big: string[]; small: string[] };
-  beforeAll(async () => {
-    store = await createStore("sqlite");
-    threads = await seed(store.saver);
-  });
-  afterAll(async () => await store.close());
+  const seeded = seededStore("sqlite");
 
   it("compacts every thread above `over`, two at a time, reporting progress, and loses nothing", async () => {
+
+    const { store, threads } = seeded;
     const progress: number[] = [];
     const result = await compactThreads(store.saver, { over: LIMIT, concurrency: 2, env: {}, onProgress: ({ done, total }) => void progress.push(done / total) });
     expect(result).toMatchObject({ compacted: 4, skipped: 8, failed: 0, notAttempted: 0 });
@@ -153,6 +156,8 @@ describe("compactThreads", () => {
   });
 
   it("stops taking threads once its signal aborts", async () => {
+
+    const { store } = seeded;
     const controller = new AbortController();
     controller.abort();
     const result = await compactThreads(store.saver, { over: LIMIT, env: {}, signal: controller.signal, threads: ["big-a", "big-b"] });

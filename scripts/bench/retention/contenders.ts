@@ -74,6 +74,11 @@ function timed(inner: Summarizer, stats: SummarizerStats): Summarizer {
   };
 }
 
+/** One search of the thread's compacted messages, as every library contender answers it. */
+function searchOf(checkpointer: BaseCheckpointSaver): NonNullable<RunningContender["search"]> {
+  return (threadId, query) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT });
+}
+
 interface LibraryVariant {
   strategy?: (summarizer: Summarizer) => StrategyInput;
   compactionRatio?: number;
@@ -94,7 +99,7 @@ function library(name: string, makeSummarizer: (counter: TokenCounter) => Summar
       });
       return {
         summarizer: stats,
-        search: (threadId, query) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT }),
+        search: searchOf(checkpointer),
         async invoke(messages, threadId) {
           await supervisor.invoke({ messages }, threadConfig(threadId));
           // Background compaction (the default) finishes before the next turn is measured, whatever the machine's speed.
@@ -124,7 +129,7 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName, middleware: [middleware] });
       return {
         summarizer: stats,
-        search: (threadId, query) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT }),
+        search: searchOf(checkpointer),
         async invoke(messages, threadId) {
           await agent.invoke({ messages }, threadConfig(threadId));
           // A summary started off the model call finishes before the next turn is measured, as the wrapper's flush().

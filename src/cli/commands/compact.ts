@@ -1,7 +1,8 @@
-import { asStoreError, CompactionError, type CompactionErrorCode } from "../../errors.js";
+import { asStoreError, CompactionError, isStoreFailure } from "../../errors.js";
 import { EXIT, exitCodeOf } from "../exit-codes.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { type CompactionPlan } from "../../engine/plan.js";
+import { isOverLimit } from "../../engine/policy.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { requireThread, type CliContext } from "../context.js";
 import { requireStillInLine } from "../superseded.js";
@@ -67,7 +68,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
   if (head.busyReason) {
     throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}; nothing written` });
   }
-  if (tokens <= limit) {
+  if (!isOverLimit(context.policy, tokens)) {
     out.status = "skipped";
     out.reason = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
   } else if (!plan.executable) {
@@ -127,7 +128,7 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
       failures.push(error);
       results.push({ threadId: candidate.threadId, status: "failed", reason: error instanceof Error ? error.message : String(error) });
       // The store itself failed: every later thread would fail the same way (and nothing more is written).
-      if (CompactionError.isInstance(error) && STORE_FAILURES.has(error.code)) stopped = candidates.length - index - 1;
+      if (isStoreFailure(error)) stopped = candidates.length - index - 1;
     }
     if (!tty && !context.json) {
       const last = results.at(-1)!;
@@ -146,5 +147,3 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
   return exitCodeOf(first);
 }
 
-/** Failures of the store rather than of one thread: a pass stops at the first. */
-const STORE_FAILURES = new Set<CompactionErrorCode>(["STORE_UNAVAILABLE", "STORE_LOCKED", "STORE_READ_ONLY"]);

@@ -1,7 +1,7 @@
 import { invalidArgument } from "../../errors.js";
 import { CompactionWorker, type PassSummary, type ThreadOutcome } from "../../runtimes/worker/compaction-worker.js";
 import { EXIT, exitCodeOf } from "../exit-codes.js";
-import { positiveInteger, type CliContext, type ParsedOptions } from "../context.js";
+import { milliseconds, positiveInteger, type CliContext, type ParsedOptions } from "../context.js";
 import { bar, number } from "../format.js";
 
 export const WATCH_HELP = `watch — keep the store's threads under the limit: each pass reads only the threads whose head changed,
@@ -33,13 +33,6 @@ export interface WatchSettings {
   keep?: number;
 }
 
-function milliseconds(parameter: string, raw: string | undefined, fallback: number, minimum: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(value) || value < minimum) throw invalidArgument(parameter, raw, `a whole number of milliseconds (${minimum} or more)`);
-  return value;
-}
-
 /** The watch flags, checked before the store is opened (a bad flag writes nothing). */
 export function watchSettings(options: ParsedOptions): WatchSettings {
   const concurrency = options.concurrency === undefined ? 1 : Number(options.concurrency);
@@ -48,8 +41,8 @@ export function watchSettings(options: ParsedOptions): WatchSettings {
   return {
     once: Boolean(options.once),
     concurrency,
-    idleMs: milliseconds("--idle", options.idle, 60_000, 0),
-    pollMs: milliseconds("--poll", options.poll, 5_000, 1),
+    idleMs: options.idle === undefined ? 60_000 : milliseconds("--idle", options.idle),
+    pollMs: options.poll === undefined ? 5_000 : milliseconds("--poll", options.poll, 1),
     ...(keep === undefined ? {} : { keep }),
   };
 }

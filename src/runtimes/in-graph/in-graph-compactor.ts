@@ -24,6 +24,7 @@ import { ToolOutputArchive, type ArchiveOptions } from "../../archive/archive.js
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
+import { isOverLimit } from "../../engine/policy.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
@@ -133,7 +134,7 @@ export class InGraphCompactor {
     if (this.pending.has(key)) return undefined;
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
-    if (this.options.background !== false && this.count(current) + overhead > this.tokenLimit) this.begin(key, current, overhead);
+    if (this.options.background !== false && isOverLimit(this.manager.policy, this.count(current) + overhead)) this.begin(key, current, overhead);
     return archived;
   }
 
@@ -155,7 +156,7 @@ export class InGraphCompactor {
     const tokensBefore = this.count(messages) + overhead;
     const background = this.options.background !== false;
     let job = this.pending.get(key);
-    if (!job && tokensBefore <= this.tokenLimit) return undefined;
+    if (!job && !isOverLimit(this.manager.policy, tokensBefore)) return undefined;
     if (!job && background && tokensBefore <= this.hardLimit) {
       // As the wrapper after a turn: the summary of the context the last model call saw, started after that call
       // (`after`); a form with no hook after the call starts it here.

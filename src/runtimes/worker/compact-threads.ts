@@ -5,6 +5,7 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { invalidArgument } from "../../errors.js";
+import { validateHooks } from "../../validate-hooks.js";
 import { LeasedCompactor, type ThreadOutcome, type WorkerOptions } from "./compaction-worker.js";
 
 export interface CompactThreadsOptions extends WorkerOptions {
@@ -38,7 +39,7 @@ export async function compactThreads(checkpointer: BaseCheckpointSaver, options:
   const { threads, over, signal, onProgress, ...rest } = options;
   if (threads !== undefined && (!Array.isArray(threads) || threads.some((thread) => typeof thread !== "string" || thread === ""))) throw invalidArgument("threads", threads, "an array of thread ids");
   if (over !== undefined && rest.tokenLimit !== undefined) throw invalidArgument("over", over, "given without tokenLimit (it is the same setting)");
-  if (onProgress !== undefined && typeof onProgress !== "function") throw invalidArgument("onProgress", onProgress, "a function");
+  validateHooks(options, ["onProgress"]);
   let done = 0;
   let total = 0;
   const compactor = new LeasedCompactor(checkpointer, {

@@ -10,9 +10,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { asStoreError, CompactionError, invalidArgument } from "../../errors.js";
+import { asStoreError, invalidArgument, isStoreFailure } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
+import { isOverLimit } from "../../engine/policy.js";
+import { validateHooks } from "../../validate-hooks.js";
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
 import type { SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
@@ -52,13 +54,6 @@ export function positiveInteger(name: string, value: unknown, fallback: number):
   return value;
 }
 
-/** Failures of the store rather than of one thread: the rest of a pass would fail the same way. */
-const STORE_FAILURES = new Set(["STORE_UNAVAILABLE", "STORE_LOCKED", "STORE_READ_ONLY"]);
-
-export function isStoreFailure(error: unknown): boolean {
-  return CompactionError.isInstance(error) && STORE_FAILURES.has(error.code);
-}
-
 /**
  * Compacts threads under their leases, `concurrency` at a time: the work of a worker's pass and of `compactThreads`.
  * Stops taking threads when `signal` aborts or the store fails (the outcome says so); never throws for one thread.
@@ -74,10 +69,8 @@ export class LeasedCompactor {
     checkpointer: BaseCheckpointSaver,
     private readonly options: WorkerOptions,
   ) {
-    const { concurrency, leaseMs, onOutcome, onLease, ...managerOptions } = options;
-    for (const [name, hook] of [["onOutcome", onOutcome], ["onLease", onLease]] as const) {
-      if (hook !== undefined && typeof hook !== "function") throw invalidArgument(name, hook, "a function");
-    }
+    const { concurrency, leaseMs, onOutcome: _onOutcome, onLease: _onLease, ...managerOptions } = options;
+    validateHooks(options, ["onOutcome", "onLease"]);
     this.concurrency = positiveInteger("concurrency", concurrency, 1);
     // A worker never waits for a busy thread: the next pass sees it again.
     this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
@@ -119,9 +112,9 @@ export class LeasedCompactor {
     let seen: SeenHead | undefined;
     try {
       // Another worker counted this head (or a later one) since this pass began: its count stands, nothing is read.
-      const limit = this.manager.policy.tokenLimit;
-      if (!force && seenHead !== undefined && lease.seen && lease.seen.headId >= seenHead && limit !== undefined && lease.seen.tokens <= limit) {
-        return { threadId, status: "skipped", reason: `counted by another worker: ${lease.seen.tokens} tokens, not over the limit of ${limit}`, tokensBefore: lease.seen.tokens, knownHeadId: lease.seen.headId };
+      const { policy } = this.manager;
+      if (!force && seenHead !== undefined && lease.seen && lease.seen.headId >= seenHead && policy.tokenLimit !== undefined && !isOverLimit(policy, lease.seen.tokens)) {
+        return { threadId, status: "skipped", reason: `counted by another worker: ${lease.seen.tokens} tokens, not over the limit of ${policy.tokenLimit}`, tokensBefore: lease.seen.tokens, knownHeadId: lease.seen.headId };
       }
       const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, force ? { force: true } : {});
       const headId = report.previousCheckpointId ?? undefined;
@@ -211,10 +204,8 @@ export class CompactionWorker {
     checkpointer: BaseCheckpointSaver,
     private readonly options: CompactionWorkerOptions,
   ) {
-    const { idleMs, pollMs, maxBackoffMs, onPass, onError, onCandidates, ...rest } = options;
-    for (const [name, hook] of [["onPass", onPass], ["onError", onError], ["onCandidates", onCandidates]] as const) {
-      if (hook !== undefined && typeof hook !== "function") throw invalidArgument(name, hook, "a function");
-    }
+    const { idleMs, pollMs, maxBackoffMs, onPass: _onPass, onError: _onError, onCandidates: _onCandidates, ...rest } = options;
+    validateHooks(options, ["onPass", "onError", "onCandidates"]);
     if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0)) throw invalidArgument("idleMs", idleMs, "an integer >= 0");
     this.idleMs = idleMs ?? 60_000;
     this.pollMs = positiveInteger("pollMs", pollMs, 5_000);
@@ -235,7 +226,6 @@ export class CompactionWorker {
   async runOnce(signal?: AbortSignal): Promise<PassSummary> {
     const started = performance.now();
     const { store, manager } = this.compactor;
-    const limit = manager.policy.tokenLimit!;
     // Heads written since the newest one seen, less a minute: a turn's id is made before its write commits, so a
     // slower commit can land with an id below one already seen. Heads seen as they are are not read again.
     const rows = await store.changedSince(this.newest === undefined ? "" : checkpointIdAt(this.newest - LOOKBACK_MS));
@@ -259,7 +249,7 @@ export class CompactionWorker {
     const candidates: string[] = [];
     // Over the limit, or not counted yet: counted under the thread's lease (by the one worker that gets it).
     for (const [threadId, seen] of this.seen) {
-      if (seen.tokens !== undefined && seen.tokens <= limit) continue;
+      if (seen.tokens !== undefined && !isOverLimit(manager.policy, seen.tokens)) continue;
       const written = checkpointTime(seen.headId) ?? 0;
       if (now - written < this.idleMs) continue;
       candidates.push(threadId);
