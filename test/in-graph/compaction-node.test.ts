@@ -66,7 +66,8 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
       agents: [researcher, coder],
       llm: models.supervisor,
       prompt: "You supervise a researcher and a coder.",
-      preModelHook: compactionNode({ tokenLimit: 1_500, env: {}, prompt: "You supervise a researcher and a coder.", onCompaction: (event) => void compactions.push(event.messagesAfter) }),
+      // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
+      preModelHook: compactionNode({ tokenLimit: 1_500, hardLimit: 2_000, env: {}, prompt: "You supervise a researcher and a coder.", onCompaction: (event) => void compactions.push(event.messagesAfter) }),
     }).compile({ checkpointer: store.saver });
     const config = { configurable: { thread_id: "team" } };
     const seen = new Map<string, BaseMessage>();

@@ -112,7 +112,9 @@ export function inGraphBehaviour(form: InGraphForm): void {
       it("keeps a pinned message verbatim through every compaction", async () => {
         const pinned = pinMessage(new HumanMessage({ id: "pin-1", content: "Ground rule: every refund above 500 EUR needs Priya Raman's approval." }));
         const { events, hooks } = recorder();
-        const agent = form.build(store.saver, { tokenLimit: LIMIT, env: {}, ...hooks });
+        // Compacting before the call: when a summary run off the call lands depends on the machine's load (the
+        // extractive summarizer yields to the event loop every few milliseconds), and this test is about pins.
+        const agent = form.build(store.saver, { tokenLimit: LIMIT, env: {}, background: false, ...hooks });
         await play(agent, "pinned", 24, pinned);
         expect(events.compactions.length).toBeGreaterThan(0);
         expect((await head(agent, "pinned")).find((message) => message.id === "pin-1")?.content).toBe(pinned.content);
