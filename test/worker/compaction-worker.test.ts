@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
 import { readTranscript } from "../../src/recall/transcript.js";
-import { CompactionWorker, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
+import { CompactionWorker, LeasedCompactor, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
 import { compactThreads } from "../../src/runtimes/worker/compact-threads.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type SaverKind, type TestStore } from "../support/savers.js";
@@ -136,6 +136,33 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
     // Released after the compaction: only the live lease is held (released rows keep what their holder saw).
     expect((await client.query(`SELECT thread_id FROM ${table} WHERE owner <> '' ORDER BY thread_id`)).rows.map((row) => row.thread_id)).toEqual(["leased-live"]);
     await client.end();
+  });
+});
+
+describe("a worker behind another", () => {
+  const seeded = seededStore("sqlite");
+
+  it("skips the threads the other has done since its pass began, without a lease or a read", async () => {
+
+    const { store, threads } = seeded;
+    const all = [...threads.big, ...threads.small];
+    const behind = new LeasedCompactor(await store.reopen(), { tokenLimit: LIMIT, env: {}, onLease: () => expect.fail("a lease was taken") });
+    // The heads its pass saw, before the other worker compacted the big threads and counted the small ones.
+    const heads = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
+    const ahead = await new LeasedCompactor(store.saver, { tokenLimit: LIMIT, env: {} }).run(all, { heads });
+    expect(ahead.outcomes.filter((outcome) => outcome.status === "compacted")).toHaveLength(threads.big.length);
+    const { outcomes } = await behind.run(all, { heads });
+    expect(outcomes).toHaveLength(all.length);
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({ status: "skipped", reason: expect.stringMatching(/^counted by another worker/) });
+      expect(outcome.headId).toBeUndefined();
+    }
+    // A thread that grew past what the other counted is read and compacted again.
+    await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
+    const grown = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
+    const again = new LeasedCompactor(store.saver, { tokenLimit: LIMIT, env: {} });
+    expect((await again.run(["big-a"], { heads: grown })).outcomes[0]).toMatchObject({ status: "compacted" });
+    await expectNothingLost(store.saver, all);
   });
 });
 

@@ -47,6 +47,9 @@ export interface ThreadOutcome {
   error?: unknown;
 }
 
+/** Threads per lane whose records are read in one query before they are handed out. */
+const CHUNK = 16;
+
 /** Validated numbers of the worker's options. */
 export function positiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
@@ -80,17 +83,43 @@ export class LeasedCompactor {
 
   /**
    * Compacts `threadIds` (over the limit, or `force`d), returning each one's outcome in order of completion.
-   * `heads`: the head each thread was seen at; a thread whose lease records that head or a later one, counted under
-   * the limit by the worker that held it, is not read again.
+   * `heads`: the head each thread was seen at; a thread whose record (its lease's) holds that head or a later one,
+   * counted under the limit by the worker that held it, is not read again. The record is read for a chunk of threads
+   * in one query before they are handed out, and again when the lease is taken: threads another worker has done since
+   * this pass began cost neither a lease nor a read.
    */
   async run(threadIds: readonly string[], { signal, force = false, heads }: { signal?: AbortSignal; force?: boolean; heads?: ReadonlyMap<string, string> } = {}): Promise<{ outcomes: ThreadOutcome[]; storeError?: unknown }> {
     const outcomes: ThreadOutcome[] = [];
     let storeError: unknown;
-    let next = 0;
+    const queue: Array<{ threadId: string; known?: SeenHead }> = [];
+    let position = 0;
+    let loading: Promise<void> | undefined;
+    const load = async () => {
+      const chunk = threadIds.slice(position, position + CHUNK * this.concurrency);
+      position += chunk.length;
+      const known = heads && !force ? await this.store.leases.known(chunk) : new Map<string, SeenHead>();
+      for (const threadId of chunk) queue.push({ threadId, known: known.get(threadId) });
+    };
+    const nextThread = async () => {
+      while (queue.length === 0 && position < threadIds.length) {
+        loading ??= load().finally(() => (loading = undefined));
+        await loading;
+      }
+      return queue.shift();
+    };
     const lane = async () => {
-      while (next < threadIds.length && !signal?.aborted && storeError === undefined) {
-        const threadId = threadIds[next++]!;
-        const outcome = await this.one(threadId, force, heads?.get(threadId));
+      while (!signal?.aborted && storeError === undefined) {
+        let item: { threadId: string; known?: SeenHead } | undefined;
+        try {
+          item = await nextThread();
+        } catch (error) {
+          storeError ??= asStoreError(error);
+          return;
+        }
+        if (!item) return;
+        const seenHead = heads?.get(item.threadId);
+        const counted = force ? undefined : this.countedElsewhere(item.threadId, seenHead, item.known);
+        const outcome = counted ?? (await this.one(item.threadId, force, seenHead));
         if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
         outcomes.push(outcome);
         this.options.onOutcome?.(outcome);
@@ -98,6 +127,16 @@ export class LeasedCompactor {
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, threadIds.length) }, lane));
     return { outcomes, ...(storeError === undefined ? {} : { storeError }) };
+  }
+
+  /**
+   * The outcome of a thread another worker counted under the limit at the head this pass saw or a later one (a
+   * compaction's id sorts after the head it replaced): its count stands, nothing is read.
+   */
+  private countedElsewhere(threadId: string, seenHead: string | undefined, known: SeenHead | undefined): ThreadOutcome | undefined {
+    const { policy } = this.manager;
+    if (seenHead === undefined || known === undefined || known.headId < seenHead || policy.tokenLimit === undefined || isOverLimit(policy, known.tokens)) return undefined;
+    return { threadId, status: "skipped", reason: `counted by another worker: ${known.tokens} tokens, not over the limit of ${policy.tokenLimit}`, tokensBefore: known.tokens, knownHeadId: known.headId };
   }
 
   private async one(threadId: string, force: boolean, seenHead: string | undefined): Promise<ThreadOutcome> {
@@ -111,11 +150,9 @@ export class LeasedCompactor {
     this.options.onLease?.({ threadId, owner: this.owner, event: "taken" });
     let seen: SeenHead | undefined;
     try {
-      // Another worker counted this head (or a later one) since this pass began: its count stands, nothing is read.
-      const { policy } = this.manager;
-      if (!force && seenHead !== undefined && lease.seen && lease.seen.headId >= seenHead && policy.tokenLimit !== undefined && !isOverLimit(policy, lease.seen.tokens)) {
-        return { threadId, status: "skipped", reason: `counted by another worker: ${lease.seen.tokens} tokens, not over the limit of ${policy.tokenLimit}`, tokensBefore: lease.seen.tokens, knownHeadId: lease.seen.headId };
-      }
+      // Counted by another worker since the chunk's record was read.
+      const counted = force ? undefined : this.countedElsewhere(threadId, seenHead, lease.seen);
+      if (counted) return counted;
       const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, force ? { force: true } : {});
       const headId = report.previousCheckpointId ?? undefined;
       if (report.status === "compacted") {
