@@ -1,13 +1,17 @@
 /**
  * `npm run bench:fleet`: compaction workers over a shared store. 10,000 threads (FLEET_THREADS), of which 1,000 grow
  * over the limit, on a real Postgres (embedded) with 1, 2 and 4 worker processes, then 2 beside an application
- * process running turns on 100 other threads; on SQLite, 1 worker.
+ * process running turns on 100 other threads; on SQLite, 1 worker. Each size runs FLEET_REPEATS (2) times,
+ * interleaved, and is reported by its mean with each run's figure.
  *
- * Each run: a copy of the seeded store; the workers start and make their first pass (every head read; reported);
- * then 1,000 threads get one more turn that takes them over the limit, and the workers are told to go. Measured:
- * the time until every thread is under the limit, threads per second, the workers' CPU against the machine's (what
- * bounds them), a pass with nothing changed (heads read, ms), the lease log (no two takes of one thread overlap) and
- * auditThread on every thread — nothing lost.
+ * Each run: a copy of the seeded store; the workers start and make their first pass (every head read; reported).
+ * Then, twice: the 1,000 threads get a turn that takes them over the limit, the tables are vacuumed and the WAL
+ * checkpointed, and the workers are told to go. The first growth is compacted by processes that have compacted
+ * nothing yet (their code not yet optimized by the JIT), the second by the same processes, warm. Measured per growth:
+ * the time until every thread is under the limit, threads per second, the CPU per compacted thread of the workers and
+ * of Postgres, how often a worker was preempted, the workers' CPU against the machine's (what bounds them). Per run:
+ * a pass with nothing changed (heads read, ms), the lease log (no two takes of one thread overlap) and auditThread on
+ * every thread — nothing lost.
  */
 import { HumanMessage, AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
@@ -15,7 +19,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -29,6 +33,10 @@ import { printNote, printTable } from "./table.js";
 const THREADS = Number(process.env.FLEET_THREADS ?? 10_000);
 const GROWN = Math.round(THREADS / 10);
 const APP_THREADS = 100;
+/** Runs of each size. */
+const REPEATS = Number(process.env.FLEET_REPEATS ?? 2);
+/** The workers' idleMs: the application's threads, which get a turn every second or so, are left alone while it runs. */
+const IDLE_MS = 2_000;
 const LIMIT = 2_000;
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -75,11 +83,13 @@ async function seed(saver: BaseCheckpointSaver, near: number): Promise<void> {
   await pool(Array.from({ length: THREADS }, (_, index) => index), 8, async (index) => {
     await graph.invoke({ messages: messages(index, 0, grownSet.has(index) ? near : 2) }, { configurable: { thread_id: thread(index) } });
   });
+  // Every seeded thread idle for the workers' idleMs: their first pass counts them all.
+  await new Promise((resolveWait) => setTimeout(resolveWait, IDLE_MS));
 }
 
-async function grow(saver: BaseCheckpointSaver, near: number): Promise<void> {
+async function grow(saver: BaseCheckpointSaver, from: number, count: number): Promise<void> {
   const graph = graphOn(saver);
-  await pool(grown, 8, async (index) => void (await graph.invoke({ messages: messages(index, near, 10) }, { configurable: { thread_id: thread(index) } })));
+  await pool(grown, 8, async (index) => void (await graph.invoke({ messages: messages(index, from, count) }, { configurable: { thread_id: thread(index) } })));
 }
 
 interface WorkerDone {
@@ -87,6 +97,8 @@ interface WorkerDone {
   ended: number;
   passes: number;
   cpuMs: number;
+  /** Times the worker process was descheduled while it could run (involuntary context switches). */
+  preempted: number;
   stats: { compacted: number; conflicts: number; errors: number; headsRead: number };
   leases: Array<[string, "taken" | "released", number]>;
 }
@@ -98,7 +110,7 @@ interface Worker {
 }
 
 function startWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "scripts/bench/fleet-worker.ts"), ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(process.env.WFLAGS ? process.env.WFLAGS.split(" ") : []), "--import", "tsx", join(ROOT, "scripts/bench/fleet-worker.ts"), ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
   return { child, lines: createInterface({ input: child.stdout! })[Symbol.asyncIterator](), exited: new Promise((resolveExit) => child.once("close", resolveExit)) };
 }
 
@@ -119,6 +131,26 @@ function cpuTimes(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+/** CPU time (ms) of every process named `postgres` (the server and its backends, live or exited), from /proc. */
+function postgresCpuMs(): number {
+  const tick = 1000 / 100; // USER_HZ
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue;
+      const fields = stat.slice(close + 2).split(" ");
+      // Its own time and its reaped children's (the postmaster's: backends that have exited).
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * tick;
+    } catch {
+      // A backend that exited between the listing and the read.
+    }
+  }
+  return total;
+}
+
 /** The application beside the workers: turns on its 100 threads, round after round, until told to stop. */
 async function runApp(saver: BaseCheckpointSaver, stop: { stopped: boolean }): Promise<{ turns: number; maxMs: number }> {
   const graph = graphOn(saver);
@@ -136,43 +168,86 @@ async function runApp(saver: BaseCheckpointSaver, stop: { stopped: boolean }): P
   return { turns, maxMs };
 }
 
+/** One growth of the 1,000 threads and the workers bringing them back under the limit. */
+interface Round {
+  seconds: number;
+  perSecond: number;
+  compacted: number;
+  passes: number;
+  /** The workers' CPU time per compacted thread (ms): what a compaction costs, waits excluded. */
+  cpuPerThreadMs: number;
+  /** The Postgres processes' CPU time per compacted thread (ms). */
+  postgresCpuPerThreadMs?: number;
+  /** Involuntary context switches of the worker processes per compacted thread. */
+  preemptedPerThread: number;
+  workerCpu: number;
+  machineCpu: number;
+  leases: Array<{ threadId: string; event: "taken" | "released"; at: number; worker: number }>;
+  appTurns?: number;
+  appMaxMs?: number;
+}
+
 interface RunResult {
   store: string;
   workers: number;
   app: boolean;
   firstPassMs: number;
-  seconds: number;
-  perSecond: number;
-  compacted: number;
+  /** The first growth, in worker processes that have compacted nothing yet; the second, in the same processes. */
+  rounds: [Round, Round];
+  leasesTaken: number;
   overlaps: number;
-  workerCpu: number;
-  machineCpu: number;
   idleMs: number;
   idleHeadsRead: number;
   lost: number;
-  appTurns?: number;
-  appMaxMs?: number;
 }
 
-async function run(store: string, workers: number, app: boolean, open: () => Promise<{ saver: BaseCheckpointSaver; args: string[]; close(): Promise<void> }>, near: number): Promise<RunResult> {
-  const { saver, args, close } = await open();
-  const running = Array.from({ length: workers }, () => startWorker([...args, "--limit", String(LIMIT)]));
-  const scans = await Promise.all(running.map((worker) => nextLine<{ ms: number }>(worker, "scanned")));
-  await grow(saver, near);
+/** The threads grow (`grow`), the workers are told to go, and every one passes until nothing is over the limit. */
+async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean, grow: () => Promise<void>, settle: () => Promise<void>): Promise<Round> {
+  await grow();
+  const grown = performance.now();
+  await settle();
+  // The grown threads idle for the workers' idleMs before they are told to go.
+  await new Promise((resolveWait) => setTimeout(resolveWait, Math.max(0, IDLE_MS - (performance.now() - grown))));
   const stop = { stopped: false };
   const appRun = app ? runApp(saver, stop) : undefined;
   const before = cpuTimes();
-  for (const worker of running) worker.child.stdin!.end("go\n");
+  const postgresBefore = postgresCpuMs();
+  for (const worker of running) worker.child.stdin!.write("go\n");
   const done = await Promise.all(running.map((worker) => nextLine<WorkerDone>(worker, "done")));
   const after = cpuTimes();
+  const postgresMs = postgresCpuMs() - postgresBefore;
   stop.stopped = true;
   const appResult = await appRun;
+  const seconds = (Math.max(...done.map((entry) => entry.ended)) - Math.min(...done.map((entry) => entry.started))) / 1000;
+  const compacted = done.reduce((sum, entry) => sum + entry.stats.compacted, 0);
+  const cpuMs = done.reduce((sum, entry) => sum + entry.cpuMs, 0);
+  return {
+    seconds,
+    perSecond: compacted / seconds,
+    compacted,
+    passes: done.reduce((sum, entry) => sum + entry.passes, 0),
+    cpuPerThreadMs: cpuMs / compacted,
+    ...(postgresMs > 0 ? { postgresCpuPerThreadMs: postgresMs / compacted } : {}),
+    preemptedPerThread: done.reduce((sum, entry) => sum + entry.preempted, 0) / compacted,
+    workerCpu: cpuMs / 1000 / (seconds * availableParallelism()),
+    machineCpu: (after.busy - before.busy) / (after.total - before.total),
+    leases: done.flatMap((entry, worker) => entry.leases.map(([threadId, event, at]) => ({ threadId, event, at, worker }))),
+    ...(appResult ? { appTurns: appResult.turns, appMaxMs: appResult.maxMs } : {}),
+  };
+}
+
+async function run(store: string, workers: number, app: boolean, open: () => Promise<{ saver: BaseCheckpointSaver; args: string[]; settle(): Promise<void>; close(): Promise<void> }>, near: number): Promise<RunResult> {
+  const { saver, args, settle, close } = await open();
+  const running = Array.from({ length: workers }, () => startWorker([...args, "--limit", String(LIMIT), "--idle", String(IDLE_MS)]));
+  const scans = await Promise.all(running.map((worker) => nextLine<{ ms: number }>(worker, "scanned")));
+  // The first growth: one more turn of 10 messages takes the threads over. The second: 20 more messages take the
+  // compacted threads over again (a compaction leaves them at most 90% of the limit), compacted by warm processes.
+  const rounds: [Round, Round] = [await round(running, saver, app, () => grow(saver, near, 10), settle), await round(running, saver, app, () => grow(saver, near + 10, 20), settle)];
+  for (const worker of running) worker.child.stdin!.end("end\n");
   const idle = await Promise.all(running.map((worker) => nextLine<{ ms: number; headsRead: number }>(worker, "idle")));
   await Promise.all(running.map((worker) => worker.exited));
-  const started = Math.min(...done.map((entry) => entry.started));
-  const ended = Math.max(...done.map((entry) => entry.ended));
-  // The lease log: per thread, a take is released before the next take (by any worker).
-  const events = done.flatMap((entry, worker) => entry.leases.map(([threadId, event, at]) => ({ threadId, event, at, worker }))).sort((a, b) => a.at - b.at);
+  // The lease log of both rounds: per thread, a take is released before the next take (by any worker).
+  const events = rounds.flatMap((entry) => entry.leases).sort((a, b) => a.at - b.at);
   const held = new Map<string, number>();
   let overlaps = 0;
   for (const event of events) {
@@ -188,23 +263,17 @@ async function run(store: string, workers: number, app: boolean, open: () => Pro
     if (audit.problems.length > 0) lost++;
   });
   await close();
-  const seconds = (ended - started) / 1000;
-  const compacted = done.reduce((sum, entry) => sum + entry.stats.compacted, 0);
   return {
     store,
     workers,
     app,
     firstPassMs: Math.max(...scans.map((scan) => scan.ms)),
-    seconds,
-    perSecond: compacted / seconds,
-    compacted,
+    rounds,
+    leasesTaken: events.filter((event) => event.event === "taken").length,
     overlaps,
-    workerCpu: done.reduce((sum, entry) => sum + entry.cpuMs, 0) / 1000 / (seconds * availableParallelism()),
-    machineCpu: (after.busy - before.busy) / (after.total - before.total),
     idleMs: Math.max(...idle.map((entry) => entry.ms)),
     idleHeadsRead: idle.reduce((sum, entry) => sum + entry.headsRead, 0),
     lost,
-    ...(appResult ? { appTurns: appResult.turns, appMaxMs: appResult.maxMs } : {}),
   };
 }
 
@@ -227,12 +296,21 @@ async function benchFleet(): Promise<void> {
       const schema = `fleet_run_${++copies}`;
       const saver = PostgresSaver.fromConnString(postgres.url, { schema });
       await saver.setup();
-      for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) await admin.query(`INSERT INTO "${schema}".${table} SELECT * FROM fleet_template.${table}`);
-      return { saver, args: ["--postgres", postgres.url, "--schema", schema], close: () => saver.end() };
+      const tables = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"];
+      for (const table of tables) await admin.query(`INSERT INTO "${schema}".${table} SELECT * FROM fleet_template.${table}`);
+      // Before each measured phase: the tables vacuumed and analyzed, the WAL checkpointed, so that neither an
+      // autovacuum nor a checkpoint of what the bench just wrote lands in one run's measure and not another's.
+      const settle = async () => {
+        await admin.query(`VACUUM (ANALYZE) ${tables.map((table) => `"${schema}".${table}`).join(", ")}`);
+        await admin.query("CHECKPOINT");
+      };
+      return { saver, args: ["--postgres", postgres.url, "--schema", schema], settle, close: () => saver.end() };
     };
-    for (const [workers, app] of [[1, false], [2, false], [4, false], [2, true]] as const) {
+    // Each size REPEATS times, the sizes interleaved: two runs of one size differ by up to 15% on this machine, so
+    // sizes are compared on their means, with each run's range shown.
+    for (let repeat = 0; repeat < REPEATS; repeat++) for (const [workers, app] of [[1, false], [2, false], [4, false], [2, true]] as const) {
       results.push(await run("Postgres", workers, app, openPostgres, near));
-      console.error(`  Postgres, ${workers} worker(s)${app ? " beside the application" : ""}: ${results.at(-1)!.seconds.toFixed(1)} s`);
+      console.error(`  Postgres, ${workers} worker(s)${app ? " beside the application" : ""}: ${results.at(-1)!.rounds.map((entry) => `${entry.seconds.toFixed(1)} s`).join(", ")}`);
     }
     await admin.end();
     const file = join(dir, "template.sqlite");
@@ -245,35 +323,65 @@ async function benchFleet(): Promise<void> {
       const copy = join(dir, "run.sqlite");
       copyFileSync(file, copy);
       const saver = SqliteSaver.fromConnString(copy);
-      return { saver, args: ["--db", copy], close: async () => void saver.db.close() };
+      return { saver, args: ["--db", copy], settle: async () => undefined, close: async () => void saver.db.close() };
     };
-    results.push(await run("SQLite", 1, false, openSqlite, near));
+    for (let repeat = 0; repeat < REPEATS; repeat++) results.push(await run("SQLite", 1, false, openSqlite, near));
+
   } finally {
     await postgres.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const one = results.find((result) => result.store === "Postgres" && result.workers === 1 && !result.app)!;
+  const beside = (result: RunResult) => (result.app ? `app turns on ${APP_THREADS} threads` : "—");
+  const sizes = new Map<string, RunResult[]>();
+  for (const result of results) {
+    const key = `${result.store}/${result.workers}/${result.app}`;
+    sizes.set(key, [...(sizes.get(key) ?? []), result]);
+  }
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const one = sizes.get("Postgres/1/false")!;
   printTable(
-    `Workers over ${THREADS.toLocaleString("en-US")} threads: ${GROWN.toLocaleString("en-US")} grow over the ${LIMIT}-token limit, the workers bring them back (npm run bench:fleet)`,
+    `Workers over ${THREADS.toLocaleString("en-US")} threads: ${GROWN.toLocaleString("en-US")} grow over the ${LIMIT}-token limit, twice; the workers bring them back. Means of ${REPEATS} runs (npm run bench:fleet)`,
+    [...sizes.values()].flatMap((runs) =>
+      [0, 1].map((index) => {
+        const first = runs[0]!;
+        const entries = runs.map((result) => result.rounds[index]!);
+        const perSecond = entries.map((entry) => entry.perSecond);
+        const postgresCpu = entries.flatMap((entry) => (entry.postgresCpuPerThreadMs === undefined ? [] : [entry.postgresCpuPerThreadMs]));
+        return {
+          store: first.store,
+          workers: first.workers,
+          beside: beside(first),
+          growth: index === 0 ? "1st (new processes)" : "2nd (same processes)",
+          "all under the limit s": mean(entries.map((entry) => entry.seconds)).toFixed(1),
+          "threads/s (runs)": `${mean(perSecond).toFixed(1)} (${perSecond.map((value) => value.toFixed(0)).join(", ")})`,
+          "vs 1 worker": first.store === "Postgres" ? `${(mean(perSecond) / mean(one.map((result) => result.rounds[index]!.perSecond))).toFixed(2)}×` : "—",
+          compacted: entries.map((entry) => entry.compacted).join(", "),
+          passes: mean(entries.map((entry) => entry.passes)).toFixed(0),
+          "workers' CPU ms/thread": mean(entries.map((entry) => entry.cpuPerThreadMs)).toFixed(1),
+          "Postgres CPU ms/thread": postgresCpu.length === 0 ? "—" : mean(postgresCpu).toFixed(1),
+          "preemptions/thread": mean(entries.map((entry) => entry.preemptedPerThread)).toFixed(1),
+          "workers' CPU": `${Math.round(mean(entries.map((entry) => entry.workerCpu)) * 100)}%`,
+          "machine CPU": `${Math.round(mean(entries.map((entry) => entry.machineCpu)) * 100)}%`,
+          "app turns (max ms)": first.app ? `${mean(entries.map((entry) => entry.appTurns!)).toFixed(0)} (${Math.max(...entries.map((entry) => entry.appMaxMs!)).toFixed(0)})` : "—",
+        };
+      }),
+    ),
+  );
+  printTable(
+    "Each run, in order: the first pass (every head counted once), the lease log of both growths, a pass with nothing changed, auditThread on every thread",
     results.map((result) => ({
       store: result.store,
       workers: result.workers,
-      beside: result.app ? `app turns on ${APP_THREADS} threads` : "—",
+      beside: beside(result),
       "first pass s": (result.firstPassMs / 1000).toFixed(1),
-      "all under the limit s": result.seconds.toFixed(1),
-      "threads/s": result.perSecond.toFixed(1),
-      "vs 1 worker": result.store === "Postgres" ? `${(result.perSecond / one.perSecond).toFixed(2)}×` : "—",
-      compacted: result.compacted,
+      "leases taken": result.leasesTaken,
       "lease overlaps": result.overlaps,
-      "workers' CPU": `${Math.round(result.workerCpu * 100)}%`,
-      "machine CPU": `${Math.round(result.machineCpu * 100)}%`,
       "nothing-changed pass ms": result.idleMs.toFixed(0),
       "heads read": result.idleHeadsRead,
       "threads with a problem": result.lost,
-      "app turns (max ms)": result.appTurns === undefined ? "—" : `${result.appTurns} (${result.appMaxMs!.toFixed(0)})`,
     })),
   );
-  printNote(`- workers' CPU: their CPU time over the phase's wall time × ${availableParallelism()} cores; machine CPU: every process's (/proc/stat), Postgres included.`);
+  printNote(`- workers' CPU ms/thread: the worker processes' CPU time over the threads they compacted; workers' CPU: their CPU time over the phase's wall time × ${availableParallelism()} cores; machine CPU: every process's (/proc/stat), Postgres included.`);
 }
 
 await readmeBlock("fleet", benchFleet, { write: !process.env.FLEET_THREADS });
