@@ -82,7 +82,7 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
       if (json) {
         const { error: _error, ...fields } = outcome;
         printer.line(JSON.stringify({ type: "thread", ...fields }));
-      } else if (outcome.status !== "skipped" || !/not over the limit|^leased$/.test(outcome.reason ?? "")) {
+      } else if (outcome.skip !== "under limit" && outcome.skip !== "leased") {
         // Counting a thread under the limit, or leaving one to the worker that holds it, is not news on a terminal.
         if (tty) process.stderr.write("\r\u001b[K");
         printer.line(outcomeLine(outcome));

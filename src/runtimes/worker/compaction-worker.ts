@@ -30,11 +30,16 @@ export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer
   onLease?: (event: { threadId: string; owner: string; event: "taken" | "released" }) => void;
 }
 
+/** Why a thread was skipped, as a key for counters and filters. */
+export type SkipKind = "leased" | "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact";
+
 export interface ThreadOutcome {
   threadId: string;
   status: "compacted" | "skipped" | "failed";
   /** Why a thread was skipped or failed: "leased" (another worker holds it), the engine's reason, the error. */
   reason?: string;
+  /** A skipped thread's reason as a key. */
+  skip?: SkipKind;
   tokensBefore?: number;
   tokensAfter?: number;
   /** The head a compaction wrote (and pruned to, with keepCheckpoints). */
@@ -136,7 +141,19 @@ export class LeasedCompactor {
   private countedElsewhere(threadId: string, seenHead: string | undefined, known: SeenHead | undefined): ThreadOutcome | undefined {
     const { policy } = this.manager;
     if (seenHead === undefined || known === undefined || known.headId < seenHead || policy.tokenLimit === undefined || isOverLimit(policy, known.tokens)) return undefined;
-    return { threadId, status: "skipped", reason: `counted by another worker: ${known.tokens} tokens, not over the limit of ${policy.tokenLimit}`, tokensBefore: known.tokens, knownHeadId: known.headId };
+    return { threadId, status: "skipped", reason: `counted by another worker: ${known.tokens} tokens, not over the limit of ${policy.tokenLimit}`, skip: "under limit", tokensBefore: known.tokens, knownHeadId: known.headId };
+  }
+
+  /**
+   * Why the engine left a thread alone. Busy and interrupted threads are told by the head's busy reason; a thread the
+   * engine counted under the limit by the one trigger rule (the engine checks it right after those, unless forced).
+   */
+  private skipKind(report: { status: "skipped" | "conflict"; reason: string; tokensBefore?: number }, force: boolean): SkipKind {
+    if (/interrupt/i.test(report.reason)) return "interrupted";
+    if (/run is in progress|pending write|busy/i.test(report.reason)) return "busy";
+    if (report.status === "conflict") return "conflict";
+    if (!force && report.tokensBefore !== undefined && !isOverLimit(this.manager.policy, report.tokensBefore)) return "under limit";
+    return "nothing to compact";
   }
 
   private async one(threadId: string, force: boolean, seenHead: string | undefined): Promise<ThreadOutcome> {
@@ -146,7 +163,7 @@ export class LeasedCompactor {
     } catch (error) {
       return { threadId, status: "failed", reason: "the lease could not be taken", error: asStoreError(error, threadId) };
     }
-    if (!lease.taken) return { threadId, status: "skipped", reason: "leased" };
+    if (!lease.taken) return { threadId, status: "skipped", reason: "leased", skip: "leased" };
     this.options.onLease?.({ threadId, owner: this.owner, event: "taken" });
     let seen: SeenHead | undefined;
     try {
@@ -160,7 +177,7 @@ export class LeasedCompactor {
         return { threadId, status: "compacted", tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, checkpointId: report.newCheckpointId, ...(headId ? { headId } : {}) };
       }
       if (headId && report.tokensBefore !== undefined) seen = { headId, tokens: report.tokensBefore };
-      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
+      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, skip: this.skipKind(report, force), tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
     } catch (error) {
       const typed = asStoreError(error, threadId);
       return { threadId, status: "failed", reason: typed instanceof Error ? typed.message : String(typed), error: typed };
@@ -304,9 +321,9 @@ export class CompactionWorker {
       if (outcome.status === "compacted" && outcome.checkpointId) this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
       if (outcome.status === "compacted") this.counters.compacted++;
       else if (outcome.status === "failed") this.counters.errors++;
-      else if (outcome.reason === "leased") this.counters.conflicts++;
+      else if (outcome.skip === "leased") this.counters.conflicts++;
       else {
-        const reason = reasonKey(outcome.reason);
+        const reason = outcome.skip!;
         this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + 1;
         // Under the limit: its tokens; busy, interrupted, nothing to summarize, a lost race: tried again once its
         // head has changed, which the store reports. One another worker holds is tried at the next pass.
@@ -366,16 +383,6 @@ function shuffle<T>(items: T[]): void {
     const other = Math.floor(Math.random() * (index + 1));
     [items[index], items[other]] = [items[other]!, items[index]!];
   }
-}
-
-/** A skip reason as a counter's key. */
-function reasonKey(reason: string | undefined): string {
-  if (!reason) return "other";
-  if (/interrupt/i.test(reason)) return "interrupted";
-  if (/run is in progress|pending write|busy/i.test(reason)) return "busy";
-  if (/^conflict/i.test(reason)) return "conflict";
-  if (/not over the limit/i.test(reason)) return "under limit";
-  return "nothing to compact";
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
