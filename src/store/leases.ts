@@ -14,6 +14,7 @@
  * Postgres (one clock for every machine), the host's on SQLite (one host).
  */
 import type { PostgresPool } from "./recall-index/postgres-index.js";
+import { inTransaction } from "./recall-index/postgres-setup.js";
 import { quoteIdentifier } from "./sql.js";
 
 /** What the worker that last held a thread's lease saw of it: the head it read or wrote, and its tokens. */
@@ -50,17 +51,15 @@ export class PostgresLeases implements LeaseBackend {
   }
 
   private setup(): Promise<void> {
-    this.ready ??= this.pool
-      .query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL, head_id text, tokens integer)`)
-      .then(
-        () => undefined,
-        (error: { code?: string }) => {
-          // Two workers creating the table at once: one of them gets a duplicate (IF NOT EXISTS races); the table is there.
-          if (error.code === "23505" || error.code === "42P07") return;
-          this.ready = undefined;
-          throw error;
-        },
-      );
+    // Concurrent first workers: the advisory lock serializes their CREATE ... IF NOT EXISTS, which otherwise race
+    // on the catalog (a duplicate type or key error in all but one of them).
+    this.ready ??= inTransaction(this.pool, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:lease-schema', 7243))");
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL, head_id text, tokens integer)`);
+    }).catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
     return this.ready;
   }
 
