@@ -21,6 +21,7 @@ import { candidateSteps, type Candidate } from "./extractive/candidates.js";
 import { parseSummary, renderHeader, renderLine, renderLines, spansDays, type Coverage, type SummaryLine } from "./extractive/layout.js";
 import { distinctSteps, selectionSteps, type Priced } from "./extractive/select.js";
 import { sliced } from "./extractive/slices.js";
+import { coreSteps } from "./extractive/cores.js";
 import type { SummarizeInput, Summarizer } from "./types.js";
 
 export interface ExtractiveSummarizerOptions {
@@ -101,6 +102,8 @@ export class ExtractiveSummarizer implements Summarizer {
     // A segment of nothing but small talk still shows its best sentence: a summary never stands for messages with
     // nothing of them.
     if (candidates.length === 0 && all.length > 0) candidates = [bestOf(all)];
+    // Each utterance as its core: its densest sentences, up to most of what it says (extractive/cores.ts).
+    candidates = await sliced(coreSteps(candidates, (text) => this.counter.countText(text)));
     // What a line costs besides its sentences: the bullet and the speaker (a day heading is shared by many lines).
     const lineCost = Math.max(1, ...[...new Set(candidates.map((candidate) => candidate.speaker))].map((speaker) => this.counter.countText(renderLine({ text: "", speaker }))));
     const shareNew = messages.length / Math.max(1, previousMessages + messages.length);

@@ -40,6 +40,7 @@ describe("distinct", () => {
             order,
             speaker: "user",
             fromPrevious: false,
+            utterance: true,
             content: new Set(item.content),
             value: item.value,
             filler: item.filler && order % 3 === 0,

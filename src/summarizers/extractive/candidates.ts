@@ -30,6 +30,8 @@ export interface Candidate {
   speaker: string;
   date?: Date;
   fromPrevious: boolean;
+  /** A sentence of what a person or an agent said (a user or AI message), not of a tool's result or a carried line. */
+  utterance: boolean;
   /** Distinct content words. */
   content: Set<string>;
   value: number;
@@ -42,6 +44,7 @@ interface Piece {
   speaker: string;
   date?: Date;
   fromPrevious: boolean;
+  utterance: boolean;
   words: string[];
   siblings: number;
   question: boolean;
@@ -69,11 +72,12 @@ function clip(text: string, maxLength: number): string {
 function messagePieces(message: BaseMessage, line: number, maxLength: number): Piece[] {
   const speaker = speakerLabel(message);
   const date = messageDate(message);
+  const utterance = message.getType() === "human" || message.getType() === "ai";
   const pieces: Piece[] = [];
   for (const call of toolCallsOf(message)) {
     if (call.name.startsWith("transfer_")) continue;
     const args = JSON.stringify((call as { args?: unknown }).args ?? {});
-    pieces.push({ text: clip(`called ${call.name}(${args})`, maxLength), line, speaker, date, fromPrevious: false, words: wordsOf(args), siblings: 1, question: false });
+    pieces.push({ text: clip(`called ${call.name}(${args})`, maxLength), line, speaker, date, fromPrevious: false, utterance, words: wordsOf(args), siblings: 1, question: false });
   }
   const sentences = splitSentences(contentText(message)).filter((sentence) => !/^Successfully transferred/.test(sentence));
   const shapes = sentences.map(shapeOf);
@@ -86,6 +90,7 @@ function messagePieces(message: BaseMessage, line: number, maxLength: number): P
       speaker,
       date,
       fromPrevious: false,
+      utterance,
       words: wordsOf(sentence),
       siblings: siblings.get(shapes[index]!)!,
       question: QUESTION.test(sentence),
@@ -95,7 +100,7 @@ function messagePieces(message: BaseMessage, line: number, maxLength: number): P
 }
 
 function linePieces(line: SummaryLine, index: number): Piece {
-  return { text: line.text, line: index, speaker: line.speaker ?? "", date: line.date, fromPrevious: true, words: wordsOf(line.text), siblings: 1, question: false };
+  return { text: line.text, line: index, speaker: line.speaker ?? "", date: line.date, fromPrevious: true, utterance: false, words: wordsOf(line.text), siblings: 1, question: false };
 }
 
 /**
@@ -139,6 +144,7 @@ export function* candidateSteps(previous: readonly SummaryLine[], messages: read
       speaker: piece.speaker,
       date: piece.date,
       fromPrevious: piece.fromPrevious,
+      utterance: piece.utterance,
       content,
       value,
       filler: !strong && words < 2,
