@@ -29,6 +29,13 @@ export interface ExtractiveSummarizerOptions {
   counter?: TokenCounter;
   /** Longest sentence kept, in characters; longer ones are clipped at a word. @default 240 */
   maxLineLength?: number;
+  /**
+   * How many times a message of the newest segment counts against a message the previous summary covers, when the
+   * budget is split between them. 1 (the default): every covered message has the same claim, which keeps the most
+   * of a conversation overall; 2 keeps more of the latest messages at the cost of older ones (docs/benchmarks.md
+   * gives both, measured). @default 1
+   */
+  recencyWeight?: number;
 }
 
 function earliest(a: Date | undefined, b: Date | undefined): Date | undefined {
@@ -80,11 +87,16 @@ export class ExtractiveSummarizer implements Summarizer {
   readonly maxTokens = Number.POSITIVE_INFINITY;
   private readonly counter: TokenCounter;
   private readonly maxLineLength: number;
+  private readonly recencyWeight: number;
 
-  constructor({ counter, maxLineLength = 240 }: ExtractiveSummarizerOptions = {}) {
+  constructor({ counter, maxLineLength = 240, recencyWeight = 1 }: ExtractiveSummarizerOptions = {}) {
     if (!Number.isInteger(maxLineLength) || maxLineLength < 40) {
       throw invalidArgument("maxLineLength", maxLineLength, "an integer >= 40");
     }
+    if (typeof recencyWeight !== "number" || !Number.isFinite(recencyWeight) || recencyWeight < 1 || recencyWeight > 100) {
+      throw invalidArgument("recencyWeight", recencyWeight, "a number from 1 to 100");
+    }
+    this.recencyWeight = recencyWeight;
     this.counter = counter ?? new TokenCounter();
     this.maxLineLength = maxLineLength;
   }
@@ -106,7 +118,10 @@ export class ExtractiveSummarizer implements Summarizer {
     candidates = await sliced(coreSteps(candidates, (text) => this.counter.countText(text)));
     // What a line costs besides its sentences: the bullet and the speaker (a day heading is shared by many lines).
     const lineCost = Math.max(1, ...[...new Set(candidates.map((candidate) => candidate.speaker))].map((speaker) => this.counter.countText(renderLine({ text: "", speaker }))));
-    const shareNew = messages.length / Math.max(1, previousMessages + messages.length);
+    // The new segment's share of the budget: its messages against every covered one, each new message counted
+    // recencyWeight times.
+    const weighted = this.recencyWeight * messages.length;
+    const shareNew = weighted / Math.max(1, previousMessages + weighted);
     const available = tokenBudget - this.counter.countText(header) - 1;
     let chosen = await sliced(selectionSteps(candidates, available, shareNew, this.counter, lineCost));
     let text = this.render(header, chosen, dated);

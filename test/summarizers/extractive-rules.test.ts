@@ -162,6 +162,24 @@ describe("ExtractiveSummarizer rules", () => {
     expect(lines(small).filter((line) => line.includes("harbour crane")).length).toBeGreaterThan(lines(small).length * 0.8);
   });
 
+  it("with recencyWeight 2, counts each new message twice against the covered ones; a weight below 1 is refused", async () => {
+    const old = Array.from({ length: 40 }, (_, index) => `- Ana: Invoice INV-${1000 + index} for the harbour crane ${index} was paid on day ${index + 1} by Rui ${index}.`);
+    const previousSummary = ["Covers 100 messages.", ...old].join("\n");
+    const fresh = Array.from({ length: 50 }, (_, index) => say("Ben", `Invoice INV-${5000 + index} for the river barge ${index} was paid on day ${index + 2} by Joana ${index}.`));
+    const input = { previousSummary, previousCoveredMessages: 100, messages: fresh, tokenBudget: 600 };
+    const share = (summary: string) => lines(summary).filter((line) => line.includes("river barge")).length / lines(summary).length;
+    const fair = share(await summarizer.summarize(input));
+    const recent = share(await new ExtractiveSummarizer({ counter, recencyWeight: 2 }).summarize(input));
+    // 50 new against 100 covered: a third of the lines fairly, half of them at weight 2.
+    expect(fair).toBeGreaterThan(0.25);
+    expect(fair).toBeLessThan(0.42);
+    expect(recent).toBeGreaterThan(0.42);
+    expect(recent).toBeLessThan(0.58);
+    for (const bad of [0.5, Number.NaN, "2"]) {
+      expect(() => new ExtractiveSummarizer({ recencyWeight: bad as number })).toThrow(/recencyWeight/);
+    }
+  });
+
   it("keeps the distinctive lines of German and Spanish dialogue within budget, and drops their small talk", async () => {
     const german = chat({
       smallTalk: [
