@@ -1,5 +1,6 @@
 /**
- * LlmSummarizer: a structured running summary written by any LangChain chat model.
+ * LlmSummarizer: a structured running summary written by any LangChain chat model, updated section by section
+ * rather than rewritten, with the user's last request kept word for word (anchored.ts).
  *
  * - No tools are bound: the model is invoked as given, with a system prompt and one data message.
  * - Its tokens never reach the caller's stream: the call is tagged `nostream` (LangGraph's stream handlers skip
@@ -13,6 +14,7 @@ import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/m
 import { CompactionError, invalidArgument } from "../errors.js";
 import { validateSummaryText } from "./output.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
+import { anchorSummary, lastUserRequest } from "./anchored.js";
 import { contentText } from "../messages/content.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer } from "./types.js";
 
@@ -35,6 +37,8 @@ export interface LlmSummarizerOptions {
 }
 
 export const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
+/** The model is never asked for fewer tokens than this, whatever the verbatim last request takes. */
+const FLOOR_MODEL_BUDGET = 48;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -91,8 +95,11 @@ export class LlmSummarizer implements Summarizer {
   }
 
   async summarize({ previousSummary, messages, tokenBudget, signal }: SummarizeInput): Promise<string> {
+    // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
+    const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
+    const modelBudget = Math.max(FLOOR_MODEL_BUDGET, tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / 4) + 8 : 0));
     const request: BaseMessage[] = [
-      new SystemMessage(SUMMARY_SYSTEM_PROMPT.replace("{budget}", String(tokenBudget))),
+      new SystemMessage(SUMMARY_SYSTEM_PROMPT.replace("{budget}", String(modelBudget))),
       new HumanMessage(buildSummaryRequest(previousSummary, messages)),
     ];
     // A model that cannot be built (a provider package not installed) is not retried.
@@ -111,7 +118,7 @@ export class LlmSummarizer implements Summarizer {
         if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
           throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer answered with a tool call instead of text" });
         }
-        return validateSummaryText(contentText(response), tokenBudget);
+        return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
       } catch (error) {
         lastError = error;
         if (signal?.aborted) break;

@@ -7,6 +7,7 @@ import { createSummaryMessage } from "../../src/messages/summary-message.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { createDefaultSummarizer } from "../../src/summarizers/default.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import { LAST_REQUEST_SECTION, MODEL_SECTIONS, parseSections } from "../../src/summarizers/anchored.js";
 import { startChatCompletionsServer, type ChatCompletionsServer, type ServerPolicy } from "../support/fakes/chat-completions-server.js";
 
 let server: ChatCompletionsServer | undefined;
@@ -58,12 +59,57 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     expect(data).toContain("[25 May 2023] assistant Melanie: I ran a charity race last Saturday.");
   });
 
+  it("updates the previous summary section by section, and ends with the user's last request word for word", async () => {
+    const answer = [
+      "## What the user asked",
+      "- 2 March 2026: plan the Lisbon offsite (budget 18,500 EUR, owner Alice Moreau)",
+      "## Decisions",
+      "- Venue: LX Factory, 120 seats, 9,800 EUR",
+      "## Open tasks",
+      "- Book catering",
+      // A model that writes the verbatim section anyway, paraphrased: it is replaced, not kept beside the real one.
+      `## ${LAST_REQUEST_SECTION}`,
+      "- book catering",
+    ].join("\n");
+    const model = await openAI(() => ({ content: answer }));
+    const request = "Please book catering for 120 people at LX Factory on 14 May, vegetarian options included, under 3,000 EUR.";
+    const messages = [...segment.slice(0, 3), new HumanMessage({ id: "u3", content: request, additional_kwargs: { timestamp: "2026-03-03T09:00:00Z" } })];
+    const previousSummary = "## What the user asked\n- 2 March 2026: plan the Lisbon offsite";
+    const summary = await new LlmSummarizer({ model }).summarize({ previousSummary, messages, tokenBudget: 400 });
+    // The structure: the model's sections in the prompt's order, then the verbatim request, once.
+    const sections = [...parseSections(summary).keys()];
+    expect(sections).toEqual(["What the user asked", "Decisions", "Open tasks", LAST_REQUEST_SECTION]);
+    expect(parseSections(summary).get(LAST_REQUEST_SECTION)).toBe(`[3 March 2026] ${request}`);
+    expect(summary).toContain("LX Factory, 120 seats, 9,800 EUR");
+    const system = String(server!.requests[0]!.body.messages[0]!.content);
+    // Every section, in order; the update rule; the verbatim section left to the library, its tokens out of the model's budget.
+    const positions = MODEL_SECTIONS.map((section) => system.indexOf(`## ${section}`));
+    expect(positions.every((position) => position > 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(system).toMatch(/Update the previous summary, do not rewrite it/);
+    expect(system).toMatch(/never drop an item only because it is old/);
+    const budget = Number(/at most (\d+) tokens/.exec(system)![1]);
+    expect(budget).toBeLessThan(400);
+    expect(budget).toBeGreaterThan(400 - request.length / 2);
+  });
+
+  it("carries the previous summary's last request when the segment has no user message, and clips a huge one", async () => {
+    const model = await openAI(() => ({ content: "## Per-agent results\n- researcher: found 3 venues" }));
+    const previousSummary = `## Decisions\n- Venue: LX Factory\n\n## ${LAST_REQUEST_SECTION}\n[3 March 2026] Book catering for 120 people.`;
+    const summary = await new LlmSummarizer({ model }).summarize({ previousSummary, messages: segment.slice(1, 3), tokenBudget: 300 });
+    expect(parseSections(summary).get(LAST_REQUEST_SECTION)).toBe("[3 March 2026] Book catering for 120 people.");
+    const huge = await new LlmSummarizer({ model }).summarize({ messages: [new HumanMessage({ id: "h", content: "word ".repeat(5_000) })], tokenBudget: 300 });
+    const kept = parseSections(huge).get(LAST_REQUEST_SECTION)!;
+    expect(kept.length).toBeLessThanOrEqual(300);
+    expect(kept.endsWith("…")).toBe(true);
+  });
+
   it("retries a failing server with backoff, then succeeds", async () => {
     const model = await openAI((_, index) =>
       index < 2 ? { status: 500, error: { message: "upstream overloaded", type: "server_error" } } : { content: "Summary: all good." },
     );
     const summary = await new LlmSummarizer({ model, maxAttempts: 3, retryDelayMs: 5 }).summarize({ messages: segment, tokenBudget: 200 });
-    expect(summary).toBe("Summary: all good.");
+    expect(summary.startsWith("Summary: all good.")).toBe(true);
     expect(server!.requests).toHaveLength(3);
   });
 
