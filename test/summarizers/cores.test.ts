@@ -1,5 +1,5 @@
 /**
- * Cores: an utterance is kept as its densest sentences up to two thirds of its value, at the cost of those
+ * Cores: an utterance is kept as its densest sentences up to 70% of its value, at the cost of those
  * sentences and with the value of the whole message; a tool's records and carried lines stay separate.
  */
 import { describe, expect, it } from "vitest";
@@ -15,20 +15,20 @@ function sentence(line: number, text: string, value: number, utterance = true): 
 const words = (text: string) => text.split(" ").length;
 
 describe("coreSteps", () => {
-  it("keeps an utterance's densest sentences, in order, until they hold two thirds of its value, priced as one line worth the whole message", () => {
+  it("keeps an utterance's densest sentences, in order, until they hold 70% of its value, priced as one line worth the whole message", () => {
     const opening = sentence(1, "so we finally went there after all this time", 2);
     const fact = sentence(1, "Biscuit the greyhound", 6);
     const detail = sentence(1, "adopted in Porto", 3);
     const cores = drain(coreSteps([opening, fact, detail], words));
     expect(cores).toHaveLength(1);
-    // 6 + 3 = 9 of 11 >= 2/3: the weak opening sentence is left out; the kept ones keep their order.
+    // 6 + 3 = 9 of 11 >= 70%: the weak opening sentence is left out; the kept ones keep their order.
     expect(cores[0]!.text).toBe("Biscuit the greyhound adopted in Porto");
     expect(cores[0]!.value).toBe(11);
     expect(cores[0]!.order).toBe(fact.order);
-    expect(CORE_SHARE).toBeCloseTo(2 / 3);
+    expect(CORE_SHARE).toBe(0.7);
   });
 
-  it("keeps a sentence that alone holds two thirds, and nothing else", () => {
+  it("keeps a sentence that alone holds 70%, and nothing else", () => {
     const cores = drain(coreSteps([sentence(2, "the grant came through", 9), sentence(2, "which is nice", 1), sentence(2, "for the seahorse team", 2)], words));
     expect(cores.map((core) => core.text)).toEqual(["the grant came through"]);
   });
