@@ -115,7 +115,7 @@ export class ExtractiveSummarizer implements Summarizer {
     // nothing of them.
     if (candidates.length === 0 && all.length > 0) candidates = [bestOf(all)];
     // Each utterance as its core: its densest sentences, up to most of what it says (extractive/cores.ts).
-    candidates = await sliced(coreSteps(candidates, (text) => this.counter.countText(text)));
+    candidates = await sliced(coreSteps(candidates, (text) => this.counter.countText(text), this.maxLineLength));
     // What a line costs besides its sentences: the bullet and the speaker (a day heading is shared by many lines).
     const lineCost = Math.max(1, ...[...new Set(candidates.map((candidate) => candidate.speaker))].map((speaker) => this.counter.countText(renderLine({ text: "", speaker }))));
     // The new segment's share of the budget: its messages against every covered one, each new message counted

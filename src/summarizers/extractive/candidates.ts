@@ -30,7 +30,10 @@ export interface Candidate {
   speaker: string;
   date?: Date;
   fromPrevious: boolean;
-  /** A sentence of what a person or an agent said (a user or AI message), not of a tool's result or a carried line. */
+  /**
+   * A sentence of what a person or an agent said in one line of text (a user or AI message), not of a tool's result,
+   * a message of several lines or a carried line.
+   */
   utterance: boolean;
   /** Distinct content words. */
   content: Set<string>;
@@ -72,7 +75,9 @@ function clip(text: string, maxLength: number): string {
 function messagePieces(message: BaseMessage, line: number, maxLength: number): Piece[] {
   const speaker = speakerLabel(message);
   const date = messageDate(message);
-  const utterance = message.getType() === "human" || message.getType() === "ai";
+  // Written as several lines (a list, a report, a summary handed back in), a message is a document: its lines stand
+  // alone rather than as one utterance's core (cores.ts).
+  const utterance = (message.getType() === "human" || message.getType() === "ai") && !contentText(message).trim().includes("\n");
   const pieces: Piece[] = [];
   for (const call of toolCallsOf(message)) {
     if (call.name.startsWith("transfer_")) continue;

@@ -7,7 +7,11 @@
  * until they hold most of what it says (CORE_SHARE, 70% of its value), and nothing more: the line says what the message
  * said at the fewest tokens, and the message competes for the budget with its whole value against that cost.
  *
- * Only utterances (user and AI messages) are cut to a core. A tool's result is a set of records that each stand
+ * A core longer than MAX_CORE_SENTENCE_LENGTHS clipped sentences is no line of a summary but a document (a pasted
+ * report, a transcript handed over as one message): its sentences stay separate candidates, as before cores.
+ *
+ * Only utterances (user and AI messages written as one line of text) are cut to a core; a message of several lines
+ * (a list, a report, a summary handed back in) is a document too. A tool's result is a set of records that each stand
  * alone (one row among many is a fact of its own), so its sentences stay separate candidates; so do the lines
  * carried from a previous summary (each already a core).
  *
@@ -20,13 +24,15 @@ import type { Candidate } from "./candidates.js";
 
 /** A core holds at least this share of its message's value. */
 export const CORE_SHARE = 0.7;
+/** A core longer than this many times the longest sentence kept (`maxLineLength`) stays sentence by sentence. */
+export const MAX_CORE_SENTENCE_LENGTHS = 3;
 
 /**
  * The candidates with each utterance's sentences replaced by its core: one candidate carrying the message's whole
  * value, the core's sentences joined in their order, at the position of its first sentence. `tokens` prices a
- * sentence. Other candidates pass through unchanged; the result is in chronological order.
+ * sentence; `maxLineLength` is the longest sentence kept. Other candidates pass through unchanged; the result is in chronological order.
  */
-export function* coreSteps(candidates: readonly Candidate[], tokens: (text: string) => number): Generator<void, Candidate[]> {
+export function* coreSteps(candidates: readonly Candidate[], tokens: (text: string) => number, maxLineLength: number): Generator<void, Candidate[]> {
   const byLine = new Map<number, Candidate[]>();
   for (const candidate of candidates) {
     const group = byLine.get(candidate.line);
@@ -52,9 +58,14 @@ export function* coreSteps(candidates: readonly Candidate[], tokens: (text: stri
       held += candidate.value;
     }
     core.sort((a, b) => a.order - b.order);
+    const text = core.map((candidate) => candidate.text).join(" ");
+    if (text.length > MAX_CORE_SENTENCE_LENGTHS * maxLineLength) {
+      result.push(...utterance);
+      continue;
+    }
     result.push({
       ...core[0]!,
-      text: core.map((candidate) => candidate.text).join(" "),
+      text,
       content: new Set(core.flatMap((candidate) => [...candidate.content])),
       value: total,
     });
