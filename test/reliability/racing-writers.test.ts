@@ -144,7 +144,10 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     expect(await indexed()).toEqual(left(after));
     const wrapperCompactions = stats.reduce((sum, stat) => sum + stat.compactions, 0);
     const scriptCompactions = compactedRuns;
-    expect(wrapperCompactions + scriptCompactions).toBeGreaterThan(2);
+    // How many compactions a race holds depends on how turns and script runs interleave, which moves with the
+    // machine's load (a fresh-clone CI beside another saw 2 with 5 turns per process); that the race compacted, and
+    // that its summaries were rebased onto turns that landed meanwhile, does not.
+    expect(wrapperCompactions + scriptCompactions).toBeGreaterThan(0);
     // Every summary of the turn processes is applied after the thread grew: rebased onto the turns that landed
     // meanwhile, or discarded (conflict) when another compaction changed its prefix first — and the audit above
     // found nothing lost either way.
