@@ -79,3 +79,11 @@ export function splitSentences(text: string): string[] {
     .map((piece) => (piece ?? "").replace(/\s+/g, " ").trim())
     .filter((piece) => piece.length > 0);
 }
+
+/** `text` cut to at most `maxLength` characters, at a word when one ends in its second half, the cut marked with "…". */
+export function clipAtWord(text: string, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  const cut = text.slice(0, maxLength - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > maxLength / 2 ? cut.slice(0, space) : cut}…`;
+}

@@ -10,6 +10,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { contentText } from "../messages/content.js";
 import { formatDay, messageDate } from "../messages/date.js";
 import { isSummaryMessage } from "../messages/summary-message.js";
+import { clipAtWord } from "../messages/words.js";
 
 /** The sections a model writes, in order. */
 export const MODEL_SECTIONS = [
@@ -52,14 +53,6 @@ export function parseSections(text: string): Map<string, string> {
   return sections;
 }
 
-/** Clips `text` to `maxChars` at a word, marking the cut. */
-function clip(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const cut = text.slice(0, maxChars - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${space > maxChars / 2 ? cut.slice(0, space) : cut}…`;
-}
-
 /**
  * The user's last request: the newest user message of `messages` (with its date when known), else the one the
  * previous summary carries; undefined when neither has one. Clipped to LAST_REQUEST_BUDGET_SHARE of the budget.
@@ -72,10 +65,10 @@ export function lastUserRequest(previousSummary: string | undefined, messages: r
     const text = contentText(message).trim();
     if (!text) continue;
     const date = messageDate(message);
-    return clip(`${date ? `[${formatDay(date)}] ` : ""}${text}`, maxChars);
+    return clipAtWord(`${date ? `[${formatDay(date)}] ` : ""}${text}`, maxChars);
   }
   const carried = previousSummary ? parseSections(previousSummary).get(LAST_REQUEST_SECTION) : undefined;
-  return carried ? clip(carried, maxChars) : undefined;
+  return carried ? clipAtWord(carried, maxChars) : undefined;
 }
 
 /**

@@ -19,7 +19,7 @@ import { contentText } from "../../messages/content.js";
 import { speakerLabel, type SummaryLine } from "./layout.js";
 import { drain } from "./slices.js";
 import { Vocabulary } from "./vocabulary.js";
-import { isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
+import { clipAtWord, isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
 
 export interface Candidate {
   text: string;
@@ -65,13 +65,6 @@ function shapeOf(text: string): string {
 
 const QUESTION = /[?？]\s*["')\]]*$|^¿/u;
 
-function clip(text: string, maxLength: number): string {
-  if (text.length <= maxLength) return text;
-  const cut = text.slice(0, maxLength - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${space > maxLength / 2 ? cut.slice(0, space) : cut}…`;
-}
-
 function messagePieces(message: BaseMessage, line: number, maxLength: number): Piece[] {
   const speaker = speakerLabel(message);
   const date = messageDate(message);
@@ -82,7 +75,7 @@ function messagePieces(message: BaseMessage, line: number, maxLength: number): P
   for (const call of toolCallsOf(message)) {
     if (call.name.startsWith("transfer_")) continue;
     const args = JSON.stringify((call as { args?: unknown }).args ?? {});
-    pieces.push({ text: clip(`called ${call.name}(${args})`, maxLength), line, speaker, date, fromPrevious: false, utterance, words: wordsOf(args), siblings: 1, question: false });
+    pieces.push({ text: clipAtWord(`called ${call.name}(${args})`, maxLength), line, speaker, date, fromPrevious: false, utterance, words: wordsOf(args), siblings: 1, question: false });
   }
   const sentences = splitSentences(contentText(message)).filter((sentence) => !/^Successfully transferred/.test(sentence));
   const shapes = sentences.map(shapeOf);
@@ -90,7 +83,7 @@ function messagePieces(message: BaseMessage, line: number, maxLength: number): P
   for (const shape of shapes) siblings.set(shape, (siblings.get(shape) ?? 0) + 1);
   sentences.forEach((sentence, index) => {
     pieces.push({
-      text: clip(sentence, maxLength),
+      text: clipAtWord(sentence, maxLength),
       line,
       speaker,
       date,
