@@ -11,6 +11,7 @@ import { contentText } from "../messages/content.js";
 import { formatDay, messageDate } from "../messages/date.js";
 import { isSummaryMessage } from "../messages/summary-message.js";
 import { clipAtWord } from "../messages/words.js";
+import { CHARS_PER_TOKEN } from "./output.js";
 
 /** The sections a model writes, in order. */
 export const MODEL_SECTIONS = [
@@ -25,7 +26,7 @@ export const MODEL_SECTIONS = [
 /** The section this module writes, last. */
 export const LAST_REQUEST_SECTION = "Last user request (verbatim)";
 
-/** The longest last request kept, as a share of the summary's budget (about four characters a token). */
+/** The longest last request kept, as a share of the summary's budget. */
 export const LAST_REQUEST_BUDGET_SHARE = 0.25;
 
 const HEADING = /^##\s+(.+?)\s*$/;
@@ -58,7 +59,7 @@ export function parseSections(text: string): Map<string, string> {
  * previous summary carries; undefined when neither has one. Clipped to LAST_REQUEST_BUDGET_SHARE of the budget.
  */
 export function lastUserRequest(previousSummary: string | undefined, messages: readonly BaseMessage[], tokenBudget: number): string | undefined {
-  const maxChars = Math.max(80, Math.floor(tokenBudget * LAST_REQUEST_BUDGET_SHARE * 4));
+  const maxChars = Math.max(80, Math.floor(tokenBudget * LAST_REQUEST_BUDGET_SHARE * CHARS_PER_TOKEN));
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
     if (message.getType() !== "human" || isSummaryMessage(message)) continue;

@@ -12,7 +12,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { CompactionError, invalidArgument } from "../errors.js";
-import { validateSummaryText } from "./output.js";
+import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
 import { anchorSummary, lastUserRequest } from "./anchored.js";
 import { contentText } from "../messages/content.js";
@@ -97,7 +97,7 @@ export class LlmSummarizer implements Summarizer {
   async summarize({ previousSummary, messages, tokenBudget, signal }: SummarizeInput): Promise<string> {
     // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
     const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
-    const modelBudget = Math.max(FLOOR_MODEL_BUDGET, tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / 4) + 8 : 0));
+    const modelBudget = Math.max(FLOOR_MODEL_BUDGET, tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0));
     const request: BaseMessage[] = [
       new SystemMessage(SUMMARY_SYSTEM_PROMPT.replace("{budget}", String(modelBudget))),
       new HumanMessage(buildSummaryRequest(previousSummary, messages)),

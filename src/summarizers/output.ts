@@ -4,6 +4,9 @@
  */
 import { CompactionError } from "../errors.js";
 
+/** Characters per token, for the estimates made without a tokenizer (English text averages about four). */
+export const CHARS_PER_TOKEN = 4;
+
 /** Text that looks like a failure rather than a summary. */
 const ERROR_LIKE =
   /^\s*(?:error\b|exception\b|traceback\b|i'?m sorry\b|i cannot\b|i can't\b|as an ai\b|rate limit|context_length_exceeded|request failed|internal server error)/i;
@@ -20,8 +23,8 @@ export function validateSummaryText(text: string, tokenBudget: number): string {
       message: `the summarizer returned an error message instead of a summary: ${JSON.stringify(trimmed.slice(0, 120))}`,
     });
   }
-  // Rough bound without a tokenizer: ~4 characters a token, with generous slack (3x the budget).
-  const limit = Math.max(2_000, tokenBudget * 4 * 3);
+  // Rough bound without a tokenizer, with generous slack (3x the budget).
+  const limit = Math.max(2_000, tokenBudget * CHARS_PER_TOKEN * 3);
   if (trimmed.length > limit) {
     throw new CompactionError({
       code: "SUMMARIZER_FAILED",
