@@ -1,6 +1,6 @@
 /**
  * The command line that runs a TypeScript entry point of the project in a child process. The global setup bundles
- * every entry the tests spawn once per run (esbuild, packages left external, into .tmp/test-children/), so a child
+ * every entry the tests spawn once per run (esbuild, dependencies inlined but native addons, into .tmp/test-children/), so a child
  * starts as plain Node instead of loading the tsx loader on each spawn — the suites spawn a few hundred children.
  * An entry that was not bundled runs through tsx, as before.
  */
