@@ -36,6 +36,13 @@ export interface ExtractiveSummarizerOptions {
    * gives both, measured). @default 1
    */
   recencyWeight?: number;
+  /**
+   * Keep what a person or an agent said without the thread's grammar words — the words in a tenth or more of its
+   * messages ("the", "a", "I", "was") — names, numbers and negations always kept (extractive/compact.ts): the same
+   * budget then holds more of a conversation, in note style (docs/benchmarks.md measures both). Tool results and
+   * multi-line messages are kept as written either way. @default false: every sentence as written
+   */
+  compactSentences?: boolean;
 }
 
 function earliest(a: Date | undefined, b: Date | undefined): Date | undefined {
@@ -88,15 +95,18 @@ export class ExtractiveSummarizer implements Summarizer {
   private readonly counter: TokenCounter;
   private readonly maxLineLength: number;
   private readonly recencyWeight: number;
+  private readonly compactSentences: boolean;
 
-  constructor({ counter, maxLineLength = 240, recencyWeight = 1 }: ExtractiveSummarizerOptions = {}) {
+  constructor({ counter, maxLineLength = 240, recencyWeight = 1, compactSentences = false }: ExtractiveSummarizerOptions = {}) {
     if (!Number.isInteger(maxLineLength) || maxLineLength < 40) {
       throw invalidArgument("maxLineLength", maxLineLength, "an integer >= 40");
     }
     if (typeof recencyWeight !== "number" || !Number.isFinite(recencyWeight) || recencyWeight < 1 || recencyWeight > 100) {
       throw invalidArgument("recencyWeight", recencyWeight, "a number from 1 to 100");
     }
+    if (typeof compactSentences !== "boolean") throw invalidArgument("compactSentences", compactSentences, "true or false");
     this.recencyWeight = recencyWeight;
+    this.compactSentences = compactSentences;
     this.counter = counter ?? new TokenCounter();
     this.maxLineLength = maxLineLength;
   }
@@ -109,7 +119,7 @@ export class ExtractiveSummarizer implements Summarizer {
     if (this.counter.countText(header) > tokenBudget / 2) header = renderHeader({ ...coverage, tools: new Set(), agents: new Set() });
     const dated = spansDays(coverage);
     // The long loops run in slices that give the event loop back (slices.ts): the same steps, the same summary.
-    const all = await sliced(candidateSteps(previous.lines, messages, this.maxLineLength));
+    const all = await sliced(candidateSteps(previous.lines, messages, this.maxLineLength, this.compactSentences));
     let candidates = await sliced(distinctSteps(all));
     // A segment of nothing but small talk still shows its best sentence: a summary never stands for messages with
     // nothing of them.

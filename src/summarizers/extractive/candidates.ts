@@ -11,6 +11,8 @@
  * - Records that share a template with many siblings in one message (JSON rows, log lines) are each worth less, so a
  *   one-off statement among them stands out.
  * - Sentences of one message belong to one line, so a kept fact stays with the rest of what was said with it.
+ * - What a person or an agent said in one line is kept without the thread's grammar words, when `compact` (compact.ts);
+ *   tool results, documents and carried lines as written.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { toolCallsOf } from "../../messages/tool-calls.js";
@@ -19,6 +21,7 @@ import { contentText } from "../../messages/content.js";
 import { speakerLabel, type SummaryLine } from "./layout.js";
 import { drain } from "./slices.js";
 import { Vocabulary } from "./vocabulary.js";
+import { compactSentence } from "./compact.js";
 import { clipAtWord, isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
 
 export interface Candidate {
@@ -105,12 +108,12 @@ function linePieces(line: SummaryLine, index: number): Piece {
  * Every sentence of `messages` and every line of the previous summary, scored against the thread's vocabulary.
  * Lines of the previous summary come first (they are older), then the messages, in order.
  */
-export function buildCandidates(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number): Candidate[] {
-  return drain(candidateSteps(previous, messages, maxLength));
+export function buildCandidates(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number, compact = false): Candidate[] {
+  return drain(candidateSteps(previous, messages, maxLength, compact));
 }
 
 /** `buildCandidates` one message and one sentence at a time (see slices.ts). */
-export function* candidateSteps(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number): Generator<void, Candidate[]> {
+export function* candidateSteps(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number, compact = false): Generator<void, Candidate[]> {
   const pieces: Piece[] = previous.map(linePieces);
   const documents: string[][] = previous.map((line) => wordsOf(line.text));
   for (const [index, message] of messages.entries()) {
@@ -136,7 +139,7 @@ export function* candidateSteps(previous: readonly SummaryLine[], messages: read
     if (piece.question) value /= 2;
     const strong = [...content].some((word) => isNumber(word) || isIdentifier(word));
     candidates.push({
-      text: piece.text,
+      text: compact && piece.utterance ? compactSentence(piece.text, vocabulary) : piece.text,
       line: piece.line,
       order,
       speaker: piece.speaker,
