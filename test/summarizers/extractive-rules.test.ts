@@ -101,6 +101,17 @@ describe("ExtractiveSummarizer rules", () => {
     expect(summary).toContain("Porto");
   });
 
+  it("keeps two records that differ only in their figures: neither is a near-duplicate of the other", async () => {
+    const messages = [
+      say("Ana", "Decision ADR-494 for workstream W3: we chose Frankfurt over Dublin for the region because of data-residency rules."),
+      say("Ben", "Decision ADR-444 for workstream W13: we chose Frankfurt over Dublin for the region because of data-residency rules."),
+      say("Ana", "The shipment was 1,200 kilos of olive oil from Jaén, paid in March."),
+      say("Ben", "The shipment was 1,800 kilos of olive oil from Jaén, paid in March."),
+    ];
+    const summary = await summarizer.summarize({ messages, tokenBudget: 2_000 });
+    for (const figure of ["ADR-494", "ADR-444", "1,200", "1,800"]) expect(summary).toContain(figure);
+  });
+
   it("puts every kept line under the date of its message when the thread spans several days", async () => {
     const messages = [
       say("Ana", "I moved to Porto in March to work at the oceanarium as a marine biologist.", "2023-05-08"),

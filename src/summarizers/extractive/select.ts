@@ -2,7 +2,8 @@
  * Choosing what fits in the budget.
  *
  * - Near-duplicates are merged: a sentence whose content words are mostly (NEAR_DUPLICATE) contained in a
- *   better-valued one adds nothing; the better one is kept.
+ *   better-valued one adds nothing; the better one is kept. Unless it holds a number or an identifier the better one
+ *   does not: "ADR-444 chose Frankfurt" and "ADR-494 chose Frankfurt" are two records, not one said twice.
  * - Value per token: a short sentence stating a fact beats a long one that collects the same words by sheer length.
  * - A fair share: the budget is split between the lines carried from the previous summary and the new segment in
  *   proportion to the messages each stands for, so every covered message has the same claim on the summary,
@@ -12,6 +13,7 @@
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { Candidate } from "./candidates.js";
 import { drain } from "./slices.js";
+import { isIdentifier, isNumber } from "../../messages/words.js";
 
 /** Share of a sentence's content words found in a better one, above which it is a near-duplicate. */
 export const NEAR_DUPLICATE = 0.8;
@@ -50,8 +52,12 @@ export function* distinctSteps(candidates: readonly Candidate[]): Generator<void
           if (compared.has(index)) continue;
           compared.add(index);
           let shared = 0;
-          for (const other of candidate.content) if (kept[index]!.content.has(other)) shared++;
-          if (shared >= NEAR_DUPLICATE * size) {
+          let figureMissing = false;
+          for (const other of candidate.content) {
+            if (kept[index]!.content.has(other)) shared++;
+            else if (isNumber(other) || isIdentifier(other)) figureMissing = true;
+          }
+          if (shared >= NEAR_DUPLICATE * size && !figureMissing) {
             duplicate = true;
             break search;
           }
