@@ -5,6 +5,7 @@
  *
  * - salience from the thread's own vocabulary: rare content words, numbers, identifiers (extractive/vocabulary.ts);
  * - filler suppressed: greetings, thanks, agreement, questions with no content (extractive/candidates.ts);
+ * - what people said kept in note style, without the thread's grammar words (extractive/compact.ts);
  * - near-duplicates merged, value per token, a fair share of the budget for the new segment against the lines
  *   carried from the previous summary (extractive/select.ts);
  * - each line with its speaker, under its date when the thread spans several days; a header stating the whole
@@ -40,7 +41,7 @@ export interface ExtractiveSummarizerOptions {
    * Keep what a person or an agent said without the thread's grammar words — the words in a tenth or more of its
    * messages ("the", "a", "I", "was") — names, numbers and negations always kept (extractive/compact.ts): the same
    * budget then holds more of a conversation, in note style (docs/benchmarks.md measures both). Tool results and
-   * multi-line messages are kept as written either way. @default false: every sentence as written
+   * multi-line messages are kept as written either way. `false`: every sentence as written. @default true
    */
   compactSentences?: boolean;
 }
@@ -90,14 +91,14 @@ function bestOf(candidates: readonly Candidate[]): Candidate {
 export class ExtractiveSummarizer implements Summarizer {
   readonly name = "extractive";
   readonly model = undefined;
-  /** Any length: it copies sentences, it does not generate them. */
+  /** Any length: it selects sentences (and leaves words out), it does not generate them. */
   readonly maxTokens = Number.POSITIVE_INFINITY;
   private readonly counter: TokenCounter;
   private readonly maxLineLength: number;
   private readonly recencyWeight: number;
   private readonly compactSentences: boolean;
 
-  constructor({ counter, maxLineLength = 240, recencyWeight = 1, compactSentences = false }: ExtractiveSummarizerOptions = {}) {
+  constructor({ counter, maxLineLength = 240, recencyWeight = 1, compactSentences = true }: ExtractiveSummarizerOptions = {}) {
     if (!Number.isInteger(maxLineLength) || maxLineLength < 40) {
       throw invalidArgument("maxLineLength", maxLineLength, "an integer >= 40");
     }

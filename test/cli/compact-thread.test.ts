@@ -15,6 +15,8 @@ import { compactThread, runTs } from "../support/run-script.js";
 
 const THREAD = "demo-cli";
 let dir: string;
+/** The --limit the compacting tests pass: under the demo thread's tokens (set in beforeAll). */
+let limit: string;
 let db: string;
 
 function sha(path: string): string {
@@ -34,6 +36,10 @@ beforeAll(async () => {
   const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: db, DEMO_THREAD_ID: THREAD, DEMO_TURNS: "10", DEMO_TOKEN_DELAY_MS: "0" });
   expect(demo.code, demo.stderr).toBe(0);
   expect(demo.stdout).toContain(`npm run compact -- inspect ${THREAD} --db`);
+  // A limit the demo's thread is over, whatever its summaries weigh: 90% of its tokens.
+  const inspected = await compactThread(["inspect", THREAD, "--db", db, "--json"]);
+  expect(inspected.code, inspected.stderr).toBe(0);
+  limit = String(Math.floor(JSON.parse(inspected.stdout).tokens * 0.9));
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,16 +72,16 @@ describe("the compaction script on a thread written by the demo", () => {
 
     settle(db);
     const before = sha(db);
-    const dry = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--json", "--limit", "900"]);
+    const dry = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--json", "--limit", limit]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout).status).toBe("dry-run");
     settle(db);
     expect(sha(db)).toBe(before);
 
-    const human = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--limit", "900"]);
+    const human = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--limit", limit]);
     expect(human.stdout).toMatch(/plan: summarize \d+ of \d+ messages/);
 
-    const compacted = await compactThread(["compact", THREAD, "--db", db, "--json", "--limit", "900"]);
+    const compacted = await compactThread(["compact", THREAD, "--db", db, "--json", "--limit", limit]);
     expect(compacted.code, compacted.stderr).toBe(0);
     const report = JSON.parse(compacted.stdout).report;
     expect(report.status).toBe("compacted");
@@ -126,13 +132,13 @@ describe("settings from the environment", () => {
     expect(JSON.parse(inspected.stdout).limit).toBe(64_000);
 
     const plan = async (ratio: string) => {
-      const result = await compactThread(["compact", THREAD, "--db", copy, "--dry-run", "--json", "--limit", "900"], { COMPACTION_RATIO: ratio });
+      const result = await compactThread(["compact", THREAD, "--db", copy, "--dry-run", "--json", "--limit", limit], { COMPACTION_RATIO: ratio });
       expect(result.code, result.stderr).toBe(0);
       return JSON.parse(result.stdout).plan.summarize.messages as number;
     };
     expect(await plan("0.8")).toBeGreaterThan(await plan("0.2"));
 
-    const compacted = await compactThread(["compact", THREAD, "--db", copy, "--limit", "900"]);
+    const compacted = await compactThread(["compact", THREAD, "--db", copy, "--limit", limit]);
     expect(compacted.code, compacted.stderr).toBe(0);
     expect(compacted.stdout).toMatch(new RegExp(`undo with: npm run compact -- restore ${THREAD} --checkpoint [0-9a-f-]+ --db ${copy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\)`));
   });
@@ -192,7 +198,7 @@ describe("bad input: one clear line, a distinct exit code, nothing written", () 
     ["a busy thread", () => ["compact", THREAD, "--db", busyDb], 6, /not idle: .*pending write/],
     ["an interrupted thread", () => ["compact", "paused", "--db", pausedDb], 6, /interrupt/],
     ["an out-of-range --ratio", () => ["compact", THREAD, "--db", db, "--ratio", "1.5"], 2, /--ratio must be .* got 1\.5/],
-    ["a summarizer error", () => ["compact", THREAD, "--db", db, "--summarizer", "openai", "--limit", "900"], 7, /summar/i, { OPENAI_API_KEY: "sk-secret-test-key" }],
+    ["a summarizer error", () => ["compact", THREAD, "--db", db, "--summarizer", "openai", "--limit", limit], 7, /summar/i, { OPENAI_API_KEY: "sk-secret-test-key" }],
     ["a checkpoint that is not the thread's", () => ["restore", THREAD, "--db", db, "--checkpoint", "1f000000-0000-6000-8000-000000000000"], 8, /has no checkpoint 1f000000-0000-6000-8000-000000000000: another thread.s, or pruned/],
     ["an unknown command", () => ["shrink", THREAD, "--db", db], 2, /unknown command "shrink"/],
     ["an unknown option", () => ["compact", THREAD, "--db", db, "--ratoi", "0.5"], 2, /unknown option --ratoi\. Did you mean --ratio\?/],

@@ -1,5 +1,5 @@
 /**
- * ExtractiveSummarizer({ compactSentences: true }): what a person or an agent said is kept without the thread's
+ * ExtractiveSummarizer's compactSentences (on by default): what a person or an agent said is kept without the thread's
  * grammar words (extractive/compact.ts), pinned on small hand-written threads (never on the evaluation data).
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
@@ -67,8 +67,8 @@ describe("compactSentences", () => {
     const document = say("Ana", "Notes of the day:\n- the crane 7 was at the port 3\n- the repair was 4,300 euros");
     const all = [...messages, toolCall, toolResult, document];
     const budget = 130;
-    const plain = await new ExtractiveSummarizer({ counter }).summarize({ messages: all, tokenBudget: budget });
-    const compact = await new ExtractiveSummarizer({ counter, compactSentences: true }).summarize({ messages: all, tokenBudget: budget });
+    const plain = await new ExtractiveSummarizer({ counter, compactSentences: false }).summarize({ messages: all, tokenBudget: budget });
+    const compact = await new ExtractiveSummarizer({ counter }).summarize({ messages: all, tokenBudget: budget });
     expect(counter.countText(compact)).toBeLessThanOrEqual(budget);
     const held = (summary: string) => ["4,300", "Jaén", "Thursdays", "Vidal", "Lyon", "Ibiza"].filter((fact) => summary.includes(fact)).length;
     expect(held(compact)).toBeGreaterThan(held(plain));
@@ -81,10 +81,13 @@ describe("compactSentences", () => {
     if (documentLine) expect(documentLine).toContain("the crane 7 was at the port 3");
   });
 
-  it("is off by default, and refuses a value that is not a boolean", async () => {
+  it("is on by default; false keeps every sentence as written; a value that is not a boolean is refused", async () => {
     const messages = [...THREAD.map((text) => say("Ana", text)), say("Ben", "I was at the port 3 and it was the day the crane 7 broke.")];
-    const summary = await new ExtractiveSummarizer({ counter }).summarize({ messages, tokenBudget: 400 });
-    expect(summary).toContain("I was at the port 3 and it was the day the crane 7 broke.");
+    const written = await new ExtractiveSummarizer({ counter, compactSentences: false }).summarize({ messages, tokenBudget: 400 });
+    expect(written).toContain("I was at the port 3 and it was the day the crane 7 broke.");
+    const compacted = await new ExtractiveSummarizer({ counter }).summarize({ messages, tokenBudget: 400 });
+    expect(compacted).toContain("crane 7 broke");
+    expect(compacted).not.toContain("I was at the port 3 and it was the day the crane 7 broke.");
     expect(() => new ExtractiveSummarizer({ compactSentences: "yes" as unknown as boolean })).toThrow(/compactSentences/);
   });
 });

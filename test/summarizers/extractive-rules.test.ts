@@ -162,15 +162,15 @@ describe("ExtractiveSummarizer rules", () => {
     );
     const summary = await summarizer.summarize({ previousSummary, previousCoveredMessages: 100, messages: fresh, tokenBudget: 600 });
     const kept = lines(summary);
-    const newLines = kept.filter((line) => line.includes("river barge")).length;
-    const oldLines = kept.filter((line) => line.includes("harbour crane")).length;
+    const newLines = kept.filter((line) => line.includes("INV-5")).length;
+    const oldLines = kept.filter((line) => line.includes("INV-1")).length;
     // Each side stands for 100 messages: neither may starve the other.
     expect(newLines).toBeGreaterThan(0);
     expect(oldLines).toBeGreaterThan(0);
     expect(Math.abs(newLines - oldLines)).toBeLessThanOrEqual(Math.ceil(0.25 * (newLines + oldLines)));
     // A small new segment takes a small share: old facts are not pushed out by it.
     const small = await summarizer.summarize({ previousSummary, previousCoveredMessages: 100, messages: fresh.slice(0, 4), tokenBudget: 600 });
-    expect(lines(small).filter((line) => line.includes("harbour crane")).length).toBeGreaterThan(lines(small).length * 0.8);
+    expect(lines(small).filter((line) => line.includes("INV-1")).length).toBeGreaterThan(lines(small).length * 0.8);
   });
 
   it("with recencyWeight 2, counts each new message twice against the covered ones; a weight below 1 is refused", async () => {
@@ -178,9 +178,10 @@ describe("ExtractiveSummarizer rules", () => {
     const previousSummary = ["Covers 100 messages.", ...old].join("\n");
     const fresh = Array.from({ length: 50 }, (_, index) => say("Ben", `Invoice INV-${5000 + index} for the river barge ${index} was paid on day ${index + 2} by Joana ${index}.`));
     const input = { previousSummary, previousCoveredMessages: 100, messages: fresh, tokenBudget: 600 };
-    const share = (summary: string) => lines(summary).filter((line) => line.includes("river barge")).length / lines(summary).length;
-    const fair = share(await summarizer.summarize(input));
-    const recent = share(await new ExtractiveSummarizer({ counter, recencyWeight: 2 }).summarize(input));
+    const share = (summary: string) => lines(summary).filter((line) => line.includes("INV-5")).length / lines(summary).length;
+    // Sentences as written, so that old and new lines cost the same and their counts measure the budget's split.
+    const fair = share(await new ExtractiveSummarizer({ counter, compactSentences: false }).summarize(input));
+    const recent = share(await new ExtractiveSummarizer({ counter, recencyWeight: 2, compactSentences: false }).summarize(input));
     // 50 new against 100 covered: a third of the lines fairly, half of them at weight 2.
     expect(fair).toBeGreaterThan(0.25);
     expect(fair).toBeLessThan(0.42);
@@ -211,7 +212,8 @@ describe("ExtractiveSummarizer rules", () => {
     });
     const summary = await summarizer.summarize({ messages: german, tokenBudget: 150 });
     expect(counter.countText(summary)).toBeLessThanOrEqual(150);
-    for (const fact of ["Leipzig", "Bäckerei in Dresden", "380 Euro", "Cello"]) expect(summary).toContain(fact);
+    // Grammar words of the thread ("in", "de") may be left out (compactSentences); the facts' words stay.
+    for (const fact of ["Leipzig", "Bäckerei", "Dresden", "380 Euro", "Cello"]) expect(summary).toContain(fact);
     for (const filler of ["Schön, dich zu sehen", "Wie geht es dir", "Bis bald", "das freut mich"]) expect(summary).not.toContain(filler);
     const spanish = chat({
       smallTalk: [
@@ -232,7 +234,7 @@ describe("ExtractiveSummarizer rules", () => {
     });
     const summaryEs = await summarizer.summarize({ messages: spanish, tokenBudget: 150 });
     expect(counter.countText(summaryEs)).toBeLessThanOrEqual(150);
-    for (const fact of ["puerto de Valencia", "240 euros", "Sevilla", "cerámica"]) expect(summaryEs).toContain(fact);
+    for (const fact of ["puerto", "Valencia", "240 euros", "Sevilla", "cerámica"]) expect(summaryEs).toContain(fact);
     for (const filler of ["Qué tal", "me alegro", "Hasta pronto", "Muchas gracias"]) expect(summaryEs).not.toContain(filler);
   });
 

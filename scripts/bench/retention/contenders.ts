@@ -2,7 +2,7 @@
  * The contenders of the retention benchmark, each a real compiled graph (langchain's createAgent) over the same
  * replaying model, at the same token budget:
  * - this library with its defaults (CompactingSupervisor, offline ExtractiveSummarizer), with the summary's
- *   recencyWeight 2, with compactSentences, and with strategies;
+ *   recencyWeight 2, with sentences as written (compactSentences false), and with strategies;
  * - this library with LlmSummarizer over ChatOpenAI, only when OPENAI_API_KEY is set;
  * - this library as createAgent middleware (compactionMiddleware, the same summarizer, in the graph);
  * - summarizationMiddleware (`trigger` = budget, `keep` = half of it) with the same extractive summarizer;
@@ -114,7 +114,7 @@ function library(name: string, makeSummarizer: (counter: TokenCounter) => Summar
 export const RETENTION_CONTENDERS: RetentionContender[] = [
   library("this library (defaults, offline)", (counter) => new ExtractiveSummarizer({ counter })),
   library("this library, recencyWeight 2 (newest segment first)", (counter) => new ExtractiveSummarizer({ counter, recencyWeight: 2 })),
-  library("this library, compactSentences (grammar words left out)", (counter) => new ExtractiveSummarizer({ counter, compactSentences: true })),
+  library("this library, compactSentences false (sentences as written)", (counter) => new ExtractiveSummarizer({ counter, compactSentences: false })),
   library("this library, compactionRatio 0.5 (the seed's policy)", (counter) => new ExtractiveSummarizer({ counter }), { compactionRatio: 0.5 }),
   library("this library, pipeline smart-trim → summarize", (counter) => new ExtractiveSummarizer({ counter }), {
     strategy: (summarizer) => [createStrategy("smart-trim"), createStrategy("summarize", { summarizer })],

@@ -14,8 +14,8 @@
  * - words of unspaced scripts (Chinese, Japanese, Thai: the vocabulary counts them by pairs, not as written).
  *
  * Why: the summary's budget is the model's context. On the retention benchmark's real conversations the same budget
- * then holds more of what was said (docs/benchmarks.md has the figures, measured with and without). It is an option
- * (`ExtractiveSummarizer({ compactSentences: true })`), off by default: sentences stay as written.
+ * then holds more of what was said (docs/benchmarks.md has the figures, measured with and without). On by default;
+ * `ExtractiveSummarizer({ compactSentences: false })` keeps sentences as written.
  */
 import { isIdentifier, isNumber } from "../../messages/words.js";
 import { MIN_COMMON_DOCUMENTS, type Vocabulary } from "./vocabulary.js";
