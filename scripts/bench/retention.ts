@@ -9,7 +9,11 @@
  * The data (CC BY-NC) is read where it lies, by default ../shared/eval/locomo-dev.json; never copied.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -109,18 +113,60 @@ function isSummary(message: BaseMessage): boolean {
   return isSummaryMessage(message) || text.startsWith(MIDDLEWARE_SUMMARY_PREFIX);
 }
 
+/** Where a run's thread is stored: a checkpointer, and what closes it and removes its data. */
+export interface RunStore {
+  checkpointer: BaseCheckpointSaver;
+  close(): Promise<void>;
+}
+
+/** A SQLite file in `dir` (the default store of a run). */
+export function sqliteStore(dir: string): (name: string) => Promise<RunStore> {
+  return async (name) => {
+    const path = join(dir, `${name}.sqlite`);
+    const checkpointer = SqliteSaver.fromConnString(path);
+    return {
+      checkpointer,
+      close: async () => {
+        checkpointer.db.close();
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+      },
+    };
+  };
+}
+
+/** A schema of its own on the Postgres at `url`, dropped after the run. */
+export function postgresStore(url: string): (name: string) => Promise<RunStore> {
+  return async () => {
+    const schema = `retention_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+    const checkpointer = PostgresSaver.fromConnString(url, { schema });
+    await checkpointer.setup();
+    return {
+      checkpointer,
+      close: async () => {
+        await checkpointer.end();
+        const pool = new pg.Pool({ connectionString: url, max: 1 });
+        try {
+          await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+        } finally {
+          await pool.end();
+        }
+      },
+    };
+  };
+}
+
 export async function runRetention(
   dialogue: Dialogue,
   contender: RetentionContender,
   budgetShare: number,
   counter: TokenCounter,
-  dir: string,
+  open: (name: string) => Promise<RunStore>,
 ): Promise<RetentionResult> {
   const groups = groupTurns(dialogue);
   const budget = budgetOf(dialogue, budgetShare, counter);
   const player = createPlayer(groups, counter);
-  const path = join(dir, `${dialogue.id}-${budgetShare}-${contender.name.replace(/\W+/g, "-")}.sqlite`);
-  const checkpointer = SqliteSaver.fromConnString(path);
+  const store = await open(`${dialogue.id}-${budgetShare}-${contender.name.replace(/\W+/g, "-")}`);
+  const { checkpointer } = store;
   const running = contender.build({ model: player.model, checkpointer, budget, counter, systemPrompt: systemPromptOf(dialogue), agentName: dialogue.speakerB });
   const started = performance.now();
   let playMs = 0;
@@ -138,8 +184,7 @@ export async function runRetention(
       recall = await measureRecall(dialogue, scorer, contextLines(last.messages, isSummary), (query) => running.search!(dialogue.id, query));
     }
   } finally {
-    checkpointer.db.close();
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    await store.close();
   }
   const tally = emptyTally();
   let unscorable = 0;
@@ -275,6 +320,8 @@ export interface RetentionOptions {
 
 export interface RetentionOutcome {
   results: RetentionResult[];
+  /** The first library contender's runs again with the thread on Postgres, for its recall row. */
+  postgresRecall: RetentionResult[];
   /** Recall@5 over every turn of the conversations, choice by choice (pooled). */
   ablation: AblationRow[];
   notes: string[];
@@ -302,7 +349,7 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
         }
         const parts: RetentionResult[] = [];
         for (const dialogue of dialogues) {
-          const part = await runRetention(dialogue, contender, share, counter, dir);
+          const part = await runRetention(dialogue, contender, share, counter, sqliteStore(dir));
           parts.push(part);
           if (progress) process.stderr.write(`  ${share * 100}% ${dialogue.id} ${contender.name}: evidence ${pct(part.tally.evidence, part.tally.scored)}, ${(part.playMs / 1000).toFixed(1)} s\n`);
         }
@@ -324,29 +371,41 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
     }
   }
   const postgres = await startPostgres();
+  // The recall of the defaults once more with the thread on Postgres (its full-text index), the searches as above.
+  const postgresRecall: RetentionResult[] = [];
   try {
     rows.set("", { choice: "", found: 0, questions: 0 });
     for (const row of await postgresAblation(dialogues, postgres.url)) rows.set(row.choice, row);
+    const defaults = contenders.find((contender) => contender.name === results.find((result) => result.recall)?.contender);
+    if (defaults) {
+      for (const share of budgets) {
+        const parts: RetentionResult[] = [];
+        for (const dialogue of dialogues) parts.push(await runRetention(dialogue, defaults, share, counter, postgresStore(postgres.url)));
+        postgresRecall.push(pool(parts));
+      }
+    }
   } finally {
     await postgres.stop();
   }
-  return { results, ablation: [...rows.values()], notes };
+  return { results, postgresRecall, ablation: [...rows.values()], notes };
 }
 
-export function printRetention({ results, ablation: choices, notes }: RetentionOutcome): void {
+export function printRetention({ results, postgresRecall, ablation: choices, notes }: RetentionOutcome): void {
   printTable(
     "Retention on real conversations: evidence (and answer) held by one line of what the model receives, pooled over probe points (npm run bench:retention)",
     retentionRows(results),
   );
   printTable(
-    `Recall: each question searched once (its text as the query) in the compacted thread after the last turn, top ${RECALL_AT} hits (searchHistory, SQLite FTS5)`,
-    results
-      .filter((result) => result.recall)
-      .map((result) => {
+    `Recall: each question searched once (its text as the query) in the compacted thread after the last turn, top ${RECALL_AT} hits (searchHistory on the thread's store)`,
+    [...results.map((result) => ({ result, store: "SQLite FTS5" })), ...postgresRecall.map((result) => ({ result, store: "Postgres full-text" }))]
+      .filter(({ result }) => result.recall)
+      .sort((a, b) => a.result.budgetShare - b.result.budgetShare)
+      .map(({ result, store }) => {
         const recall = result.recall!;
         return {
           budget: `${result.budgetShare * 100}%`,
           contender: result.contender,
+          store,
           questions: recall.questions,
           "in context": pct(recall.context, recall.questions),
           "compacted away": recall.compactedAway,
