@@ -80,6 +80,11 @@ export function splitSentences(text: string): string[] {
     .filter((piece) => piece.length > 0);
 }
 
+/** A figure: a number or an identifier — a fact of its own however often it recurs ("4,300", "INV-7", "ADR-444"). */
+export function isFigure(word: string): boolean {
+  return isNumber(word) || isIdentifier(word);
+}
+
 /** `text` cut to at most `maxLength` characters, at a word when one ends in its second half, the cut marked with "…". */
 export function clipAtWord(text: string, maxLength: number): string {
   if (text.length <= maxLength) return text;

@@ -5,7 +5,7 @@
  */
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { wordsOf } from "../../messages/words.js";
-import { COMMON_SHARE, MIN_COMMON_DOCUMENTS } from "../../summarizers/extractive/vocabulary.js";
+import { COMMON_SHARE, documentThreshold } from "../../summarizers/extractive/vocabulary.js";
 
 /** Words of a query beyond this are ignored (a 100 KB query is answered from its first words). */
 export const MAX_QUERY_TERMS = 32;
@@ -66,7 +66,7 @@ export function tsqueryText(terms: readonly string[]): string {
  * or a context) but never displaces them.
  */
 export function rareTerms(terms: readonly string[], documentsOf: (term: string) => number, documents: number): string[] {
-  const commonAt = Math.max(MIN_COMMON_DOCUMENTS, Math.ceil(documents * COMMON_SHARE));
+  const commonAt = documentThreshold(documents, COMMON_SHARE);
   const absent = terms.filter((term) => documentsOf(term) === 0);
   const present = terms.filter((term) => documentsOf(term) > 0);
   const rare = present.filter((term) => documentsOf(term) < commonAt);

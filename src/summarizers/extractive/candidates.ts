@@ -22,7 +22,7 @@ import { speakerLabel, type SummaryLine } from "./layout.js";
 import { drain } from "./slices.js";
 import { Vocabulary } from "./vocabulary.js";
 import { compactSentence } from "./compact.js";
-import { clipAtWord, isIdentifier, isNumber, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
+import { clipAtWord, isFigure, splitSentences, wordShare, wordsOf } from "../../messages/words.js";
 
 export interface Candidate {
   text: string;
@@ -137,7 +137,7 @@ export function* candidateSteps(previous: readonly SummaryLine[], messages: read
     }
     if (piece.siblings > 2) value /= 1 + Math.log2(piece.siblings);
     if (piece.question) value /= 2;
-    const strong = [...content].some((word) => isNumber(word) || isIdentifier(word));
+    const strong = [...content].some(isFigure);
     candidates.push({
       text: compact && piece.utterance ? compactSentence(piece.text, vocabulary) : piece.text,
       line: piece.line,

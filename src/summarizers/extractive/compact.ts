@@ -17,8 +17,8 @@
  * then holds more of what was said (docs/benchmarks.md has the figures, measured with and without). On by default;
  * `ExtractiveSummarizer({ compactSentences: false })` keeps sentences as written.
  */
-import { isIdentifier, isNumber } from "../../messages/words.js";
-import { MIN_COMMON_DOCUMENTS, type Vocabulary } from "./vocabulary.js";
+import { isFigure } from "../../messages/words.js";
+import { documentThreshold, type Vocabulary } from "./vocabulary.js";
 
 /** A word in this share of the thread's documents or more is grammar (twice the share of a common word). */
 export const GRAMMAR_SHARE = 0.1;
@@ -38,14 +38,14 @@ const CAPITALIZED = /^\p{Lu}/u;
 const STARTS_SENTENCE = /(?:^|[.!?:;"“(\[–—-]\s*)$/u;
 
 function isGrammar(word: string, vocabulary: Vocabulary, grammarAt: number): boolean {
-  if (isNumber(word) || isIdentifier(word) || UNSPACED.test(word)) return false;
+  if (isFigure(word) || UNSPACED.test(word)) return false;
   if (NEGATIONS.has(word) || CONTRACTED_NEGATION.test(word)) return false;
   return vocabulary.documentFrequency(word) >= grammarAt && !vocabulary.isName(word);
 }
 
 /** `sentence` without the thread's grammar words (see the module comment); the sentence itself when nothing is left. */
 export function compactSentence(sentence: string, vocabulary: Vocabulary): string {
-  const grammarAt = Math.max(MIN_COMMON_DOCUMENTS, Math.ceil(vocabulary.documents * GRAMMAR_SHARE));
+  const grammarAt = documentThreshold(vocabulary.documents, GRAMMAR_SHARE);
   let dropped = false;
   const kept = sentence.replace(SPACED_WORD, (token, offset: number) => {
     const word = token.toLowerCase();

@@ -13,7 +13,7 @@
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { Candidate } from "./candidates.js";
 import { drain } from "./slices.js";
-import { isIdentifier, isNumber } from "../../messages/words.js";
+import { isFigure } from "../../messages/words.js";
 
 /** Share of a sentence's content words found in a better one, above which it is a near-duplicate. */
 export const NEAR_DUPLICATE = 0.8;
@@ -55,7 +55,7 @@ export function* distinctSteps(candidates: readonly Candidate[]): Generator<void
           let figureMissing = false;
           for (const other of candidate.content) {
             if (kept[index]!.content.has(other)) shared++;
-            else if (isNumber(other) || isIdentifier(other)) figureMissing = true;
+            else if (isFigure(other)) figureMissing = true;
           }
           if (shared >= NEAR_DUPLICATE * size && !figureMissing) {
             duplicate = true;

@@ -10,12 +10,17 @@
  *   times. Numbers and identifiers are never common (a figure that recurs is still a figure).
  * - The participants' names (the `name` of the messages) are never content: "Thanks, Caroline!" says nothing new.
  */
-import { isIdentifier, isNumber } from "../../messages/words.js";
+import { isFigure } from "../../messages/words.js";
 
 /** A word in this share of the documents or more is common. */
 export const COMMON_SHARE = 0.05;
 /** ...but only once it is in at least this many documents (small segments have few documents). */
 export const MIN_COMMON_DOCUMENTS = 3;
+
+/** How many documents of `documents` a word must be in to be in `share` of them: at least MIN_COMMON_DOCUMENTS. */
+export function documentThreshold(documents: number, share: number): number {
+  return Math.max(MIN_COMMON_DOCUMENTS, Math.ceil(documents * share));
+}
 
 export class Vocabulary {
   readonly documents: number;
@@ -29,7 +34,7 @@ export class Vocabulary {
     for (const words of documents) {
       for (const word of new Set(words)) this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1);
     }
-    this.commonAt = Math.max(MIN_COMMON_DOCUMENTS, Math.ceil(this.documents * COMMON_SHARE));
+    this.commonAt = documentThreshold(this.documents, COMMON_SHARE);
     this.names = new Set(names);
   }
 
@@ -45,7 +50,7 @@ export class Vocabulary {
   /** True when `word` says something in this thread: not common, not a participant's name, not a lone letter. */
   isContent(word: string): boolean {
     if (this.names.has(word)) return false;
-    if (isNumber(word) || isIdentifier(word)) return true;
+    if (isFigure(word)) return true;
     if ([...word].length < 2) return false;
     return this.documentFrequency(word) < this.commonAt;
   }
