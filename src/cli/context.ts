@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
+import { validateKeep } from "../engine/prune.js";
 import { numberOf, resolvePolicy, withEnvironment, type CompactionPolicy } from "../engine/policy.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
 import type { ThreadHead } from "../store/read-head.js";
@@ -38,6 +39,7 @@ export const OPTIONS = {
   keep: { type: "string" },
   once: { type: "boolean" },
   concurrency: { type: "string" },
+  "host-concurrency": { type: "string" },
   idle: { type: "string" },
   poll: { type: "string" },
 } as const;
@@ -69,6 +71,22 @@ export function positiveInteger(parameter: string, raw: string | undefined, fall
   if (raw === undefined) return fallback;
   const value = Number(raw.replace(/_/g, ""));
   if (!Number.isInteger(value) || value <= 0) throw invalidArgument(parameter, raw, "a positive integer number of tokens");
+  return value;
+}
+
+/** The --keep flag: the newest checkpoints kept, the head among them (the raw text in the error, as typed). */
+export function keepFlag(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const keep = Number(raw.replace(/_/g, ""));
+  if (raw.trim() === "" || !Number.isInteger(keep) || keep < 1) validateKeep(raw, "--keep");
+  return keep;
+}
+
+/** A flag's whole number of `what`, 1 or more. */
+export function countFlag(parameter: string, raw: string | undefined, what: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw.replace(/_/g, ""));
+  if (raw.trim() === "" || !Number.isInteger(value) || value < 1) throw invalidArgument(parameter, raw, `a whole number of ${what}, 1 or more`);
   return value;
 }
 

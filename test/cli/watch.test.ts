@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
-import { createTestAgent, runTurns } from "../support/agents.js";
+import { createTestAgent, seedTurns } from "../support/agents.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 import { compactThread } from "../support/run-script.js";
 
@@ -24,8 +24,8 @@ beforeAll(async () => {
   db = join(dir, "app.sqlite");
   const saver = SqliteSaver.fromConnString(db);
   const { agent } = createTestAgent(saver);
-  for (const thread of ["big-a", "big-b"]) await runTurns(agent, thread, 30);
-  await runTurns(agent, "small", 2);
+  for (const thread of ["big-a", "big-b"]) await seedTurns(agent, thread, 30);
+  await seedTurns(agent, "small", 2);
   saver.db.close();
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,6 +37,8 @@ describe("compact-thread watch", () => {
       [["watch", "--db", db, "--concurrency", "0"], 2, /--concurrency.*"0"/],
       [["watch", "--db", db, "--concurrency", "two"], 2, /--concurrency.*"two"/],
       [["watch", "--db", db, "--idle=-5"], 2, /--idle.*"-5"/],
+      [["watch", "--db", db, "--host-concurrency", "0"], 2, /--host-concurrency must be a whole number of compactions.*"0"/],
+      [["watch", "--db", db, "--keep", "0"], 2, /--keep must be an integer >= 1.*"0"/],
       [["watch", "big-a", "--db", db], 2, /watch takes no thread/],
       [["watch", "--once", "--postgres", "postgres://nobody@127.0.0.1:1/none"], 3, /127\.0\.0\.1:1|reach|connect/i],
       [["watch", "--once", "--db", join(dir, "missing.sqlite")], 3, /no SQLite file/],

@@ -1,6 +1,6 @@
 import { CompactionError } from "../../errors.js";
-import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneReport } from "../../engine/prune.js";
-import type { CliContext } from "../context.js";
+import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, type PruneReport } from "../../engine/prune.js";
+import { keepFlag, type CliContext } from "../context.js";
 import { number, table } from "../format.js";
 
 export const PRUNE_HELP = `prune <thread> | --all — delete the checkpoints the transcript makes redundant: every message they hold is
@@ -22,10 +22,7 @@ Examples:
 export async function pruneCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   if (threadId && context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--all", value: threadId, message: "prune takes a thread or --all, not both" });
   if (!threadId && !context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "prune needs a thread id or --all" });
-  const raw = context.options.keep;
-  const keep = raw === undefined ? DEFAULT_KEEP_CHECKPOINTS : Number(raw.replace(/_/g, ""));
-  // The raw text in the error, as the user typed it ("two", "0"), through the one rule.
-  if (raw !== undefined && (raw.trim() === "" || !Number.isInteger(keep) || keep < 1)) validateKeep(raw, "--keep");
+  const keep = keepFlag(context.options.keep) ?? DEFAULT_KEEP_CHECKPOINTS;
   const dryRun = Boolean(context.options["dry-run"]);
   const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
   const reports: PruneReport[] = [];

@@ -1,7 +1,6 @@
-import { invalidArgument } from "../../errors.js";
 import { CompactionWorker, type PassSummary, type ThreadOutcome } from "../../runtimes/worker/compaction-worker.js";
 import { EXIT, exitCodeOf } from "../exit-codes.js";
-import { milliseconds, positiveInteger, type CliContext, type ParsedOptions } from "../context.js";
+import { countFlag, keepFlag, milliseconds, type CliContext, type ParsedOptions } from "../context.js";
 import { bar, number } from "../format.js";
 
 export const WATCH_HELP = `watch — keep the store's threads under the limit: each pass reads only the threads whose head changed,
@@ -11,11 +10,14 @@ thread, so no thread is compacted by two at once; on SQLite, workers of one host
 taking threads, finishes the compaction in flight, gives its lease back and exits 0.
 
 Usage: npx compact-thread watch (--db <file> | --postgres <url>) [--limit N] [--once] [--concurrency N]
-                                [--idle MS] [--poll MS] [--keep N] [--json]
+                                [--host-concurrency N] [--idle MS] [--poll MS] [--keep N] [--json]
 
   --limit N          compact the threads holding more than N tokens (default: TOKEN_LIMIT, or 4000)
   --once             one pass, then exit (its failures set the exit code)
   --concurrency N    threads compacted at once (default 1)
+  --host-concurrency N
+                     compactions at once on this machine, across every watch process on it (default: its
+                     number of cores; more only share the cores)
   --idle MS          a thread is compacted once its head is this old (default 60000)
   --poll MS          pause between passes (default 5000; doubled after a store error, up to a minute)
   --keep N           after a compaction, prune the thread to its N newest checkpoints (default: keep all)
@@ -28,6 +30,8 @@ Examples:
 export interface WatchSettings {
   once: boolean;
   concurrency: number;
+  /** Compactions at once on this machine, across every watch process (default: the worker's, its cores). */
+  hostConcurrency?: number;
   idleMs: number;
   pollMs: number;
   keep?: number;
@@ -35,12 +39,12 @@ export interface WatchSettings {
 
 /** The watch flags, checked before the store is opened (a bad flag writes nothing). */
 export function watchSettings(options: ParsedOptions): WatchSettings {
-  const concurrency = options.concurrency === undefined ? 1 : Number(options.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw invalidArgument("--concurrency", options.concurrency, "a whole number of threads, 1 or more");
-  const keep = positiveInteger("--keep", options.keep);
+  const keep = keepFlag(options.keep);
+  const hostConcurrency = countFlag("--host-concurrency", options["host-concurrency"], "compactions");
   return {
     once: Boolean(options.once),
-    concurrency,
+    concurrency: countFlag("--concurrency", options.concurrency, "threads") ?? 1,
+    ...(hostConcurrency === undefined ? {} : { hostConcurrency }),
     idleMs: options.idle === undefined ? 60_000 : milliseconds("--idle", options.idle),
     pollMs: options.poll === undefined ? 5_000 : milliseconds("--poll", options.poll, 1),
     ...(keep === undefined ? {} : { keep }),
@@ -68,6 +72,7 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
     counter: context.counter,
     env: context.env,
     concurrency: settings.concurrency,
+    ...(settings.hostConcurrency === undefined ? {} : { hostConcurrency: settings.hostConcurrency }),
     idleMs: settings.idleMs,
     pollMs: settings.pollMs,
     ...(settings.keep === undefined ? {} : { keepCheckpoints: settings.keep }),

@@ -9,21 +9,31 @@
  * never compact one thread at once. `compactThreads` is the same work done once over a list of threads.
  */
 import { randomUUID } from "node:crypto";
+import { availableParallelism } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { asStoreError, invalidArgument, isStoreFailure } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { isOverLimit } from "../../engine/policy.js";
+import { pause } from "../../pause.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
 import type { SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
+import { HostSlots } from "./host-slots.js";
 
 export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | "busyWaitMs"> {
   /** Threads compacted at once. @default 1 */
   concurrency?: number;
   /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 2 × summaryTimeoutMs */
   leaseMs?: number;
+  /**
+   * Compactions at once on this machine, across every worker process and `compactThreads` call on it (each holds
+   * one of these slots, which the operating system frees when its process dies); `false` for no limit. More
+   * compactions than cores only share the cores: each costs more CPU (`npm run bench:fleet`).
+   * @default os.availableParallelism()
+   */
+  hostConcurrency?: number | false;
   /** Told about every thread a pass compacted, skipped or failed on. */
   onOutcome?: (outcome: ThreadOutcome) => void;
   /** Told when a lease is taken and given back (what a log of takes needs to show no overlap). */
@@ -52,6 +62,16 @@ export interface ThreadOutcome {
   error?: unknown;
 }
 
+/**
+ * A process that has read or compacted a thread within WARM_MS goes first for the machine's slots; one that has not
+ * lets it, waiting COLD_DEFER_MS before its first try. The work then stays in the processes whose code is compiled
+ * for it: a process's first compactions cost a third more CPU (`npm run bench:fleet`, first against second growth).
+ */
+const WARM_MS = 10 * 60_000;
+const COLD_DEFER_MS = 200;
+/** When this process last read or compacted a thread under its lease (performance.now()). */
+let lastWorked = Number.NEGATIVE_INFINITY;
+
 /** Threads per lane whose records are read in one query before they are handed out. */
 const CHUNK = 16;
 
@@ -72,18 +92,21 @@ export class LeasedCompactor {
   readonly store: ThreadStore;
   readonly concurrency: number;
   readonly leaseMs: number;
+  /** The machine's compaction slots; undefined with `hostConcurrency: false`. */
+  readonly slots?: HostSlots;
 
   constructor(
     checkpointer: BaseCheckpointSaver,
     private readonly options: WorkerOptions,
   ) {
-    const { concurrency, leaseMs, onOutcome: _onOutcome, onLease: _onLease, ...managerOptions } = options;
+    const { concurrency, leaseMs, hostConcurrency, onOutcome: _onOutcome, onLease: _onLease, ...managerOptions } = options;
     validateHooks(options, ["onOutcome", "onLease"]);
     this.concurrency = positiveInteger("concurrency", concurrency, 1);
     // A worker never waits for a busy thread: the next pass sees it again.
     this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
     this.store = this.manager.store;
     this.leaseMs = positiveInteger("leaseMs", leaseMs, 2 * (options.summaryTimeoutMs ?? 120_000));
+    if (hostConcurrency !== false) this.slots = new HostSlots(positiveInteger("hostConcurrency", hostConcurrency, availableParallelism()));
   }
 
   /**
@@ -113,21 +136,32 @@ export class LeasedCompactor {
       return queue.shift();
     };
     const lane = async () => {
-      while (!signal?.aborted && storeError === undefined) {
-        let item: { threadId: string; known?: SeenHead } | undefined;
-        try {
-          item = await nextThread();
-        } catch (error) {
-          storeError ??= asStoreError(error);
-          return;
+      // A slot of the machine's, taken before the lane's first thread and kept until it has none left: the processes
+      // that hold the slots do the work, and the others wait, holding no thread, instead of sharing the cores. A
+      // lane that waited reads its threads' records after the wait, so it skips what the holders did meanwhile. A
+      // process that has not compacted lately lets one that has go first.
+      const slot = await this.slots?.acquire(signal, { deferMs: performance.now() - lastWorked < WARM_MS ? 0 : COLD_DEFER_MS });
+      if (this.slots && !slot) return;
+      try {
+        while (!signal?.aborted && storeError === undefined) {
+          let item: { threadId: string; known?: SeenHead } | undefined;
+          try {
+            item = await nextThread();
+          } catch (error) {
+            storeError ??= asStoreError(error);
+            return;
+          }
+          if (!item) return;
+          const seenHead = heads?.get(item.threadId);
+          const counted = force ? undefined : this.countedElsewhere(item.threadId, seenHead, item.known);
+          const outcome = counted ?? (await this.one(item.threadId, force, seenHead));
+          if (outcome.headId !== undefined) lastWorked = performance.now();
+          if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
+          outcomes.push(outcome);
+          this.options.onOutcome?.(outcome);
         }
-        if (!item) return;
-        const seenHead = heads?.get(item.threadId);
-        const counted = force ? undefined : this.countedElsewhere(item.threadId, seenHead, item.known);
-        const outcome = counted ?? (await this.one(item.threadId, force, seenHead));
-        if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
-        outcomes.push(outcome);
-        this.options.onOutcome?.(outcome);
+      } finally {
+        slot?.release();
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, threadIds.length) }, lane));
@@ -355,17 +389,17 @@ export class CompactionWorker {
     if (this.running) return;
     const stopping = (this.stopping = new AbortController());
     this.running = (async () => {
-      let pause = this.pollMs;
+      let wait = this.pollMs;
       while (!stopping.signal.aborted) {
         try {
           await this.runOnce(stopping.signal);
-          pause = this.pollMs;
+          wait = this.pollMs;
         } catch (error) {
           this.counters.errors++;
           this.options.onError?.(error);
-          pause = Math.min(this.maxBackoffMs, pause * 2);
+          wait = Math.min(this.maxBackoffMs, wait * 2);
         }
-        await sleep(pause, stopping.signal);
+        await pause(wait, stopping.signal);
       }
     })();
   }
@@ -383,17 +417,4 @@ function shuffle<T>(items: T[]): void {
     const other = Math.floor(Math.random() * (index + 1));
     [items[index], items[other]] = [items[other]!, items[index]!];
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }
