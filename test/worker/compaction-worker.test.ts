@@ -11,7 +11,7 @@ import { auditThread } from "../../src/engine/audit.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { CompactionWorker, LeasedCompactor, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
 import { compactThreads } from "../../src/runtimes/worker/compact-threads.js";
-import { createTestAgent, runTurns } from "../support/agents.js";
+import { createTestAgent, runTurns, seedTurns } from "../support/agents.js";
 import { createStore, SAVER_KINDS, type SaverKind, type TestStore } from "../support/savers.js";
 
 const LIMIT = 1_500;
@@ -22,8 +22,8 @@ async function seed(saver: BaseCheckpointSaver): Promise<{ big: string[]; small:
   const { agent } = createTestAgent(saver);
   const big = ["big-a", "big-b", "big-c", "big-d"];
   const small = Array.from({ length: 8 }, (_, index) => `small-${index}`);
-  for (const thread of big) await runTurns(agent, thread, 30);
-  for (const thread of small) await runTurns(agent, thread, 2);
+  for (const thread of big) await seedTurns(agent, thread, 30);
+  for (const thread of small) await seedTurns(agent, thread, 2);
   return { big, small };
 }
 
@@ -74,7 +74,7 @@ for (const kind of SAVER_KINDS) {
 
       const { store } = seeded;
       const fresh = `fresh-${kind}`;
-      await runTurns(createTestAgent(store.saver).agent, fresh, 30);
+      await seedTurns(createTestAgent(store.saver).agent, fresh, 30);
       const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 3_600_000, env: {} });
       const pass = await worker.runOnce();
       expect(pass.candidates).toBe(0);
@@ -116,8 +116,8 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
 
     const { store } = seeded;
     const { agent } = createTestAgent(store.saver);
-    await runTurns(agent, "leased-dead", 30);
-    await runTurns(agent, "leased-live", 30);
+    await seedTurns(agent, "leased-dead", 30);
+    await seedTurns(agent, "leased-live", 30);
     const client = new pg.Client({ connectionString: store.location.url });
     await client.connect();
     const table = `"${store.location.schema}".compaction_leases`;
@@ -207,7 +207,7 @@ describe("the worker's bad options", () => {
 
   it("start() passes until stop(), which waits for the pass in flight", async () => {
     const store = await createStore("memory");
-    await runTurns(createTestAgent(store.saver).agent, "looped", 30);
+    await seedTurns(createTestAgent(store.saver).agent, "looped", 30);
     let announce!: () => void;
     const firstPass = new Promise<void>((resolve) => (announce = resolve));
     const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, pollMs: 600_000, env: {}, onPass: () => announce() });

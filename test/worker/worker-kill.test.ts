@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
 import { CompactionWorker, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
-import { createTestAgent, runTurns } from "../support/agents.js";
+import { createTestAgent, seedTurns } from "../support/agents.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
@@ -82,7 +82,7 @@ describe("a worker killed mid-compaction (Postgres)", () => {
   for (const phase of ["leased", "summarizing", "summarized"]) {
     it(`SIGKILL at "${phase}": nothing lost, the lease expires, the next pass compacts`, async () => {
       const thread = `victim-${phase}`;
-      await runTurns(createTestAgent(store.saver).agent, thread, 30);
+      await seedTurns(createTestAgent(store.saver).agent, thread, 30);
       // Only this thread is over the limit and unseen by the dead worker's peers.
       const run = await runWorkerChild(store.location.url!, store.location.schema!, phase, `worker-child-${phase}`);
       expect(run.signal).toBe("SIGKILL");
@@ -93,7 +93,7 @@ describe("a worker killed mid-compaction (Postgres)", () => {
 
   it("its database connections cut while it summarizes: nothing lost, and the thread compacted (by it, reconnected, or by the next pass)", async () => {
     const thread = "victim-connection";
-    await runTurns(createTestAgent(store.saver).agent, thread, 30);
+    await seedTurns(createTestAgent(store.saver).agent, thread, 30);
     const name = `worker-child-cut-${process.pid}`;
     const run = await runWorkerChild(store.location.url!, store.location.schema!, "pause", name, (step, answer) => {
       if (step !== "summarizing") return;
