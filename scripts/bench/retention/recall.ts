@@ -11,6 +11,7 @@ import { CONTEXT_CHARS, recallLabel } from "../../../src/store/recall-index/entr
 import { PostgresRecall } from "../../../src/store/recall-index/postgres-index.js";
 import { fts5Expression, indexTerms, queryTerms, tsqueryText } from "../../../src/store/recall-index/query.js";
 import type { RecallEntry, SearchHit } from "../../../src/store/recall-index/types.js";
+import { COMMON_SHARE, documentThreshold } from "../../../src/summarizers/extractive/vocabulary.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";
 import { DialogueScorer, type LineSets } from "./score.js";
 
@@ -124,10 +125,10 @@ export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRo
 }
 
 /**
- * The same search over every turn on Postgres (the library's index: tsvector, GIN, ts_rank_cd), per text search
- * configuration: every word of the question, as Postgres would rank it, against the library's search, which drops
- * the words common in the thread (Postgres's ranking has no inverse document frequency). Each hit carries two
- * messages before and after it, as searchHistory's default.
+ * The same search over every turn on Postgres, per text search configuration: every word of the question ranked by
+ * Postgres's own `ts_rank_cd`; the same with the words common in the thread dropped (what the library shipped before
+ * its BM25); and the library's search (BM25 from the thread's own word counts). Each hit carries two messages before
+ * and after it, as searchHistory's default.
  */
 export async function postgresAblation(dialogues: readonly Dialogue[], url: string): Promise<AblationRow[]> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
@@ -167,9 +168,18 @@ export async function postgresAblation(dialogues: readonly Dialogue[], url: stri
             [threadId, tsqueryText(terms), language],
           );
           const everyIds = near(every.rows.map((row) => Number(row.ordinal)));
-          tally(`Postgres "${language}", every word of the question (±2 messages)`, question.evidence.some((id) => everyIds.has(id)));
+          tally(`Postgres "${language}", ts_rank_cd, every word of the question (±2 messages)`, question.evidence.some((id) => everyIds.has(id)));
+          const counts = await pool.query(`SELECT term, documents FROM "${schema}".compaction_recall_terms WHERE thread_id = $1 AND term = ANY($2::text[])`, [threadId, terms]);
+          const documentsOf = new Map(counts.rows.map((row) => [String(row.term), Number(row.documents)]));
+          const rare = await pool.query(
+            `SELECT ordinal FROM "${schema}".compaction_recall WHERE thread_id = $1 AND document @@ to_tsquery($3::regconfig, $2)
+             ORDER BY ts_rank_cd('{1.0, 0.2, 0.4, 1.0}'::float4[], document, to_tsquery($3::regconfig, $2)) DESC, checkpoint_id, ordinal LIMIT ${RECALL_AT}`,
+            [threadId, tsqueryText(rareTerms(terms, (term) => documentsOf.get(term) ?? 0, entries.length)), language],
+          );
+          const rareIds = near(rare.rows.map((row) => Number(row.ordinal)));
+          tally(`Postgres "${language}", ts_rank_cd, common words dropped (before, ±2 messages)`, question.evidence.some((id) => rareIds.has(id)));
           const shipped = near((await recall.search(threadId, terms, RECALL_AT)).map((hit) => hit.ordinal));
-          tally(`Postgres "${language}", common words dropped (shipped, ±2 messages)`, question.evidence.some((id) => shipped.has(id)));
+          tally(`Postgres "${language}", BM25 from the thread's word counts (shipped, ±2 messages)`, question.evidence.some((id) => shipped.has(id)));
         }
       }
     }
@@ -178,4 +188,18 @@ export async function postgresAblation(dialogues: readonly Dialogue[], url: stri
     await pool.end();
   }
   return [...rows.values()];
+}
+
+/**
+ * The words of a query the library searched on Postgres before its BM25 (ts_rank_cd has no inverse document
+ * frequency): those held by fewer than COMMON_SHARE of the thread's messages, or the rarest when every word is
+ * common; a word no message holds searched beside them.
+ */
+function rareTerms(terms: readonly string[], documentsOf: (term: string) => number, documents: number): string[] {
+  const commonAt = documentThreshold(documents, COMMON_SHARE);
+  const absent = terms.filter((term) => documentsOf(term) === 0);
+  const present = terms.filter((term) => documentsOf(term) > 0);
+  const rare = present.filter((term) => documentsOf(term) < commonAt);
+  if (rare.length > 0 || present.length === 0) return [...rare, ...absent];
+  return [present.reduce((best, term) => (documentsOf(term) < documentsOf(best) ? term : best)), ...absent];
 }

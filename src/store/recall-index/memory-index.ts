@@ -1,6 +1,6 @@
 /**
- * The recall index for MemorySaver and any other saver: in this process, one per saver object, BM25 ranked
- * (k1 = 1.2, b = 0.75; the name at half weight and the previous message at 0.3, as in the SQLite index).
+ * The recall index for MemorySaver and any other saver: in this process, one per saver object, BM25 ranked (bm25.ts:
+ * the name at half weight and the previous message at 0.3, as in the SQLite index).
  *
  * Why a small BM25 of our own rather than a search library (MiniSearch, FlexSearch, Lunr): it matches on exactly the
  * words the SQLite and Postgres indexes hold (checkpoint/recall-index/query.ts), scoping to a thread is a map lookup, removal is
@@ -9,13 +9,10 @@
  * persists, the index does not: `reindex` rebuilds it from the checkpoint history.
  */
 import { wordsOf } from "../../messages/words.js";
+import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
 import { recallLabel } from "./entries.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
-const K1 = 1.2;
-const B = 0.75;
-const NAME_WEIGHT = 0.5;
-const CONTEXT_WEIGHT = 0.3;
 
 interface Document {
   entry: RecallEntry;
@@ -60,7 +57,7 @@ class ThreadIndex {
     const count = this.documents.size;
     if (count === 0) return [];
     const average = this.totalLength / count;
-    const idf = (df: number) => Math.log(1 + (count - df + 0.5) / (df + 0.5));
+    const idf = (df: number) => inverseFrequency(df, count);
     const names = new Map<string, number>();
     const contexts = new Map<string, number>();
     for (const document of this.documents.values()) {
@@ -72,7 +69,7 @@ class ThreadIndex {
       let score = 0;
       for (const term of terms) {
         const tf = document.terms.get(term);
-        if (tf) score += idf(this.frequency.get(term)!) * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * document.length) / Math.max(1, average))));
+        if (tf) score += idf(this.frequency.get(term)!) * termWeight(tf, document.length, average);
         if (document.name.has(term)) score += NAME_WEIGHT * idf(names.get(term)!);
         if (document.context.has(term)) score += CONTEXT_WEIGHT * idf(contexts.get(term)!);
       }

@@ -1,22 +1,21 @@
 /**
  * The recall index in a Postgres checkpoint database: a table of indexed messages with a `tsvector` document and a
- * GIN index, ranked with `ts_rank_cd`.
+ * GIN index, ranked by BM25 (bm25.ts), as the in-process index ranks.
  *
- * - Postgres's ranking weighs every query word alike (no inverse document frequency): "what did Caroline paint"
- *   would rank messages by "what" and "did" as much as by "paint", and have to rank most of the thread. So each
- *   thread keeps how many of its messages hold each word (`compaction_recall_terms`, written with the rows), and a
- *   search drops the words that are common in the thread when rarer ones remain (query.ts: `rareTerms`). On the
- *   real conversations of the retention benchmark, over every turn, that took recall@5 (with the hits' neighbours)
- *   with `simple` from 42% to 68%, with `english` from 78% to 80%; the BM25 backends (SQLite, in-process), which
- *   weigh rare words already, lost by it, so they search every word.
- *
+ * - Postgres's own ranking (`ts_rank_cd`) weighs every query word alike: "what did Caroline paint" would rank
+ *   messages by "what" and "did" as much as by "paint". So each thread keeps how many of its messages hold each word
+ *   (`compaction_recall_terms`, written with the rows), and a search weighs each word by its inverse document
+ *   frequency in the thread, and a message's words by its length against the thread's average (its distinct words;
+ *   the term table's sum over the thread's size), in one statement over the rows that hold a query word. A word in
+ *   the name or the previous message counts with the message's own frequency of that word (the name and the context
+ *   have no statistics of their own here).
+ *   Measured on the retention benchmark's conversations: see docs/benchmarks.md (recall rows, Postgres).
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
  *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
  *   rows were written with.
  * - The document is the message's words (checkpoint/recall-index/query.ts: `indexTerms`) at weight D, its name and day at weight B and
- *   the previous message's words at weight C (see sqlite-index.ts for why), ranked with the weights RANK_WEIGHTS:
- *   the words count fully, the name and day 0.4, the previous message 0.2 (the body stays at the default weight, so
- *   its tsvector is not copied once more to be relabelled).
+ *   the previous message's words at weight C (see sqlite-index.ts for why); a search tells them apart by weight
+ *   (the body stays at the default weight, so its tsvector is not copied once more to be relabelled).
  * - Every value reaches Postgres as a bound parameter; a query is a tsquery of quoted lexemes (query.ts), so no
  *   operator can be spelled by the user.
  * - Rows are written by `applyPostgresRecall` inside the caller's transaction (the compare-and-swap's).
@@ -26,13 +25,11 @@ import { invalidArgument } from "../../errors.js";
 import { recallLabel } from "./entries.js";
 import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, inTransaction, type PostgresConnector, type PostgresQueryable } from "./postgres-setup.js";
-import { indexTerms, rareTerms, tsqueryText } from "./query.js";
+import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
+import { indexTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 export const DEFAULT_POSTGRES_LANGUAGE = "simple";
-
-/** `ts_rank_cd` weights, in Postgres's order {D, C, B, A}: the message's words (D), its context (C), its name and day (B). */
-const RANK_WEIGHTS = [1.0, 0.2, 0.4, 1.0];
 
 /** A pg Pool: queries, and connections for a transaction. */
 export interface PostgresPool extends PostgresQueryable, PostgresConnector {}
@@ -180,29 +177,57 @@ export class PostgresRecall {
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
-    // The thread's configuration and how many of its messages hold each query word (one round trip).
+    // The thread's configuration, its size, and how many of its messages hold each query word (one round trip).
     const stats = await this.pool.query(
       `SELECT t.language::text AS language, t.documents,
-              (SELECT coalesce(json_object_agg(w.term, w.documents), '{}'::json) FROM ${s}.compaction_recall_terms w WHERE w.thread_id = $1 AND w.term = ANY($2::text[])) AS counts
+              (SELECT coalesce(json_object_agg(w.term, w.documents), '{}'::json) FROM ${s}.compaction_recall_terms w WHERE w.thread_id = $1 AND w.term = ANY($2::text[])) AS counts,
+              (SELECT coalesce(sum(w.documents), 0) FROM ${s}.compaction_recall_terms w WHERE w.thread_id = $1) AS words
        FROM ${s}.compaction_recall_threads t WHERE t.thread_id = $1`,
       [threadId, [...terms]],
     );
     const thread = stats.rows[0];
     if (!thread) return [];
     const counts = thread.counts as Record<string, number>;
-    const searched = rareTerms(terms, (term) => counts[term] ?? 0, Number(thread.documents));
+    const documents = Math.max(1, Number(thread.documents));
     const result = await this.pool.query(
-      // Ranked on the index columns alone; only the best few rows' texts are then read.
+      // BM25 (bm25.ts) over the rows that hold a query word, found by the GIN index: per word, its inverse document
+      // frequency in the thread, times its weight in the message (by the message's distinct words against the
+      // thread's average), plus the name's and the previous message's shares. Ranked on the index columns alone;
+      // only the best few rows' texts are then read.
       `WITH q AS (SELECT to_tsquery($4::regconfig, $2) AS query),
+       w AS (
+         SELECT t.idf, to_tsquery($4::regconfig, t.body) AS body, to_tsquery($4::regconfig, t.label) AS label, to_tsquery($4::regconfig, t.context) AS context
+         FROM unnest($5::text[], $6::text[], $7::text[], $8::float8[]) AS t(body, label, context, idf)
+       ),
        best AS (
-         SELECT r.message_id, ts_rank_cd($5::float4[], r.document, q.query) AS score FROM ${s}.compaction_recall r, q
+         SELECT r.message_id, (
+             SELECT sum(w.idf * (
+               CASE WHEN r.document @@ w.body THEN ($9::float8 + 1) / (1 + $9::float8 * (1 - $10::float8 + $10::float8 * length(ts_filter(r.document, '{d}')) / $11::float8)) ELSE 0 END
+               + CASE WHEN r.document @@ w.label THEN $12::float8 ELSE 0 END
+               + CASE WHEN r.document @@ w.context THEN $13::float8 ELSE 0 END))
+             FROM w) AS score
+         FROM ${s}.compaction_recall r, q
          WHERE r.thread_id = $1 AND r.document @@ q.query
          ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3
        )
        SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score
        FROM best JOIN ${s}.compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id
        ORDER BY best.score DESC, r.checkpoint_id, r.ordinal`,
-      [threadId, tsqueryText(searched), limit, String(thread.language), RANK_WEIGHTS],
+      [
+        threadId,
+        tsqueryText(terms),
+        limit,
+        String(thread.language),
+        terms.map((term) => tsqueryText([term], "D")),
+        terms.map((term) => tsqueryText([term], "B")),
+        terms.map((term) => tsqueryText([term], "C")),
+        terms.map((term) => idf(counts[term] ?? 0, documents)),
+        K1,
+        B,
+        Math.max(1, Number(thread.words) / documents),
+        NAME_WEIGHT,
+        CONTEXT_WEIGHT,
+      ],
     );
     return result.rows.map((row) => ({ ...toMessage(row), score: Number(row.score) }));
   }

@@ -5,7 +5,6 @@
  */
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { wordsOf } from "../../messages/words.js";
-import { COMMON_SHARE, documentThreshold } from "../../summarizers/extractive/vocabulary.js";
 
 /** Words of a query beyond this are ignored (a 100 KB query is answered from its first words). */
 export const MAX_QUERY_TERMS = 32;
@@ -54,22 +53,6 @@ export function fts5Expression(terms: readonly string[]): string {
 }
 
 /** A tsquery text matching any of `terms`: each one a quoted lexeme (so no operator can be spelled). */
-export function tsqueryText(terms: readonly string[]): string {
-  return terms.map((term) => `'${term.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
-}
-
-/**
- * The words of a query worth searching in an engine whose ranking has no inverse document frequency (Postgres):
- * those that are not common in the thread — held by fewer than COMMON_SHARE of its messages (at least
- * MIN_COMMON_DOCUMENTS), the summarizer's own notion of a common word — or, when every word is common, the rarest.
- * A word no message of the thread holds is not "rare": it is searched beside the others (it may still match a name
- * or a context) but never displaces them.
- */
-export function rareTerms(terms: readonly string[], documentsOf: (term: string) => number, documents: number): string[] {
-  const commonAt = documentThreshold(documents, COMMON_SHARE);
-  const absent = terms.filter((term) => documentsOf(term) === 0);
-  const present = terms.filter((term) => documentsOf(term) > 0);
-  const rare = present.filter((term) => documentsOf(term) < commonAt);
-  if (rare.length > 0 || present.length === 0) return [...rare, ...absent];
-  return [present.reduce((best, term) => (documentsOf(term) < documentsOf(best) ? term : best)), ...absent];
+export function tsqueryText(terms: readonly string[], weight?: "B" | "C" | "D"): string {
+  return terms.map((term) => `'${term.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${weight ? `:${weight}` : ""}`).join(" | ");
 }
