@@ -8,10 +8,10 @@
  * Then, twice: the 1,000 threads get a turn that takes them over the limit, the tables are vacuumed and the WAL
  * checkpointed, and the workers are told to go. The first growth is compacted by processes that have compacted
  * nothing yet (their code not yet optimized by the JIT), the second by the same processes, warm. Measured per growth:
- * the time until every thread is under the limit, threads per second, the CPU per compacted thread of the workers and
+ * the time until every thread is under the limit (the last compaction written), threads per second, the CPU per compacted thread of the workers and
  * of Postgres, how often a worker was preempted, the workers' CPU against the machine's (what bounds them). Per run:
  * a pass with nothing changed (heads read, ms), the lease log (no two takes of one thread overlap) and auditThread on
- * every thread — nothing lost.
+ * every thread — nothing lost. FLEET_DEBUG=1 prints each worker's share of a growth (compacted, CPU, passes).
  */
 import { HumanMessage, AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
@@ -37,6 +37,11 @@ const APP_THREADS = 100;
 const REPEATS = Number(process.env.FLEET_REPEATS ?? 2);
 /** The workers' idleMs: the application's threads, which get a turn every second or so, are left alone while it runs. */
 const IDLE_MS = 2_000;
+/**
+ * The Postgres sizes: workers, "+app" beside the application, "+free" with no host slots (hostConcurrency false).
+ * FLEET_SIZES="1,2,4,4+free,2+app" is the default (SQLite runs only then).
+ */
+const SIZES = (process.env.FLEET_SIZES ?? "1,2,4,4+free,2+app").split(",").map((size) => ({ workers: Number.parseInt(size, 10), app: size.includes("+app"), free: size.includes("+free") }));
 const LIMIT = 2_000;
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -95,6 +100,8 @@ async function grow(saver: BaseCheckpointSaver, from: number, count: number): Pr
 interface WorkerDone {
   started: number;
   ended: number;
+  /** When its last compaction of the round was written; undefined when it compacted none. */
+  lastCompacted?: number;
   passes: number;
   cpuMs: number;
   /** Times the worker process was descheduled while it could run (involuntary context switches). */
@@ -191,6 +198,8 @@ interface RunResult {
   store: string;
   workers: number;
   app: boolean;
+  /** The workers ran with no host slots (hostConcurrency false). */
+  free: boolean;
   firstPassMs: number;
   /** The first growth, in worker processes that have compacted nothing yet; the second, in the same processes. */
   rounds: [Round, Round];
@@ -214,11 +223,15 @@ async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean
   const postgresBefore = postgresCpuMs();
   for (const worker of running) worker.child.stdin!.write("go\n");
   const done = await Promise.all(running.map((worker) => nextLine<WorkerDone>(worker, "done")));
+  if (process.env.FLEET_DEBUG) console.error(done.map((entry) => `${entry.stats.compacted} compacted, ${entry.cpuMs.toFixed(0)} ms CPU, ${entry.passes} passes, ${entry.preempted} preempted`).join(" | "));
   const after = cpuTimes();
   const postgresMs = postgresCpuMs() - postgresBefore;
   stop.stopped = true;
   const appResult = await appRun;
-  const seconds = (Math.max(...done.map((entry) => entry.ended)) - Math.min(...done.map((entry) => entry.started))) / 1000;
+  // Until the last compaction was written: then every thread is under the limit. The workers' last passes, which
+  // find nothing left (and, for workers that stood by, sweep the threads others did), are not counted.
+  const writes = done.flatMap((entry) => (entry.lastCompacted === undefined ? [] : [entry.lastCompacted]));
+  const seconds = ((writes.length > 0 ? Math.max(...writes) : Math.max(...done.map((entry) => entry.ended))) - Math.min(...done.map((entry) => entry.started))) / 1000;
   const compacted = done.reduce((sum, entry) => sum + entry.stats.compacted, 0);
   const cpuMs = done.reduce((sum, entry) => sum + entry.cpuMs, 0);
   return {
@@ -236,9 +249,9 @@ async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean
   };
 }
 
-async function run(store: string, workers: number, app: boolean, open: () => Promise<{ saver: BaseCheckpointSaver; args: string[]; settle(): Promise<void>; close(): Promise<void> }>, near: number): Promise<RunResult> {
+async function run(store: string, { workers, app, free }: { workers: number; app: boolean; free: boolean }, open: () => Promise<{ saver: BaseCheckpointSaver; args: string[]; settle(): Promise<void>; close(): Promise<void> }>, near: number): Promise<RunResult> {
   const { saver, args, settle, close } = await open();
-  const running = Array.from({ length: workers }, () => startWorker([...args, "--limit", String(LIMIT), "--idle", String(IDLE_MS)]));
+  const running = Array.from({ length: workers }, () => startWorker([...args, "--limit", String(LIMIT), "--idle", String(IDLE_MS), ...(free ? ["--free"] : [])]));
   const scans = await Promise.all(running.map((worker) => nextLine<{ ms: number }>(worker, "scanned")));
   // The first growth: one more turn of 10 messages takes the threads over. The second: 20 more messages take the
   // compacted threads over again (a compaction leaves them at most 90% of the limit), compacted by warm processes.
@@ -267,6 +280,7 @@ async function run(store: string, workers: number, app: boolean, open: () => Pro
     store,
     workers,
     app,
+    free,
     firstPassMs: Math.max(...scans.map((scan) => scan.ms)),
     rounds,
     leasesTaken: events.filter((event) => event.event === "taken").length,
@@ -308,9 +322,9 @@ async function benchFleet(): Promise<void> {
     };
     // Each size REPEATS times, the sizes interleaved: two runs of one size differ by up to 15% on this machine, so
     // sizes are compared on their means, with each run's range shown.
-    for (let repeat = 0; repeat < REPEATS; repeat++) for (const [workers, app] of [[1, false], [2, false], [4, false], [2, true]] as const) {
-      results.push(await run("Postgres", workers, app, openPostgres, near));
-      console.error(`  Postgres, ${workers} worker(s)${app ? " beside the application" : ""}: ${results.at(-1)!.rounds.map((entry) => `${entry.seconds.toFixed(1)} s`).join(", ")}`);
+    for (let repeat = 0; repeat < REPEATS; repeat++) for (const size of SIZES) {
+      results.push(await run("Postgres", size, openPostgres, near));
+      console.error(`  Postgres, ${size.workers} worker(s)${size.free ? " with no host slots" : ""}${size.app ? " beside the application" : ""}: ${results.at(-1)!.rounds.map((entry) => `${entry.seconds.toFixed(1)} s`).join(", ")}`);
     }
     await admin.end();
     const file = join(dir, "template.sqlite");
@@ -325,7 +339,7 @@ async function benchFleet(): Promise<void> {
       const saver = SqliteSaver.fromConnString(copy);
       return { saver, args: ["--db", copy], settle: async () => undefined, close: async () => void saver.db.close() };
     };
-    for (let repeat = 0; repeat < REPEATS; repeat++) results.push(await run("SQLite", 1, false, openSqlite, near));
+    if (!process.env.FLEET_SIZES) for (let repeat = 0; repeat < REPEATS; repeat++) results.push(await run("SQLite", { workers: 1, app: false, free: false }, openSqlite, near));
 
   } finally {
     await postgres.stop();
@@ -334,11 +348,12 @@ async function benchFleet(): Promise<void> {
   const beside = (result: RunResult) => (result.app ? `app turns on ${APP_THREADS} threads` : "—");
   const sizes = new Map<string, RunResult[]>();
   for (const result of results) {
-    const key = `${result.store}/${result.workers}/${result.app}`;
+    const key = `${result.store}/${result.workers}/${result.app}/${result.free}`;
     sizes.set(key, [...(sizes.get(key) ?? []), result]);
   }
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const one = sizes.get("Postgres/1/false")!;
+  const one = sizes.get("Postgres/1/false/false") ?? [...sizes.values()][0]!;
+  const slots = (result: RunResult) => (result.free ? "no limit" : `${availableParallelism()} (cores)`);
   printTable(
     `Workers over ${THREADS.toLocaleString("en-US")} threads: ${GROWN.toLocaleString("en-US")} grow over the ${LIMIT}-token limit, twice; the workers bring them back. Means of ${REPEATS} runs (npm run bench:fleet)`,
     [...sizes.values()].flatMap((runs) =>
@@ -350,6 +365,7 @@ async function benchFleet(): Promise<void> {
         return {
           store: first.store,
           workers: first.workers,
+          "host slots": slots(first),
           beside: beside(first),
           growth: index === 0 ? "1st (new processes)" : "2nd (same processes)",
           "all under the limit s": mean(entries.map((entry) => entry.seconds)).toFixed(1),
@@ -372,6 +388,7 @@ async function benchFleet(): Promise<void> {
     results.map((result) => ({
       store: result.store,
       workers: result.workers,
+      "host slots": slots(result),
       beside: beside(result),
       "first pass s": (result.firstPassMs / 1000).toFixed(1),
       "leases taken": result.leasesTaken,
@@ -384,4 +401,4 @@ async function benchFleet(): Promise<void> {
   printNote(`- workers' CPU ms/thread: the worker processes' CPU time over the threads they compacted; workers' CPU: their CPU time over the phase's wall time × ${availableParallelism()} cores; machine CPU: every process's (/proc/stat), Postgres included.`);
 }
 
-await readmeBlock("fleet", benchFleet, { write: !process.env.FLEET_THREADS });
+await readmeBlock("fleet", benchFleet, { write: !process.env.FLEET_THREADS && !process.env.FLEET_SIZES && !process.env.FLEET_REPEATS });
