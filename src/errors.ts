@@ -46,7 +46,8 @@ export type CompactionErrorCode =
   | "STORE_ERROR"
   | "MISSING_DEPENDENCY"
   | "UNSUPPORTED"
-  | "WORKER_FAILED";
+  | "WORKER_FAILED"
+  | "EMBEDDINGS_FAILED";
 
 export interface CompactionErrorOptions {
   code: CompactionErrorCode;

@@ -5,10 +5,11 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import { asStoreError, CompactionError, invalidArgument, requireThreadId } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
-import type { SearchHit } from "../store/recall-index/types.js";
+import type { RecallEntry, RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
+import { FUSED_CANDIDATES, reciprocalRankFusion, semanticRank, validateSemantic, type SemanticRanking } from "./semantic.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
@@ -42,6 +43,12 @@ export interface SearchHistoryOptions extends RecallBackendOptions, TranscriptSt
    * @default 2
    */
   neighbours?: number;
+  /**
+   * Rank with an embedding model too (recall/semantic.ts): the full-text ranking and the vectors' fused by
+   * reciprocal rank fusion, so a message that says the query's meaning in other words is found. Each message is
+   * embedded once per model, on the first search that needs it, and its vector kept beside the index. Off by default.
+   */
+  semantic?: SemanticRanking;
 }
 
 function storeError(error: unknown, threadId: string): unknown {
@@ -69,6 +76,7 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
   const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
   if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
   const language = validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE);
+  validateSemantic(options.semantic);
   const backend = transcriptHome({ checkpointer, store: options.store, language });
   if (!backend) {
     throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "searchHistory needs the graph's checkpointer or, for a graph without one, its store (options.store)" });
@@ -79,8 +87,18 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
     const out = (entry: { messageId: string; text: string }) => head.outOfHead(entry);
     // Entries of messages back in the head are left out; at most `head.size` of them, so a second, wider read fills
     // the page when the first one lost some.
-    let found = await backend.search(threadId, terms, limit);
-    if (found.filter(out).length < limit && found.length === limit && head.size > 0) found = await backend.search(threadId, terms, limit + head.size);
+    let found: Array<RecallMessage & { ordinal: number; score: number }>;
+    if (options.semantic) {
+      // Both rankings over the messages out of the head, fused (recall/semantic.ts).
+      const fullText = (await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size)).filter(out);
+      const entries = (await backend.entries(threadId)).filter(out);
+      const similar = await semanticRank(backend.vectors, threadId, entries, query, options.semantic, Math.max(FUSED_CANDIDATES, limit));
+      const byId = new Map<string, RecallMessage & { ordinal: number }>([...similar.map((entry) => [entry.messageId, plain(entry)] as const), ...fullText.map((hit) => [hit.messageId, hit] as const)]);
+      found = reciprocalRankFusion([fullText.map((hit) => hit.messageId), similar.map((entry) => entry.messageId)]).map(({ id, score }) => ({ ...byId.get(id)!, score }));
+    } else {
+      found = await backend.search(threadId, terms, limit);
+      if (found.filter(out).length < limit && found.length === limit && head.size > 0) found = await backend.search(threadId, terms, limit + head.size);
+    }
     return await Promise.all(
       found
         .filter(out)
@@ -94,6 +112,11 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
   } catch (error) {
     throw storeError(error, threadId);
   }
+}
+
+/** An entry as a hit's message (without what only the transcript needs). */
+function plain({ messageId, role, name, text, date, checkpointId, ordinal }: RecallEntry): RecallMessage & { ordinal: number } {
+  return { messageId, role, ...(name ? { name } : {}), text, ...(date ? { date } : {}), checkpointId, ordinal };
 }
 
 /** Neighbours read beyond those asked for, in case some are back in the head. */

@@ -13,6 +13,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SEARCH_LIMIT, searchLimit } from "../store/recall-index/query.js";
 import { searchHistory, type RecallBackendOptions, type TranscriptStoreOption } from "./search.js";
 import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
+import { validateSemantic, type SemanticRanking } from "./semantic.js";
 
 export const HISTORY_SEARCH_TOOL = "search_history";
 export const DEFAULT_TOOL_MAX_TOKENS = 1_500;
@@ -28,6 +29,8 @@ export interface HistorySearchToolOptions extends RecallBackendOptions, Transcri
   /** Budget of the tool's answer in tokens; lower-ranked hits are left out first. @default 1500 */
   maxTokens?: number;
   counter?: TokenCounter;
+  /** Rank with an embedding model too (`searchHistory`'s `semantic`). Off by default. */
+  semantic?: SemanticRanking;
 }
 
 function line(message: RecallMessage, marker = ""): string {
@@ -64,7 +67,8 @@ export function formatHits(hits: readonly SearchHit[], maxTokens: number, counte
  * The `search_history` tool. Give it to the agents of a graph compacted by this library; the running summary tells
  * them it exists. Reads only.
  */
-export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language }: HistorySearchToolOptions = {}) {
+export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language, semantic }: HistorySearchToolOptions = {}) {
+  validateSemantic(semantic);
   if (checkpointer !== undefined && typeof checkpointer?.getTuple !== "function") {
     throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "checkpointer must be the graph's checkpoint saver" });
   }
@@ -76,7 +80,7 @@ export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_S
       // The graph's own checkpointer and store, as the in-graph runtime finds them.
       const graph = graphPlaces(config);
       try {
-        const hits = await searchHistory(checkpointer ?? graph.checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language, store: store ?? graph.store });
+        const hits = await searchHistory(checkpointer ?? graph.checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language, store: store ?? graph.store, ...(semantic ? { semantic } : {}) });
         return formatHits(hits, maxTokens, counter);
       } catch (error) {
         // A query the model can fix is answered, not thrown: the model reads the answer and tries again.

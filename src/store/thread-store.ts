@@ -16,6 +16,7 @@ import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/types.js";
 import { buildReplacement } from "./replacement.js";
 import type { PrunePlan } from "./prune-plan.js";
+import type { RecallVectors } from "./recall-index/vectors.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
 /** What every backend of the recall index answers. */
@@ -28,6 +29,8 @@ export interface RecallBackend {
   replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
   /** Writes `changes` on their own (not with a head write), idempotently by message id. */
   record(changes: RecallChanges): Promise<void>;
+  /** The vectors of the thread's messages per embedding model, for the optional semantic ranking (a cache). */
+  readonly vectors: RecallVectors;
 }
 
 /** A checkpoint of a thread's root namespace with its messages (a delta channel rebuilt). */

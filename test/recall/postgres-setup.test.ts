@@ -2,6 +2,8 @@
  * langgraph-compaction/postgres: the recall index's tables made ahead of time, so an application role that may not
  * run DDL can compact (its first compaction would otherwise try to create them and fail with STORE_READ_ONLY).
  */
+import { searchHistory } from "../../src/recall/search.js";
+import { ConceptEmbeddings } from "../support/fakes/concept-embeddings.js";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +51,7 @@ describe("setupPostgresRecall", () => {
     expect(await recallTables(schema)).toEqual([]);
     await setupPostgresRecall(pool, { schema });
     await setupPostgresRecall(pool, { schema });
-    expect(await recallTables(schema)).toEqual(["compaction_recall", "compaction_recall_terms", "compaction_recall_threads"]);
+    expect(await recallTables(schema)).toEqual(["compaction_recall", "compaction_recall_terms", "compaction_recall_threads", "compaction_recall_vectors"]);
     expect(postgresRecallSchemaSql(schema)).toContain(`CREATE TABLE IF NOT EXISTS "${schema}".compaction_recall (`);
   });
 
@@ -65,6 +67,11 @@ describe("setupPostgresRecall", () => {
       expect(report.status, report.reason).toBe("compacted");
       const indexed = await pool.query(`SELECT COUNT(*) AS n FROM "${schema}".compaction_recall WHERE thread_id = 't-app'`);
       expect(Number(indexed.rows[0]!.n)).toBeGreaterThan(0);
+      // The semantic ranking keeps its vectors in the table setup made, with no DDL of its own.
+      const embeddings = new ConceptEmbeddings([["invoice", "bill"]]);
+      expect((await searchHistory(saver, { configurable: { thread_id: "t-app" } }, "bill", { semantic: { embeddings } })).length).toBeGreaterThan(0);
+      const vectors = await pool.query(`SELECT COUNT(*) AS n FROM "${schema}".compaction_recall_vectors WHERE thread_id = 't-app'`);
+      expect(Number(vectors.rows[0]!.n)).toBe(embeddings.embedded.length);
     } finally {
       await saver.end();
     }

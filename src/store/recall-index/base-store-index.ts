@@ -15,6 +15,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RecallBackend } from "../thread-store.js";
 import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
 
 /** The namespace prefix of the transcript in a BaseStore; the thread id (escaped) is the next label. */
 export const TRANSCRIPT_NAMESPACE = ["langgraph-compaction", "transcript"] as const;
@@ -22,7 +23,7 @@ export const TRANSCRIPT_NAMESPACE = ["langgraph-compaction", "transcript"] as co
 /** Items read per page of a thread's transcript. */
 const PAGE = 1_000;
 
-/** Characters a thread id keeps in its label: none that a store rejects (".", and PostgresStore's "%", "_", "\\"). */
+/** Characters a thread id (or a model's name) keeps in its label: none that a store rejects (".", and PostgresStore's "%", "_", "\\"). */
 const PLAIN = /^[A-Za-z0-9\-!*'()]$/;
 
 /**
@@ -52,7 +53,11 @@ function entryOf(value: Record<string, unknown>): RecallEntry | undefined {
 }
 
 export class BaseStoreRecall implements RecallBackend {
-  constructor(readonly store: BaseStore) {}
+  readonly vectors: RecallVectors;
+
+  constructor(readonly store: BaseStore) {
+    this.vectors = new BaseStoreVectors(store);
+  }
 
   async entries(threadId: string): Promise<RecallEntry[]> {
     return (await this.indexOf(threadId)).entries(threadId);
@@ -109,6 +114,32 @@ export class BaseStoreRecall implements RecallBackend {
     const entries = (await this.items(threadId)).map((item) => entryOf(item.value)).filter((entry): entry is RecallEntry => entry !== undefined);
     index.apply({ threadId, add: entries });
     return index;
+  }
+}
+
+/**
+ * The semantic ranking's vectors (recall-index/vectors.ts): an item per message under `["langgraph-compaction",
+ * "vectors", <thread>, <model>]`, its vector as base64 float32 bytes, written with `index: false`.
+ */
+class BaseStoreVectors implements RecallVectors {
+  constructor(private readonly store: BaseStore) {}
+
+  async read(threadId: string, model: string): Promise<StoredVector[]> {
+    const namespace = ["langgraph-compaction", "vectors", threadLabel(threadId), threadLabel(model)];
+    const vectors: StoredVector[] = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await this.store.search(namespace, { limit: PAGE, offset });
+      for (const item of page) {
+        const { hash, vector } = item.value as { hash?: unknown; vector?: unknown };
+        if (item.namespace.length === namespace.length && typeof hash === "string" && typeof vector === "string") vectors.push({ messageId: item.key, hash, vector: vectorFromBytes(Buffer.from(vector, "base64")) });
+      }
+      if (page.length < PAGE) return vectors;
+    }
+  }
+
+  async write(threadId: string, model: string, vectors: readonly StoredVector[]): Promise<void> {
+    const namespace = ["langgraph-compaction", "vectors", threadLabel(threadId), threadLabel(model)];
+    for (const { messageId, hash, vector } of vectors) await this.store.put(namespace, messageId, { hash, vector: vectorBytes(vector).toString("base64") }, false);
   }
 }
 

@@ -11,6 +11,7 @@
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
 import { recallLabel } from "./entries.js";
+import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 
@@ -90,6 +91,7 @@ function plain(entry: RecallEntry): RecallMessage {
 
 export class MemoryRecall {
   private readonly threads = new Map<string, ThreadIndex>();
+  readonly vectors: RecallVectors = new MemoryVectors();
 
   apply({ threadId, add, move = [] }: RecallChanges): void {
     if (add.length === 0 && move.length === 0) return;

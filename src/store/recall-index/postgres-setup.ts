@@ -40,6 +40,23 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_terms (
   term TEXT NOT NULL,
   documents INTEGER NOT NULL,
   PRIMARY KEY (thread_id, term)
+);` + postgresVectorsSchemaSql(schema);
+}
+
+/**
+ * The table of the semantic ranking's vectors (recall-index/vectors.ts; also in postgresRecallSchemaSql): created by
+ * its first write, or with the others by `setupPostgresRecall`. Compactions never need it.
+ */
+export function postgresVectorsSchemaSql(schema = "public"): string {
+  const s = quoteIdentifier(schema);
+  return `
+CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_vectors (
+  thread_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  vector BYTEA NOT NULL,
+  PRIMARY KEY (thread_id, model, message_id)
 );`;
 }
 
@@ -67,7 +84,10 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
  * connection of `pool` (a pg Pool). Idempotent.
  */
 export async function setupPostgresRecall(pool: PostgresConnector, { schema = "public" }: { schema?: string } = {}): Promise<void> {
-  await inTransaction(pool, (client) => ensurePostgresRecall(client, schema));
+  await inTransaction(pool, async (client) => {
+    await ensurePostgresRecall(client, schema);
+    await client.query(postgresVectorsSchemaSql(schema));
+  });
 }
 
 export type { PostgresConnector };

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
 import { fts5Expression, indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS compaction_recall (
@@ -133,7 +134,11 @@ function toMessage(row: Row): RecallMessage & { ordinal: number } {
 }
 
 export class SqliteRecall {
-  constructor(private readonly db: Database) {}
+  readonly vectors: RecallVectors;
+
+  constructor(private readonly db: Database) {
+    this.vectors = new SqliteVectors(db);
+  }
 
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!exists(this.db)) return [];
@@ -205,5 +210,36 @@ export class SqliteRecall {
         applySqliteRecall(this.db, { threadId, add: [...entries] });
       })
       .immediate();
+  }
+}
+
+const VECTORS = `
+CREATE TABLE IF NOT EXISTS compaction_recall_vectors (
+  thread_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (thread_id, model, message_id)
+) WITHOUT ROWID;
+`;
+
+/** The semantic ranking's vectors in the file (recall-index/vectors.ts), created on their first write. */
+class SqliteVectors implements RecallVectors {
+  constructor(private readonly db: Database) {}
+
+  async read(threadId: string, model: string): Promise<StoredVector[]> {
+    if (this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_vectors'`).get() === undefined) return [];
+    const rows = this.db.prepare(`SELECT message_id, hash, vector FROM compaction_recall_vectors WHERE thread_id = ? AND model = ?`).all(threadId, model) as Array<{ message_id: string; hash: string; vector: Buffer }>;
+    return rows.map((row) => ({ messageId: row.message_id, hash: row.hash, vector: vectorFromBytes(row.vector) }));
+  }
+
+  async write(threadId: string, model: string, vectors: readonly StoredVector[]): Promise<void> {
+    if (vectors.length === 0) return;
+    this.db.exec(VECTORS);
+    const upsert = this.db.prepare(`INSERT OR REPLACE INTO compaction_recall_vectors (thread_id, model, message_id, hash, vector) VALUES (?, ?, ?, ?, ?)`);
+    this.db.transaction(() => {
+      for (const vector of vectors) upsert.run(threadId, model, vector.messageId, vector.hash, vectorBytes(vector.vector));
+    }).immediate();
   }
 }
