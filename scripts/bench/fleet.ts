@@ -4,7 +4,7 @@
  * process running turns on 100 other threads; on SQLite, 1 worker. Each size runs FLEET_REPEATS (2) times,
  * interleaved, and is reported by its mean with each run's figure.
  *
- * Each run: a copy of the seeded store; the workers start and make their first pass (every head read; reported).
+ * Each run: a copy of the seeded store (dropped after the run); the workers start and make their first pass (every head read; reported).
  * Then, twice: the 1,000 threads get a turn that takes them over the limit, the tables are vacuumed and the WAL
  * checkpointed, and the workers are told to go. The first growth is compacted by processes that have compacted
  * nothing yet (their code not yet optimized by the JIT), the second by the same processes, warm. Measured per growth:
@@ -318,11 +318,18 @@ async function benchFleet(): Promise<void> {
         await admin.query(`VACUUM (ANALYZE) ${tables.map((table) => `"${schema}".${table}`).join(", ")}`);
         await admin.query("CHECKPOINT");
       };
-      return { saver, args: ["--postgres", postgres.url, "--schema", schema], settle, close: () => saver.end() };
+      // The run's schema goes with it: an autovacuum of its 2,000 rewritten threads would land in the next run.
+      const close = async () => {
+        await saver.end();
+        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+      };
+      return { saver, args: ["--postgres", postgres.url, "--schema", schema], settle, close };
     };
-    // Each size REPEATS times, the sizes interleaved: two runs of one size differ by up to 15% on this machine, so
-    // sizes are compared on their means, with each run's range shown.
-    for (let repeat = 0; repeat < REPEATS; repeat++) for (const size of SIZES) {
+    // Each size REPEATS times, the sizes interleaved, every other repeat in reverse order (1,2,4 then 4,2,1): two runs
+    // of one size differ by up to 20% on this machine, whose speed drifts within the hour. Sizes are compared on
+    // their means, with each run's figure shown, and 4 workers against 2 by the ratio within each repeat, where the
+    // two runs are next to each other in time.
+    for (let repeat = 0; repeat < REPEATS; repeat++) for (const size of repeat % 2 === 0 ? SIZES : [...SIZES].reverse()) {
       results.push(await run("Postgres", size, openPostgres, near));
       console.error(`  Postgres, ${size.workers} worker(s)${size.free ? " with no host slots" : ""}${size.app ? " beside the application" : ""}: ${results.at(-1)!.rounds.map((entry) => `${entry.seconds.toFixed(1)} s`).join(", ")}`);
     }
@@ -352,7 +359,14 @@ async function benchFleet(): Promise<void> {
     sizes.set(key, [...(sizes.get(key) ?? []), result]);
   }
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const one = sizes.get("Postgres/1/false/false") ?? [...sizes.values()][0]!;
+  const one = sizes.get("Postgres/1/false/false");
+  const two = sizes.get("Postgres/2/false/false");
+  /** Throughput against 2 workers', repeat by repeat (runs next to each other in time): their mean and each one. */
+  const againstTwo = (runs: RunResult[], index: number) => {
+    if (!two || runs[0]!.store !== "Postgres" || runs.length !== two.length) return "—";
+    const ratios = runs.map((result, repeat) => result.rounds[index]!.perSecond / two[repeat]!.rounds[index]!.perSecond);
+    return `${mean(ratios).toFixed(2)}× (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`;
+  };
   const slots = (result: RunResult) => (result.free ? "no limit" : `${availableParallelism()} (cores)`);
   printTable(
     `Workers over ${THREADS.toLocaleString("en-US")} threads: ${GROWN.toLocaleString("en-US")} grow over the ${LIMIT}-token limit, twice; the workers bring them back. Means of ${REPEATS} runs (npm run bench:fleet)`,
@@ -370,7 +384,8 @@ async function benchFleet(): Promise<void> {
           growth: index === 0 ? "1st (new processes)" : "2nd (same processes)",
           "all under the limit s": mean(entries.map((entry) => entry.seconds)).toFixed(1),
           "threads/s (runs)": `${mean(perSecond).toFixed(1)} (${perSecond.map((value) => value.toFixed(0)).join(", ")})`,
-          "vs 1 worker": first.store === "Postgres" ? `${(mean(perSecond) / mean(one.map((result) => result.rounds[index]!.perSecond))).toFixed(2)}×` : "—",
+          "vs 1 worker": one && first.store === "Postgres" ? `${(mean(perSecond) / mean(one.map((result) => result.rounds[index]!.perSecond))).toFixed(2)}×` : "—",
+          "vs 2 workers, per repeat": againstTwo(runs, index),
           compacted: entries.map((entry) => entry.compacted).join(", "),
           passes: mean(entries.map((entry) => entry.passes)).toFixed(0),
           "workers' CPU ms/thread": mean(entries.map((entry) => entry.cpuPerThreadMs)).toFixed(1),
@@ -398,6 +413,7 @@ async function benchFleet(): Promise<void> {
       "threads with a problem": result.lost,
     })),
   );
+  printNote(`- vs 2 workers, per repeat: each repeat's throughput against the 2-worker run of the same repeat (next to it in time), their mean first.`);
   printNote(`- workers' CPU ms/thread: the worker processes' CPU time over the threads they compacted; workers' CPU: their CPU time over the phase's wall time × ${availableParallelism()} cores; machine CPU: every process's (/proc/stat), Postgres included.`);
 }
 
