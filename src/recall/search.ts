@@ -64,10 +64,12 @@ function storeError(error: unknown, threadId: string): unknown {
 
 /**
  * Search the messages compaction took out of the head of the thread of `config`, best first. `query` is words,
- * never query syntax (checkpoint/recall-index/query.ts). Only messages of that thread are ever returned. Reads only.
+ * never query syntax (checkpoint/recall-index/query.ts). Only messages of that thread are ever returned. Reads only
+ * (with `semantic`, it also keeps the vectors it had to make).
  * `checkpointer` may be undefined for a graph compiled without one when `options.store` holds its transcript.
  * @throws CompactionError MISSING_THREAD_ID; MISSING_CHECKPOINTER with neither a checkpointer nor a store;
- *   INVALID_ARGUMENT for a query with no word or a bad limit; STORE_UNAVAILABLE when the index cannot be read.
+ *   INVALID_ARGUMENT for a query with no word or a bad limit; STORE_UNAVAILABLE when the index cannot be read;
+ *   EMBEDDINGS_FAILED when the `semantic` model fails.
  */
 export async function searchHistory(checkpointer: BaseCheckpointSaver | undefined, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
   const threadId = requireThreadId(config, "searchHistory");

@@ -65,7 +65,7 @@ export function formatHits(hits: readonly SearchHit[], maxTokens: number, counte
 
 /**
  * The `search_history` tool. Give it to the agents of a graph compacted by this library; the running summary tells
- * them it exists. Reads only.
+ * them it exists. Reads only (with `semantic`, it also keeps the vectors it had to make).
  */
 export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language, semantic }: HistorySearchToolOptions = {}) {
   validateSemantic(semantic);
