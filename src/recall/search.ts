@@ -5,7 +5,8 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import { asStoreError, CompactionError, invalidArgument, requireThreadId } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { queryTerms, searchLimit } from "../store/recall-index/query.js";
-import type { RecallEntry, RecallMessage, SearchHit } from "../store/recall-index/types.js";
+import { recallMessage } from "../store/recall-index/entries.js";
+import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
@@ -95,7 +96,7 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
       const fullText = (await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size)).filter(out);
       const entries = (await backend.entries(threadId)).filter(out);
       const similar = await semanticRank(backend.vectors, threadId, entries, query, options.semantic, Math.max(FUSED_CANDIDATES, limit));
-      const byId = new Map<string, RecallMessage & { ordinal: number }>([...similar.map((entry) => [entry.messageId, plain(entry)] as const), ...fullText.map((hit) => [hit.messageId, hit] as const)]);
+      const byId = new Map<string, RecallMessage & { ordinal: number }>([...similar.map((entry) => [entry.messageId, { ...recallMessage(entry), ordinal: entry.ordinal }] as const), ...fullText.map((hit) => [hit.messageId, hit] as const)]);
       found = reciprocalRankFusion([fullText.map((hit) => hit.messageId), similar.map((entry) => entry.messageId)]).map(({ id, score }) => ({ ...byId.get(id)!, score }));
     } else {
       found = await backend.search(threadId, terms, limit);
@@ -114,11 +115,6 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
   } catch (error) {
     throw storeError(error, threadId);
   }
-}
-
-/** An entry as a hit's message (without what only the transcript needs). */
-function plain({ messageId, role, name, text, date, checkpointId, ordinal }: RecallEntry): RecallMessage & { ordinal: number } {
-  return { messageId, role, ...(name ? { name } : {}), text, ...(date ? { date } : {}), checkpointId, ordinal };
 }
 
 /** Neighbours read beyond those asked for, in case some are back in the head. */

@@ -18,9 +18,9 @@ const postgres = location!.startsWith("postgres");
 const saver = postgres ? PostgresSaver.fromConnString(location!, { schema: schema ?? "public" }) : SqliteSaver.fromConnString(location!);
 if (!postgres) (saver as SqliteSaver).db.pragma("busy_timeout = 10000");
 const team = createTeam(saver);
-const [gateDir, gateAt] = process.env.APPEND_GATE ? [process.env.APPEND_GATE.replace(/:\d+$/, ""), Number(process.env.APPEND_GATE.split(":").at(-1))] : [];
+const [, gateDir, gateAt] = /^(.*):(\d+)$/.exec(process.env.APPEND_GATE ?? "") ?? [];
 for (let index = 0; index < Number(count); index++) {
-  if (gateDir && index === gateAt) {
+  if (gateDir && index === Number(gateAt)) {
     writeFileSync(join(gateDir, "waiting"), "");
     while (!existsSync(join(gateDir, "open"))) await sleep(20);
   }

@@ -98,14 +98,7 @@ export class BaseStoreRecall implements RecallBackend {
 
   /** Every item of the thread's transcript, read page by page. */
   private async items(threadId: string): Promise<Array<{ key: string; value: Record<string, unknown> }>> {
-    const namespace = transcriptNamespace(threadId);
-    const items: Array<{ key: string; value: Record<string, unknown> }> = [];
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await this.store.search(namespace, { limit: PAGE, offset });
-      // The prefix also matches deeper namespaces; only the thread's own items are entries.
-      for (const item of page) if (item.namespace.length === namespace.length) items.push({ key: item.key, value: item.value });
-      if (page.length < PAGE) return items;
-    }
+    return itemsIn(this.store, transcriptNamespace(threadId));
   }
 
   /** The thread's entries in an in-process index, for one read. */
@@ -117,6 +110,18 @@ export class BaseStoreRecall implements RecallBackend {
   }
 }
 
+/** Every item directly in `namespace` (not in a deeper one, which its prefix also matches), read page by page. */
+async function itemsIn(store: BaseStore, namespace: string[]): Promise<Array<{ key: string; value: Record<string, unknown> }>> {
+  const items: Array<{ key: string; value: Record<string, unknown> }> = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.search(namespace, { limit: PAGE, offset });
+    for (const item of page) if (item.namespace.length === namespace.length) items.push({ key: item.key, value: item.value });
+    if (page.length < PAGE) return items;
+  }
+}
+
+const vectorsNamespace = (threadId: string, model: string) => ["langgraph-compaction", "vectors", threadLabel(threadId), threadLabel(model)];
+
 /**
  * The semantic ranking's vectors (recall-index/vectors.ts): an item per message under `["langgraph-compaction",
  * "vectors", <thread>, <model>]`, its vector as base64 float32 bytes, written with `index: false`.
@@ -125,20 +130,16 @@ class BaseStoreVectors implements RecallVectors {
   constructor(private readonly store: BaseStore) {}
 
   async read(threadId: string, model: string): Promise<StoredVector[]> {
-    const namespace = ["langgraph-compaction", "vectors", threadLabel(threadId), threadLabel(model)];
     const vectors: StoredVector[] = [];
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await this.store.search(namespace, { limit: PAGE, offset });
-      for (const item of page) {
-        const { hash, vector } = item.value as { hash?: unknown; vector?: unknown };
-        if (item.namespace.length === namespace.length && typeof hash === "string" && typeof vector === "string") vectors.push({ messageId: item.key, hash, vector: vectorFromBytes(Buffer.from(vector, "base64")) });
-      }
-      if (page.length < PAGE) return vectors;
+    for (const { key, value } of await itemsIn(this.store, vectorsNamespace(threadId, model))) {
+      const { hash, vector } = value as { hash?: unknown; vector?: unknown };
+      if (typeof hash === "string" && typeof vector === "string") vectors.push({ messageId: key, hash, vector: vectorFromBytes(Buffer.from(vector, "base64")) });
     }
+    return vectors;
   }
 
   async write(threadId: string, model: string, vectors: readonly StoredVector[]): Promise<void> {
-    const namespace = ["langgraph-compaction", "vectors", threadLabel(threadId), threadLabel(model)];
+    const namespace = vectorsNamespace(threadId, model);
     for (const { messageId, hash, vector } of vectors) await this.store.put(namespace, messageId, { hash, vector: vectorBytes(vector).toString("base64") }, false);
   }
 }

@@ -16,7 +16,7 @@ import { editOf } from "../../messages/markers.js";
 import { getSummaryProvenance } from "../../messages/summary-message.js";
 import { toolCallsOf } from "../../messages/tool-calls.js";
 import { serializeMessage } from "./message-serde.js";
-import type { RecallChanges, RecallEntry, RecallMove } from "./types.js";
+import type { RecallChanges, RecallEntry, RecallMessage, RecallMove } from "./types.js";
 
 const ROLES: Record<string, RecallEntry["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
 
@@ -97,4 +97,10 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
     else if (!kept || (textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
   });
   return { threadId, add, ...(move.length > 0 ? { move } : {}) };
+}
+
+/** An entry as a search answers it: without what only the transcript needs (its place, context, stored message). */
+export function recallMessage(entry: RecallEntry): RecallMessage {
+  const { ordinal: _ordinal, context: _context, message: _message, previousId: _previousId, ...message } = entry;
+  return message;
 }

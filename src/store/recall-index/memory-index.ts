@@ -10,7 +10,7 @@
  */
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
-import { recallLabel } from "./entries.js";
+import { recallLabel, recallMessage } from "./entries.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
@@ -84,10 +84,6 @@ class ThreadIndex {
   }
 }
 
-function plain(entry: RecallEntry): RecallMessage {
-  const { ordinal: _ordinal, context: _context, message: _message, previousId: _previousId, ...message } = entry;
-  return message;
-}
 
 export class MemoryRecall {
   private readonly threads = new Map<string, ThreadIndex>();
@@ -107,14 +103,14 @@ export class MemoryRecall {
   }
 
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
-    return (this.threads.get(threadId)?.search(terms, limit) ?? []).map(({ entry, score }) => ({ ...plain(entry), ordinal: entry.ordinal, score }));
+    return (this.threads.get(threadId)?.search(terms, limit) ?? []).map(({ entry, score }) => ({ ...recallMessage(entry), ordinal: entry.ordinal, score }));
   }
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     const entries = this.threads.get(threadId)?.sorted() ?? [];
     const index = entries.findIndex((entry) => entry.checkpointId === at.checkpointId && entry.ordinal === at.ordinal);
     if (index < 0 || count === 0) return { before: [], after: [] };
-    return { before: entries.slice(Math.max(0, index - count), index).map(plain), after: entries.slice(index + 1, index + 1 + count).map(plain) };
+    return { before: entries.slice(Math.max(0, index - count), index).map(recallMessage), after: entries.slice(index + 1, index + 1 + count).map(recallMessage) };
   }
 
   async entries(threadId: string): Promise<RecallEntry[]> {

@@ -161,6 +161,12 @@ function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: num
   };
 }
 
+/** Whether `schema` has the table `table` (one catalog lookup). */
+async function hasTable(client: PostgresQueryable, schema: string, table: string): Promise<boolean> {
+  const result = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(schema)}.${table}`]);
+  return result.rows[0]?.name !== null && result.rows[0]?.name !== undefined;
+}
+
 export class PostgresRecall {
   readonly vectors: RecallVectors;
 
@@ -175,8 +181,7 @@ export class PostgresRecall {
 
   /** True when the database has the index tables (a thread may have none: nothing compacted yet). */
   private async present(): Promise<boolean> {
-    const result = await this.pool.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(this.schema)}.compaction_recall_terms`]);
-    return result.rows[0]?.name !== null && result.rows[0]?.name !== undefined;
+    return hasTable(this.pool, this.schema, "compaction_recall_terms");
   }
 
   async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
@@ -301,8 +306,7 @@ class PostgresVectors implements RecallVectors {
 
   /** Whether the vectors' table exists (a role that may not create tables needs it made by setupPostgresRecall). */
   private async present(client: PostgresQueryable = this.pool): Promise<boolean> {
-    const result = await client.query(`SELECT to_regclass($1) AS name`, [`${quoteIdentifier(this.schema)}.compaction_recall_vectors`]);
-    return result.rows[0]?.name !== null && result.rows[0]?.name !== undefined;
+    return hasTable(client, this.schema, "compaction_recall_vectors");
   }
 
   async read(threadId: string, model: string): Promise<StoredVector[]> {
