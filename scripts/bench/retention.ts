@@ -27,7 +27,7 @@ import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from
 import { readmeBlock } from "./readme-block.js";
 import { median, printNote, printTable } from "./table.js";
 import { startPostgres } from "../../test/support/postgres-server.js";
-import { ablation, addRecall, postgresAblation, emptyRecallTally, measureRecall, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
+import { ablation, addRecall, postgresAblation, emptyRecallTally, measureRecall, modelFilters, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
 
 export const DEFAULT_DATA = "../shared/eval/locomo-dev.json";
 export const DEFAULT_BUDGETS = [0.25, 0.5];
@@ -67,6 +67,8 @@ export interface RetentionResult {
   playMs: number;
   /** One search per question in the compacted thread (this library's contenders). */
   recall?: RecallTally;
+  /** The same searches with the filters a model would pass (retention/recall.ts: modelFilters). */
+  recallFiltered?: RecallTally;
 }
 
 function emptyTally(): Tally {
@@ -171,6 +173,7 @@ export async function runRetention(
   const started = performance.now();
   let playMs = 0;
   let recall: RecallTally | undefined;
+  let recallFiltered: RecallTally | undefined;
   const scorer = new DialogueScorer(dialogue);
   try {
     for (const [index, group] of groups.entries()) {
@@ -181,7 +184,9 @@ export async function runRetention(
     // One search per question in the compacted thread, against what the model received last.
     if (running.search) {
       const last = player.records.at(-1)!;
-      recall = await measureRecall(dialogue, scorer, contextLines(last.messages, isSummary), (query) => running.search!(dialogue.id, query));
+      const finalContext = contextLines(last.messages, isSummary);
+      recall = await measureRecall(dialogue, scorer, finalContext, (query) => running.search!(dialogue.id, query));
+      recallFiltered = await measureRecall(dialogue, scorer, finalContext, (query, question) => running.search!(dialogue.id, query, modelFilters(dialogue, question.question)));
     }
   } finally {
     await store.close();
@@ -242,6 +247,7 @@ export async function runRetention(
     summarizerMs: running.summarizer.ms,
     playMs,
     ...(recall ? { recall } : {}),
+    ...(recallFiltered ? { recallFiltered } : {}),
   };
 }
 
@@ -281,13 +287,14 @@ function pool(results: RetentionResult[]): RetentionResult {
     summarizerCalls: sum((result) => result.summarizerCalls),
     summarizerMs: sum((result) => result.summarizerMs),
     playMs: sum((result) => result.playMs),
-    ...(results.every((result) => result.recall) ? { recall: pooledRecall(results) } : {}),
+    ...(results.every((result) => result.recall) ? { recall: pooledRecall(results, "recall") } : {}),
+    ...(results.every((result) => result.recallFiltered) ? { recallFiltered: pooledRecall(results, "recallFiltered") } : {}),
   };
 }
 
-function pooledRecall(results: RetentionResult[]): RecallTally {
+function pooledRecall(results: RetentionResult[], key: "recall" | "recallFiltered"): RecallTally {
   const tally = emptyRecallTally();
-  for (const result of results) addRecall(tally, result.recall!);
+  for (const result of results) addRecall(tally, result[key]!);
   return tally;
 }
 
@@ -400,21 +407,27 @@ export function printRetention({ results, postgresRecall, ablation: choices, not
     [...results.map((result) => ({ result, store: "SQLite FTS5" })), ...postgresRecall.map((result) => ({ result, store: "Postgres full-text" }))]
       .filter(({ result }) => result.recall)
       .sort((a, b) => a.result.budgetShare - b.result.budgetShare)
-      .map(({ result, store }) => {
-        const recall = result.recall!;
-        return {
-          budget: `${result.budgetShare * 100}%`,
-          contender: result.contender,
-          store,
-          questions: recall.questions,
-          "in context": pct(recall.context, recall.questions),
-          "compacted away": recall.compactedAway,
-          [`found: a top-${RECALL_AT} hit`]: pct(recall.foundAsHit, recall.compactedAway),
-          [`found: a hit or a message it carries`]: pct(recall.foundWithNeighbours, recall.compactedAway),
-          "in context or found": pct(recall.contextOrSearch, recall.questions),
-          "search ms p50": median(recall.searchMs).toFixed(2),
-        };
-      }),
+      .flatMap(({ result, store }) => {
+        // The first library contender (the defaults) also with the filters a model would pass (retention/recall.ts).
+        const filtered = result.contender === results.find((first) => first.recall)?.contender && result.recallFiltered;
+        return [
+          { result, store, search: "the question", recall: result.recall! },
+          ...(filtered ? [{ result, store, search: "+ speaker, month", recall: result.recallFiltered! }] : []),
+        ];
+      })
+      .map(({ result, store, search, recall }) => ({
+        budget: `${result.budgetShare * 100}%`,
+        contender: result.contender,
+        store,
+        search,
+        questions: recall.questions,
+        "in context": pct(recall.context, recall.questions),
+        "compacted away": recall.compactedAway,
+        [`found: a top-${RECALL_AT} hit`]: pct(recall.foundAsHit, recall.compactedAway),
+        [`found: a hit or a message it carries`]: pct(recall.foundWithNeighbours, recall.compactedAway),
+        "in context or found": pct(recall.contextOrSearch, recall.questions),
+        "search ms p50": median(recall.searchMs).toFixed(2),
+      })),
   );
   printTable(
     `What each ranking choice buys: every turn of the conversations indexed, each question searched once, an evidence turn in the top ${RECALL_AT} (SQLite FTS5, then Postgres)`,

@@ -10,6 +10,7 @@ import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
+import { passesFilter, resolveRecallFilter, type RecallFilterOptions } from "../store/recall-index/filter.js";
 import { FUSED_CANDIDATES, reciprocalRankFusion, semanticRank, validateSemantic, type SemanticRanking } from "./semantic.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
@@ -33,7 +34,7 @@ export interface TranscriptStoreOption {
   store?: BaseStore;
 }
 
-export interface SearchHistoryOptions extends RecallBackendOptions, TranscriptStoreOption {
+export interface SearchHistoryOptions extends RecallBackendOptions, TranscriptStoreOption, RecallFilterOptions {
   /** Hits returned, best first, 1 to 100. @default 5 */
   limit?: number;
   /**
@@ -68,8 +69,11 @@ function storeError(error: unknown, threadId: string): unknown {
  * never query syntax (checkpoint/recall-index/query.ts). Only messages of that thread are ever returned. Reads only
  * (with `semantic`, it also keeps the vectors it had to make).
  * `checkpointer` may be undefined for a graph compiled without one when `options.store` holds its transcript.
+ * `speaker`, `from` and `to` narrow the search to what one speaker said within a date range (the messages around a
+ * hit are shown whoever said them).
  * @throws CompactionError MISSING_THREAD_ID; MISSING_CHECKPOINTER with neither a checkpointer nor a store;
- *   INVALID_ARGUMENT for a query with no word or a bad limit; STORE_UNAVAILABLE when the index cannot be read;
+ *   INVALID_ARGUMENT for a query with no word, a bad limit, an empty speaker, an unreadable date or a range that
+ *   ends before it starts; STORE_UNAVAILABLE when the index cannot be read;
  *   EMBEDDINGS_FAILED when the `semantic` model fails.
  */
 export async function searchHistory(checkpointer: BaseCheckpointSaver | undefined, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
@@ -80,6 +84,7 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
   if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
   const language = validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE);
   validateSemantic(options.semantic);
+  const filter = resolveRecallFilter(options);
   const backend = transcriptHome({ checkpointer, store: options.store, language });
   if (!backend) {
     throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "searchHistory needs the graph's checkpointer or, for a graph without one, its store (options.store)" });
@@ -93,14 +98,14 @@ export async function searchHistory(checkpointer: BaseCheckpointSaver | undefine
     let found: Array<RecallMessage & { ordinal: number; score: number }>;
     if (options.semantic) {
       // Both rankings over the messages out of the head, fused (recall/semantic.ts).
-      const fullText = (await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size)).filter(out);
-      const entries = (await backend.entries(threadId)).filter(out);
+      const fullText = (await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size, filter)).filter(out);
+      const entries = (await backend.entries(threadId)).filter((entry) => out(entry) && passesFilter(entry, filter));
       const similar = await semanticRank(backend.vectors, threadId, entries, query, options.semantic, Math.max(FUSED_CANDIDATES, limit));
       const byId = new Map<string, RecallMessage & { ordinal: number }>([...similar.map((entry) => [entry.messageId, { ...recallMessage(entry), ordinal: entry.ordinal }] as const), ...fullText.map((hit) => [hit.messageId, hit] as const)]);
       found = reciprocalRankFusion([fullText.map((hit) => hit.messageId), similar.map((entry) => entry.messageId)]).map(({ id, score }) => ({ ...byId.get(id)!, score }));
     } else {
-      found = await backend.search(threadId, terms, limit);
-      if (found.filter(out).length < limit && found.length === limit && head.size > 0) found = await backend.search(threadId, terms, limit + head.size);
+      found = await backend.search(threadId, terms, limit, filter);
+      if (found.filter(out).length < limit && found.length === limit && head.size > 0) found = await backend.search(threadId, terms, limit + head.size, filter);
     }
     return await Promise.all(
       found

@@ -39,9 +39,19 @@ function line(message: RecallMessage, marker = ""): string {
   return `${marker}${date}${who}: ${message.text.replace(/\s+/g, " ").trim()}`;
 }
 
-/** Hits as text: each hit with the message before and after it, best first, within `maxTokens`. */
-export function formatHits(hits: readonly SearchHit[], maxTokens: number, counter: TokenCounter): string {
-  if (hits.length === 0) return "No earlier message matches. Try other words (names, places, numbers).";
+/** What a search answer says last: how to ask a second, narrower (or wider) question. */
+export const NEXT_SEARCH_HINT = "Not what you need? Search again with other words, or narrow it to one speaker (speaker) or a date range (from, to).";
+
+/**
+ * Hits as text: each hit with the message before and after it, best first, within `maxTokens`, then how to search
+ * again. `filtered`: the search had a speaker or a date range (an empty answer then says to widen it).
+ */
+export function formatHits(hits: readonly SearchHit[], maxTokens: number, counter: TokenCounter, filtered = false): string {
+  if (hits.length === 0) {
+    return filtered
+      ? "No earlier message matches with that speaker or date range. Try without them, or with other words."
+      : "No earlier message matches. Try other words (names, places, numbers).";
+  }
   const blocks: string[] = [];
   let used = 0;
   for (const [index, hit] of hits.entries()) {
@@ -60,7 +70,7 @@ export function formatHits(hits: readonly SearchHit[], maxTokens: number, counte
     blocks.push(block);
     used += cost;
   }
-  return `Earlier messages matching, best first (numbered; the indented ones are the messages around each):\n${blocks.join("\n")}`;
+  return `Earlier messages matching, best first (numbered; the indented ones are the messages around each):\n${blocks.join("\n")}\n${NEXT_SEARCH_HINT}`;
 }
 
 /**
@@ -75,24 +85,33 @@ export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_S
   searchLimit(limit);
   if (!Number.isInteger(maxTokens) || maxTokens < 100) throw invalidArgument("maxTokens", maxTokens, "an integer >= 100");
   return tool(
-    async ({ query }, config) => {
+    async ({ query, speaker, from, to }, config) => {
       const threadId = config?.configurable?.thread_id;
       // The graph's own checkpointer and store, as the in-graph runtime finds them.
       const graph = graphPlaces(config);
       try {
-        const hits = await searchHistory(checkpointer ?? graph.checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language, store: store ?? graph.store, ...(semantic ? { semantic } : {}) });
-        return formatHits(hits, maxTokens, counter);
+        // A model fills optional fields with null or "" as often as it leaves them out: either is no filter.
+        const filters = { ...(speaker ? { speaker } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) };
+        const hits = await searchHistory(checkpointer ?? graph.checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language, store: store ?? graph.store, ...filters, ...(semantic ? { semantic } : {}) });
+        return formatHits(hits, maxTokens, counter, Object.keys(filters).length > 0);
       } catch (error) {
         // A query the model can fix is answered, not thrown: the model reads the answer and tries again.
-        if (CompactionError.isInstance(error) && error.code === "INVALID_ARGUMENT") return `The search needs words to look for: ${error.message}`;
+        if (CompactionError.isInstance(error) && error.code === "INVALID_ARGUMENT") {
+          return error.parameter === "query" ? `The search needs words to look for: ${error.message}` : `The search could not use that filter: ${error.message}`;
+        }
         throw error;
       }
     },
     {
       name: HISTORY_SEARCH_TOOL,
       description:
-        "Search the earlier messages of this conversation that were compacted out of your context (the summary only keeps part of them). Give words to look for: names, places, numbers, topics. Returns the matching messages with their dates and the messages around them.",
-      schema: z.object({ query: z.string().describe("Words to look for in earlier messages") }),
+        "Search the earlier messages of this conversation that were compacted out of your context (the summary only keeps part of them). Give words to look for: names, places, numbers, topics. Optionally narrow it to what one speaker said, or to a date range. Returns the matching messages with their dates and the messages around them. If the first search misses, search again with other words or a narrower filter.",
+      schema: z.object({
+        query: z.string().describe("Words to look for in earlier messages"),
+        speaker: z.string().nullish().describe("Only what this speaker said: a name as the messages show it, or user / assistant / tool"),
+        from: z.string().nullish().describe("Only messages on or after this day, YYYY-MM-DD"),
+        to: z.string().nullish().describe("Only messages on or before this day, YYYY-MM-DD"),
+      }),
     },
   );
 }

@@ -17,11 +17,13 @@ import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/t
 import { buildReplacement } from "./replacement.js";
 import type { PrunePlan } from "./prune-plan.js";
 import type { RecallVectors } from "./recall-index/vectors.js";
+import type { RecallFilter } from "./recall-index/filter.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
 /** What every backend of the recall index answers. */
 export interface RecallBackend {
-  search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
+  /** The best `limit` messages holding any of `terms`; with `filter`, of those it passes (recall-index/filter.ts). */
+  search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
   neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
   entries(threadId: string): Promise<RecallEntry[]>;
   /** Which of `messageIds` the transcript holds with their stored message: an indexed lookup, not a read of every entry. */

@@ -20,6 +20,7 @@ import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-s
 import { compactionMiddleware } from "../../../src/runtimes/in-graph/compaction-middleware.js";
 import { searchHistory } from "../../../src/recall/search.js";
 import type { SearchHit } from "../../../src/store/recall-index/types.js";
+import type { RecallFilterOptions } from "../../../src/store/recall-index/filter.js";
 import { RECALL_AT } from "./recall.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import type { ScriptedChatModel } from "../../../test/support/fakes/scripted-chat-model.js";
@@ -36,7 +37,7 @@ export interface RunningContender {
   invoke(messages: BaseMessage[], threadId: string): Promise<void>;
   summarizer: SummarizerStats;
   /** One search of the messages compacted out of the thread (this library's contenders). */
-  search?(threadId: string, query: string): Promise<SearchHit[]>;
+  search?(threadId: string, query: string, filters?: RecallFilterOptions): Promise<SearchHit[]>;
 }
 
 export interface ContenderContext {
@@ -77,7 +78,7 @@ function timed(inner: Summarizer, stats: SummarizerStats): Summarizer {
 
 /** One search of the thread's compacted messages, as every library contender answers it. */
 function searchOf(checkpointer: BaseCheckpointSaver): NonNullable<RunningContender["search"]> {
-  return (threadId, query) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT });
+  return (threadId, query, filters = {}) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT, ...filters });
 }
 
 interface LibraryVariant {

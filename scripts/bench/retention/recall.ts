@@ -13,7 +13,8 @@ import { fts5Expression, indexTerms, queryTerms, tsqueryText } from "../../../sr
 import type { RecallEntry, SearchHit } from "../../../src/store/recall-index/types.js";
 import { COMMON_SHARE, documentThreshold } from "../../../src/summarizers/extractive/vocabulary.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";
-import { DialogueScorer, type LineSets } from "./score.js";
+import { DialogueScorer, wordsOf, type LineSets } from "./score.js";
+import type { RecallFilterOptions } from "../../../src/store/recall-index/filter.js";
 
 export const RECALL_AT = 5;
 const CATEGORIES = [1, 2, 3, 4];
@@ -46,18 +47,40 @@ function scoredQuestions(dialogue: Dialogue, scorer: DialogueScorer): DialogueQu
   return dialogue.questions.filter((question) => CATEGORIES.includes(question.category) && scorer.unscorable(question.evidence).length === 0);
 }
 
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/**
+ * The filters a model calling search_history would pass for a question — this benchmark's stand-in for a model
+ * reading it: the one participant the question names (as `speaker`), and the month it names (as `from` and `to`, in
+ * the year the conversation had that month; a model reads the years from the summary's dates). Nothing when the
+ * question names no participant or several, nor a month.
+ */
+export function modelFilters(dialogue: Dialogue, question: string): RecallFilterOptions {
+  const words = new Set(wordsOf(question));
+  const named = [dialogue.speakerA, dialogue.speakerB].filter((speaker) => wordsOf(speaker).every((word) => words.has(word)));
+  const months = MONTHS.flatMap((name, month) => (words.has(name) ? [month] : []));
+  const filters: RecallFilterOptions = named.length === 1 ? { speaker: named[0]! } : {};
+  if (months.length !== 1) return filters;
+  const dated = dialogue.turns.find((turn) => turn.date && new Date(turn.date).getUTCMonth() === months[0]);
+  if (!dated) return filters;
+  const year = new Date(dated.date!).getUTCFullYear();
+  const first = new Date(Date.UTC(year, months[0]!, 1));
+  const last = new Date(Date.UTC(year, months[0]! + 1, 0));
+  return { ...filters, from: first.toISOString().slice(0, 10), to: last.toISOString().slice(0, 10) };
+}
+
 /** Searches every question in the compacted thread and tallies what the final context and one search hold. */
 export async function measureRecall(
   dialogue: Dialogue,
   scorer: DialogueScorer,
   finalContext: LineSets,
-  search: (query: string) => Promise<SearchHit[]>,
+  search: (query: string, question: DialogueQuestion) => Promise<SearchHit[]>,
 ): Promise<RecallTally> {
   const tally = emptyRecallTally();
   for (const question of scoredQuestions(dialogue, scorer)) {
     const inContext = new Set(question.evidence.filter((id) => scorer.holdsTurn(finalContext, id)));
     const started = performance.now();
-    const hits = await search(question.question);
+    const hits = await search(question.question, question);
     tally.searchMs.push(performance.now() - started);
     const asHits = new Set(hits.map((hit) => hit.messageId));
     const carried = new Set(hits.flatMap((hit) => [...hit.before, hit, ...hit.after].map((message) => message.messageId)));

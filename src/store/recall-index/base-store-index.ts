@@ -11,6 +11,7 @@
  * thread, which is fine for a transcript of thousands of messages; a bigger one wants a SQLite or Postgres
  * checkpointer, whose index answers in the database.
  */
+import type { RecallFilter } from "./filter.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RecallBackend } from "../thread-store.js";
 import { MemoryRecall } from "./memory-index.js";
@@ -63,8 +64,8 @@ export class BaseStoreRecall implements RecallBackend {
     return (await this.indexOf(threadId)).entries(threadId);
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
-    return (await this.indexOf(threadId)).search(threadId, terms, limit);
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+    return (await this.indexOf(threadId)).search(threadId, terms, limit, filter);
   }
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {

@@ -12,6 +12,7 @@ import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
 import { recallLabel, recallMessage } from "./entries.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
+import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 
@@ -54,7 +55,7 @@ class ThreadIndex {
     this.documents.delete(messageId);
   }
 
-  search(terms: readonly string[], limit: number): Array<{ entry: RecallEntry; score: number }> {
+  search(terms: readonly string[], limit: number, filter?: RecallFilter): Array<{ entry: RecallEntry; score: number }> {
     const count = this.documents.size;
     if (count === 0) return [];
     const average = this.totalLength / count;
@@ -67,6 +68,7 @@ class ThreadIndex {
     }
     const scored: Array<{ entry: RecallEntry; score: number }> = [];
     for (const document of this.documents.values()) {
+      if (!passesFilter(document.entry, filter)) continue;
       let score = 0;
       for (const term of terms) {
         const tf = document.terms.get(term);
@@ -102,8 +104,8 @@ export class MemoryRecall {
     for (const entry of add) thread.add(entry);
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
-    return (this.threads.get(threadId)?.search(terms, limit) ?? []).map(({ entry, score }) => ({ ...recallMessage(entry), ordinal: entry.ordinal, score }));
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+    return (this.threads.get(threadId)?.search(terms, limit, filter) ?? []).map(({ entry, score }) => ({ ...recallMessage(entry), ordinal: entry.ordinal, score }));
   }
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {

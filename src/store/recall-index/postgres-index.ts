@@ -29,6 +29,7 @@ import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
 import { indexTerms, tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
+import { speakersMatching, type RecallFilter } from "./filter.js";
 
 export const DEFAULT_POSTGRES_LANGUAGE = "simple";
 
@@ -184,7 +185,7 @@ export class PostgresRecall {
     return hasTable(this.pool, this.schema, "compaction_recall_terms");
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
     // The thread's configuration, its size, and how many of its messages hold each query word (one round trip).
@@ -199,6 +200,8 @@ export class PostgresRecall {
     if (!thread) return [];
     const counts = thread.counts as Record<string, number>;
     const documents = Math.max(1, Number(thread.documents));
+    // A filter's conditions sit beside the match, so the best `limit` are of the messages that pass (filter.ts).
+    const speakers = filter?.speaker === undefined ? null : speakersMatching(await this.speakers(threadId), filter);
     const result = await this.pool.query(
       // BM25 (bm25.ts) over the rows that hold a query word, found by the GIN index: per word, its inverse document
       // frequency in the thread, times its weight in the message (by the message's distinct words against the
@@ -218,6 +221,8 @@ export class PostgresRecall {
              FROM w) AS score
          FROM ${s}.compaction_recall r, q
          WHERE r.thread_id = $1 AND r.document @@ q.query
+           AND ($14::text[] IS NULL OR coalesce(nullif(r.name, ''), r.role) = ANY($14::text[]))
+           AND ($15::text IS NULL OR r.date >= $15::text) AND ($16::text IS NULL OR r.date <= $16::text)
          ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3
        )
        SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score
@@ -237,9 +242,19 @@ export class PostgresRecall {
         Math.max(1, Number(thread.words) / documents),
         NAME_WEIGHT,
         CONTEXT_WEIGHT,
+        speakers,
+        filter?.from ?? null,
+        filter?.to ?? null,
       ],
     );
     return result.rows.map((row) => ({ ...toMessage(row), score: Number(row.score) }));
+  }
+
+  /** Who said the thread's messages: each distinct name, else role (recall-index/filter.ts). */
+  private async speakers(threadId: string): Promise<string[]> {
+    const s = quoteIdentifier(this.schema);
+    const result = await this.pool.query(`SELECT DISTINCT coalesce(nullif(name, ''), role) AS speaker FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
+    return result.rows.map((row) => String(row.speaker));
   }
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
 import { fts5Expression, indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import { speakersMatching, type RecallFilter } from "./filter.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
 
 const SCHEMA = `
@@ -140,8 +141,24 @@ export class SqliteRecall {
     this.vectors = new SqliteVectors(db);
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!exists(this.db)) return [];
+    const match = `terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`;
+    if (filter) {
+      // Filtered: the conditions beside the match, so the best `limit` are of the messages that pass.
+      const speakers = filter.speaker === undefined ? null : JSON.stringify(speakersMatching(this.speakers(threadId), filter));
+      const rows = this.db
+        .prepare(
+          `SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, bm25(compaction_recall_fts, 1.0, 0.5, 0.3) AS rank
+           FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid
+           WHERE compaction_recall_fts MATCH ? AND r.thread_id = ?
+             AND (? IS NULL OR coalesce(nullif(r.name, ''), r.role) IN (SELECT value FROM json_each(?)))
+             AND (? IS NULL OR r.date >= ?) AND (? IS NULL OR r.date <= ?)
+           ORDER BY rank, r.checkpoint_id, r.ordinal LIMIT ?`,
+        )
+        .all(match, threadId, speakers, speakers, filter.from ?? null, filter.from ?? null, filter.to ?? null, filter.to ?? null, limit) as Array<Row & { rank: number }>;
+      return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
+    }
     // The best rows first, from the FTS index alone; only those few are then read from the table.
     const rows = this.db
       .prepare(
@@ -152,8 +169,13 @@ export class SqliteRecall {
          WHERE r.thread_id = ?
          ORDER BY best.rank, r.checkpoint_id, r.ordinal`,
       )
-      .all(`terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`, limit, threadId) as Array<Row & { rank: number }>;
+      .all(match, limit, threadId) as Array<Row & { rank: number }>;
     return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
+  }
+
+  /** Who said the thread's messages: each distinct name, else role (recall-index/filter.ts). */
+  private speakers(threadId: string): string[] {
+    return (this.db.prepare(`SELECT DISTINCT coalesce(nullif(name, ''), role) AS speaker FROM compaction_recall WHERE thread_id = ?`).all(threadId) as Array<{ speaker: string }>).map((row) => row.speaker);
   }
 
   async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
