@@ -39,7 +39,7 @@ Commands:
   history <thread>             checkpoints with tokens; compactions marked
   restore <thread> --checkpoint <id>
                                make an earlier checkpoint's messages the head again (an undo)
-  search <thread> <words…>     search the messages compaction took out of the head (--hits N)
+  search <thread> <words…>     search the messages compaction took out of the head (--hits N, --speaker, --from, --to)
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
   report <thread> [--html F]   tokens over the turns with compactions marked, the transcript, the storage (a page)
   prune <thread> | --all       delete the checkpoints the transcript makes redundant (--keep N newest, default 3)
@@ -122,6 +122,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     if (command !== "search" && options.hits !== undefined) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--hits", value: options.hits, message: `--hits is the number of hits of search; ${command} does not take it` });
+    }
+    for (const flag of ["speaker", "from", "to"] as const) {
+      if (command !== "search" && options[flag] !== undefined) {
+        throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: `--${flag}`, value: options[flag], message: `--${flag} narrows a search; ${command} does not take it` });
+      }
     }
     if (command === "watch" && threadId) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `watch takes no thread (got ${threadId}): it watches every thread of the store` });

@@ -57,6 +57,25 @@ describe("search", () => {
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toMatch(/--hits is the number of hits of search; list does not take it/);
   });
+
+  it("narrows to one speaker and a date range with --speaker, --from and --to; a bad day names its flag", async () => {
+    const all = JSON.parse((await compactThread(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20"])).stdout).hits as Array<{ name?: string; role: string; date?: string }>;
+    const speakers = [...new Set(all.map((hit) => (hit.name || hit.role).toLowerCase()))];
+    expect(speakers.length).toBeGreaterThan(1);
+    const one = await compactThread(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20", "--speaker", speakers[0]!.toUpperCase()]);
+    expect(one.code, one.stderr).toBe(0);
+    const narrowed = JSON.parse(one.stdout).hits as Array<{ name?: string; role: string }>;
+    expect(narrowed.length).toBeGreaterThan(0);
+    for (const hit of narrowed) expect((hit.name || hit.role).toLowerCase()).toBe(speakers[0]);
+    const future = await compactThread(["search", THREAD, "rounding", "--db", db, "--json", "--from", "2999-01-01"]);
+    expect(JSON.parse(future.stdout).hits).toEqual([]);
+    const bad = await compactThread(["search", THREAD, "rounding", "--db", db, "--from", "soon"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--from must be/);
+    const misplaced = await compactThread(["list", "--db", db, "--speaker", "user"]);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toMatch(/--speaker narrows a search; list does not take it/);
+  });
 });
 
 describe("inspect, history and compact", () => {

@@ -1,6 +1,7 @@
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { MAX_SEARCH_LIMIT } from "../../store/recall-index/query.js";
 import { searchHistory } from "../../recall/search.js";
+import { resolveRecallFilter } from "../../store/recall-index/filter.js";
 import { searchLines } from "../search-output.js";
 import { requireThread, type CliContext } from "../context.js";
 
@@ -8,15 +9,20 @@ export const SEARCH_HELP = `search <thread> <words…> — search the messages c
 index), best first, each with the messages around it and the checkpoint that still holds it. The words are
 searched as words: quotes, *, : or SQL in them are never query syntax.
 
-Usage: npx compact-thread search <thread> <words…> (--db <file> | --postgres <url>) [--hits N] [--json]
+Usage: npx compact-thread search <thread> <words…> (--db <file> | --postgres <url>) [--hits N] [--speaker S]
+       [--from DAY] [--to DAY] [--json]
 
 Options:
   --hits N        hits to return, 1 to 100 (default 5)
+  --speaker S     only what S said: a name as the messages show it, or user / assistant / tool (any case)
+  --from DAY      only messages on or after DAY (YYYY-MM-DD or an ISO date-time); undated messages are left out
+  --to DAY        only messages on or before DAY (to its end)
   --language L    Postgres text search configuration of threads indexed without one (default simple)
 
 Examples:
   npx compact-thread search support-42 refund cap for Lisbon --db data/app.sqlite
-  npx compact-thread search support-42 "who owns billing?" --postgres "$POSTGRES_URL" --json`;
+  npx compact-thread search support-42 "who owns billing?" --postgres "$POSTGRES_URL" --json
+  npx compact-thread search support-42 refund --speaker coder --from 2026-03-01 --to 2026-03-31 --db data/app.sqlite`;
 
 export async function searchCommand(context: CliContext, threadId: string | undefined, words: string[]): Promise<void> {
   await requireThread(context, threadId);
@@ -25,7 +31,18 @@ export async function searchCommand(context: CliContext, threadId: string | unde
   const raw = context.options.hits;
   const limit = raw === undefined ? undefined : Number(raw.replace(/_/g, ""));
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)) throw invalidArgument("--hits", raw, `an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  const filters = { speaker: context.options.speaker, from: context.options.from, to: context.options.to };
+  // The filters' errors name the flag (--from), not the option of searchHistory (from).
+  try {
+    resolveRecallFilter(filters);
+  } catch (error) {
+    if (CompactionError.isInstance(error) && error.code === "INVALID_ARGUMENT" && error.parameter) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: `--${error.parameter}`, value: error.value, message: `--${error.message}` });
+    }
+    throw error;
+  }
   const hits = await searchHistory(context.store.saver, { configurable: { thread_id: threadId } }, query, {
+    ...filters,
     ...(limit !== undefined ? { limit } : {}),
     ...(context.options.language ? { language: context.options.language } : {}),
   });
