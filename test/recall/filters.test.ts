@@ -118,6 +118,7 @@ describe("resolveRecallFilter and passesFilter", () => {
     expect(passesFilter({ role: "assistant", date: day("2023-06-01") }, filter)).toBe(true);
     expect(passesFilter({ role: "assistant", name: "Bob", date: day("2023-06-01") }, filter)).toBe(false);
     expect(passesFilter({ role: "assistant" }, filter)).toBe(false);
+    expect(passesFilter({ role: "assistant", date: "not a date" }, filter)).toBe(false);
     expect(passesFilter({ role: "tool" }, undefined)).toBe(true);
   });
 });

@@ -66,8 +66,10 @@ export function passesFilter(message: Pick<RecallMessage, "name" | "role" | "dat
   if (!filter) return true;
   if (filter.speaker !== undefined && speakerOf(message) !== filter.speaker) return false;
   if (filter.from === undefined && filter.to === undefined) return true;
-  if (!message.date) return false;
-  const date = new Date(message.date).toISOString();
+  // An unreadable date says no more than none.
+  const time = message.date ? Date.parse(message.date) : Number.NaN;
+  if (Number.isNaN(time)) return false;
+  const date = new Date(time).toISOString();
   return (filter.from === undefined || date >= filter.from) && (filter.to === undefined || date <= filter.to);
 }
 
