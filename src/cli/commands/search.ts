@@ -32,15 +32,8 @@ export async function searchCommand(context: CliContext, threadId: string | unde
   const limit = raw === undefined ? undefined : Number(raw.replace(/_/g, ""));
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)) throw invalidArgument("--hits", raw, `an integer from 1 to ${MAX_SEARCH_LIMIT}`);
   const filters = { speaker: context.options.speaker, from: context.options.from, to: context.options.to };
-  // The filters' errors name the flag (--from), not the option of searchHistory (from).
-  try {
-    resolveRecallFilter(filters);
-  } catch (error) {
-    if (CompactionError.isInstance(error) && error.code === "INVALID_ARGUMENT" && error.parameter) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: `--${error.parameter}`, value: error.value, message: `--${error.message}` });
-    }
-    throw error;
-  }
+  // Checked here so that its errors name the flags (--from), not searchHistory's options (from).
+  resolveRecallFilter(filters, { speaker: "--speaker", from: "--from", to: "--to" });
   const hits = await searchHistory(context.store.saver, { configurable: { thread_id: threadId } }, query, {
     ...filters,
     ...(limit !== undefined ? { limit } : {}),

@@ -30,26 +30,35 @@ export interface RecallFilterOptions {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-function instant(parameter: "from" | "to", value: unknown): string | undefined {
+/** How errors name the options ("--from" for the script); each defaults to its own name. */
+export type RecallFilterNames = Partial<Record<keyof RecallFilterOptions, string>>;
+
+/** A speaker's name or role as every filter compares it (the SQL indexes too, through `speakersMatching`). */
+function fold(speaker: string): string {
+  return speaker.toLowerCase();
+}
+
+function instant(parameter: "from" | "to", value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   const date = value instanceof Date ? value : typeof value === "string" && value.trim() !== "" ? new Date(DAY.test(value.trim()) ? `${value.trim()}T00:00:00.000Z` : value.trim()) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw invalidArgument(parameter, value, 'a day ("2023-06-01"), an ISO 8601 date-time or a Date');
+  if (!date || Number.isNaN(date.getTime())) throw invalidArgument(name, value, 'a day ("2023-06-01"), an ISO 8601 date-time or a Date');
   // A day as the end of a range includes that whole day.
   if (parameter === "to" && typeof value === "string" && DAY.test(value.trim())) return new Date(date.getTime() + 86_400_000 - 1).toISOString();
   return date.toISOString();
 }
 
 /**
- * The filter of `options`, or undefined when it filters nothing.
+ * The filter of `options`, or undefined when it filters nothing. `names`: how errors name the options.
  * @throws CompactionError INVALID_ARGUMENT naming `speaker`, `from` or `to`, or a range that ends before it starts.
  */
-export function resolveRecallFilter({ speaker, from, to }: RecallFilterOptions): RecallFilter | undefined {
-  if (speaker !== undefined && (typeof speaker !== "string" || speaker.trim() === "")) throw invalidArgument("speaker", speaker, "a speaker's name or a role, such as \"Melanie\" or \"user\"");
-  const start = instant("from", from);
-  const end = instant("to", to);
-  if (start !== undefined && end !== undefined && start > end) throw invalidArgument("to", to, `a date on or after from (${JSON.stringify(from instanceof Date ? from.toISOString() : from)})`);
+export function resolveRecallFilter({ speaker, from, to }: RecallFilterOptions, names: RecallFilterNames = {}): RecallFilter | undefined {
+  const name = (key: keyof RecallFilterOptions) => names[key] ?? key;
+  if (speaker !== undefined && (typeof speaker !== "string" || speaker.trim() === "")) throw invalidArgument(name("speaker"), speaker, "a speaker's name or a role, such as \"Melanie\" or \"user\"");
+  const start = instant("from", from, name("from"));
+  const end = instant("to", to, name("to"));
+  if (start !== undefined && end !== undefined && start > end) throw invalidArgument(name("to"), to, `a date on or after ${name("from")} (${JSON.stringify(from instanceof Date ? from.toISOString() : from)})`);
   const filter: RecallFilter = {
-    ...(speaker !== undefined ? { speaker: speaker.trim().toLowerCase() } : {}),
+    ...(speaker !== undefined ? { speaker: fold(speaker.trim()) } : {}),
     ...(start !== undefined ? { from: start } : {}),
     ...(end !== undefined ? { to: end } : {}),
   };
@@ -58,7 +67,7 @@ export function resolveRecallFilter({ speaker, from, to }: RecallFilterOptions):
 
 /** Who said a message, as a filter compares it: its name, else its role, lower-cased. */
 export function speakerOf(message: Pick<RecallMessage, "name" | "role">): string {
-  return (message.name || message.role).toLowerCase();
+  return fold(message.name || message.role);
 }
 
 /** Whether `message` passes `filter` (no filter: every message). */
@@ -79,5 +88,5 @@ export function passesFilter(message: Pick<RecallMessage, "name" | "role" | "dat
  * the database's idea of case.
  */
 export function speakersMatching(spellings: readonly string[], filter: RecallFilter): string[] {
-  return spellings.filter((spelling) => spelling.toLowerCase() === filter.speaker);
+  return spellings.filter((spelling) => fold(spelling) === filter.speaker);
 }

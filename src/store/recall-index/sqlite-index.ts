@@ -16,6 +16,7 @@
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
+import { CONTEXT_WEIGHT, NAME_WEIGHT } from "./bm25.js";
 import { fts5Expression, indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
@@ -57,6 +58,9 @@ export function threadKey(threadId: string): string {
  */
 const SPELLED_KEY = /(^|[^\p{L}\p{N}])t[0-9a-f]{32}(?=$|[^\p{L}\p{N}])/giu;
 const withoutKeys = (words: string) => words.replace(SPELLED_KEY, "$1");
+
+/** FTS5's BM25 with the columns weighted as every index weighs them (bm25.ts): text 1, name and day, previous message. */
+const RANK = "bm25(compaction_recall_fts, 1.0, " + String(NAME_WEIGHT) + ", " + String(CONTEXT_WEIGHT) + ")";
 
 const ready = new WeakSet<Database>();
 
@@ -149,12 +153,12 @@ export class SqliteRecall {
       const speakers = filter.speaker === undefined ? null : JSON.stringify(speakersMatching(this.speakers(threadId), filter));
       const rows = this.db
         .prepare(
-          `SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, bm25(compaction_recall_fts, 1.0, 0.5, 0.3) AS rank
-           FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid
-           WHERE compaction_recall_fts MATCH ? AND r.thread_id = ?
-             AND (? IS NULL OR coalesce(nullif(r.name, ''), r.role) IN (SELECT value FROM json_each(?)))
-             AND (? IS NULL OR r.date >= ?) AND (? IS NULL OR r.date <= ?)
-           ORDER BY rank, r.checkpoint_id, r.ordinal LIMIT ?`,
+          "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " + RANK + " AS rank " +
+            "FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid " +
+            "WHERE compaction_recall_fts MATCH ? AND r.thread_id = ? " +
+            "AND (? IS NULL OR coalesce(nullif(r.name, ''), r.role) IN (SELECT value FROM json_each(?))) " +
+            "AND (? IS NULL OR r.date >= ?) AND (? IS NULL OR r.date <= ?) " +
+            "ORDER BY rank, r.checkpoint_id, r.ordinal LIMIT ?",
         )
         .all(match, threadId, speakers, speakers, filter.from ?? null, filter.from ?? null, filter.to ?? null, filter.to ?? null, limit) as Array<Row & { rank: number }>;
       return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
@@ -162,12 +166,10 @@ export class SqliteRecall {
     // The best rows first, from the FTS index alone; only those few are then read from the table.
     const rows = this.db
       .prepare(
-        `SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.rank
-         FROM (SELECT rowid, bm25(compaction_recall_fts, 1.0, 0.5, 0.3) AS rank FROM compaction_recall_fts
-               WHERE compaction_recall_fts MATCH ? ORDER BY rank LIMIT ?) AS best
-         JOIN compaction_recall r ON r.id = best.rowid
-         WHERE r.thread_id = ?
-         ORDER BY best.rank, r.checkpoint_id, r.ordinal`,
+        "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.rank " +
+          "FROM (SELECT rowid, " + RANK + " AS rank FROM compaction_recall_fts WHERE compaction_recall_fts MATCH ? ORDER BY rank LIMIT ?) AS best " +
+          "JOIN compaction_recall r ON r.id = best.rowid WHERE r.thread_id = ? " +
+          "ORDER BY best.rank, r.checkpoint_id, r.ordinal",
       )
       .all(match, limit, threadId) as Array<Row & { rank: number }>;
     return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
