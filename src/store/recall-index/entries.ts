@@ -94,7 +94,7 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
     // An edited copy leaving: its original is indexed already (by the write that edited it); only its place moves,
     // so the transcript keeps the original where the conversation had it.
     if (!kept && editOf(message)) move.push({ messageId: message.id!, checkpointId, ordinal, ...(before[ordinal - 1]?.id ? { previousId: before[ordinal - 1]!.id! } : {}) });
-    else if (!kept || (textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
+    else if (!kept || (kept !== message && textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
   });
   return { threadId, add, ...(move.length > 0 ? { move } : {}) };
 }
