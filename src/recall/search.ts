@@ -4,7 +4,7 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { asStoreError, CompactionError, invalidArgument, requireThreadId } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
-import { queryTerms, searchLimit } from "../store/recall-index/query.js";
+import { searchLimit, searchTerms } from "../store/recall-index/query.js";
 import { recallMessage } from "../store/recall-index/entries.js";
 import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
@@ -78,7 +78,7 @@ function storeError(error: unknown, threadId: string): unknown {
  */
 export async function searchHistory(checkpointer: BaseCheckpointSaver | undefined, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
   const threadId = requireThreadId(config, "searchHistory");
-  const terms = queryTerms(query);
+  const terms = searchTerms(query);
   const limit = searchLimit(options.limit);
   const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
   if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);

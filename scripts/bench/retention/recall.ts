@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { CONTEXT_CHARS, recallLabel } from "../../../src/store/recall-index/entries.js";
 import { PostgresRecall } from "../../../src/store/recall-index/postgres-index.js";
-import { fts5Expression, indexTerms, queryTerms, tsqueryText } from "../../../src/store/recall-index/query.js";
+import { fts5Expression, indexTerms, queryTerms, searchTerms, tsqueryText } from "../../../src/store/recall-index/query.js";
 import type { RecallEntry, SearchHit } from "../../../src/store/recall-index/types.js";
 import { COMMON_SHARE, documentThreshold } from "../../../src/summarizers/extractive/vocabulary.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";
@@ -104,19 +104,21 @@ export interface AblationRow {
 
 /**
  * Every turn of the conversation in an FTS5 table, each question searched once: recall@5 for each step from plain
- * BM25 over the raw text to what the library ships (stemming, the speaker's name, the neighbours a hit carries).
+ * BM25 over the raw text to what the library ships (stemming, the speaker's name, the neighbours a hit carries, the
+ * question's function words left out).
  */
 export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRow[] {
   const questions = scoredQuestions(dialogue, scorer);
   const porter = "porter unicode61 remove_diacritics 2";
-  const variants: Array<{ choice: string; tokenizer: string; terms: boolean; name: boolean; context: boolean; neighbours: number }> = [
-    { choice: "plain BM25 over the raw text (unicode61)", tokenizer: "unicode61", terms: false, name: false, context: false, neighbours: 0 },
-    { choice: "+ the library's words (numbers kept whole, CJK pairs)", tokenizer: "unicode61", terms: true, name: false, context: false, neighbours: 0 },
-    { choice: "+ English stemming (porter)", tokenizer: porter, terms: true, name: false, context: false, neighbours: 0 },
-    { choice: "+ the speaker's name and the day, half weight", tokenizer: porter, terms: true, name: true, context: false, neighbours: 0 },
-    { choice: "+ the previous message's words, 0.3 weight", tokenizer: porter, terms: true, name: true, context: true, neighbours: 0 },
-    { choice: "+ one message before and after each hit", tokenizer: porter, terms: true, name: true, context: true, neighbours: 1 },
-    { choice: "+ two messages before and after each hit (shipped)", tokenizer: porter, terms: true, name: true, context: true, neighbours: 2 },
+  const variants: Array<{ choice: string; tokenizer: string; terms: boolean; name: boolean; context: boolean; neighbours: number; keepFunctionWords: boolean }> = [
+    { choice: "plain BM25 over the raw text (unicode61)", tokenizer: "unicode61", terms: false, name: false, context: false, neighbours: 0, keepFunctionWords: true },
+    { choice: "+ the library's words (numbers kept whole, CJK pairs)", tokenizer: "unicode61", terms: true, name: false, context: false, neighbours: 0, keepFunctionWords: true },
+    { choice: "+ English stemming (porter)", tokenizer: porter, terms: true, name: false, context: false, neighbours: 0, keepFunctionWords: true },
+    { choice: "+ the speaker's name and the day, half weight", tokenizer: porter, terms: true, name: true, context: false, neighbours: 0, keepFunctionWords: true },
+    { choice: "+ the previous message's words, 0.3 weight", tokenizer: porter, terms: true, name: true, context: true, neighbours: 0, keepFunctionWords: true },
+    { choice: "+ one message before and after each hit", tokenizer: porter, terms: true, name: true, context: true, neighbours: 1, keepFunctionWords: true },
+    { choice: "+ two messages before and after each hit", tokenizer: porter, terms: true, name: true, context: true, neighbours: 2, keepFunctionWords: true },
+    { choice: "+ the question's function words left out (shipped)", tokenizer: porter, terms: true, name: true, context: true, neighbours: 2, keepFunctionWords: false },
   ];
   const rows: AblationRow[] = [];
   for (const variant of variants) {
@@ -131,7 +133,7 @@ export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRo
     let found = 0;
     for (const question of questions) {
       const columns = ["text", ...(variant.name ? ["name"] : []), ...(variant.context ? ["context"] : [])].join(" ");
-      const expression = `{${columns}} : (${fts5Expression(queryTerms(question.question))})`;
+      const expression = `{${columns}} : (${fts5Expression(variant.keepFunctionWords ? queryTerms(question.question) : searchTerms(question.question))})`;
       const ids = new Set<string>();
       for (const { rowid } of search.all(expression) as Array<{ rowid: number }>) {
         for (let offset = -variant.neighbours; offset <= variant.neighbours; offset++) {
@@ -150,7 +152,8 @@ export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRo
 /**
  * The same search over every turn on Postgres, per text search configuration: every word of the question ranked by
  * Postgres's own `ts_rank_cd`; the same with the words common in the thread dropped (what the library shipped before
- * its BM25); and the library's search (BM25 from the thread's own word counts). Each hit carries two messages before
+ * its BM25); and the library's BM25 from the thread's own word counts, with every word of the question and as it
+ * ships (the question's function words left out). Each hit carries two messages before
  * and after it, as searchHistory's default.
  */
 export async function postgresAblation(dialogues: readonly Dialogue[], url: string): Promise<AblationRow[]> {
@@ -201,8 +204,10 @@ export async function postgresAblation(dialogues: readonly Dialogue[], url: stri
           );
           const rareIds = near(rare.rows.map((row) => Number(row.ordinal)));
           tally(`Postgres "${language}", ts_rank_cd, common words dropped (before, ±2 messages)`, question.evidence.some((id) => rareIds.has(id)));
-          const shipped = near((await recall.search(threadId, terms, RECALL_AT)).map((hit) => hit.ordinal));
-          tally(`Postgres "${language}", BM25 from the thread's word counts (shipped, ±2 messages)`, question.evidence.some((id) => shipped.has(id)));
+          const bm25 = near((await recall.search(threadId, terms, RECALL_AT)).map((hit) => hit.ordinal));
+          tally(`Postgres "${language}", BM25 from the thread's word counts (±2 messages)`, question.evidence.some((id) => bm25.has(id)));
+          const shipped = near((await recall.search(threadId, searchTerms(question.question), RECALL_AT)).map((hit) => hit.ordinal));
+          tally(`Postgres "${language}", BM25, the question's function words left out (shipped, ±2 messages)`, question.evidence.some((id) => shipped.has(id)));
         }
       }
     }

@@ -5,6 +5,7 @@
  */
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { wordsOf } from "../../messages/words.js";
+import { withoutFunctionWords } from "./function-words.js";
 
 /** Words of a query beyond this are ignored (a 100 KB query is answered from its first words). */
 export const MAX_QUERY_TERMS = 32;
@@ -32,6 +33,15 @@ export function queryTerms(query: unknown): string[] {
     });
   }
   return terms;
+}
+
+/**
+ * The words a search ranks by: the query's words (queryTerms) without its function words ("what", "did", "the"),
+ * unless it holds nothing else (function-words.ts says why).
+ * @throws CompactionError INVALID_ARGUMENT as queryTerms.
+ */
+export function searchTerms(query: unknown): string[] {
+  return withoutFunctionWords(queryTerms(query));
 }
 
 export function searchLimit(limit: unknown): number {
