@@ -4,14 +4,13 @@
  * the ranking itself (a message ranked below the page without it is found with it); bad values are typed errors
  * naming the option.
  */
-import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
-import { recallBackendFor, searchHistory, type SearchHistoryOptions } from "../../src/recall/search.js";
+import { searchHistory, type SearchHistoryOptions } from "../../src/recall/search.js";
 import { createHistorySearchTool, NEXT_SEARCH_HINT } from "../../src/recall/tool.js";
-import { baseStoreRecallFor } from "../../src/store/recall-index/base-store-index.js";
 import { passesFilter, resolveRecallFilter } from "../../src/store/recall-index/filter.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
+import { createIndexedBaseStore, createIndexedStore } from "../support/indexed-store.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 
 const THREAD = "filters";
@@ -64,8 +63,7 @@ describe.each(SAVER_KINDS)("searchHistory filters (%s)", (kind) => {
   afterEach(async () => store?.close());
 
   it("narrow the ranking to one speaker and a date range, the same on every backend", async () => {
-    store = await createStore(kind);
-    await recallBackendFor(store.saver).record({ threadId: THREAD, add: ENTRIES });
+    store = await createIndexedStore(kind, THREAD, ENTRIES);
     // Without a filter the page is Bob's: Alice's one mention ranks below it.
     expect((await searchHistory(store.saver, config, "invoice")).map((hit) => hit.messageId)).not.toContain("alice-1");
     await suite((options) => searchHistory(store.saver, config, "invoice", options));
@@ -82,8 +80,7 @@ describe.each(SAVER_KINDS)("searchHistory filters (%s)", (kind) => {
 
 describe("searchHistory filters (a graph's BaseStore, no checkpointer)", () => {
   it("give the same answers", async () => {
-    const store = new InMemoryStore();
-    await baseStoreRecallFor(store).record({ threadId: THREAD, add: ENTRIES });
+    const store = await createIndexedBaseStore(THREAD, ENTRIES);
     expect((await searchHistory(undefined, config, "invoice", { store })).map((hit) => hit.messageId)).not.toContain("alice-1");
     await suite((options) => searchHistory(undefined, config, "invoice", { store, ...options }));
   });
@@ -94,8 +91,7 @@ describe("the search_history tool's filters", () => {
   afterEach(async () => store?.close());
 
   it("passes speaker, from and to through, says to widen an empty filtered search, and answers a bad date instead of throwing", async () => {
-    store = await createStore("sqlite");
-    await recallBackendFor(store.saver).record({ threadId: THREAD, add: ENTRIES });
+    store = await createIndexedStore("sqlite", THREAD, ENTRIES);
     const searchTool = createHistorySearchTool({ checkpointer: store.saver });
     const ask = async (args: Record<string, unknown>) => String(await searchTool.invoke(args as { query: string }, config));
     const alice = await ask({ query: "invoice", speaker: "Alice" });

@@ -3,14 +3,13 @@
  * are left out (store/recall-index/function-words.ts) on every backend — MemorySaver, a SQLite file, a real Postgres
  * and a graph's BaseStore — unless the query holds nothing else.
  */
-import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
-import { baseStoreRecallFor } from "../../src/store/recall-index/base-store-index.js";
+import { searchHistory } from "../../src/recall/search.js";
 import { FUNCTION_WORDS, withoutFunctionWords } from "../../src/store/recall-index/function-words.js";
 import { queryTerms, searchTerms } from "../../src/store/recall-index/query.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
-import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { createIndexedBaseStore, createIndexedStore } from "../support/indexed-store.js";
+import { SAVER_KINDS, type TestStore } from "../support/savers.js";
 
 const THREAD = "function-words";
 const config = { configurable: { thread_id: THREAD } };
@@ -45,8 +44,7 @@ describe.each(SAVER_KINDS)("a search ranks by what the question asks about (%s)"
   afterEach(async () => store?.close());
 
   it("finds the answer first, where the query's grammar would rank the questions first", async () => {
-    store = await createStore(kind);
-    await recallBackendFor(store.saver).record({ threadId: THREAD, add: ENTRIES });
+    store = await createIndexedStore(kind, THREAD, ENTRIES);
     expect((await searchHistory(store.saver, config, "What did you paint?", { limit: 1 })).map((hit) => hit.messageId)).toEqual(["answer"]);
     // A query of nothing but function words is searched as written.
     expect((await searchHistory(store.saver, config, "what did you", { limit: 3 })).map((hit) => hit.messageId).sort()).toEqual(["ask-1", "ask-2", "ask-3"]);
@@ -55,8 +53,7 @@ describe.each(SAVER_KINDS)("a search ranks by what the question asks about (%s)"
 
 describe("a search ranks by what the question asks about (a graph's BaseStore, no checkpointer)", () => {
   it("finds the answer first", async () => {
-    const store = new InMemoryStore();
-    await baseStoreRecallFor(store).record({ threadId: THREAD, add: ENTRIES });
+    const store = await createIndexedBaseStore(THREAD, ENTRIES);
     expect((await searchHistory(undefined, config, "What did you paint?", { store, limit: 1 })).map((hit) => hit.messageId)).toEqual(["answer"]);
   });
 });
