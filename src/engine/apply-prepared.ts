@@ -7,7 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError, threadNotFound } from "../errors.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
-import type { CompactedReport, CompactionReport } from "./report.js";
+import { busyCode, type CompactedReport, type CompactionReport, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./replacement.js";
 import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
@@ -35,7 +35,7 @@ export type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpoint
 
 type ApplyOutcome =
   | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
-  | { kind: "busy"; reason: string; waitable: boolean; base: ReportBase }
+  | { kind: "busy"; code: SkipCode; reason: string; waitable: boolean; base: ReportBase }
   | { kind: "moved"; reason: string; base: ReportBase };
 
 /**
@@ -126,7 +126,7 @@ export async function applyPrepared(
     }
     const report: CompactionReport =
       outcome.kind === "busy"
-        ? { ...outcome.base, status: "skipped", reason: `${outcome.reason} (the prepared summary was not applied)` }
+        ? { ...outcome.base, status: "skipped", code: outcome.code, reason: `${outcome.reason} (the prepared summary was not applied)` }
         : { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
     return { report, prefixChanged: false };
   }
@@ -135,7 +135,7 @@ export async function applyPrepared(
 async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
   const { head, headId, base } = await headFor(settings, prepared, attempt);
-  if (head.busyReason) return { kind: "busy", reason: head.busyReason, waitable: head.busyKind === "run", base };
+  if (head.busyReason) return { kind: "busy", code: busyCode(head), reason: head.busyReason, waitable: head.busyKind === "run", base };
   const moved = headId !== prepared.snapshotCheckpointId;
   const rebased = moved
     ? rebaseCompaction(compacted, prepared.prefix, head.messages, prepared.snapshotLength)
@@ -170,6 +170,6 @@ async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction
   } catch (error) {
     const lost = outcomeOfWriteError(error);
     if (!lost) throw error;
-    return lost.status === "skipped" ? { kind: "busy", reason: lost.reason, waitable: true, base } : { kind: "moved", reason: lost.reason, base };
+    return lost.status === "skipped" ? { kind: "busy", code: "BUSY", reason: lost.reason, waitable: true, base } : { kind: "moved", reason: lost.reason, base };
   }
 }

@@ -17,7 +17,7 @@ import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOption
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
 import { writeHistory } from "./replacement.js";
-import type { CompactionReport } from "./report.js";
+import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
 import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneOptions, type PruneReport } from "./prune.js";
@@ -219,13 +219,13 @@ export class HistoryManager {
 
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
     const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at);
-    if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
+    if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
     const { tokenLimit } = this.policy;
     if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore)) {
-      return { ...base, status: "skipped", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
+      return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
     const compacted = await this.compactWithinPolicy(head.messages, given, headId);
-    if ("skipped" in compacted) return { ...base, status: "skipped", reason: compacted.skipped, ...(compacted.summarizerMs === undefined ? {} : { summarizerMs: compacted.summarizerMs }) };
+    if ("skipped" in compacted) return { ...base, status: "skipped", code: compacted.code, reason: compacted.skipped, ...(compacted.summarizerMs === undefined ? {} : { summarizerMs: compacted.summarizerMs }) };
     return rememberSnapshot(
       {
         status: "prepared",
@@ -251,15 +251,15 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     given: PrepareOptions = {},
     replacedCheckpointId?: string,
-  ): Promise<CompactedMessages | { skipped: string; summarizerMs?: number }> {
+  ): Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }> {
     const { tokenLimit, ceiling } = this.policy;
     // With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit.
     const options: PrepareOptions = tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
     let plan = this.planCompaction(messages, options);
-    if (!plan.executable) return { skipped: plan.reason };
+    if (!plan.executable) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
     if (options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined) {
       const fitted = this.planWithin(messages, plan, options);
-      if (typeof fitted === "string") return { skipped: fitted };
+      if (typeof fitted === "string") return { skipped: fitted, code: "WONT_FIT" };
       plan = fitted;
     }
     const compacted = await summarizePlan(this.settings, plan, replacedCheckpointId);
@@ -267,6 +267,7 @@ export class HistoryManager {
       const after = this.counter.countMessages(compacted.messages);
       if (after > options.maxTokensAfter) {
         return {
+          code: "WONT_FIT",
           summarizerMs: compacted.summarizerMs,
           skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
         };

@@ -122,7 +122,7 @@ export interface ManagerSettings {
   keepCheckpoints?: number;
 }
 
-const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "contextWindow", "tokenModel"] as const;
+const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "tokenModel"] as const;
 
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
@@ -175,6 +175,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
         summaryTokens: options.summaryTokens,
         hardLimit: options.hardLimit,
         recoveryRatio: options.recoveryRatio,
+        lateness: options.lateness,
         contextWindow: options.contextWindow,
         model: options.tokenModel ?? counter.model,
       },

@@ -33,6 +33,12 @@ export const DEFAULT_HARD_LIMIT = 0.9;
 /** Share summarized when recovering from a context-length error. */
 export const DEFAULT_RECOVERY_RATIO = 0.8;
 /**
+ * Turns (wrapper, worker) or model calls (in-graph) that may start over `tokenLimit` while the thread's summary is
+ * computed in the background; the next one waits for it (engine/scheduler.ts). Measured with `npm run
+ * bench:timeliness`: see docs/deploying.md.
+ */
+export const DEFAULT_LATENESS = 2;
+/**
  * A compaction aims to bring the thread under `tokenLimit` by at least this share of it (or to the target, whichever
  * is higher), cutting harder when its plan would not (all but the latest turn, never a smaller running summary):
  * the next compaction then comes only after the thread grew by that much. One that would not even end under
@@ -71,6 +77,13 @@ export interface CompactionPolicyOptions {
   hardLimit?: number;
   /** Share summarized when recovering from a context-length error. @default 0.8 */
   recoveryRatio?: number;
+  /**
+   * The bound on lateness: how many turns (the wrapper, the worker) or model calls (in-graph) may start with the
+   * thread over `tokenLimit` while its summary is computed in the background. The next one waits for that summary
+   * (or computes one), whether or not the application ever yields to the event loop. 0: every turn or call over the
+   * limit waits. @default 2
+   */
+  lateness?: number;
   /** The model the agents talk to: picks the tokenizer and the window of fractional limits. @default "gpt-4o" */
   model?: string;
   /** The model's context window in tokens, for fractional limits with a model this library does not know. */
@@ -93,6 +106,8 @@ export interface CompactionPolicy {
   /** Where a compaction aims to end: the strategies' budget. Undefined without a tokenLimit. */
   readonly targetAfter: number | undefined;
   readonly recoveryRatio: number;
+  /** Turns or calls that may start over `tokenLimit` before one waits for the summary (engine/scheduler.ts). */
+  readonly lateness: number;
   readonly model: string;
   readonly contextWindow: number;
 }
@@ -148,6 +163,8 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   const keepTokens = options.keepTokens === undefined ? undefined : nonNegativeInteger(name("keepTokens"), options.keepTokens);
   const targetTokens = options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
   const recoveryRatio = validateRatio(name("recoveryRatio"), options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
+  const lateness = options.lateness ?? DEFAULT_LATENESS;
+  if (!Number.isInteger(lateness) || lateness < 0) throw invalidArgument(name("lateness"), lateness, "an integer >= 0 (turns or model calls)");
 
   const cut: CompactionPolicy["cut"] =
     keepTokens !== undefined
@@ -169,7 +186,7 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   }
   const targetAfter = tokenLimit === undefined ? undefined : cut.by === "target" ? cut.tokens : Math.floor(tokenLimit * (1 - (ratio ?? DEFAULT_COMPACTION_RATIO)));
   const ceiling = tokenLimit === undefined ? undefined : Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), cut.by === "target" ? cut.tokens : 0);
-  return Object.freeze({ kind: "compaction-policy", tokenLimit, hardLimit, cut: Object.freeze(cut), summaryTokens, ceiling, targetAfter, recoveryRatio, model, contextWindow });
+  return Object.freeze({ kind: "compaction-policy", tokenLimit, hardLimit, cut: Object.freeze(cut), summaryTokens, ceiling, targetAfter, recoveryRatio, lateness, model, contextWindow });
 }
 
 /** The planner's options for a policy (plan.ts), as every entry point plans. */

@@ -37,7 +37,7 @@ export async function recoverTurn(
     attempts: 1,
   };
   const cut = plan(history, { compactionRatio });
-  if (!cut.executable) return { ...report, status: "skipped", reason: cut.reason };
+  if (!cut.executable) return { ...report, status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: cut.reason };
   const compacted = await summarizePlan(settings, cut, baseCheckpointId);
   const started = performance.now();
   const outcome = await store.replaceHead({

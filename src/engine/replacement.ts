@@ -62,9 +62,9 @@ export function writeOutcomeError(threadId: string, outcome: Exclude<ReplaceOutc
 }
 
 /** What a write that lost (THREAD_BUSY, WRITE_CONFLICT) means for a report: `skipped` or `conflict`; undefined for any other error. */
-export function outcomeOfWriteError(error: unknown): { status: "skipped" | "conflict"; reason: string } | undefined {
+export function outcomeOfWriteError(error: unknown): { status: "skipped"; code: "BUSY"; reason: string } | { status: "conflict"; reason: string } | undefined {
   if (!CompactionError.isInstance(error)) return undefined;
-  if (error.code === "THREAD_BUSY") return { status: "skipped", reason: error.message };
+  if (error.code === "THREAD_BUSY") return { status: "skipped", code: "BUSY", reason: error.message };
   if (error.code === "WRITE_CONFLICT") return { status: "conflict", reason: error.message };
   return undefined;
 }

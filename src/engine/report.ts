@@ -46,9 +46,28 @@ export interface CompactedReport extends ReportBase {
   pruned?: { status: string; removed: number; backfilled: number; reason?: string };
 }
 
+/**
+ * Why a compaction wrote nothing, for code to act on (`reason` says it to a person; never parse it):
+ * - `UNDER_LIMIT`: the thread is not over `tokenLimit` (and the compaction was not forced);
+ * - `NOTHING_TO_SUMMARIZE`: no cut is possible (everything is pinned, the latest turn, or already a summary), or a
+ *   strategy changed nothing;
+ * - `WONT_FIT`: the compacted thread would not end under the ceiling (the latest turn and the summary alone are too
+ *   large);
+ * - `BUSY`: a run is in progress on the thread (pending writes or nodes); it clears by itself;
+ * - `INTERRUPTED`: the thread is paused at an `interrupt()` until it is resumed.
+ */
+export type SkipCode = "UNDER_LIMIT" | "NOTHING_TO_SUMMARIZE" | "WONT_FIT" | "BUSY" | "INTERRUPTED";
+
+/** The skip code of a head that is not idle. */
+export function busyCode(head: { busyKind?: "run" | "interrupt" }): SkipCode {
+  return head.busyKind === "interrupt" ? "INTERRUPTED" : "BUSY";
+}
+
 /** Nothing written: the thread is busy or interrupted, or there is nothing to summarize. */
 export interface SkippedReport extends ReportBase {
   status: "skipped";
+  /** Why, as a code (see SkipCode). */
+  code: SkipCode;
   /** Set when a summary was written but not applied (it would not have ended under the ceiling). */
   summarizerMs?: number;
 }

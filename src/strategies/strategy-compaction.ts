@@ -7,7 +7,7 @@
 import { BaseMessage } from "@langchain/core/messages";
 import { threadNotFound } from "../errors.js";
 import type { HistoryManager } from "../engine/history-manager.js";
-import type { CompactionReport } from "../engine/report.js";
+import { busyCode, type CompactionReport } from "../engine/report.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
 import { outcomeOfWriteError } from "../engine/replacement.js";
 import type { Summarizer } from "../summarizers/types.js";
@@ -72,10 +72,10 @@ export async function compactWithStrategy({ manager, strategy, threadId, summari
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, summarizer: strategy.name, attempts: 1 };
-  if (head.busyReason) return { ...base, status: "skipped", reason: head.busyReason };
+  if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
   const started = performance.now();
   const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, policy, summarizer, announceSearch: manager.announcesSearch });
-  if (report.changed === 0) return { ...base, status: "skipped", reason: report.note, tokensBefore: report.tokensBefore };
+  if (report.changed === 0) return { ...base, status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: report.note, tokensBefore: report.tokensBefore };
   const removed = uncovered(head.messages, messages);
   const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;
   const summarizerMs = performance.now() - started;

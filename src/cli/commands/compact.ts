@@ -81,7 +81,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
     out.status = report.status;
     out.report = report;
     if (report.status === "conflict") throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
-    if (report.status === "skipped" && /busy|pending|interrupt/.test(report.reason)) throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
+    if (report.status === "skipped" && (report.code === "BUSY" || report.code === "INTERRUPTED")) throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
     if (report.status === "skipped") out.reason = report.reason;
     if (report.status === "compacted") await requireStillInLine(context, threadId!, report.newCheckpointId, "compaction");
   }

@@ -3,14 +3,15 @@
  * state's messages before a model call, the messages that replace them (or nothing), computed by the HistoryManager's
  * plan-fit-summarize (`compactWithinPolicy`, the step of every entry point).
  *
- * When the summary is computed:
- * - off the model call where it can be: `started(…)` after a model call whose context crossed `tokenLimit` begins
- *   the summary of that snapshot and returns at once (the wrapper's moment: after the turn, on what the model saw);
+ * When the summary is computed is the scheduler's rule (engine/scheduler.ts), as for every runtime:
+ * - off the model call where it can be: `after(…)` a model call whose context crossed `tokenLimit` begins the
+ *   summary of that snapshot and returns at once (the wrapper's moment: after the turn, on what the model saw);
  *   the next `before(…)` applies it if it is ready and the summarized prefix is still the state's prefix (the rebase
  *   rule, engine/rebase.ts: what was appended since is kept verbatim) and discards it otherwise. A form with no hook
  *   after the call (the node) starts it at the first call over `tokenLimit` instead, and that call goes on;
- * - on the call's path only when it must: a context over `hardLimit` waits for the summary in flight, or computes one
- *   (the wrapper's pre-turn check).
+ * - on the call's path only when it must: a context over `hardLimit`, or the call after `lateness` calls started over
+ *   the limit, waits for the summary in flight, or computes one. Waiting is also what lets a summary finish when the
+ *   application runs calls back to back and never yields to the event loop.
  *
  * Nothing lost: before the update is returned, the messages it takes out are written to the transcript (the
  * checkpointer's index when SQLite or Postgres, else the graph's BaseStore, else the in-process index:
@@ -24,7 +25,8 @@ import { ToolOutputArchive, type ArchiveOptions } from "../../archive/archive.js
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
-import { isOverLimit } from "../../engine/policy.js";
+import { COMPACTION_MARGIN } from "../../engine/policy.js";
+import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules, type ScheduleState, type ThreadSchedule } from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
@@ -80,10 +82,12 @@ export interface InGraphCompactionEvent {
 
 /** Summaries kept for threads' next model calls, at most (the oldest finished ones go first). */
 const MAX_PENDING = 1_000;
+/** Threads whose schedule (calls started over the limit) is remembered, at most (the least recently used go first). */
+const MAX_SCHEDULES = 10_000;
 
 interface Pending {
   snapshot: readonly BaseMessage[];
-  result: Promise<CompactedMessages | { skipped: string } | { error: unknown }>;
+  result: Promise<CompactedMessages | { skipped: string; summarizerMs?: number } | { error: unknown }>;
   settled: boolean;
 }
 
@@ -93,6 +97,9 @@ export class InGraphCompactor {
   readonly hardLimit: number;
   private readonly ceiling: number;
   private readonly pending = new Map<string, Pending>();
+  private readonly schedules = new Map<string, ThreadSchedule>();
+  /** The policy's rules of when; with `background: false`, every call over the limit waits (lateness 0). */
+  private readonly rules: ScheduleRules;
   private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
   private warnedNoStore = false;
 
@@ -109,6 +116,7 @@ export class InGraphCompactor {
     this.tokenLimit = tokenLimit;
     this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
     this.ceiling = ceiling ?? tokenLimit;
+    this.rules = { tokenLimit, hardLimit: this.hardLimit, lateness: options.background === false ? 0 : this.manager.policy.lateness };
   }
 
   /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */
@@ -134,7 +142,7 @@ export class InGraphCompactor {
     if (this.pending.has(key)) return undefined;
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
-    if (this.options.background !== false && isOverLimit(this.manager.policy, this.count(current) + overhead)) this.begin(key, current, overhead);
+    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: "idle", tokens: this.count(current) + overhead }) === "start") this.begin(key, current, overhead);
     return archived;
   }
 
@@ -154,28 +162,33 @@ export class InGraphCompactor {
   private async summarized(messages: readonly BaseMessage[], overhead: number, config: unknown, start: boolean): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     const tokensBefore = this.count(messages) + overhead;
-    const background = this.options.background !== false;
+    const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
-    if (!job && !isOverLimit(this.manager.policy, tokensBefore)) return undefined;
-    if (!job && background && tokensBefore <= this.hardLimit) {
-      // As the wrapper after a turn: the summary of the context the last model call saw, started after that call
-      // (`after`); a form with no hook after the call starts it here.
-      if (start) this.begin(key, messages, overhead);
+    const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : "idle";
+    const decision = starting(schedule, this.rules, { state, tokens: tokensBefore, startsHere: start });
+    if (decision === "go") return undefined;
+    if (decision === "start") {
+      this.begin(key, messages, overhead);
       return undefined;
     }
-    // Past the hard limit (or with background off) the call waits: for the summary in flight, else for a new one.
-    if (job && !job.settled && tokensBefore <= this.hardLimit) return undefined;
+    // "apply" a ready summary, or "wait": past the hard limit or the bound on lateness, for the summary in flight
+    // (awaiting it is what lets it finish when calls run back to back), else for a new one.
+    if (decision === "wait") waited(schedule);
     job ??= this.begin(key, messages, overhead);
     const outcome = await job.result;
     this.pending.delete(key);
     if ("error" in outcome) return this.failed(outcome.error);
-    if ("skipped" in outcome) return undefined;
+    if ("skipped" in outcome) {
+      if (outcome.summarizerMs !== undefined) backOff(schedule, this.count(job.snapshot) + overhead, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
+      return undefined;
+    }
     const rebased = rebaseCompaction(outcome, job.snapshot.slice(0, outcome.plan.prefixLength), messages, job.snapshot.length);
     if (!rebased.ok) {
       this.failed(new CompactionError({ code: "WRITE_CONFLICT", value: key, message: `the summary was not applied: ${rebased.reason}` }));
       // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
       return tokensBefore > this.hardLimit ? this.summarized(messages, overhead, config, start) : undefined;
     }
+    landed(schedule);
     const threadId = threadIdOf(config);
     try {
       await this.record(threadId, messages, rebased.messages, config);
@@ -220,6 +233,15 @@ export class InGraphCompactor {
     } catch (error) {
       return this.failed(error);
     }
+  }
+
+  /** The thread's schedule (created when missing; the least recently used are forgotten past MAX_SCHEDULES). */
+  private scheduleOf(key: string): ThreadSchedule {
+    let schedule = this.schedules.get(key);
+    if (schedule) this.schedules.delete(key);
+    else if (this.schedules.size >= MAX_SCHEDULES) this.schedules.delete(this.schedules.keys().next().value!);
+    this.schedules.set(key, (schedule ??= newSchedule()));
+    return schedule;
   }
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */

@@ -15,6 +15,7 @@ import { asStoreError, invalidArgument, isStoreFailure } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { isOverLimit } from "../../engine/policy.js";
+import type { ConflictReport, SkippedReport } from "../../engine/report.js";
 import { pause } from "../../pause.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
@@ -178,15 +179,12 @@ export class LeasedCompactor {
     return { threadId, status: "skipped", reason: `counted by another worker: ${known.tokens} tokens, not over the limit of ${policy.tokenLimit}`, skip: "under limit", tokensBefore: known.tokens, knownHeadId: known.headId };
   }
 
-  /**
-   * Why the engine left a thread alone. Busy and interrupted threads are told by the head's busy reason; a thread the
-   * engine counted under the limit by the one trigger rule (the engine checks it right after those, unless forced).
-   */
-  private skipKind(report: { status: "skipped" | "conflict"; reason: string; tokensBefore?: number }, force: boolean): SkipKind {
-    if (/interrupt/i.test(report.reason)) return "interrupted";
-    if (/run is in progress|pending write|busy/i.test(report.reason)) return "busy";
+  /** Why the engine left a thread alone, from the report's code (never its wording). */
+  private skipKind(report: SkippedReport | ConflictReport): SkipKind {
     if (report.status === "conflict") return "conflict";
-    if (!force && report.tokensBefore !== undefined && !isOverLimit(this.manager.policy, report.tokensBefore)) return "under limit";
+    if (report.code === "INTERRUPTED") return "interrupted";
+    if (report.code === "BUSY") return "busy";
+    if (report.code === "UNDER_LIMIT") return "under limit";
     return "nothing to compact";
   }
 
@@ -211,7 +209,7 @@ export class LeasedCompactor {
         return { threadId, status: "compacted", tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, checkpointId: report.newCheckpointId, ...(headId ? { headId } : {}) };
       }
       if (headId && report.tokensBefore !== undefined) seen = { headId, tokens: report.tokensBefore };
-      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, skip: this.skipKind(report, force), tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
+      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, skip: this.skipKind(report), tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
     } catch (error) {
       const typed = asStoreError(error, threadId);
       return { threadId, status: "failed", reason: typed instanceof Error ? typed.message : String(typed), error: typed };

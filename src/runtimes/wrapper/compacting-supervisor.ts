@@ -249,13 +249,14 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
 
   /**
    * The thread's compaction health: failures in a row and whether compaction is paused (see `circuitBreaker`),
-   * turns spent over `tokenLimit` without a landed compaction (see `maxTurnsOverLimit`), and the summary in flight.
+   * turns started over `tokenLimit` without a landed compaction (the next turn past `lateness` waits for the
+   * summary), and the summary in flight.
    */
   compactionHealth(threadId: string | number): CompactionHealth {
     const record = this.records.peek(String(threadId));
     return {
       ...this.breaker.health(String(threadId)),
-      turnsOverLimit: record?.turnsOverLimit ?? 0,
+      turnsOverLimit: record?.schedule.overLimit ?? 0,
       summary: record?.ready ? "ready" : record?.preparing ? "computing" : "none",
       summarizer: this.summarizerChoice,
     };

@@ -20,7 +20,6 @@ import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 import { DEFAULT_WORKERS } from "../offload/worker-pool.js";
 
 export const DEFAULT_FAILURE_THRESHOLD = 3;
-export const DEFAULT_MAX_TURNS_OVER_LIMIT = 50;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
 
 /** After `failureThreshold` consecutive failed compactions of a thread, compaction pauses for it for `pauseMs`. */
@@ -103,12 +102,6 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    */
   onCompactionNotice?: (notice: CompactionNotice) => void | Promise<void>;
   /**
-   * After this many turns ending over `tokenLimit` without a compaction landing (a summary still being written,
-   * every write losing to another process...), the next turn first waits for the summary in flight, or compacts
-   * synchronously, so a thread never grows without bound. @default 50
-   */
-  maxTurnsOverLimit?: number;
-  /**
    * The most threads whose state (last count, summary in flight, turns over the limit) the wrapper keeps; the least
    * recently used idle ones are forgotten first (their next turn reads the thread once). @default 10000
    */
@@ -151,7 +144,6 @@ export interface ResolvedOptions {
   /** Infinity when the circuit breaker is disabled. */
   failureThreshold: number;
   pauseMs: number;
-  maxTurnsOverLimit: number;
   clock: () => number;
   maxThreads: number;
   cacheBytes: number;
@@ -202,6 +194,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
       summaryTokens: options.summaryTokens,
       hardLimit: options.hardLimit,
       recoveryRatio: options.recoveryRatio,
+      lateness: options.lateness,
       model: merged.model ?? DEFAULT_MODEL,
       contextWindow: options.contextWindow,
     },
@@ -223,8 +216,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   }
   const clock = breaker === false ? Date.now : (breaker.clock ?? Date.now);
   if (typeof clock !== "function") throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
-  const maxTurnsOverLimit = options.maxTurnsOverLimit ?? DEFAULT_MAX_TURNS_OVER_LIMIT;
-  if (!Number.isInteger(maxTurnsOverLimit) || maxTurnsOverLimit < 1) throw invalidArgument("maxTurnsOverLimit", maxTurnsOverLimit, "an integer >= 1");
+  if ("maxTurnsOverLimit" in options) throw invalidArgument("maxTurnsOverLimit", (options as { maxTurnsOverLimit?: unknown }).maxTurnsOverLimit, "replaced by `lateness` (turns that may start over tokenLimit before one waits for the summary; default 2)");
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
@@ -240,7 +232,6 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     summarizerChoice,
     cacheBytes,
     workers: workers === false ? 0 : workers,
-    maxTurnsOverLimit,
     maxThreads,
     background: options.background ?? true,
     failureThreshold,

@@ -5,8 +5,8 @@
  * limit, a summary of a snapshot of the head is computed in the background while turns go on; once ready, it is
  * applied at the first moment no turn of this wrapper runs on the thread (right after the turn in flight ends) by a
  * rebasing compare-and-swap that takes milliseconds. Before a turn, the wrapper waits only for that write, or —
- * when the stored thread plus the input exceed `hardLimit`, or the thread has spent `maxTurnsOverLimit` turns over
- * the limit — for the summary in flight, or compacts synchronously when none is.
+ * when the scheduler says so (the stored thread plus the input exceed `hardLimit`, or `lateness` turns have
+ * started over the limit: engine/scheduler.ts) — for the summary in flight, or compacts synchronously when none is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ToolOutputArchive } from "../../archive/archive.js";
@@ -15,6 +15,7 @@ import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { outcomeOfWriteError } from "../../engine/replacement.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
+import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import type { Strategy } from "../../strategies/types.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
@@ -84,9 +85,11 @@ export class ThreadCompactor {
       stored = messages.length === 0 ? 0 : counter.countMessages(messages);
       record.count = stored;
     }
-    const atRisk = stored > 0 && stored + inputTokens > policy.hardLimit;
-    const starved = record.turnsOverLimit >= options.maxTurnsOverLimit && stored > policy.tokenLimit;
-    if (atRisk || starved) await this.compactBeforeTurn(record, config);
+    // What the turn's first model call receives: the stored thread and the input (a new thread holds nothing to compact).
+    const tokens = stored === 0 ? 0 : stored + inputTokens;
+    const decision = starting(record.schedule, policy, { state: this.stateOf(record), tokens });
+    if (decision === "wait") await this.compactBeforeTurn(record, config);
+    else if (decision === "apply" && record.inFlight === 0) await this.apply(record, config, 0);
     record.inFlight++;
     return record;
   }
@@ -102,11 +105,19 @@ export class ThreadCompactor {
     await record.applying;
     if (record.ready) await this.apply(record, config, SYNC_BUSY_WAIT_MS);
     if (record.lastLanded === before) {
-      record.retryAt = undefined;
+      record.schedule.retryAt = undefined;
       this.startCompaction(record, config, SYNC_BUSY_WAIT_MS);
       await record.preparing;
     }
-    record.turnsOverLimit = 0;
+    waited(record.schedule);
+  }
+
+  /** Where the thread's compaction stands, for the scheduler. */
+  private stateOf(record: ThreadRecord): ScheduleState {
+    if (record.applying) return "applying";
+    if (record.ready) return "ready";
+    if (record.preparing) return "preparing";
+    return this.parts.breaker.allows(record.threadId) ? "idle" : "paused";
   }
 
   /**
@@ -153,10 +164,9 @@ export class ThreadCompactor {
       }
       const tokens = counter.countMessages(current);
       record.count = tokens;
-      const over = tokens > options.policy.tokenLimit;
-      record.turnsOverLimit = over ? record.turnsOverLimit + 1 : 0;
-      if (record.ready) return record.inFlight === 0 ? await this.apply(record, config, 0) : undefined;
-      if (over && !record.preparing && (record.retryAt === undefined || tokens >= record.retryAt)) this.startCompaction(record, config, 0);
+      const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, inFlight: record.inFlight });
+      if (decision === "apply") return await this.apply(record, config, 0);
+      if (decision === "start") this.startCompaction(record, config, 0);
     } catch (error) {
       await this.parts.events.error(error, threadId);
     }
@@ -259,8 +269,7 @@ export class ThreadCompactor {
     if (report.status === "compacted") {
       this.parts.breaker.success(report.threadId);
       record.count = report.tokensAfter;
-      record.turnsOverLimit = 0;
-      record.retryAt = undefined;
+      landed(record.schedule);
       record.lastLanded = report;
       keepUnstreamed(record, report);
       await this.parts.events.landed(report, config);
@@ -269,7 +278,7 @@ export class ThreadCompactor {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
       // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)
-      record.retryAt = tokensAtStart + Math.max(1, Math.floor(this.parts.options.policy.tokenLimit * COMPACTION_MARGIN));
+      backOff(record.schedule, tokensAtStart, Math.floor(this.parts.options.policy.tokenLimit * COMPACTION_MARGIN));
     }
     await this.parts.events.outcome(report);
   }

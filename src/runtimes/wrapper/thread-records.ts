@@ -6,6 +6,7 @@
  */
 import type { ReadySummary } from "./summary-runner.js";
 import type { CompactedReport } from "../../engine/report.js";
+import { newSchedule, type ThreadSchedule } from "../../engine/scheduler.js";
 
 export const DEFAULT_MAX_THREADS = 10_000;
 
@@ -27,14 +28,12 @@ export interface ThreadRecord {
   pruning?: Promise<void>;
   /** A prune was asked for while one ran: it runs once more when that one ends. */
   pruneAgain?: boolean;
-  /** Turns that ended over the limit since the last compaction landed. */
-  turnsOverLimit: number;
+  /** What the scheduler remembers of the thread (turns started over the limit, a failed attempt's back-off). */
+  schedule: ThreadSchedule;
   /** The last compaction that landed. */
   lastLanded?: CompactedReport;
   /** Compactions that landed and no `streamTokens` stream has reported yet (the newest UNSTREAMED_KEPT). */
   unstreamed: CompactedReport[];
-  /** After a compaction that could not usefully be written: no new attempt until the thread holds this many tokens. */
-  retryAt?: number;
 }
 
 function busy(record: ThreadRecord): boolean {
@@ -71,7 +70,7 @@ export class ThreadRecords {
     if (record) {
       this.records.delete(threadId);
     } else {
-      record = { threadId, inFlight: 0, turnsOverLimit: 0, unstreamed: [] };
+      record = { threadId, inFlight: 0, schedule: newSchedule(), unstreamed: [] };
       if (this.records.size >= this.maxThreads) this.evict();
     }
     this.records.set(threadId, record);
