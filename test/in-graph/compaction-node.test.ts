@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { readTranscript } from "../../src/recall/transcript.js";
-import { compactionNode, type CompactionNodeOptions } from "../../src/runtimes/in-graph/compaction-node.js";
+import { compactionNode, type CompactionNode, type CompactionNodeOptions } from "../../src/runtimes/in-graph/compaction-node.js";
+import { CompactionAgentState } from "../../src/runtimes/in-graph/messages-reducer.js";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { InGraphOptions } from "../../src/runtimes/in-graph/in-graph-compactor.js";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
@@ -57,30 +60,53 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
   beforeAll(async () => void (store = await createStore("sqlite")));
   afterAll(async () => await store.close());
 
-  it("compacts the team's thread before the supervisor's calls and loses no message", async () => {
+  const PROMPT_TEAM = "You supervise a researcher and a coder.";
+  function team(node: CompactionNode, withSchema: boolean) {
     const models = scriptedModels();
     const researcher = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("search_docs", "query") }), tools: [searchDocs], name: "researcher", prompt: "You research." });
     const coder = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }), tools: [runTests], name: "coder", prompt: "You code." });
+    return createSupervisor({ agents: [researcher, coder], llm: models.supervisor, prompt: PROMPT_TEAM, preModelHook: node, ...(withSchema ? { stateSchema: CompactionAgentState } : {}) }).compile({ checkpointer: store.saver });
+  }
+  const ask = (index: number) => ({
+    messages: [new HumanMessage({ id: `team-${index}`, content: index % 2 === 0 ? `Find the refund rule for case ${index}, please.` : `Fix the rounding bug in module ${index}.` })],
+  });
+
+  it("with CompactionAgentState: the team's head shrinks, holds one summary, and every removed message is in the transcript once", async () => {
     const compactions: number[] = [];
-    const team = createSupervisor({
-      agents: [researcher, coder],
-      llm: models.supervisor,
-      prompt: "You supervise a researcher and a coder.",
-      // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
-      preModelHook: compactionNode({ tokenLimit: 1_500, hardLimit: 2_000, env: {}, prompt: "You supervise a researcher and a coder.", onCompaction: (event) => void compactions.push(event.messagesAfter) }),
-    }).compile({ checkpointer: store.saver });
+    const graph = team(compactionNode({ tokenLimit: 1_500, env: {}, prompt: PROMPT_TEAM, onCompaction: (event) => void compactions.push(event.messagesAfter) }), true);
     const config = { configurable: { thread_id: "team" } };
     const seen = new Map<string, BaseMessage>();
-    for (let index = 0; index < 16; index++) {
-      const text = index % 2 === 0 ? `Find the refund rule for case ${index}, please.` : `Fix the rounding bug in module ${index}.`;
-      const result = await team.invoke({ messages: [new HumanMessage({ id: `team-${index}`, content: text })] }, config);
+    const counter = new TokenCounter({ model: "gpt-4o" });
+    const sizes: number[] = [];
+    for (let index = 0; index < 20; index++) {
+      const result = await graph.invoke(ask(index), config);
       for (const message of result.messages) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+      const head = (await graph.getState(config)).values.messages as BaseMessage[];
+      expect(head.filter((message) => isSummaryMessage(message)).length).toBeLessThanOrEqual(1);
+      sizes.push(counter.countMessages(head));
     }
-    expect(compactions.length).toBeGreaterThan(0);
-    const head = (await team.getState(config)).values.messages as BaseMessage[];
+    expect(compactions.length).toBeGreaterThanOrEqual(2);
+    const head = (await graph.getState(config)).values.messages as BaseMessage[];
     expect(validateHistory(head)).toEqual([]);
+    expect(isSummaryMessage(head[0])).toBe(true);
+    // The head shrank at each compaction and stays near the limit (the supervisor's context: the head and its prompt).
+    expect(Math.max(...sizes.slice(-8))).toBeLessThan(1_500 * 1.5);
     const page = await readTranscript(store.saver, config, { limit: 10_000 });
+    const transcribed = page.messages.filter((line) => line.source === "transcript").map((line) => line.message.id);
+    expect(new Set(transcribed).size).toBe(transcribed.length);
+    for (const id of transcribed) expect(head.some((message) => message.id === id)).toBe(false);
     expect(page.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual([...seen.keys()]);
+  });
+
+  it("without it: the node says once, through onCompactionError, which state schema the graph needs", async () => {
+    const errors: unknown[] = [];
+    // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
+    const graph = team(compactionNode({ tokenLimit: 1_500, hardLimit: 2_000, env: {}, prompt: PROMPT_TEAM, onCompactionError: (error) => void errors.push(error) }), false);
+    const config = { configurable: { thread_id: "team-no-schema" } };
+    for (let index = 0; index < 16; index++) await graph.invoke(ask(index), config);
+    const told = errors.filter((error) => (error as { parameter?: string }).parameter === "stateSchema");
+    expect(told).toHaveLength(1);
+    expect(String((told[0] as Error).message)).toMatch(/CompactionAgentState/);
   });
 });
 

@@ -5,12 +5,18 @@
  * the model in a hand-written `StateGraph` over a `messages` channel with LangGraph's messages reducer.
  *
  * A node sees no model call, so the summary starts at the first call over `tokenLimit` (the call goes on) and is
- * applied at the next one; a call over `hardLimit` waits. What the model receives besides the state (a prompt, the
- * tools) is counted when given as `prompt` and `tools`.
+ * applied at the next one; a call over `hardLimit`, or past the bound on lateness, waits. What the model receives
+ * besides the state (a prompt, the tools) is counted when given as `prompt` and `tools`.
+ *
+ * In a graph that is itself a node of a parent (createSupervisor's supervisor agent), the parent merges the
+ * subgraph's messages by id and would keep what the compaction removed: give the graph `CompactionAgentState`
+ * (messages-reducer.ts) as its state schema. A state that holds two summaries says it was not: told once to
+ * `onCompactionError`.
  */
 import { RemoveMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
-import { invalidArgument } from "../../errors.js";
+import { CompactionError, invalidArgument } from "../../errors.js";
+import { isSummaryMessage } from "../../messages/summary-message.js";
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
 import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
 
@@ -41,8 +47,20 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
   const overhead =
     (prompt === undefined ? 0 : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
+  let toldSchema = false;
   const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
     if (!Array.isArray(state?.messages)) throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
+    if (!toldSchema && state.messages.filter((message) => isSummaryMessage(message)).length > 1) {
+      toldSchema = true;
+      rest.onCompactionError?.(
+        new CompactionError({
+          code: "INVALID_ARGUMENT",
+          parameter: "stateSchema",
+          message:
+            "the state holds more than one compaction summary: this node runs in a subgraph whose parent merges its messages by id (createSupervisor's supervisor), so what a compaction removes stays in the parent's head; pass stateSchema: CompactionAgentState (from langgraph-compaction) to createSupervisor",
+        }),
+      );
+    }
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
     return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : {};
   };
