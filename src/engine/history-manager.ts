@@ -13,6 +13,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import { validateRatio } from "../validate-ratio.js";
 import { isOverLimit, planOptionsOf, type CompactionPolicy } from "./policy.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
+import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
@@ -128,6 +129,15 @@ export class HistoryManager {
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
     const write = () => writeHistory(this.settings, threadId, messages, { expectedCheckpointId: head.tuple.checkpoint.id, metadata, knownHead: head });
     return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, write));
+  }
+
+  /**
+   * Write a history a strategy computed from `head` (read with `store.readHead`) by the rules a summary is written
+   * by: not above `tokenLimit`, never over a busy head, rebased onto turns that landed meanwhile when `head` is still
+   * the start of the thread, else nothing (apply-edit.ts). The one way a strategy's result reaches the store.
+   */
+  async applyEdit(threadId: string, head: ThreadHead, messages: readonly BaseMessage[], metadata?: (headId: string) => Record<string, unknown>): Promise<EditOutcome> {
+    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => applyEdit(this.settings, threadId, head, messages, metadata)));
   }
 
   /**

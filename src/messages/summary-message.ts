@@ -62,7 +62,7 @@ export function createSummaryMessage(
 }
 
 /** True when `message` is a summary written by this library. */
-export function isSummaryMessage(message: unknown): message is BaseMessage {
+export function isSummaryMessage(message: unknown): boolean {
   return getSummaryProvenance(message) !== undefined;
 }
 

@@ -9,8 +9,6 @@ import { threadNotFound } from "../errors.js";
 import type { HistoryManager } from "../engine/history-manager.js";
 import { busyCode, type CompactionReport } from "../engine/report.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
-import { outcomeOfWriteError } from "../engine/replacement.js";
-import type { Summarizer } from "../summarizers/types.js";
 import type { Strategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
@@ -19,8 +17,6 @@ export interface StrategyCompaction {
   manager: HistoryManager;
   strategy: Strategy;
   threadId: string;
-  /** The summarizer a summarizing step uses. @default the manager's */
-  summarizer?: Summarizer;
 }
 
 /** The messages of `before` that `after` neither keeps (by id) nor covers with a summary. */
@@ -64,7 +60,7 @@ function withMarker(messages: BaseMessage[], removed: BaseMessage[], strategy: s
   return [...messages.slice(0, at), marker, ...messages.slice(at)];
 }
 
-export async function compactWithStrategy({ manager, strategy, threadId, summarizer = manager.summarizer }: StrategyCompaction): Promise<CompactionReport> {
+export async function compactWithStrategy({ manager, strategy, threadId }: StrategyCompaction): Promise<CompactionReport> {
   const { counter, policy } = manager;
   const budget = policy.targetAfter;
   if (budget === undefined) throw new Error("compactWithStrategy needs a policy with a tokenLimit");
@@ -74,30 +70,33 @@ export async function compactWithStrategy({ manager, strategy, threadId, summari
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, summarizer: strategy.name, attempts: 1 };
   if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
   const started = performance.now();
-  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, policy, summarizer, announceSearch: manager.announcesSearch });
+  // The strategy transforms; a summarizing step asks the engine, so it summarizes as every entry point does.
+  const compact = (messages: readonly BaseMessage[], replacedCheckpointId?: string) => manager.compactWithinPolicy(messages, {}, replacedCheckpointId);
+  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, compact });
   if (report.changed === 0) return { ...base, status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: report.note, tokensBefore: report.tokensBefore };
   const removed = uncovered(head.messages, messages);
   const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;
   const summarizerMs = performance.now() - started;
   const writeStarted = performance.now();
-  try {
-    const written = await manager.replaceReadHead(threadId, head, result, {
-      compaction: { replacedCheckpointId: headId, strategy: strategy.name, removed: removed.length },
-    });
-    return {
-      ...base,
-      status: "compacted",
-      reason: `${strategy.name}: ${report.note}`,
-      newCheckpointId: written.checkpointId,
-      tokensBefore: report.tokensBefore,
-      tokensAfter: counter.countMessages(result),
-      messagesAfter: result.length,
-      summarizerMs,
-      writeMs: performance.now() - writeStarted,
-    };
-  } catch (error) {
-    const lost = outcomeOfWriteError(error);
-    if (lost) return { ...base, ...lost };
-    throw error;
-  }
+  // The engine writes: the ceiling, a busy head, the compare-and-swap, the rebase onto turns that landed meanwhile.
+  const outcome = await manager.applyEdit(threadId, head, result, (replaced) => ({ compaction: { replacedCheckpointId: replaced, strategy: strategy.name, removed: removed.length } }));
+  const attempts = Math.max(1, outcome.attempts);
+  if (outcome.status === "skipped") return { ...base, attempts, status: "skipped", code: outcome.code, reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs };
+  if (outcome.status === "conflict") return { ...base, attempts, status: "conflict", reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs };
+  const summary = outcome.messages.find((message) => getSummaryProvenance(message)?.summarizer !== strategy.name && getSummaryProvenance(message) !== undefined);
+  return {
+    ...base,
+    attempts,
+    status: "compacted",
+    previousCheckpointId: outcome.previousCheckpointId,
+    reason: `${strategy.name}: ${report.note}${outcome.appended > 0 ? `; rebased onto a head ${outcome.appended} message(s) longer` : ""}`,
+    newCheckpointId: outcome.checkpointId,
+    tokensBefore: report.tokensBefore,
+    tokensAfter: counter.countMessages(outcome.messages),
+    messagesAfter: outcome.messages.length,
+    ...(summary ? { summaryId: summary.id!, ...(getSummaryProvenance(summary)!.fallbackReason ? { fallbackReason: getSummaryProvenance(summary)!.fallbackReason } : {}) } : {}),
+    ...(outcome.appended > 0 ? { rebased: { snapshotCheckpointId: headId, appendedMessages: outcome.appended } } : {}),
+    summarizerMs,
+    writeMs: performance.now() - writeStarted,
+  };
 }

@@ -1,15 +1,14 @@
 /**
  * summarize: the HistoryManager's running summary as a strategy — the oldest messages become one summary (folding
- * in a previous one). Applied by a runtime (the wrapper's `strategy` option), it cuts and budgets the summary by the
- * runtime's policy and writes it with the runtime's summarizer, as every other entry point does; applied alone (a
- * view of the history for a hook), it keeps the newest messages that fit in `keepShare` of the budget. `none` leaves
- * the history as it is.
+ * in a previous one). Applied by a runtime (the wrapper's `strategy` option), it asks the runtime's engine
+ * (`context.compact`), so the cut, the summary's budget, role, timeout and fallback, and the ceiling are those of
+ * every other entry point; applied alone (a view of the history for a hook), it keeps the newest messages that fit
+ * in `keepShare` of the budget. `none` leaves the history as it is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { DEFAULT_SUMMARY_TIMEOUT_MS } from "../engine/manager-options.js";
 import { DEFAULT_COMPACTION_RATIO, planCompaction } from "../engine/plan.js";
-import { planOptionsOf } from "../engine/policy.js";
-import { summarizePlan } from "../engine/summarize-plan.js";
+import { summarizePlan, type CompactedMessages } from "../engine/summarize-plan.js";
 import { DEFAULT_SUMMARY_ROLE } from "../messages/summary-message.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
@@ -19,9 +18,12 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface SummarizeOptions {
-  /** @default the runtime's summarizer, else ExtractiveSummarizer (offline) */
+  /**
+   * Applied alone (a view for a hook). Under a runtime the runtime's summarizer writes the summary (give it as the
+   * wrapper's `summarizer`), as it does for every entry point. @default ExtractiveSummarizer (offline)
+   */
   summarizer?: Summarizer;
-  /** Without a runtime's policy: share of the budget kept verbatim after the summary. @default 0.5 */
+  /** Applied alone (no runtime engine): share of the budget kept verbatim after the summary. @default 0.5 */
   keepShare?: number;
 }
 
@@ -44,25 +46,29 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId, policy, summarizer: runtimeSummarizer, announceSearch = false }: StrategyContext): Promise<StrategyResult> {
+    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId, compact }: StrategyContext): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
-      // The cut and the summary of the HistoryManager, pure: nothing is read or written here.
-      const plan = planCompaction(messages, {
-        ...(policy
-          ? planOptionsOf(policy)
-          : {
-              compactionRatio: DEFAULT_COMPACTION_RATIO,
-              keepTokens: Math.max(0, Math.floor(budget * keepShare)),
-              summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
-            }),
-        counter,
-      });
-      if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
-      const summarizer = options.summarizer ?? runtimeSummarizer ?? summarizerFor(counter);
-      const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: announceSearch } };
-      const compacted = await summarizePlan(settings, plan, replacedCheckpointId);
+      let compacted: CompactedMessages;
+      if (compact) {
+        // The runtime's engine: the same plan, summary and ceiling as every other entry point.
+        const result = await compact(messages, replacedCheckpointId);
+        if ("skipped" in result) return unchanged(`nothing to summarize: ${result.skipped}`);
+        compacted = result;
+      } else {
+        // Alone: the HistoryManager's cut, pure, within `keepShare` of the budget.
+        const plan = planCompaction(messages, {
+          compactionRatio: DEFAULT_COMPACTION_RATIO,
+          keepTokens: Math.max(0, Math.floor(budget * keepShare)),
+          summaryTokens: Math.max(64, Math.floor(budget * (1 - keepShare) * 0.5)),
+          counter,
+        });
+        if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
+        const summarizer = options.summarizer ?? summarizerFor(counter);
+        const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: false } };
+        compacted = await summarizePlan(settings, plan, replacedCheckpointId);
+      }
       const after = counter.countMessages(compacted.messages);
       if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);
       return {

@@ -3,8 +3,8 @@
  * (messages it changes are replaced by new objects) and never breaks a tool call from its results.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CompactionPolicy } from "../engine/policy.js";
-import type { Summarizer } from "../summarizers/types.js";
+import type { SkipCode } from "../engine/report.js";
+import type { CompactedMessages } from "../engine/summarize-plan.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyContext {
@@ -15,14 +15,11 @@ export interface StrategyContext {
   /** The checkpoint the history comes from, recorded in a summary's provenance when the result is stored. */
   replacedCheckpointId?: string;
   /**
-   * The compaction policy of the runtime applying the strategy (the wrapper's): a summarizing step then cuts and
-   * budgets its summary as every other entry point does.
+   * The engine's plan, fit and summary, given by the runtime applying the strategy (`HistoryManager.compactWithinPolicy`
+   * of the wrapper's manager): a summarizing step calls it, so its cut, its summary's budget, role, timeout and
+   * fallback summarizer, and the ceiling it must end under are those of every other entry point.
    */
-  policy?: CompactionPolicy;
-  /** The summarizer a summarizing step uses (the runtime's). @default the step's own */
-  summarizer?: Summarizer;
-  /** A summary written by the step tells the model the search_history tool finds compacted messages. @default false */
-  announceSearch?: boolean;
+  compact?: (messages: readonly BaseMessage[], replacedCheckpointId?: string) => Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }>;
 }
 
 export interface StrategyReport {

@@ -1,7 +1,7 @@
 /**
  * One policy, every entry point: copies of the same stored thread compacted through the wrapper (one turn over the
- * limit, background: false), through HistoryManager.compactThread and through the script, with the same limit, get
- * the same cut and the same summary — on SQLite and on Postgres.
+ * limit, background: false), the wrapper with the summarize strategy, HistoryManager.compactThread and the script,
+ * with the same limit, get the same cut and the same summary — on SQLite and on Postgres.
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -64,16 +64,19 @@ for (const kind of ["sqlite", "postgres"] as const) {
       await store.close();
     });
 
-    it("wrapper, HistoryManager.compactThread and the script make the same cut and the same summary", async () => {
+    it("wrapper, the summarize strategy, HistoryManager.compactThread and the script make the same cut and the same summary", async () => {
       const graph = deterministicGraph(store.saver);
       // The turn that takes the thread over the limit.
       let turns = 0;
       while (counter.countMessages(await headOf(store.saver, "probe").catch((): BaseMessage[] => [])) <= LIMIT) await graph.invoke({ messages: [request(turns++)] }, config("probe"));
-      for (const thread of ["via-wrapper", "via-manager", "via-script"]) {
+      for (const thread of ["via-wrapper", "via-strategy", "via-manager", "via-script"]) {
         for (let turn = 0; turn < turns - 1; turn++) await graph.invoke({ messages: [request(turn)] }, config(thread));
       }
       const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, background: false, env: {} });
       await supervisor.invoke({ messages: [request(turns - 1)] }, config("via-wrapper"));
+      // The summarize strategy asks the same engine: the same cut and summary.
+      const viaStrategy = new CompactingSupervisor(graph, { tokenLimit: LIMIT, background: false, env: {}, strategy: "summarize" });
+      await viaStrategy.invoke({ messages: [request(turns - 1)] }, config("via-strategy"));
       for (const thread of ["via-manager", "via-script"]) await graph.invoke({ messages: [request(turns - 1)] }, config(thread));
 
       const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: {} }).compactThread(config("via-manager"));
@@ -84,9 +87,12 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(JSON.parse(script.stdout).status).toBe("compacted");
 
       const reader = await store.reopen();
-      const [wrapper, manager, viaScript] = await Promise.all(["via-wrapper", "via-manager", "via-script"].map(async (thread) => shape(await headOf(reader, thread))));
+      const [wrapper, strategy, manager, viaScript] = await Promise.all(["via-wrapper", "via-strategy", "via-manager", "via-script"].map(async (thread) => shape(await headOf(reader, thread))));
       expect(wrapper.summaryTokens).toBeGreaterThan(0);
       expect(manager.kept).toEqual(wrapper.kept);
+      expect(strategy.kept).toEqual(wrapper.kept);
+      expect(strategy.header).toBe(wrapper.header);
+      expect(strategy.summaryTokens).toBe(wrapper.summaryTokens);
       expect(viaScript.kept).toEqual(wrapper.kept);
       // The same header, which names no search tool: nothing said the agents have one.
       expect(manager.header).toBe(wrapper.header);

@@ -69,8 +69,11 @@ describe("the summary names the search tool only when the agents have it", () =>
       expect((await headerOf(store.saver, thread))?.includes(TOOL)).toBe(named);
     }
     const history = (await threadStoreFor(store.saver).readHead("manager-env"))!.messages.filter((message): boolean => !isSummaryMessage(message));
-    for (const [announceSearch, named] of [[undefined, false], [true, true]] as const) {
-      const { messages } = await summarize().apply([...history, ...history.map((message) => new HumanMessage({ content: String(message.content) }))], { budget: 400, announceSearch });
+    // Under a manager the strategy summarizes through it (its header setting); alone it names no tool.
+    for (const [env, named] of [[undefined, false], [{}, false], [{ HISTORY_SEARCH_TOOL: "1" }, true]] as const) {
+      const manager = env ? new HistoryManager({ checkpointer: store.saver, tokenLimit: 400, env }) : undefined;
+      const compact = manager ? (messages: readonly BaseMessage[]) => manager.compactWithinPolicy(messages) : undefined;
+      const { messages } = await summarize().apply([...history, ...history.map((message) => new HumanMessage({ content: String(message.content) }))], { budget: 400, compact });
       const summary = messages.find((message) => isSummaryMessage(message));
       expect(String(summary?.content).split("\n")[0]!.includes(TOOL)).toBe(named);
     }

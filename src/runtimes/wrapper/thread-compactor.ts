@@ -184,14 +184,14 @@ export class ThreadCompactor {
    */
   private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
     const { threadId } = record;
-    const { breaker, strategy, manager, options } = this.parts;
+    const { breaker, strategy, manager } = this.parts;
     if (!breaker.allows(threadId)) return;
     const tokensAtStart = record.count ?? 0;
     const task = (async () => {
       try {
         await this.parts.events.starting();
         if (strategy) {
-          const report = await compactWithStrategy({ manager, strategy, threadId, summarizer: options.summarizer });
+          const report = await compactWithStrategy({ manager, strategy, threadId });
           await this.outcome(record, report, config, tokensAtStart);
           return;
         }

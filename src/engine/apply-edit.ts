@@ -1,0 +1,62 @@
+/**
+ * Writing a history a strategy computed from a snapshot of the head, by the rules a summary is written by: not above
+ * `tokenLimit` (`WONT_FIT`), never over a busy head (`BUSY` / `INTERRUPTED`), a compare-and-swap on the head it was
+ * computed from and — when turns landed meanwhile and the snapshot is still the start of the head, unchanged — rebased:
+ * the edit followed by what was appended since, verbatim. A head whose snapshot part changed (another compaction, a
+ * restore, an edit) takes nothing (`conflict`). The messages the write takes out go to the transcript in the same
+ * transaction (writeHistory). Strategies only transform messages; this is their one way to the store.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { CompactionError, threadNotFound } from "../errors.js";
+import type { ThreadHead } from "../store/read-head.js";
+import type { ManagerSettings } from "./manager-options.js";
+import { isOverLimit } from "./policy.js";
+import { prefixMismatch } from "./rebase.js";
+import { busyCode, type SkipCode } from "./report.js";
+import { writeHistory } from "./replacement.js";
+
+export type EditOutcome =
+  | { status: "written"; checkpointId: string; previousCheckpointId: string; messages: BaseMessage[]; appended: number; attempts: number }
+  | { status: "skipped"; code: SkipCode; reason: string; attempts: number }
+  | { status: "conflict"; reason: string; attempts: number };
+
+/**
+ * Write `edited` (computed from `snapshot`) as the thread's head; the caller holds the thread's lock. `metadata`:
+ * the checkpoint metadata for the head it replaces.
+ */
+export async function applyEdit(
+  settings: ManagerSettings,
+  threadId: string,
+  snapshot: ThreadHead,
+  edited: readonly BaseMessage[],
+  metadata?: (headId: string) => Record<string, unknown>,
+): Promise<EditOutcome> {
+  const tokens = settings.counter.countMessages(edited);
+  if (isOverLimit(settings.policy, tokens)) {
+    return { status: "skipped", code: "WONT_FIT", reason: `the edited thread would hold ${tokens} tokens, not under the limit of ${settings.policy.tokenLimit}`, attempts: 0 };
+  }
+  let head = snapshot;
+  for (let attempt = 1; ; attempt++) {
+    if (head.busyReason) return { status: "skipped", code: busyCode(head), reason: head.busyReason, attempts: attempt };
+    const mismatch = prefixMismatch(snapshot.messages, head.messages);
+    if (mismatch >= 0) {
+      return { status: "conflict", reason: `message ${mismatch} of the edited snapshot changed meanwhile (compacted, restored or edited): the edit was discarded`, attempts: attempt };
+    }
+    const appended = head.messages.length - snapshot.messages.length;
+    const messages = [...edited, ...head.messages.slice(snapshot.messages.length)];
+    const headId = head.tuple.checkpoint.id;
+    try {
+      const written = await writeHistory(settings, threadId, messages, { expectedCheckpointId: headId, knownHead: head, metadata: metadata?.(headId) });
+      return { status: "written", ...written, messages, appended, attempts: attempt };
+    } catch (error) {
+      if (!CompactionError.isInstance(error) || error.code !== "WRITE_CONFLICT" || attempt >= settings.maxWriteAttempts) {
+        if (CompactionError.isInstance(error) && error.code === "WRITE_CONFLICT") return { status: "conflict", reason: `gave up after ${attempt} attempts: ${error.message}`, attempts: attempt };
+        if (CompactionError.isInstance(error) && error.code === "THREAD_BUSY") return { status: "skipped", code: "BUSY", reason: error.message, attempts: attempt };
+        throw error;
+      }
+      const next = await settings.store.readHead(threadId);
+      if (!next) throw threadNotFound(threadId);
+      head = next;
+    }
+  }
+}
