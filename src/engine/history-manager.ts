@@ -161,17 +161,19 @@ export class HistoryManager {
    * the thread is read and summarized again, up to `maxWriteAttempts` times). Never throws for a thread that cannot
    * be compacted now (busy, interrupted, not over the policy's `tokenLimit` unless `force`, nothing to summarize,
    * lost every race): the report says why. With a `tokenLimit`, the compaction aims under the policy's ceiling and
-   * is not written above the limit, as the wrapper's.
+   * is not written above the limit, as the wrapper's. `prepared`: a summary of this thread the caller already computed
+   * (`prepareCompaction`), written as the first attempt.
    * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),
    *   SUMMARIZER_FAILED (nothing was written).
    */
-  async compactThread(config: unknown, overrides: PrepareOptions = {}): Promise<CompactionReport> {
+  async compactThread(config: unknown, overrides: PrepareOptions = {}, { prepared: first }: { prepared?: PreparedCompaction } = {}): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "compactThread");
     const { maxWriteAttempts, busyWaitMs } = this.settings;
     return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, async () => {
       let last: CompactionReport | undefined;
       for (let attempt = 1; attempt <= maxWriteAttempts; attempt++) {
-        const prepared = await this.prepareUnlocked(threadId, overrides, !overrides.force);
+        // `prepared`: a summary the caller already computed (and showed) is the first attempt's.
+        const prepared = attempt === 1 && first ? first : await this.prepareUnlocked(threadId, overrides, !overrides.force);
         if (prepared.status !== "prepared") return { ...prepared, attempts: attempt };
         const { report, prefixChanged } = await applyPrepared(this.settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
         if (!prefixChanged) return this.pruneAfter(report);
@@ -262,17 +264,10 @@ export class HistoryManager {
     given: PrepareOptions = {},
     replacedCheckpointId?: string,
   ): Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }> {
-    const { tokenLimit, ceiling } = this.policy;
-    // With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit.
-    const options: PrepareOptions = tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
-    let plan = this.planCompaction(messages, options);
-    if (!plan.executable) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
-    if (options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined) {
-      const fitted = this.planWithin(messages, plan, options);
-      if (typeof fitted === "string") return { skipped: fitted, code: "WONT_FIT" };
-      plan = fitted;
-    }
-    const compacted = await summarizePlan(this.settings, plan, replacedCheckpointId);
+    const options = this.withinPolicy(given);
+    const fitted = this.fitPlan(messages, given);
+    if ("skipped" in fitted) return fitted;
+    const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId);
     if (options.maxTokensAfter !== undefined) {
       const after = this.counter.countMessages(compacted.messages);
       if (after > options.maxTokensAfter) {
@@ -284,6 +279,27 @@ export class HistoryManager {
       }
     }
     return compacted;
+  }
+
+  /**
+   * The plan `compactWithinPolicy` summarizes, without summarizing: the policy's cut, cut harder when it would not
+   * end under the ceiling; `estimate` is the tokens after it, the summary's header included. Or why nothing would be
+   * summarized. The script's dry run prints this, so what it shows is what a compaction then writes. Pure.
+   */
+  fitPlan(messages: readonly BaseMessage[], given: PrepareOptions = {}): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
+    const options = this.withinPolicy(given);
+    const plan = this.planCompaction(messages, options);
+    if (!plan.executable) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
+    if (options.maxTokensAfter === undefined && options.preferTokensAfter === undefined) return { plan, estimate: plan.tokens.afterEstimate + this.summaryOverhead() };
+    const fitted = this.planWithin(messages, plan, options);
+    if (typeof fitted === "string") return { skipped: fitted, code: "WONT_FIT" };
+    return { plan: fitted, estimate: fitted.tokens.afterEstimate + this.summaryOverhead() };
+  }
+
+  /** With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit. */
+  private withinPolicy(given: PrepareOptions): PrepareOptions {
+    const { tokenLimit, ceiling } = this.policy;
+    return tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
   }
 
   /** Tokens a summary message adds besides its text: the header line and the message framing. Counted once. */

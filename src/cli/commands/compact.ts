@@ -1,6 +1,7 @@
 import { asStoreError, CompactionError, isStoreFailure } from "../../errors.js";
 import { EXIT, exitCodeOf } from "../exit-codes.js";
-import { HistoryManager } from "../../engine/history-manager.js";
+import { HistoryManager, type PreparedCompaction } from "../../engine/history-manager.js";
+import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { type CompactionPlan } from "../../engine/plan.js";
 import { isOverLimit } from "../../engine/policy.js";
 import type { CompactedReport } from "../../engine/report.js";
@@ -34,15 +35,15 @@ Examples:
   npx compact-thread compact support-42 --postgres "$POSTGRES_URL" --ratio 0.7 --summarizer openai
   npx compact-thread compact --all --over 60000 --db data/app.sqlite`;
 
-function describePlan(plan: CompactionPlan) {
+function describePlan(plan: CompactionPlan, estimate: number) {
   return {
     executable: plan.executable,
     reason: plan.reason,
     summarize: { messages: plan.summarize.length, firstId: plan.summarize[0]?.id ?? null, lastId: plan.summarize.at(-1)?.id ?? null },
-    keep: { messages: plan.keep.length, firstId: plan.keep[0]?.id ?? null },
+    keep: { messages: plan.keep.length, firstId: plan.keep[0]?.id ?? null, ids: plan.keep.map((message) => message.id ?? null) },
     system: plan.system.length,
     foldsPreviousSummary: plan.previousSummary !== undefined,
-    tokens: plan.tokens,
+    tokens: { ...plan.tokens, afterEstimate: estimate },
   };
 }
 
@@ -50,39 +51,69 @@ export async function compactCommand(context: CliContext, threadId: string | und
   const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
   if (context.options.all) return compactAll(context, manager);
   const head = await requireThread(context, threadId);
+  const config = { configurable: { thread_id: threadId } };
   const tokens = context.counter.countMessages(head.messages);
-  const plan = manager.planCompaction(head.messages);
   const limit = context.policy.tokenLimit;
   const dryRun = Boolean(context.options["dry-run"]);
   const printer = context.printer;
-  const out: Record<string, unknown> = { threadId, checkpointId: head.tuple.checkpoint.id, tokens, plan: describePlan(plan), dryRun };
+  const over = isOverLimit(context.policy, tokens);
+  // The plan the engine writes: the policy's cut, cut harder when it would not end under the ceiling.
+  const asked = manager.planCompaction(head.messages);
+  let fitted = manager.fitPlan(head.messages);
+  // The summary itself, computed before anything is printed whenever that costs nothing (the offline summarizer) or
+  // the thread is written anyway: what the plan shows is then exactly what is written. A dry run with a model
+  // summarizer calls no model: its figure is the summary's budget, an upper bound.
+  let prepared: PreparedCompaction | undefined;
+  if (over && !head.busyReason && "plan" in fitted && (!dryRun || context.summarizer instanceof ExtractiveSummarizer)) {
+    const result = await manager.prepareCompaction(config);
+    if (result.status === "prepared") prepared = result;
+    else if (result.status === "skipped") fitted = { skipped: result.reason, code: result.code };
+  }
+  const plan = prepared?.compacted.plan ?? ("plan" in fitted ? fitted.plan : asked);
+  const exact = prepared ? context.counter.countMessages(prepared.compacted.messages) : undefined;
+  const estimate = exact ?? ("plan" in fitted ? fitted.estimate : asked.tokens.afterEstimate);
+  const ratio = context.policy.cut.by === "ratio" ? context.policy.cut.ratio : undefined;
+  // A --ratio whose cut would not end under the limit's ceiling: the limit wins, and the script says so.
+  const overridden = ratio !== undefined && "plan" in fitted && asked.executable && plan.keep.length !== asked.keep.length;
+  const out: Record<string, unknown> = { threadId, checkpointId: head.tuple.checkpoint.id, tokens, plan: { ...describePlan(plan, estimate), estimateIsExact: exact !== undefined }, dryRun };
+  if (overridden) out.ratioOverridden = { ratio, keep: asked.keep.length, afterEstimate: asked.tokens.afterEstimate };
   if (!context.json) {
     printer.line(`${paint(printer, 1, `thread ${threadId}`)}: ${head.messages.length} messages, ${number(tokens)} tokens (head ${head.tuple.checkpoint.id})`);
-    printer.line(`plan: ${plan.reason}`);
-    if (plan.executable) {
+    printer.line(`plan: ${"skipped" in fitted ? fitted.skipped : plan.reason}`);
+    if (overridden) {
+      printer.line(`  note      --ratio ${ratio} would keep ${asked.keep.length} messages and end at ~${number(asked.tokens.afterEstimate)} tokens, above the ceiling of ${number(context.policy.ceiling ?? limit)}: the limit wins`);
+    }
+    if ("plan" in fitted) {
       printer.line(`  summarize ${plan.summarize.length} messages (${plan.summarize[0]?.id} … ${plan.summarize.at(-1)?.id}), ${number(plan.tokens.summarized)} tokens${plan.previousSummary ? ", folding in the previous summary" : ""}`);
       printer.line(`  keep      ${plan.keep.length} messages verbatim, ${number(plan.tokens.kept)} tokens; ${plan.system.length} system message(s) untouched`);
-      printer.line(`  tokens    ${number(tokens)} → ~${number(plan.tokens.afterEstimate)}  ${bar(plan.tokens.afterEstimate, tokens)}`);
+      printer.line(`  tokens    ${number(tokens)} → ${exact === undefined ? "at most " : ""}${number(estimate)}  ${bar(estimate, tokens)}`);
     }
   }
   if (head.busyReason) {
     throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}; nothing written` });
   }
-  if (!isOverLimit(context.policy, tokens)) {
+  if (!over) {
     out.status = "skipped";
+    out.code = "UNDER_LIMIT";
     out.reason = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
-  } else if (!plan.executable) {
+  } else if ("skipped" in fitted) {
     out.status = "skipped";
-    out.reason = plan.reason;
+    out.reason = fitted.skipped;
+    out.code = fitted.code;
   } else if (dryRun) {
     out.status = "dry-run";
   } else {
-    const report = await manager.compactThread({ configurable: { thread_id: threadId } });
+    // The summary shown above, written (rebased onto a turn that landed meanwhile); a head whose prefix changed
+    // meanwhile is read and summarized afresh, as compactThread does.
+    const report = await manager.compactThread(config, {}, { prepared });
     out.status = report.status;
     out.report = report;
     if (report.status === "conflict") throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
     if (report.status === "skipped" && (report.code === "BUSY" || report.code === "INTERRUPTED")) throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
-    if (report.status === "skipped") out.reason = report.reason;
+    if (report.status === "skipped") {
+      out.reason = report.reason;
+      out.code = report.code;
+    }
     if (report.status === "compacted") await requireStillInLine(context, threadId!, report.newCheckpointId, "compaction");
   }
   if (context.json) {

@@ -1,0 +1,69 @@
+/**
+ * The script shows what it will write: `compact --dry-run` prints the plan the engine then writes (the same kept
+ * messages, the token estimate within 5% of what is written), and a `--ratio` the limit overrides is said.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
+import { createTestAgent, runTurns } from "../support/agents.js";
+import { compactThread } from "../support/run-script.js";
+
+let dir: string;
+let db: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-plan-"));
+  db = join(dir, "plan.sqlite");
+  const saver = SqliteSaver.fromConnString(db);
+  const { agent } = createTestAgent(saver);
+  // ~20 turns, ~1,380 tokens (test/support/agents.ts).
+  for (const thread of ["ratio", "plain"]) await runTurns(agent, thread, 20);
+  saver.db.close();
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function keptAfterWrite(thread: string): Promise<{ kept: Array<string | undefined>; messages: BaseMessage[] }> {
+  const saver = SqliteSaver.fromConnString(db);
+  const messages = (await threadStoreFor(saver).readHead(thread))!.messages;
+  saver.db.close();
+  return { kept: messages.filter((message) => !isSummaryMessage(message)).map((message) => message.id), messages };
+}
+
+describe("compact prints the plan it writes", () => {
+  for (const [thread, flags] of [
+    ["ratio", ["--limit", "500", "--ratio", "0.5"]],
+    ["plain", ["--limit", "1000"]],
+  ] as const) {
+    it(`${flags.join(" ")}: the dry run's kept messages and estimate are what the write leaves`, async () => {
+      const dry = await compactThread(["compact", thread, "--db", db, "--dry-run", "--json", ...flags]);
+      expect(dry.code, dry.stderr).toBe(0);
+      const planned = JSON.parse(dry.stdout);
+      expect(planned.status).toBe("dry-run");
+      const written = await compactThread(["compact", thread, "--db", db, "--json", ...flags]);
+      expect(written.code, written.stderr).toBe(0);
+      const report = JSON.parse(written.stdout).report;
+      expect(report.status).toBe("compacted");
+      const after = await keptAfterWrite(thread);
+      expect(after.kept).toEqual(planned.plan.keep.ids);
+      expect(Math.abs(planned.plan.tokens.afterEstimate - report.tokensAfter)).toBeLessThanOrEqual(report.tokensAfter * 0.05);
+      if (thread === "ratio") expect(planned.ratioOverridden).toMatchObject({ ratio: 0.5 });
+      else expect(planned.ratioOverridden).toBeUndefined();
+    }, 60_000);
+  }
+
+  it("says when the limit overrides --ratio, in the plan a person reads", async () => {
+    const saver = SqliteSaver.fromConnString(db);
+    const { agent } = createTestAgent(saver);
+    await runTurns(agent, "readable", 20);
+    saver.db.close();
+    const human = await compactThread(["compact", "readable", "--db", db, "--dry-run", "--limit", "500", "--ratio", "0.5"]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/--ratio 0\.5 would keep \d+ messages and end at ~[\d,]+ tokens, above the ceiling of 450: the limit wins/);
+  }, 60_000);
+});
