@@ -10,7 +10,7 @@ import { CompactionError } from "../errors.js";
 import { withConnection } from "./pg-connection.js";
 import type { PrunePlan } from "./prune-plan.js";
 import { applyPostgresRecall, type PostgresPool } from "./recall-index/postgres-index.js";
-import { applySqliteRecall } from "./recall-index/sqlite-index.js";
+import { applySqliteRecall, ensureSqliteRecall } from "./recall-index/sqlite-index.js";
 import type { MemoryRecall } from "./recall-index/memory-index.js";
 import { quoteIdentifier } from "./sql.js";
 import type { SqliteDatabase as Database } from "./sqlite-database.js";
@@ -45,6 +45,7 @@ function stillValid(plan: PrunePlan, current: string | undefined, plannedExists:
 }
 
 export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): PruneOutcome {
+  if (plan.backfill.length > 0) ensureSqliteRecall(db);
   const run = db.transaction((): PruneOutcome => {
     const head = db.prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`).get(threadId) as
       | { checkpoint_id: string }

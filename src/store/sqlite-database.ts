@@ -20,6 +20,8 @@ export interface SqliteDatabase {
   readonly name?: string;
   readonly memory?: boolean;
   readonly readonly?: boolean;
+  /** True while a transaction is open on the connection. */
+  readonly inTransaction?: boolean;
   prepare(source: string): SqliteStatement;
   exec(source: string): unknown;
   transaction<T>(fn: () => T): SqliteTransaction<T>;

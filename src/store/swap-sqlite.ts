@@ -5,7 +5,7 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
-import { applySqliteRecall } from "./recall-index/sqlite-index.js";
+import { applySqliteRecall, ensureSqliteRecall } from "./recall-index/sqlite-index.js";
 import type { SqliteDatabase as Database } from "./sqlite-database.js";
 
 type Serde = { dumpsTyped(value: unknown): Promise<[string, Uint8Array]> | [string, Uint8Array] };
@@ -34,6 +34,7 @@ export class SqliteWriter implements CompareAndSwapWriter {
       serde.dumpsTyped(metadata),
     ]);
     if (type !== metadataType) throw new Error("checkpoint and metadata serialized to different types");
+    if (recall && (recall.add.length > 0 || (recall.move ?? []).length > 0)) ensureSqliteRecall(db);
     const run = db.transaction((): WriteOutcome => {
       const current = db
         .prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`)

@@ -64,7 +64,12 @@ const RANK = "bm25(compaction_recall_fts, 1.0, " + String(NAME_WEIGHT) + ", " + 
 
 const ready = new WeakSet<Database>();
 
-/** Creates the index tables if the file lacks them (idempotent; cheap after the first call per connection). */
+/**
+ * Creates the index tables if the file lacks them (idempotent; cheap after the first call per connection). The
+ * connection remembers them only when they were created outside a transaction: tables created inside one that then
+ * rolls back (a full disk, an I/O error) are gone with it, and a connection that remembered them would fail every
+ * later write with "no such table". Writers call it before they begin their transaction.
+ */
 export function ensureSqliteRecall(db: Database): void {
   if (ready.has(db)) return;
   db.exec(SCHEMA);
@@ -72,7 +77,7 @@ export function ensureSqliteRecall(db: Database): void {
   const columns = db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
   if (!columns.some((column) => column.name === "message")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN message TEXT`);
   if (!columns.some((column) => column.name === "previous_id")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN previous_id TEXT`);
-  ready.add(db);
+  if (!db.inTransaction) ready.add(db);
 }
 
 /** The columns of the index table as this file has them (an index older than the transcript lacks its columns). */
@@ -222,6 +227,7 @@ export class SqliteRecall {
 
   /** Writes `changes` in one transaction, idempotently by message id (the in-graph runtime, before its state update). */
   async record(changes: RecallChanges): Promise<void> {
+    if (changes.add.length > 0 || (changes.move ?? []).length > 0) ensureSqliteRecall(this.db);
     this.db.transaction(() => applySqliteRecall(this.db, changes)).immediate();
   }
 
