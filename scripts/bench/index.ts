@@ -9,12 +9,14 @@ import { benchRetention, DEFAULT_DATA, printRetention } from "./retention.js";
 import { benchTokens } from "./tokens.js";
 import { readmeBlock } from "./readme-block.js";
 import { benchWrapper } from "./wrapper.js";
+import { benchTimeliness } from "./timeliness.js";
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 // Each part writes its block of docs/benchmarks.md (see readme-block.ts); the memory bench, in its own node, writes its own.
 await readmeBlock("tokens", () => benchTokens());
 await readmeBlock("history", () => benchHistory());
 await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BUSY_SECONDS === undefined });
+await readmeBlock("timeliness", () => benchTimeliness());
 // The memory bench forces GCs: it runs in its own node, started with --expose-gc.
 spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], { stdio: "inherit" });
 await readmeBlock("peers", () => benchPeers());

@@ -36,6 +36,8 @@ export interface ScriptedChatModelFields extends BaseChatModelParams {
   modelName?: string;
   /** Delay before each streamed token, in ms. @default 0 */
   tokenDelayMs?: number;
+  /** Delay before each reply (a timer, as a provider's round trip: the event loop turns meanwhile), in ms. @default 0 */
+  latencyMs?: number;
 }
 
 /** Tool call ids are unique across processes, as a provider's are (several processes may share one thread). */
@@ -46,6 +48,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
   readonly reply: ReplyPolicy;
   readonly model: string;
   readonly tokenDelayMs: number;
+  readonly latencyMs: number;
   /** The messages of every call, in order (shared with models returned by bindTools). */
   readonly calls: BaseMessage[][];
   private readonly boundTools: string[];
@@ -55,6 +58,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     this.reply = fields.reply;
     this.model = fields.modelName ?? "scripted";
     this.tokenDelayMs = fields.tokenDelayMs ?? 0;
+    this.latencyMs = fields.latencyMs ?? 0;
     this.calls = shared?.calls ?? [];
     this.boundTools = shared?.tools ?? [];
   }
@@ -66,7 +70,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
   override bindTools(tools: BindToolsInput[]): Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions> {
     const names = tools.map((tool) => convertToOpenAITool(tool).function.name);
     return new ScriptedChatModel(
-      { reply: this.reply, modelName: this.model, tokenDelayMs: this.tokenDelayMs },
+      { reply: this.reply, modelName: this.model, tokenDelayMs: this.tokenDelayMs, latencyMs: this.latencyMs },
       { calls: this.calls, tools: names },
     ) as unknown as Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions>;
   }
@@ -87,7 +91,12 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     return { input_tokens: input, output_tokens: output, total_tokens: input + output };
   }
 
+  private async latency(): Promise<void> {
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+  }
+
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    await this.latency();
     const { content, toolCalls, fields } = this.decide(messages);
     const message = new AIMessage({
       ...fields,
@@ -104,6 +113,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     _options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
+    await this.latency();
     const { content, toolCalls, fields } = this.decide(messages);
     const tokens = content.match(/\s*\S+/g) ?? [];
     for (const token of tokens) {

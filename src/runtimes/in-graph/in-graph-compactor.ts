@@ -26,6 +26,7 @@ import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
+import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules, type ScheduleState, type ThreadSchedule } from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
@@ -59,6 +60,12 @@ export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointe
   archive?: Omit<ArchiveOptions, "store"> & { store?: BaseStore };
   /** Told about the tool outputs moved to the archive (their keys). */
   onArchive?: (event: { threadId: string | undefined; keys: string[] }) => void;
+  /**
+   * Pause compaction of a thread after repeated failures, as the wrapper does: its model calls then go on with the
+   * history as it is (never waiting for a summary that keeps failing), the pause told once to `onCompactionError`
+   * (COMPACTION_PAUSED); `false` disables it. @default { failureThreshold: 3, pauseMs: 600000 }
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
   /** Told about every compaction written to the state. */
   onCompaction?: (event: InGraphCompactionEvent) => void;
   /**
@@ -98,13 +105,14 @@ export class InGraphCompactor {
   private readonly ceiling: number;
   private readonly pending = new Map<string, Pending>();
   private readonly schedules = new Map<string, ThreadSchedule>();
+  private readonly breaker: CircuitBreaker;
   /** The policy's rules of when; with `background: false`, every call over the limit waits (lateness 0). */
   private readonly rules: ScheduleRules;
   private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
   private warnedNoStore = false;
 
   constructor(private readonly options: InGraphOptions) {
-    const { checkpointer, store: _store, background: _background, archive, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
+    const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
     if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
     validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive"]);
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
@@ -116,6 +124,7 @@ export class InGraphCompactor {
     this.tokenLimit = tokenLimit;
     this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
     this.ceiling = ceiling ?? tokenLimit;
+    this.breaker = createCircuitBreaker(circuitBreaker, MAX_SCHEDULES);
     this.rules = { tokenLimit, hardLimit: this.hardLimit, lateness: options.background === false ? 0 : this.manager.policy.lateness };
   }
 
@@ -142,7 +151,7 @@ export class InGraphCompactor {
     if (this.pending.has(key)) return undefined;
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
-    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: "idle", tokens: this.count(current) + overhead }) === "start") this.begin(key, current, overhead);
+    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: this.count(current) + overhead }) === "start") this.begin(key, current, overhead);
     return archived;
   }
 
@@ -164,7 +173,7 @@ export class InGraphCompactor {
     const tokensBefore = this.count(messages) + overhead;
     const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
-    const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : "idle";
+    const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : this.breaker.allows(key) ? "idle" : "paused";
     const decision = starting(schedule, this.rules, { state, tokens: tokensBefore, startsHere: start });
     if (decision === "go") return undefined;
     if (decision === "start") {
@@ -177,7 +186,7 @@ export class InGraphCompactor {
     job ??= this.begin(key, messages, overhead);
     const outcome = await job.result;
     this.pending.delete(key);
-    if ("error" in outcome) return this.failed(outcome.error);
+    if ("error" in outcome) return this.failure(key, outcome.error);
     if ("skipped" in outcome) {
       if (outcome.summarizerMs !== undefined) backOff(schedule, this.count(job.snapshot) + overhead, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
       return undefined;
@@ -189,11 +198,12 @@ export class InGraphCompactor {
       return tokensBefore > this.hardLimit ? this.summarized(messages, overhead, config, start) : undefined;
     }
     landed(schedule);
+    this.breaker.success(key);
     const threadId = threadIdOf(config);
     try {
       await this.record(threadId, messages, rebased.messages, config);
     } catch (error) {
-      return this.failed(error);
+      return this.failure(key, error);
     }
     this.options.onCompaction?.({
       threadId,
@@ -277,6 +287,18 @@ export class InGraphCompactor {
     if (!transcript) return;
     const headId = checkpointer ? await threadStoreFor(checkpointer).readHeadId(threadId) : undefined;
     await transcript.record(recallChanges(threadId, headId ?? "in-graph", before, after));
+  }
+
+  /**
+   * A compaction that failed (its summarizer, its transcript): told, and counted by the circuit breaker, which pauses
+   * the thread's compaction after `failureThreshold` in a row (announced once, COMPACTION_PAUSED): its calls then go
+   * on uncompacted instead of waiting for a summary that keeps failing.
+   */
+  private failure(key: string, error: unknown): undefined {
+    this.failed(error);
+    const paused = this.breaker.failure(key, error);
+    if (paused) this.failed(paused);
+    return undefined;
   }
 
   private failed(error: unknown): undefined {

@@ -12,7 +12,7 @@ import { HistoryManager } from "../../engine/history-manager.js";
 import { resolveRecall } from "../../engine/manager-options.js";
 import { resolveStrategy } from "../../strategies/registry.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
-import { CircuitBreaker, type BreakerHealth } from "./circuit-breaker.js";
+import { CircuitBreaker, type BreakerHealth } from "../../engine/circuit-breaker.js";
 import { CompactionEvents } from "./compaction-events.js";
 import { resolveOptions, type CompactingSupervisorOptions } from "./options.js";
 import type { CompactionPolicy } from "../../engine/policy.js";
@@ -105,7 +105,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.summarizerChoice = resolved.summarizerChoice;
     const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
     this.records = new ThreadRecords(resolved.maxThreads);
-    this.breaker = new CircuitBreaker(resolved.failureThreshold, resolved.pauseMs, resolved.clock, resolved.maxThreads);
+    this.breaker = resolved.breaker;
     // The engine, given the policy already resolved: nothing is validated or defaulted twice. A worker builds its
     // own from the same engine settings.
     const recall = resolveRecall(options.recall, options.env ?? process.env);

@@ -11,6 +11,7 @@ import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
 import { validateKeep } from "../../engine/prune.js";
+import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import { resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
@@ -19,18 +20,7 @@ import { DEFAULT_MODEL } from "../../tokens/models.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 import { DEFAULT_WORKERS } from "../offload/worker-pool.js";
 
-export const DEFAULT_FAILURE_THRESHOLD = 3;
-export const DEFAULT_PAUSE_MS = 10 * 60_000;
-
-/** After `failureThreshold` consecutive failed compactions of a thread, compaction pauses for it for `pauseMs`. */
-export interface CircuitBreakerOptions {
-  /** @default 3 */
-  failureThreshold?: number;
-  /** How long compaction stays paused; then one attempt is made (and a failure pauses again). @default 600000 */
-  pauseMs?: number;
-  /** The time source the pause is measured by, in milliseconds (tests pass a manual clock). @default Date.now */
-  clock?: () => number;
-}
+export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens"> {
   /**
    * Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window.
@@ -141,10 +131,8 @@ export interface ResolvedOptions {
   summarizer: Summarizer;
   summarizerChoice: SummarizerChoice;
   background: boolean;
-  /** Infinity when the circuit breaker is disabled. */
-  failureThreshold: number;
-  pauseMs: number;
-  clock: () => number;
+  /** The circuit breaker the `circuitBreaker` option asks for (one that never opens with `false`). */
+  breaker: CircuitBreaker;
   maxThreads: number;
   cacheBytes: number;
   /** 0 when compaction runs on the application's thread. */
@@ -202,23 +190,10 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   ) as ResolvedOptions["policy"];
   if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
   validateHooks(options, ["onCompaction", "onCompactionError", "onCompactionOutcome"]);
-  const breaker = options.circuitBreaker ?? {};
-  if (breaker !== false && (typeof breaker !== "object" || breaker === null || Array.isArray(breaker))) {
-    throw invalidArgument("circuitBreaker", breaker, "an object { failureThreshold, pauseMs } or false");
-  }
-  const failureThreshold = breaker === false ? Infinity : (breaker.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD);
-  if (breaker !== false && (!Number.isInteger(failureThreshold) || failureThreshold < 1)) {
-    throw invalidArgument("circuitBreaker.failureThreshold", failureThreshold, "an integer >= 1");
-  }
-  const pauseMs = breaker === false ? 0 : (breaker.pauseMs ?? DEFAULT_PAUSE_MS);
-  if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) {
-    throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
-  }
-  const clock = breaker === false ? Date.now : (breaker.clock ?? Date.now);
-  if (typeof clock !== "function") throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
   if ("maxTurnsOverLimit" in options) throw invalidArgument("maxTurnsOverLimit", (options as { maxTurnsOverLimit?: unknown }).maxTurnsOverLimit, "replaced by `lateness` (turns that may start over tokenLimit before one waits for the summary; default 2)");
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
+  const breaker = createCircuitBreaker(options.circuitBreaker, maxThreads);
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
   const workers = options.workers ?? DEFAULT_WORKERS;
@@ -234,8 +209,6 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     workers: workers === false ? 0 : workers,
     maxThreads,
     background: options.background ?? true,
-    failureThreshold,
-    pauseMs,
-    clock,
+    breaker,
   };
 }

@@ -18,7 +18,7 @@ import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import type { Strategy } from "../../strategies/types.js";
-import type { CircuitBreaker } from "./circuit-breaker.js";
+import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";

@@ -4,7 +4,40 @@
  * Holds at most `maxThreads` failing threads: past that, the oldest failure records are forgotten (a forgotten
  * thread simply starts counting its failures again).
  */
-import { CompactionError } from "../../errors.js";
+import { CompactionError, invalidArgument } from "../errors.js";
+
+export const DEFAULT_FAILURE_THRESHOLD = 3;
+export const DEFAULT_PAUSE_MS = 10 * 60_000;
+
+/** After `failureThreshold` consecutive failed compactions of a thread, compaction pauses for it for `pauseMs`. */
+export interface CircuitBreakerOptions {
+  /** @default 3 */
+  failureThreshold?: number;
+  /** How long compaction stays paused; then one attempt is made (and a failure pauses again). @default 600000 */
+  pauseMs?: number;
+  /** The time source the pause is measured by, in milliseconds (tests pass a manual clock). @default Date.now */
+  clock?: () => number;
+}
+
+/**
+ * The breaker an option asks for (`{ failureThreshold, pauseMs, clock }`, or `false` for none), validated: the
+ * wrapper's and the in-graph runtime's `circuitBreaker` option, one rule.
+ * @throws CompactionError INVALID_ARGUMENT naming the option and its value.
+ */
+export function createCircuitBreaker(option: CircuitBreakerOptions | false | undefined, maxThreads?: number): CircuitBreaker {
+  const given = option ?? {};
+  if (given !== false && (typeof given !== "object" || given === null || Array.isArray(given))) {
+    throw invalidArgument("circuitBreaker", given, "an object { failureThreshold, pauseMs } or false");
+  }
+  if (given === false) return new CircuitBreaker(Infinity, 0, Date.now, maxThreads);
+  const failureThreshold = given.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD;
+  if (!Number.isInteger(failureThreshold) || failureThreshold < 1) throw invalidArgument("circuitBreaker.failureThreshold", failureThreshold, "an integer >= 1");
+  const pauseMs = given.pauseMs ?? DEFAULT_PAUSE_MS;
+  if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
+  const clock = given.clock ?? Date.now;
+  if (typeof clock !== "function") throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
+  return new CircuitBreaker(failureThreshold, pauseMs, clock, maxThreads);
+}
 
 export interface BreakerHealth {
   /** Failed compactions in a row (0 after a success). */
@@ -32,7 +65,7 @@ export class CircuitBreaker {
     private readonly threshold: number,
     private readonly pauseMs: number,
     private readonly now: () => number = Date.now,
-    private readonly maxThreads = 10_000,
+    private readonly maxThreads: number = 10_000,
   ) {}
 
   get size(): number {
