@@ -1,6 +1,9 @@
 /**
- * Writing a history a strategy computed from a snapshot of the head, by the rules a summary is written by: not above
- * `tokenLimit` (`WONT_FIT`), never over a busy head (`BUSY` / `INTERRUPTED`), a compare-and-swap on the head it was
+ * Writing a history a strategy computed from a snapshot of the head, by the rules a summary is written by: only when
+ * it shrinks the thread (`NOTHING_TO_SUMMARIZE` otherwise; a summarizing step has already met the ceiling through
+ * `compactWithinPolicy`, and a cheap edit — a cleared tool result, a dropped turn — that still leaves the thread over
+ * the limit is written all the same: its originals are in the transcript, and the thread is smaller than it was),
+ * never over a busy head (`BUSY` / `INTERRUPTED`), a compare-and-swap on the head it was
  * computed from and — when turns landed meanwhile and the snapshot is still the start of the head, unchanged — rebased:
  * the edit followed by what was appended since, verbatim. A head whose snapshot part changed (another compaction, a
  * restore, an edit) takes nothing (`conflict`). The messages the write takes out go to the transcript in the same
@@ -10,7 +13,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError, threadNotFound } from "../errors.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ManagerSettings } from "./manager-options.js";
-import { isOverLimit } from "./policy.js";
 import { prefixMismatch } from "./rebase.js";
 import { busyCode, type SkipCode } from "./report.js";
 import { writeHistory } from "./replacement.js";
@@ -32,8 +34,9 @@ export async function applyEdit(
   metadata?: (headId: string) => Record<string, unknown>,
 ): Promise<EditOutcome> {
   const tokens = settings.counter.countMessages(edited);
-  if (isOverLimit(settings.policy, tokens)) {
-    return { status: "skipped", code: "WONT_FIT", reason: `the edited thread would hold ${tokens} tokens, not under the limit of ${settings.policy.tokenLimit}`, attempts: 0 };
+  const before = settings.counter.countMessages(snapshot.messages);
+  if (tokens >= before) {
+    return { status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: `the edited thread would hold ${tokens} tokens, not fewer than its ${before}`, attempts: 0 };
   }
   let head = snapshot;
   for (let attempt = 1; ; attempt++) {

@@ -74,7 +74,7 @@ describe("HistoryManager.applyEdit: a strategy's result, written by the engine's
   beforeEach(async () => void (store = await createStore("sqlite")));
   afterEach(async () => await store.close());
 
-  it("rebases onto turns that landed after the snapshot, conflicts when the snapshot changed, and never writes above the limit", async () => {
+  it("rebases onto turns that landed after the snapshot, conflicts when the snapshot changed, and never writes an edit that does not shrink the thread", async () => {
     const { agent } = createTestAgent(store.saver);
     await runTurns(agent, "edit", 6);
     const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 5_000, env: {} });
@@ -91,12 +91,11 @@ describe("HistoryManager.applyEdit: a strategy's result, written by the engine's
     // The same (now stale) snapshot again: its messages are no longer the start of the head.
     expect((await manager.applyEdit("edit", snapshot, edited)).status).toBe("conflict");
 
-    // Over the limit: not written.
-    const small = new HistoryManager({ checkpointer: store.saver, tokenLimit: 200, env: {} });
-    const current = (await small.store.readHead("edit"))!;
-    const outcome = await small.applyEdit("edit", current, current.messages);
-    expect(outcome).toMatchObject({ status: "skipped", code: "WONT_FIT" });
-    expect((await small.store.readHead("edit"))!.tuple.checkpoint.id).toBe(current.tuple.checkpoint.id);
+    // An edit that saves nothing: not written.
+    const current = (await manager.store.readHead("edit"))!;
+    const outcome = await manager.applyEdit("edit", current, current.messages);
+    expect(outcome).toMatchObject({ status: "skipped", code: "NOTHING_TO_SUMMARIZE" });
+    expect((await manager.store.readHead("edit"))!.tuple.checkpoint.id).toBe(current.tuple.checkpoint.id);
   });
 
   it("an edit of a message the head still holds is written; a removal by the application meanwhile is a conflict", async () => {
