@@ -62,11 +62,13 @@ export function ended(
  * - `go`: run as it is (a summary, if any, goes on in the background);
  * - `start`: start a summary in the background, then run (a form with no hook after the call: the node);
  * - `apply`: apply the ready summary first (milliseconds), then run;
- * - `wait`: the context would pass `hardLimit`, or the thread has started `lateness` turns or calls over the limit
- *   already: wait for the summary in flight (or compute one, when none is), apply it, then run.
+ * - `wait`: the thread has started `lateness` turns or calls over the limit already: wait for the summary in flight
+ *   (or compute one, when none is), apply it if the head is free, then run;
+ * - `rescue`: the context would pass `hardLimit` (the window at risk): as `wait`, and a head another process is
+ *   mid-turn on is waited for, and a summary that could not land is computed again.
  * Counts the turn or call as late when it would start over the limit.
  */
-export type BeforeDecision = "go" | "start" | "apply" | "wait";
+export type BeforeDecision = "go" | "start" | "apply" | "wait" | "rescue";
 
 /**
  * `tokens`: what the turn's or call's model call would receive (the thread and the input). `startsHere`: the runtime
@@ -84,7 +86,7 @@ export function starting(
   if ((!over && !atRisk) || state === "paused") return "go";
   const late = over && schedule.overLimit >= rules.lateness;
   if (over) schedule.overLimit++;
-  if (atRisk) return "wait";
+  if (atRisk) return "rescue";
   if (late) {
     // A summary that could not be written is not tried again on every call unless the window is at risk.
     return state === "idle" && backingOff(schedule, tokens) ? "go" : "wait";

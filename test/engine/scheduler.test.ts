@@ -40,8 +40,8 @@ describe("the scheduler", () => {
   });
 
   it("waits whenever the context would pass the hard limit, late or not", () => {
-    expect(starting(newSchedule(), rules, { state: "preparing", tokens: 5_001 })).toBe("wait");
-    expect(starting(newSchedule(), rules, { state: "idle", tokens: 5_001 })).toBe("wait");
+    expect(starting(newSchedule(), rules, { state: "preparing", tokens: 5_001 })).toBe("rescue");
+    expect(starting(newSchedule(), rules, { state: "idle", tokens: 5_001 })).toBe("rescue");
   });
 
   it("a thread that went under the limit starts counting again", () => {
@@ -66,7 +66,7 @@ describe("the scheduler", () => {
     // Late, but backing off: the turn goes on rather than compute a summary that did not fit a moment ago.
     const late = { ...rules, lateness: 0 };
     expect(starting(schedule, late, { state: "idle", tokens: 1_150 })).toBe("go");
-    expect(starting(schedule, rules, { state: "idle", tokens: 5_500 })).toBe("wait");
+    expect(starting(schedule, rules, { state: "idle", tokens: 5_500 })).toBe("rescue");
     landed(schedule);
     expect(schedule.retryAt).toBeUndefined();
     expect(schedule.overLimit).toBe(0);

@@ -182,7 +182,7 @@ export class InGraphCompactor {
     }
     // "apply" a ready summary, or "wait": past the hard limit or the bound on lateness, for the summary in flight
     // (awaiting it is what lets it finish when calls run back to back), else for a new one.
-    if (decision === "wait") waited(schedule);
+    if (decision === "wait" || decision === "rescue") waited(schedule);
     job ??= this.begin(key, messages, overhead);
     const outcome = await job.result;
     this.pending.delete(key);

@@ -10,10 +10,8 @@ import { HistoryManager, type PreparedCompaction } from "../../engine/history-ma
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../../store/open.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
-import { engineSettingsOf, type RemotePrepared, type WorkerEngineSettings, type WorkerReply, type WorkerRequest } from "./protocol.js";
+import { engineSettingsOf, MAX_HELD_SUMMARIES, type RemotePrepared, type WorkerEngineSettings, type WorkerReply, type WorkerRequest } from "./protocol.js";
 
-/** Prepared summaries a worker holds at most; the oldest is dropped (applying it then reports why). */
-export const MAX_HELD_SUMMARIES = 256;
 /** Stores a worker keeps open at most; the least recently used one holding no summary is closed. */
 export const MAX_OPEN_STORES = 8;
 
@@ -85,6 +83,8 @@ async function handle(request: WorkerRequest): Promise<RemotePrepared | Awaited<
     if (result.status !== "prepared") return result;
     const id = nextHandle++;
     held.set(id, { prepared: result, manager });
+    // The pool never asks for more than a worker may hold (worker-pool.ts); past that (a pool of another version),
+    // the oldest is dropped and applying it reports why.
     if (held.size > MAX_HELD_SUMMARIES) held.delete(held.keys().next().value!);
     return { status: "prepared", threadId: result.threadId, handle: id, snapshotCheckpointId: result.snapshotCheckpointId, messagesBefore: result.messagesBefore, tokensBefore: result.tokensBefore };
   }

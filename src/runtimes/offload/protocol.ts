@@ -12,6 +12,12 @@ import type { StoreLocation } from "../../store/backends.js";
  * The HistoryManager options the wrapper's engine and a worker's are both built from (the wrapper spreads the same
  * object into its own): every part plain data, so the same thread gets the same plan on either side.
  */
+/**
+ * Prepared summaries a worker holds at most (each holds the messages it replaces until it is applied): the pool asks
+ * for no more than this many at once, across its workers.
+ */
+export const MAX_HELD_SUMMARIES = 256;
+
 export interface EngineSettings {
   policy: CompactionPolicy;
   recall?: boolean | RecallOptions;

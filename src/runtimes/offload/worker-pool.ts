@@ -7,7 +7,7 @@
 import { Worker } from "node:worker_threads";
 import { CompactionError, type CompactionErrorCode } from "../../errors.js";
 import type { CompactionReport } from "../../engine/report.js";
-import type { RemotePrepared, WorkerEngineSettings, WorkerReply, WorkerRequest } from "./protocol.js";
+import { MAX_HELD_SUMMARIES, type RemotePrepared, type WorkerEngineSettings, type WorkerReply, type WorkerRequest } from "./protocol.js";
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
@@ -46,6 +46,13 @@ export class CompactionWorkers {
   private nextId = 1;
   private turn = 0;
   /**
+   * Summaries asked for or held, across the pool: a worker holds every summary it prepared until it is applied or
+   * discarded, so no more are asked for than a worker may hold (MAX_HELD_SUMMARIES); the next prepare waits for one
+   * to be given back. A burst of threads crossing the limit at once queues here instead of losing summaries.
+   */
+  private outstanding = 0;
+  private readonly waitingForRoom: Array<() => void> = [];
+  /**
    * Why workers cannot run in this process (their module failed to load: a bundler left it out, a runtime without
    * worker_threads), once that happened; callers then compact on their own thread.
    */
@@ -63,10 +70,26 @@ export class CompactionWorkers {
    * of the head — held there (a handle) until `apply`, or a report of why not.
    */
   async prepare(settings: WorkerEngineSettings, threadId: string, at?: string): Promise<RemotePrepared | CompactionReport> {
-    const slot = this.pick();
-    const value = (await this.send(slot, { kind: "prepare", settings, threadId, ...(at ? { at } : {}) })) as RemotePrepared | CompactionReport;
-    if (value.status === "prepared") slot.handles.add((value as RemotePrepared).handle);
-    return value;
+    while (this.outstanding >= MAX_HELD_SUMMARIES) await new Promise<void>((room) => this.waitingForRoom.push(room));
+    this.outstanding++;
+    let held = false;
+    try {
+      const slot = this.pick();
+      const value = (await this.send(slot, { kind: "prepare", settings, threadId, ...(at ? { at } : {}) })) as RemotePrepared | CompactionReport;
+      if (value.status === "prepared") {
+        slot.handles.add((value as RemotePrepared).handle);
+        held = true;
+      }
+      return value;
+    } finally {
+      if (!held) this.giveBack(1);
+    }
+  }
+
+  /** `count` summaries are no longer asked for or held: as many waiting prepares go on. */
+  private giveBack(count: number): void {
+    this.outstanding = Math.max(0, this.outstanding - count);
+    for (let room = 0; room < count && this.waitingForRoom.length > 0; room++) this.waitingForRoom.shift()!();
   }
 
   /** Writes a held summary onto the thread's current head (rebased if it grew), in the worker that holds it. */
@@ -80,7 +103,7 @@ export class CompactionWorkers {
       });
     }
     const report = (await this.send(slot, { kind: "apply", handle: prepared.handle, busyWaitMs })) as CompactionReport;
-    if (report.status !== "skipped") slot.handles.delete(prepared.handle);
+    if (report.status !== "skipped" && slot.handles.delete(prepared.handle)) this.giveBack(1);
     return report;
   }
 
@@ -88,7 +111,7 @@ export class CompactionWorkers {
   discard(prepared: RemotePrepared): void {
     const slot = this.slots.find((candidate) => !candidate.dead && candidate.handles.has(prepared.handle));
     if (!slot) return;
-    slot.handles.delete(prepared.handle);
+    if (slot.handles.delete(prepared.handle)) this.giveBack(1);
     void this.send(slot, { kind: "discard", handle: prepared.handle }).catch(() => undefined);
   }
 
@@ -158,6 +181,7 @@ export class CompactionWorkers {
       waiting.reject(new CompactionError({ code: "WORKER_FAILED", message: `${why}; nothing was written by the compaction it was running` }));
     }
     slot.pending.clear();
+    this.giveBack(slot.handles.size);
     slot.handles.clear();
   }
 

@@ -88,25 +88,29 @@ export class ThreadCompactor {
     // What the turn's first model call receives: the stored thread and the input (a new thread holds nothing to compact).
     const tokens = stored === 0 ? 0 : stored + inputTokens;
     const decision = starting(record.schedule, policy, { state: this.stateOf(record), tokens });
-    if (decision === "wait") await this.compactBeforeTurn(record, config);
+    if (decision === "wait" || decision === "rescue") await this.compactBeforeTurn(record, config, decision === "rescue");
     else if (decision === "apply" && record.inFlight === 0) await this.apply(record, config, 0);
     record.inFlight++;
     return record;
   }
 
   /**
-   * The synchronous path: wait for the summary in flight and apply it (waiting for a gap when another process is
-   * mid-turn), or compact now when there is none or it could not land.
+   * The path on the turn: wait for the summary in flight (or compute one when none is) and apply it. `rescue` (the
+   * window at risk): a head another process is mid-turn on is waited for, and a summary that could not land is
+   * computed again. Past the bound on lateness only, a busy head keeps the summary ready for the next gap and the
+   * turn goes on: the bound is on computing the summary; another process's turn is not this one's to wait for.
    */
-  private async compactBeforeTurn(record: ThreadRecord, config: ThreadConfig): Promise<void> {
+  private async compactBeforeTurn(record: ThreadRecord, config: ThreadConfig, rescue: boolean): Promise<void> {
     const before = record.lastLanded;
+    const busyWaitMs = rescue ? SYNC_BUSY_WAIT_MS : 0;
+    const inFlight = record.preparing !== undefined || record.ready !== undefined;
     // The summary in flight lands on its own once ready (no turn of this wrapper runs on the thread now).
     await record.preparing;
     await record.applying;
-    if (record.ready) await this.apply(record, config, SYNC_BUSY_WAIT_MS);
-    if (record.lastLanded === before) {
-      record.schedule.retryAt = undefined;
-      this.startCompaction(record, config, SYNC_BUSY_WAIT_MS);
+    if (record.ready) await this.apply(record, config, busyWaitMs);
+    if (record.lastLanded === before && (rescue || !inFlight)) {
+      if (rescue) record.schedule.retryAt = undefined;
+      this.startCompaction(record, config, busyWaitMs);
       await record.preparing;
     }
     waited(record.schedule);
