@@ -230,7 +230,11 @@ export class HistoryManager {
   }
 
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
-    const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at);
+    const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at).catch((error: unknown) => {
+      // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
+      if (given.orHead && at !== undefined && CompactionError.isInstance(error) && error.code === "CHECKPOINT_NOT_FOUND") return readHead(this.settings, threadId, this.summarizer.name, 1);
+      throw error;
+    });
     if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
     const { tokenLimit } = this.policy;
     if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore)) {

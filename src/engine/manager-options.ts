@@ -104,6 +104,13 @@ export interface PrepareOptions extends CompactOverrides {
   busyWaitMs?: number;
   /** `compactThread`: compact even a thread at or under the policy's `tokenLimit`. @default false */
   force?: boolean;
+  /**
+   * `prepareCompaction` at a `checkpoint_id`: when that checkpoint is gone (a prune deleted it meanwhile, as
+   * `keepCheckpoints` does between a turn and its compaction), summarize the thread's head instead of throwing
+   * CHECKPOINT_NOT_FOUND: the snapshot was only where to start, and a rebase carries the summary onto the head
+   * anyway. @default false
+   */
+  orHead?: boolean;
 }
 
 /** The options, validated and defaulted. */

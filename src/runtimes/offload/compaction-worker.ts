@@ -79,7 +79,8 @@ async function handle(request: WorkerRequest): Promise<RemotePrepared | Awaited<
   }
   if (request.kind === "prepare") {
     const { manager } = await engineFor(request.settings);
-    const result = await using(manager, () => manager.prepareCompaction({ configurable: { thread_id: request.threadId, ...(request.at ? { checkpoint_id: request.at } : {}) } }));
+    // The head a turn ended on may be pruned before this reads it (keepCheckpoints): then the head as it is now.
+    const result = await using(manager, () => manager.prepareCompaction({ configurable: { thread_id: request.threadId, ...(request.at ? { checkpoint_id: request.at } : {}) } }, { orHead: true }));
     if (result.status !== "prepared") return result;
     const id = nextHandle++;
     held.set(id, { prepared: result, manager });
