@@ -1,4 +1,7 @@
 /** The compaction script, run from the source tree: npm run compact -- <command> ... (see src/cli/main.ts). */
-import { runCli } from "../src/cli/main.js";
+import { listenForStop } from "../src/cli/stop-signal.js";
 
+// `watch` hears SIGINT and SIGTERM before anything else loads (a stop during start-up is a clean stop).
+if (process.argv.slice(2).includes("watch")) listenForStop();
+const { runCli } = await import("../src/cli/main.js");
 await runCli({ command: "npm run compact --", note: "In this repository use npm run --silent compact -- … for --json output (--silent keeps npm's banner out)." });

@@ -13,6 +13,7 @@ export const EXIT = {
   checkpointNotFound: 8,
   writeConflict: 9,
   storeLocked: 10,
+  invalidHistory: 11,
 } as const;
 
 const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
@@ -30,7 +31,7 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
   SUMMARIZER_FAILED: EXIT.summarizerFailed,
   CHECKPOINT_NOT_FOUND: EXIT.checkpointNotFound,
   WRITE_CONFLICT: EXIT.writeConflict,
-  INVALID_HISTORY: EXIT.threadBusy,
+  INVALID_HISTORY: EXIT.invalidHistory,
 };
 
 export function exitCodeOf(error: unknown): number {

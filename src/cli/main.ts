@@ -51,7 +51,8 @@ COMPACTION_RATIO too). --limit N is the token limit everywhere: list and inspect
 compacts a thread over it. Run "${invocation.command} <command> --help" for each command; --version prints the version.${invocation.note ? `\n${invocation.note}` : ""}
 Exit codes: 0 ok, 1 unexpected, 2 bad arguments, 3 store missing or unreachable, 4 not a checkpoint store,
 5 unknown thread, 6 thread busy or interrupted, 7 summarizer failed, 8 checkpoint not in thread, 9 write conflict,
-10 SQLite store locked by another process past the busy timeout (--busy-timeout <ms>, default 5000).`;
+10 SQLite store locked by another process past the busy timeout (--busy-timeout <ms>, default 5000), 11 a history
+that cannot be written as it is (a checkpoint in the middle of a turn: a tool call without its result).`;
 
 const HELP: Record<string, string> = {
   list: LIST_HELP,

@@ -271,7 +271,7 @@ export class HistoryManager {
     const options = this.withinPolicy(given);
     const fitted = this.fitPlan(messages, given);
     if ("skipped" in fitted) return fitted;
-    const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId);
+    const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
     if (options.maxTokensAfter !== undefined) {
       const after = this.counter.countMessages(compacted.messages);
       if (after > options.maxTokensAfter) {

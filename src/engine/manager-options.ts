@@ -111,6 +111,8 @@ export interface PrepareOptions extends CompactOverrides {
    * anyway. @default false
    */
   orHead?: boolean;
+  /** Abandons the summary in flight when it aborts (a worker stopping): nothing is written. */
+  signal?: AbortSignal;
 }
 
 /** The options, validated and defaulted. */

@@ -30,19 +30,23 @@ export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSumm
 };
 
 /** @throws CompactionError SUMMARIZER_FAILED (nothing to write), INVALID_HISTORY. */
-export async function summarizePlan(settings: SummarySettings, plan: CompactionPlan, replacedCheckpointId: string | undefined): Promise<CompactedMessages> {
+/**
+ * `signal`: the caller stops (a worker shutting down): the summary in flight is abandoned at once, its summarizer's
+ * own signal aborted, nothing written, no fallback tried.
+ */
+export async function summarizePlan(settings: SummarySettings, plan: CompactionPlan, replacedCheckpointId: string | undefined, signal?: AbortSignal): Promise<CompactedMessages> {
   const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
   const started = performance.now();
   let summarizer = settings.summarizer;
   let fallbackReason: string | undefined;
   let text: string;
   try {
-    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs);
+    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal);
   } catch (error) {
-    if (!settings.fallbackSummarizer || !CompactionError.isInstance(error) || error.code !== "SUMMARIZER_FAILED") throw error;
+    if (signal?.aborted || !settings.fallbackSummarizer || !CompactionError.isInstance(error) || error.code !== "SUMMARIZER_FAILED") throw error;
     fallbackReason = error.message;
     summarizer = settings.fallbackSummarizer;
-    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs);
+    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal);
   }
   const summarizerMs = performance.now() - started;
   const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
@@ -71,19 +75,19 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
   return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason };
 }
 
-async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number): Promise<string> {
+async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number, stop?: AbortSignal): Promise<string> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let stopped: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new CompactionError({
-        code: "SUMMARIZER_FAILED",
-        value: timeoutMs,
-        message: `the summarizer did not answer within ${timeoutMs} ms (summaryTimeoutMs)`,
-      });
+    const fail = (error: CompactionError) => {
       controller.abort(error);
       reject(error);
-    }, timeoutMs);
+    };
+    timer = setTimeout(() => fail(new CompactionError({ code: "SUMMARIZER_FAILED", value: timeoutMs, message: `the summarizer did not answer within ${timeoutMs} ms (summaryTimeoutMs)` })), timeoutMs);
+    stopped = () => fail(new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summary was abandoned: the compaction was stopped; nothing was written" }));
+    if (stop?.aborted) stopped();
+    else stop?.addEventListener("abort", stopped, { once: true });
   });
   try {
     const text = await Promise.race([
@@ -109,5 +113,6 @@ async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeo
     });
   } finally {
     clearTimeout(timer);
+    if (stopped) stop?.removeEventListener("abort", stopped);
   }
 }

@@ -14,6 +14,7 @@ import { auditThread } from "../../src/engine/audit.js";
 import { createTestAgent, seedTurns } from "../support/agents.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 import { compactThread } from "../support/run-script.js";
+import { startChatCompletionsServer, type ServerReply } from "../support/fakes/chat-completions-server.js";
 
 let dir: string;
 let db: string;
@@ -90,4 +91,46 @@ describe("compact-thread watch", () => {
     const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.at(-1)).toMatchObject({ type: "stopped", passes: 1, errors: 0 });
   }, 120_000);
+
+  it("SIGTERM while a summary hangs: the summary is abandoned, nothing written, the lease given back, exit 0", async () => {
+    const saver = SqliteSaver.fromConnString(db);
+    const { agent } = createTestAgent(saver);
+    await seedTurns(agent, "hangs", 30);
+    const headBefore = (await saver.getTuple({ configurable: { thread_id: "hangs" } }))!.checkpoint.id;
+    saver.db.close();
+    // A model server that receives the summary request and never answers (the default summaryTimeoutMs is 2 minutes).
+    let received!: () => void;
+    const asked = new Promise<void>((resolve) => (received = resolve));
+    const server = await startChatCompletionsServer(() => {
+      received();
+      return new Promise<ServerReply>(() => undefined);
+    });
+    try {
+      const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--db", db, "--idle", "0", "--limit", "1500", "--summarizer", "openai", "--json"], {
+        cwd: ROOT,
+        env: { ...process.env, OPENAI_API_KEY: "sk-test-hang", OPENAI_BASE_URL: server.url, POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      // Stopped once the summarizer's request has reached the server (the summary is in flight and hangs).
+      await asked;
+      child.kill("SIGTERM");
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect(code, stderr).toBe(0);
+      const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.filter((line) => line.type === "thread" && line.skip === "stopped").length).toBeGreaterThan(0);
+      expect(lines.at(-1)).toMatchObject({ type: "stopped" });
+    } finally {
+      await server.close();
+    }
+    const after = SqliteSaver.fromConnString(db);
+    expect((await after.getTuple({ configurable: { thread_id: "hangs" } }))!.checkpoint.id).toBe(headBefore);
+    after.db.close();
+    // The lease was given back: a compaction right after takes the thread.
+    const compacted = await compactThread(["compact", "hangs", "--db", db, "--limit", "1500", "--json"]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { CompactionWorker, type PassSummary, type ThreadOutcome } from "../../ru
 import { EXIT, exitCodeOf } from "../exit-codes.js";
 import { countFlag, keepFlag, milliseconds, type CliContext, type ParsedOptions } from "../context.js";
 import { bar, number } from "../format.js";
+import { listenForStop, stopRequested } from "../stop-signal.js";
 
 export const WATCH_HELP = `watch — keep the store's threads under the limit: each pass reads only the threads whose head changed,
 compacts those over the limit whose head has not moved for --idle ms (busy and interrupted threads are left
@@ -103,16 +104,16 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
     process.stderr.write(`compact-thread: ${firstFailure instanceof Error ? firstFailure.message.split("\n")[0] : String(firstFailure)}\n`);
     return exitCodeOf(firstFailure);
   }
-  // Until SIGINT or SIGTERM: then no new thread is taken, the one in flight finishes and gives its lease back.
+  // Until SIGINT or SIGTERM (heard from the process's start, stop-signal.ts): then no new thread is taken, the summary
+  // in flight is abandoned (nothing written) and its lease given back.
+  listenForStop();
   await new Promise<void>((resolve) => {
     const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      if (!json) process.stderr.write("compact-thread: stopping after the compaction in flight\n");
+      if (!json) process.stderr.write("compact-thread: stopping; a summary in flight is abandoned, nothing written\n");
       void worker.stop().then(resolve);
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    if (stopRequested.aborted) return stop();
+    stopRequested.addEventListener("abort", stop, { once: true });
     worker.start();
   });
   const stats = worker.stats();

@@ -42,7 +42,7 @@ export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer
 }
 
 /** Why a thread was skipped, as a key for counters and filters. */
-export type SkipKind = "leased" | "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact";
+export type SkipKind = "leased" | "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact" | "stopped";
 
 export interface ThreadOutcome {
   threadId: string;
@@ -155,7 +155,7 @@ export class LeasedCompactor {
           if (!item) return;
           const seenHead = heads?.get(item.threadId);
           const counted = force ? undefined : this.countedElsewhere(item.threadId, seenHead, item.known);
-          const outcome = counted ?? (await this.one(item.threadId, force, seenHead));
+          const outcome = counted ?? (await this.one(item.threadId, force, seenHead, signal));
           if (outcome.headId !== undefined) lastWorked = performance.now();
           if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
           outcomes.push(outcome);
@@ -188,7 +188,8 @@ export class LeasedCompactor {
     return "nothing to compact";
   }
 
-  private async one(threadId: string, force: boolean, seenHead: string | undefined): Promise<ThreadOutcome> {
+  /** `signal`: stopping abandons the summary in flight (nothing written; the lease given back). */
+  private async one(threadId: string, force: boolean, seenHead: string | undefined, signal?: AbortSignal): Promise<ThreadOutcome> {
     let lease: { taken: boolean; seen?: SeenHead };
     try {
       lease = await this.store.leases.take(threadId, this.owner, this.leaseMs);
@@ -202,7 +203,7 @@ export class LeasedCompactor {
       // Counted by another worker since the chunk's record was read.
       const counted = force ? undefined : this.countedElsewhere(threadId, seenHead, lease.seen);
       if (counted) return counted;
-      const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, force ? { force: true } : {});
+      const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, { ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) });
       const headId = report.previousCheckpointId ?? undefined;
       if (report.status === "compacted") {
         seen = { headId: report.newCheckpointId, tokens: report.tokensAfter };
@@ -211,6 +212,8 @@ export class LeasedCompactor {
       if (headId && report.tokensBefore !== undefined) seen = { headId, tokens: report.tokensBefore };
       return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, skip: this.skipKind(report), tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
     } catch (error) {
+      // Stopping abandoned the summary in flight: nothing was written, and the lease goes back below.
+      if (signal?.aborted) return { threadId, status: "skipped", reason: "stopped: the summary in flight was abandoned, nothing written", skip: "stopped" };
       const typed = asStoreError(error, threadId);
       return { threadId, status: "failed", reason: typed instanceof Error ? typed.message : String(typed), error: typed };
     } finally {
@@ -402,7 +405,10 @@ export class CompactionWorker {
     })();
   }
 
-  /** Stops taking threads; resolves when the compaction in flight has finished and its lease is given back. */
+  /**
+   * Stops taking threads and abandons the summary in flight (nothing written); resolves once its lease is given
+   * back. A write already under way finishes (it takes milliseconds).
+   */
   async stop(): Promise<void> {
     this.stopping?.abort();
     await this.running;
