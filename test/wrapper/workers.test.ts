@@ -16,7 +16,8 @@ import { resolvePolicy } from "../../src/engine/policy.js";
 import { CompactionWorkers } from "../../src/runtimes/offload/worker-pool.js";
 import { summaryRunner } from "../../src/runtimes/wrapper/summary-runner.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
-import { HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { CompactionError } from "../../src/errors.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { createTestAgent, seedThread } from "../support/agents.js";
 import { createStore } from "../support/savers.js";
@@ -92,6 +93,39 @@ describe("compaction workers", () => {
     expect(report.status).toBe("compacted");
     expect((await saver.getTuple(config))!.checkpoint.id).not.toBe(before);
     expect((await auditThread(saver, config)).problems).toEqual([]);
+    await workers.close();
+    saver.db.close();
+  });
+
+  it("a worker that dies after committing its compaction: the outcome is what the store holds (landed), not 'nothing written'", async () => {
+    const path = join(dir, "died-after-commit.sqlite");
+    const saver = SqliteSaver.fromConnString(path);
+    const { agent } = createTestAgent(saver);
+    for (const thread of ["landed", "unwritten"]) await seedThread(agent, thread, 12);
+    /** The pool as it answers when its worker dies right after the commit, before its answer: WORKER_FAILED. */
+    class DiesAfterCommit extends CompactionWorkers {
+      override async apply(...args: Parameters<CompactionWorkers["apply"]>): ReturnType<CompactionWorkers["apply"]> {
+        const [prepared] = args;
+        if (prepared.threadId === "landed") await super.apply(...args);
+        throw new CompactionError({ code: "WORKER_FAILED", message: "the compaction worker stopped (exit code 1); nothing was written by the compaction it was running" });
+      }
+    }
+    const workers = new DiesAfterCommit(1);
+    const settings = { location: { kind: "sqlite" as const, path }, policy: resolvePolicy({ tokenLimit: 400 }) };
+    const manager = new HistoryManager({ checkpointer: saver, policy: settings.policy });
+    const runner = summaryRunner(manager, { workers, release: () => workers.close(), settings });
+    const landed = await runner.prepare("landed");
+    expect(landed.status).toBe("prepared");
+    const report = await runner.apply(landed as Parameters<typeof runner.apply>[0], 0);
+    expect(report.status).toBe("compacted");
+    const head = (await saver.getTuple({ configurable: { thread_id: "landed", checkpoint_ns: "" } }))!;
+    expect(report.status === "compacted" && report.newCheckpointId).toBe(head.checkpoint.id);
+    expect(isSummaryMessage((head.checkpoint.channel_values.messages as BaseMessage[])[1])).toBe(true);
+    // A worker that died before writing: WORKER_FAILED, and indeed nothing written.
+    const unwritten = await runner.prepare("unwritten");
+    const before = (await saver.getTuple({ configurable: { thread_id: "unwritten", checkpoint_ns: "" } }))!.checkpoint.id;
+    await expect(runner.apply(unwritten as Parameters<typeof runner.apply>[0], 0)).rejects.toMatchObject({ code: "WORKER_FAILED" });
+    expect((await saver.getTuple({ configurable: { thread_id: "unwritten", checkpoint_ns: "" } }))!.checkpoint.id).toBe(before);
     await workers.close();
     saver.db.close();
   });

@@ -87,7 +87,16 @@ async function handle(request: WorkerRequest): Promise<RemotePrepared | Awaited<
     // The pool never asks for more than a worker may hold (worker-pool.ts); past that (a pool of another version),
     // the oldest is dropped and applying it reports why.
     if (held.size > MAX_HELD_SUMMARIES) held.delete(held.keys().next().value!);
-    return { status: "prepared", threadId: result.threadId, handle: id, snapshotCheckpointId: result.snapshotCheckpointId, messagesBefore: result.messagesBefore, tokensBefore: result.tokensBefore };
+    return {
+      status: "prepared",
+      threadId: result.threadId,
+      handle: id,
+      snapshotCheckpointId: result.snapshotCheckpointId,
+      messagesBefore: result.messagesBefore,
+      tokensBefore: result.tokensBefore,
+      summaryId: result.compacted.summary.id!,
+      summarizer: result.compacted.summarizer.name,
+    };
   }
   const entry = held.get(request.handle);
   if (!entry) {

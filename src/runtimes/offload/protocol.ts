@@ -48,6 +48,10 @@ export interface RemotePrepared {
   snapshotCheckpointId: string;
   messagesBefore: number;
   tokensBefore: number;
+  /** The id of the summary message it writes: how the store tells whether it landed (a worker that died mid-apply). */
+  summaryId: string;
+  /** The summarizer that wrote it. */
+  summarizer: string;
 }
 
 export interface WorkerError {

@@ -6,6 +6,8 @@
  */
 import type { HistoryManager, PreparedCompaction } from "../../engine/history-manager.js";
 import type { CompactionReport } from "../../engine/report.js";
+import { readBackCompaction } from "../../engine/read-back.js";
+import { CompactionError } from "../../errors.js";
 import type { RemotePrepared, WorkerEngineSettings } from "../offload/protocol.js";
 import type { CompactionWorkers } from "../offload/worker-pool.js";
 
@@ -51,7 +53,19 @@ export function summaryRunner(
       }
       return manager.prepareCompaction({ configurable: { thread_id: threadId } });
     },
-    apply: (ready, busyWaitMs) => (isRemote(ready) ? workers.apply(ready, busyWaitMs) : manager.applyCompaction(ready, { busyWaitMs })),
+    apply: async (ready, busyWaitMs) => {
+      if (!isRemote(ready)) return manager.applyCompaction(ready, { busyWaitMs });
+      try {
+        return await workers.apply(ready, busyWaitMs);
+      } catch (error) {
+        // A worker that died during the apply may have committed first: what the store holds is the outcome.
+        if (CompactionError.isInstance(error) && error.code === "WORKER_FAILED") {
+          const landed = await readBackCompaction(manager, ready);
+          if (landed) return landed;
+        }
+        throw error;
+      }
+    },
     close: release,
   };
 }
