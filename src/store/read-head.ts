@@ -98,7 +98,9 @@ function whyNotAMessage(value: unknown): string {
   const content = (value as { content?: unknown } | null | undefined)?.content;
   const named = typeof value === "object" && value !== null && "content" in value && typeof (value as { getType?: unknown }).getType === "function";
   if (named) {
-    return `is ${describeValue(value)} whose content is ${describeValue(content)}, neither a string nor an array of content blocks (LangChain does not take it for a message)`;
+    const id = (value as { id?: unknown }).id;
+    const fix = typeof id === "string" ? `; remove it (updateState with new RemoveMessage({ id: ${JSON.stringify(id)} })) or write its content as text, and the thread compacts again` : "";
+    return `is ${describeValue(value)}${typeof id === "string" ? ` (id ${JSON.stringify(id)})` : ""} whose content is ${describeValue(content)}, neither a string nor an array of content blocks (LangChain does not take it for a message)${fix}`;
   }
   return `is not a LangChain message but ${describeValue(value)} (a plain object was written to the checkpoint?)`;
 }

@@ -14,6 +14,7 @@ import type { HistoryManager } from "../../engine/history-manager.js";
 import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { outcomeOfWriteError } from "../../engine/replacement.js";
+import { CompactionError } from "../../errors.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
@@ -168,10 +169,16 @@ export class ThreadCompactor {
       }
       const tokens = counter.countMessages(current);
       record.count = tokens;
+      record.toldInvalidHistory = undefined;
       const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, inFlight: record.inFlight });
       if (decision === "apply") return await this.apply(record, config, 0);
       if (decision === "start") this.startCompaction(record, config, 0);
     } catch (error) {
+      // A history that cannot be compacted as it is (a message LangChain does not take for one) is told once, not
+      // on every turn; the thread goes on uncompacted until it is fixed.
+      const invalid = CompactionError.isInstance(error) && error.code === "INVALID_HISTORY" ? error.message : undefined;
+      if (invalid !== undefined && record.toldInvalidHistory === invalid) return undefined;
+      record.toldInvalidHistory = invalid;
       await this.parts.events.error(error, threadId);
     }
     return undefined;

@@ -30,6 +30,8 @@ export interface ThreadRecord {
   pruneAgain?: boolean;
   /** What the scheduler remembers of the thread (turns started over the limit, a failed attempt's back-off). */
   schedule: ThreadSchedule;
+  /** The invalid history last told for the thread (told once, until the thread's history changes what is wrong). */
+  toldInvalidHistory?: string;
   /** The last compaction that landed. */
   lastLanded?: CompactedReport;
   /** Compactions that landed and no `streamTokens` stream has reported yet (the newest UNSTREAMED_KEPT). */
