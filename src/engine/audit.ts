@@ -19,6 +19,7 @@ import { validateHistory, type HistoryProblem } from "../messages/validate.js";
 import { editOf } from "../messages/markers.js";
 import { deserializeMessage } from "../store/recall-index/message-serde.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
+import { writtenByLibrary } from "../store/replacement.js";
 
 export type AuditProblemCode =
   | "INVALID_HEAD"
@@ -48,6 +49,12 @@ export interface ThreadAudit {
   covered: number;
   /** Of those, neither in the head nor covered, but in the transcript (the recall index's stored messages). */
   recorded: number;
+  /**
+   * Of those, removed from the head by the application (a `RemoveMessage`, `updateState`: the checkpoint it left in
+   * is not one this library wrote) and still held by the stored checkpoints: not lost, but a prune transcribes them
+   * first.
+   */
+  removedByApplication: number;
   problems: AuditProblem[];
   /** Problems `validateHistory` reports on the head. */
   headProblems: HistoryProblem[];
@@ -162,9 +169,15 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
       });
     }
   }
+  // Where a message left the head: the checkpoint right after the newest one holding it (checkpoints newest first).
+  const leftIn = (id: string): StoredCheckpoint | undefined => {
+    const newestHolder = checkpoints.findIndex((stored) => stored.messages.some((message) => BaseMessage.isInstance(message) && message.id === id));
+    return newestHolder > 0 ? checkpoints[newestHolder - 1] : undefined;
+  };
   let inHead = 0;
   let coveredCount = 0;
   let recordedCount = 0;
+  let removedByApplication = 0;
   for (const [id, print] of ever) {
     const found = verbatim.get(id) ?? covered.get(id);
     if (found === undefined && edited.has(id)) {
@@ -173,6 +186,8 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
       const state = await transcribed(id, print);
       if (state === "yes") recordedCount++;
       else if (state === "altered") problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs in the transcript from the stored original` });
+      // Removed by the application, not by a write of this library: the stored checkpoints still hold it.
+      else if (!writtenByLibrary(leftIn(id)?.tuple.metadata as Record<string, unknown> | undefined)) removedByApplication++;
       else problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head, nor covered by one of its summaries, nor in the transcript` });
     } else if (found !== print) {
       problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs from the stored original` });
@@ -190,6 +205,7 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
     inHead,
     covered: coveredCount,
     recorded: recordedCount,
+    removedByApplication,
     problems,
     headProblems,
   };

@@ -1,7 +1,7 @@
 /**
  * auditThread must be able to fail: each check is shown catching the fault it exists for.
  */
-import { HumanMessage, AIMessage } from "@langchain/core/messages";
+import { HumanMessage, AIMessage, RemoveMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
@@ -42,6 +42,15 @@ describe("auditThread", () => {
       ["LOST_MESSAGE", "h0"],
       ["LOST_MESSAGE", "a0"],
     ]);
+  });
+
+  it("a message the application removed (RemoveMessage), still held by older checkpoints, is not LOST_MESSAGE", async () => {
+    const { saver, graph } = await setup();
+    await graph.updateState(config, { messages: [new RemoveMessage({ id: "h1" }), new RemoveMessage({ id: "a1" })] }, "agent");
+    const audit = await auditThread(saver, config);
+    expect(audit.problems).toEqual([]);
+    expect(audit.removedByApplication).toBe(2);
+    expect(audit.inHead).toBe(10);
   });
 
   it("counts a message a write of the library dropped and recorded in the recall index as recorded, not lost", async () => {
