@@ -61,9 +61,9 @@ interface Slot {
 /**
  * The head's slots with the entries that left it put back where the conversation had them. Entries are taken in the
  * order they left (checkpoint, then place); each goes right after the message it followed in the head it left
- * (`previousId`), past the entries already put there (they left earlier, so they came first). An entry whose
- * predecessor is nowhere (a summary since replaced, an entry written before the transcript) follows the entry put
- * back before it, or the head's leading system messages for the first.
+ * (`previousId`) — put back first when it left later — past the entries already put there (they left earlier, so
+ * they came first); one that had none, after the head's leading system messages. An entry whose predecessor is
+ * nowhere (a summary since replaced) follows the entry put back before it.
  */
 function conversationOrder(head: Slot[], entries: RecallEntry[]): Slot[] {
   interface Node {
@@ -86,13 +86,26 @@ function conversationOrder(head: Slot[], entries: RecallEntry[]): Slot[] {
   while (anchor.next && anchor.next.slot.head?.getType() === "system" && !getSummaryProvenance(anchor.next.slot.head)) anchor = anchor.next;
   let last: Node | undefined;
   const sorted = [...entries].sort((a, b) => (a.checkpointId === b.checkpointId ? a.ordinal - b.ordinal : a.checkpointId < b.checkpointId ? -1 : 1));
-  for (const entry of sorted) {
-    let at = (entry.previousId ? byId.get(entry.previousId) : undefined) ?? last ?? anchor;
+  const waiting = new Map(sorted.map((entry) => [entry.messageId, entry]));
+  const insert = (entry: RecallEntry): void => {
+    // No predecessor: it was the first message after the system ones. One that is nowhere now (a summary since
+    // replaced): after the entry put back before it.
+    let at = entry.previousId ? (byId.get(entry.previousId) ?? last ?? anchor) : anchor;
     while (at.next?.entry) at = at.next;
     const node: Node = { slot: { source: "transcript", entry }, next: at.next, entry: true };
     at.next = node;
     byId.set(entry.messageId, node);
     last = node;
+  };
+  for (const start of sorted) {
+    // A predecessor that left the head later than this message (a removal backfilled by a prune, or a restore's
+    // dropped turns, before a compaction of the messages before them) is put back first, so this one follows it.
+    const chain: RecallEntry[] = [];
+    for (let entry: RecallEntry | undefined = start; entry && waiting.has(entry.messageId); entry = entry.previousId ? waiting.get(entry.previousId) : undefined) {
+      waiting.delete(entry.messageId);
+      chain.push(entry);
+    }
+    for (let index = chain.length - 1; index >= 0; index--) insert(chain[index]!);
   }
   const slots: Slot[] = [];
   for (let node = first.next; node; node = node.next) slots.push(node.slot);

@@ -1,0 +1,72 @@
+/**
+ * readTranscript keeps the conversation's order whatever the order in which messages left the head: an exchange the
+ * application removed (backfilled into the transcript by a prune) before a compaction of the messages before it, and
+ * a restore's dropped turns before a compaction, read back where the conversation had them.
+ */
+import { AIMessage, HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HistoryManager } from "../../src/engine/history-manager.js";
+import { getSummaryProvenance } from "../../src/messages/summary-message.js";
+import { readTranscript } from "../../src/recall/transcript.js";
+import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
+import { compactThread } from "../support/run-script.js";
+
+const config = { configurable: { thread_id: "ordered" } };
+const ids = (messages: BaseMessage[]) => messages.map((message) => message.id);
+
+for (const kind of SAVER_KINDS) {
+  describe(`the transcript's order after a removal and a compaction (${kind})`, () => {
+    let store: TestStore;
+    beforeEach(async () => void (store = await createStore(kind)));
+    afterEach(async () => await store.close());
+
+    it("an exchange removed by the application, pruned into the transcript, then the messages before it compacted", async () => {
+      const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
+      const sent: BaseMessage[] = [];
+      for (let turn = 0; turn < 12; turn++) {
+        const pair = [
+          new HumanMessage({ id: `h${turn}`, content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.` }),
+          new AIMessage({ id: `a${turn}`, content: `answer ${turn}: recorded ord_${1000 + turn}, ${turn * 17} EUR.` }),
+        ];
+        sent.push(...pair);
+        await graph.updateState(config, { messages: pair }, "agent");
+      }
+      // The application removes exchange 5; a prune writes it to the transcript before deleting its checkpoints.
+      await graph.updateState(config, { messages: [new RemoveMessage({ id: "h5" }), new RemoveMessage({ id: "a5" })] }, "agent");
+      const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 500, env: {} });
+      await manager.pruneThread(config, { keep: 1 });
+      // Then a compaction summarizes messages before and after the removed exchange.
+      const report = await manager.compactThread(config);
+      expect(report.status, report.reason).toBe("compacted");
+      const page = await readTranscript(store.saver, config, { limit: 1_000 });
+      const read = page.messages.filter((line) => !getSummaryProvenance(line.message)).map((line) => line.message);
+      expect(ids(read)).toEqual(ids(sent));
+    });
+
+    it.runIf(kind === "sqlite")("a restore's dropped turns, then the messages before them compacted", async () => {
+      const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
+      const sent: BaseMessage[] = [];
+      let restorePoint: string | undefined;
+      for (let turn = 0; turn < 12; turn++) {
+        const pair = [
+          new HumanMessage({ id: `h${turn}`, content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.` }),
+          new AIMessage({ id: `a${turn}`, content: `answer ${turn}: recorded ord_${1000 + turn}, ${turn * 17} EUR.` }),
+        ];
+        sent.push(...pair);
+        await graph.updateState(config, { messages: pair }, "agent");
+        if (turn === 9) restorePoint = (await store.saver.getTuple(config))!.checkpoint.id;
+      }
+      // The script's restore to turn 9 drops turns 10 and 11 (into the transcript)...
+      const restored = await compactThread(["restore", "ordered", "--db", store.location.path!, "--checkpoint", restorePoint!, "--json"]);
+      expect(restored.code, restored.stderr).toBe(0);
+      // ...then a compaction of the messages before them.
+      const reader = await store.reopen();
+      const report = await new HistoryManager({ checkpointer: reader, tokenLimit: 400, env: {} }).compactThread(config);
+      expect(report.status, report.reason).toBe("compacted");
+      const page = await readTranscript(reader, config, { limit: 1_000 });
+      const read = page.messages.filter((line) => !getSummaryProvenance(line.message)).map((line) => line.message);
+      expect(ids(read)).toEqual(ids(sent));
+    });
+  });
+}
