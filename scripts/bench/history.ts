@@ -9,7 +9,6 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
@@ -17,7 +16,7 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
-import { median, printTable } from "./table.js";
+import { eventLoopDuring, median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
 const instantSummarizer: Summarizer = { name: "instant", summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
@@ -192,26 +191,6 @@ async function benchScaling(dir: string): Promise<void> {
     };
   });
   printTable(`compactThread with the default (offline) summarizer by thread length, SQLite, median of ${ROUNDS} (target: 20,000 messages under 5 s)`, rows);
-}
-
-/** The event loop's largest stalls while `run` runs: monitorEventLoopDelay at 10 ms resolution and a 1 ms timer's largest gap. */
-async function eventLoopDuring(run: () => Promise<void>): Promise<{ ms: number; maxMs: number; p99Ms: number; gapMs: number }> {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  let last = performance.now();
-  let gap = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    gap = Math.max(gap, now - last);
-    last = now;
-  }, 1);
-  histogram.enable();
-  const started = performance.now();
-  await run();
-  const ms = performance.now() - started;
-  histogram.disable();
-  clearInterval(timer);
-  gap = Math.max(gap, performance.now() - last);
-  return { ms, maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, gapMs: gap };
 }
 
 /**

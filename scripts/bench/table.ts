@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { recordPrinted } from "./readme-block.js";
 
 /** Print rows as an aligned text table (and hand it to the docs/benchmarks.md block being written, if any). */
@@ -34,4 +35,24 @@ export function time<T>(run: () => T): { result: T; ms: number } {
   const start = performance.now();
   const result = run();
   return { result, ms: performance.now() - start };
+}
+
+/** The event loop's largest stalls while `run` runs: monitorEventLoopDelay at 10 ms resolution and a 1 ms timer's largest gap. */
+export async function eventLoopDuring(run: () => Promise<void>): Promise<{ ms: number; maxMs: number; p99Ms: number; gapMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  let last = performance.now();
+  let gap = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 1);
+  histogram.enable();
+  const started = performance.now();
+  await run();
+  const ms = performance.now() - started;
+  histogram.disable();
+  clearInterval(timer);
+  gap = Math.max(gap, performance.now() - last);
+  return { ms, maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, gapMs: gap };
 }

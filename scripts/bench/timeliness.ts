@@ -33,7 +33,7 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 import { ScriptedChatModel } from "../../src/testing/scripted-chat-model.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateHistory } from "../workload/history.js";
-import { percentile, printNote, printTable } from "./table.js";
+import { eventLoopDuring, percentile, printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
 const LIMIT = 2_000;
@@ -191,21 +191,8 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
   };
   const model = recordingModel(20, new Map());
   const rows: Array<Record<string, string | number>> = [];
-  // The largest gap between the ticks of a 1 ms timer: how long the event loop was held at once. The last tick after
-  // the run is awaited, so a stall at its very end is counted.
-  const measure = async (run: () => Promise<unknown>): Promise<number> => {
-    let last = performance.now();
-    let largest = 0;
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      largest = Math.max(largest, now - last);
-      last = now;
-    }, 1);
-    await run();
-    await new Promise((done) => setTimeout(done, 20));
-    clearInterval(ticker);
-    return largest;
-  };
+  // The largest gap between the ticks of a 1 ms timer: how long the event loop was held at once.
+  const measure = async (run: () => Promise<unknown>): Promise<number> => (await eventLoopDuring(async () => void (await run()))).gapMs;
   try {
     const bare = createAgent({ model, tools: [], checkpointer: saver });
     const bareDelays: number[] = [];

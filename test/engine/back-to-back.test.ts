@@ -64,35 +64,26 @@ describe("back-to-back turns that never yield: a compaction lands within the bou
   beforeEach(async () => void (store = await createStore("sqlite")));
   afterEach(async () => await store.close());
 
-  it("the wrapper, with a summarizer that advances only on macrotasks", async () => {
-    const model = new ScriptedChatModel({ reply });
-    const summarizer = new MacrotaskSummarizer();
-    let compactions = 0;
-    const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
-      tokenLimit: LIMIT,
-      env: {},
-      summarizer,
-      onCompaction: () => void compactions++,
+  for (const [label, summarizer] of [
+    ["the wrapper, with a summarizer that advances only on macrotasks", () => new MacrotaskSummarizer()],
+    ["the wrapper with its defaults (the summary computed off the application's thread)", () => undefined],
+  ] as const) {
+    it(label, async () => {
+      const model = new ScriptedChatModel({ reply });
+      let compactions = 0;
+      const given = summarizer();
+      const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
+        tokenLimit: LIMIT,
+        env: {},
+        ...(given ? { summarizer: given } : {}),
+        onCompaction: () => void compactions++,
+      });
+      const config = { configurable: { thread_id: given ? "wrapper" : "wrapper-defaults" } };
+      await backToBack((input) => supervisor.invoke(input, config));
+      expectBounded(model, compactions);
+      await supervisor.close();
     });
-    const config = { configurable: { thread_id: "wrapper" } };
-    await backToBack((input) => supervisor.invoke(input, config));
-    expectBounded(model, compactions);
-    await supervisor.close();
-  });
-
-  it("the wrapper with its defaults (the summary computed off the application's thread)", async () => {
-    const model = new ScriptedChatModel({ reply });
-    let compactions = 0;
-    const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
-      tokenLimit: LIMIT,
-      env: {},
-      onCompaction: () => void compactions++,
-    });
-    const config = { configurable: { thread_id: "wrapper-defaults" } };
-    await backToBack((input) => supervisor.invoke(input, config));
-    expectBounded(model, compactions);
-    await supervisor.close();
-  });
+  }
 
   it("the createAgent middleware", async () => {
     const model = new ScriptedChatModel({ reply });

@@ -15,6 +15,23 @@ import { compactThread } from "../support/run-script.js";
 const config = { configurable: { thread_id: "ordered" } };
 const ids = (messages: BaseMessage[]) => messages.map((message) => message.id);
 
+/** Twelve exchanges written to the thread one checkpoint each: what was sent, and the checkpoint after each. */
+async function twelveTurns(store: TestStore) {
+  const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
+  const sent: BaseMessage[] = [];
+  const after: string[] = [];
+  for (let turn = 0; turn < 12; turn++) {
+    const pair = [
+      new HumanMessage({ id: `h${turn}`, content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.` }),
+      new AIMessage({ id: `a${turn}`, content: `answer ${turn}: recorded ord_${1000 + turn}, ${turn * 17} EUR.` }),
+    ];
+    sent.push(...pair);
+    await graph.updateState(config, { messages: pair }, "agent");
+    after.push((await store.saver.getTuple(config))!.checkpoint.id);
+  }
+  return { graph, sent, after };
+}
+
 for (const kind of SAVER_KINDS) {
   describe(`the transcript's order after a removal and a compaction (${kind})`, () => {
     let store: TestStore;
@@ -22,16 +39,7 @@ for (const kind of SAVER_KINDS) {
     afterEach(async () => await store.close());
 
     it("an exchange removed by the application, pruned into the transcript, then the messages before it compacted", async () => {
-      const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
-      const sent: BaseMessage[] = [];
-      for (let turn = 0; turn < 12; turn++) {
-        const pair = [
-          new HumanMessage({ id: `h${turn}`, content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.` }),
-          new AIMessage({ id: `a${turn}`, content: `answer ${turn}: recorded ord_${1000 + turn}, ${turn * 17} EUR.` }),
-        ];
-        sent.push(...pair);
-        await graph.updateState(config, { messages: pair }, "agent");
-      }
+      const { graph, sent } = await twelveTurns(store);
       // The application removes exchange 5; a prune writes it to the transcript before deleting its checkpoints.
       await graph.updateState(config, { messages: [new RemoveMessage({ id: "h5" }), new RemoveMessage({ id: "a5" })] }, "agent");
       const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 500, env: {} });
@@ -45,18 +53,8 @@ for (const kind of SAVER_KINDS) {
     });
 
     it.runIf(kind === "sqlite")("a restore's dropped turns, then the messages before them compacted", async () => {
-      const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
-      const sent: BaseMessage[] = [];
-      let restorePoint: string | undefined;
-      for (let turn = 0; turn < 12; turn++) {
-        const pair = [
-          new HumanMessage({ id: `h${turn}`, content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.` }),
-          new AIMessage({ id: `a${turn}`, content: `answer ${turn}: recorded ord_${1000 + turn}, ${turn * 17} EUR.` }),
-        ];
-        sent.push(...pair);
-        await graph.updateState(config, { messages: pair }, "agent");
-        if (turn === 9) restorePoint = (await store.saver.getTuple(config))!.checkpoint.id;
-      }
+      const { sent, after } = await twelveTurns(store);
+      const restorePoint = after[9];
       // The script's restore to turn 9 drops turns 10 and 11 (into the transcript)...
       const restored = await compactThread(["restore", "ordered", "--db", store.location.path!, "--checkpoint", restorePoint!, "--json"]);
       expect(restored.code, restored.stderr).toBe(0);
