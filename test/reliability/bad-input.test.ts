@@ -197,7 +197,7 @@ describe("bad input", () => {
     const reported = errors[0] as CompactionError;
     expect(CompactionError.isInstance(reported)).toBe(true);
     expect(reported.code).toBe("INVALID_HISTORY");
-    expect(reported.message).toContain("messages[1] is a HumanMessage whose content is an object");
+    expect(reported.message).toContain('messages[1] is a HumanMessage (id "odd-1") whose content is an object');
     // Nothing compacted: the head is the old one plus the turn.
     expect((await agent.getState(thread)).values.messages.length).toBe(before + 2);
     const thrown = await manager().compactThread(thread).catch((error: unknown) => error);
