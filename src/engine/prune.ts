@@ -6,9 +6,9 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
-import { messageIdsOf, planPrune } from "../store/prune-plan.js";
+import { messageIdsOf, planPrune, type PrunePlan } from "../store/prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
-import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
+import { threadStoreFor, type StoredCheckpoint, type ThreadStore } from "../store/thread-store.js";
 
 export const DEFAULT_KEEP_CHECKPOINTS = 3;
 const ATTEMPTS = 3;
@@ -49,13 +49,31 @@ export async function pruneThread(checkpointer: BaseCheckpointSaver, config: unk
   return pruneStoredThread(threadStoreFor(checkpointer), threadId, keep, options.dryRun ?? false);
 }
 
+/**
+ * `plan` with the subgraph namespaces it would delete whole but must keep: those holding a message neither a kept
+ * root checkpoint, nor the transcript (already, or by this prune's backfill) holds — a sub-agent's tool calls and
+ * results under createSupervisor, which never reach the root conversation. Every message of every namespace stays
+ * in a kept checkpoint or in the transcript.
+ */
+async function withSubgraphs(store: ThreadStore, threadId: string, checkpoints: readonly StoredCheckpoint[], plan: PrunePlan): Promise<PrunePlan> {
+  if (!plan.namespacesBefore) return plan;
+  const subgraphs = await store.subgraphMessageIds(threadId, plan.namespacesBefore);
+  if (subgraphs.size === 0) return plan;
+  const kept = new Set(plan.kept);
+  const held = new Set(plan.backfill.map((entry) => entry.messageId));
+  for (const stored of checkpoints) if (kept.has(stored.tuple.checkpoint.id)) for (const message of stored.messages) if (message.id) held.add(message.id);
+  const recorded = await store.recall.recorded(threadId, [...subgraphs.values()].flatMap((ids) => ids ?? []));
+  const keepNamespaces = [...subgraphs].filter(([, ids]) => ids === undefined || ids.some((id) => !held.has(id) && !recorded.has(id))).map(([namespace]) => namespace);
+  return keepNamespaces.length === 0 ? plan : { ...plan, keepNamespaces };
+}
+
 export async function pruneStoredThread(store: ThreadStore, threadId: string, keep: number, dryRun: boolean): Promise<PruneReport> {
   // Before reading anything: a saver this library cannot delete from.
   if (!store.prunable) throw unsupportedPrune(store.saver);
   for (let attempt = 1; ; attempt++) {
     const checkpoints = (await store.listCheckpoints(threadId)).reverse();
     if (checkpoints.length === 0) throw threadNotFound(threadId);
-    const plan = planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints)));
+    const plan = await withSubgraphs(store, threadId, checkpoints, planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))));
     const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore: checkpoints.length, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
     if (plan.remove.length === 0) return { ...report, status: "nothing", reason: `${checkpoints.length} checkpoint(s), all kept` };
     if (dryRun) return { ...report, status: "dry-run" };

@@ -27,6 +27,8 @@ export interface Backend {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver. */
   prunable: boolean;
+  /** The thread's subgraph namespaces whose newest checkpoint is older than `before` (those a prune deletes whole). */
+  namespacesBefore(threadId: string, before: string): Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
   storage(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where a second connection (another thread or process) opens the same store, when one can. */
@@ -58,6 +60,10 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
       prunable: true,
       prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
+      namespacesBefore: async (threadId, before) => {
+        const result = await pool.query(`SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2`, [threadId, before]);
+        return result.rows.map((row) => String(row.checkpoint_ns));
+      },
       leases: new PostgresLeases(pool, schema),
       changedSince: async (cursor) => {
         // An index on the heads' ids (created once, without blocking writes) answers a pass where nothing changed
@@ -121,6 +127,10 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new SqliteRecall(db),
       prunable: true,
       prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
+      namespacesBefore: async (threadId, before) => {
+        const rows = db.prepare(`SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?`).all(threadId, before) as Array<{ checkpoint_ns: string }>;
+        return rows.map((row) => String(row.checkpoint_ns));
+      },
       leases: new SqliteLeases(db),
       changedSince: async (cursor) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
@@ -185,6 +195,12 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     headId: async (threadId) => (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
     storage: async () => undefined,
     prunable: isMemorySaver(saver),
+    namespacesBefore: async (threadId, before) => {
+      if (!isMemorySaver(saver)) return [];
+      return Object.entries(saver.storage[threadId] ?? {})
+        .filter(([namespace, checkpoints]) => namespace !== "" && Object.keys(checkpoints).length > 0 && Object.keys(checkpoints).every((id) => id < before))
+        .map(([namespace]) => namespace);
+    },
     prune: async (threadId, plan) => {
       if (isMemorySaver(saver)) return pruneMemory(saver, memoryRecallFor(saver), threadId, plan);
       throw unsupportedPrune(saver);

@@ -21,6 +21,11 @@ export interface PrunePlan {
   remove: string[];
   /** Subgraph checkpoints older than this id (whole namespaces) go with them; undefined when none is removed. */
   namespacesBefore?: string;
+  /**
+   * Of those namespaces, the ones kept whole: they hold a message neither a kept checkpoint nor the transcript holds
+   * (a sub-agent's tool calls, which never reach the root conversation).
+   */
+  keepNamespaces?: string[];
   /** Transcript entries written before anything is deleted. */
   backfill: RecallEntry[];
 }

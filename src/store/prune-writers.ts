@@ -59,15 +59,17 @@ export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): Pr
     db.prepare(`DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
     db.prepare(`DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
     if (plan.namespacesBefore) {
-      // Whole subgraph namespaces whose newest checkpoint is older than the newest deleted root checkpoint.
+      // Whole subgraph namespaces whose newest checkpoint is older than the newest deleted root checkpoint, but those
+      // holding a message no kept checkpoint or transcript holds.
+      const kept = JSON.stringify(plan.keepNamespaces ?? []);
       db.prepare(
-        `DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns IN (
+        `DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns NOT IN (SELECT value FROM json_each(?)) AND checkpoint_ns IN (
            SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?)`,
-      ).run(threadId, threadId, plan.namespacesBefore);
+      ).run(threadId, kept, threadId, plan.namespacesBefore);
       db.prepare(
-        `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns IN (
+        `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns NOT IN (SELECT value FROM json_each(?)) AND checkpoint_ns IN (
            SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?)`,
-      ).run(threadId, threadId, plan.namespacesBefore);
+      ).run(threadId, kept, threadId, plan.namespacesBefore);
     }
     onPhase?.("prune:deleted");
     return { status: "pruned" };
@@ -94,15 +96,16 @@ export async function prunePostgres(pool: PostgresPool, schema: string, language
       await client.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2::text[])`, [threadId, plan.remove]);
       await client.query(`DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2::text[])`, [threadId, plan.remove]);
       if (plan.namespacesBefore) {
+        const kept = plan.keepNamespaces ?? [];
         await client.query(
-          `DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns IN (
+          `DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND NOT (checkpoint_ns = ANY($3::text[])) AND checkpoint_ns IN (
              SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2)`,
-          [threadId, plan.namespacesBefore],
+          [threadId, plan.namespacesBefore, kept],
         );
         await client.query(
-          `DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns IN (
+          `DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND NOT (checkpoint_ns = ANY($3::text[])) AND checkpoint_ns IN (
              SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2)`,
-          [threadId, plan.namespacesBefore],
+          [threadId, plan.namespacesBefore, kept],
         );
       }
       // The channel values no remaining checkpoint of the thread names (a namespace's checkpoints name its own).
@@ -149,7 +152,7 @@ export function pruneMemory(saver: MemorySaverLike, recall: MemoryRecall, thread
     for (const [namespace, checkpoints] of Object.entries(namespaces)) {
       if (namespace === "") continue;
       const ids = Object.keys(checkpoints);
-      if (ids.length > 0 && ids.every((id) => id < plan.namespacesBefore!)) {
+      if (ids.length > 0 && ids.every((id) => id < plan.namespacesBefore!) && !(plan.keepNamespaces ?? []).includes(namespace)) {
         for (const id of ids) delete saver.writes[writesKey(threadId, namespace, id)];
         delete namespaces[namespace];
       }

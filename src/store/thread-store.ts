@@ -5,7 +5,7 @@
  * `channel_values`) are read in this folder and nowhere else (`npm run check:internals`).
  */
 import type { LeaseBackend } from "./leases.js";
-import type { BaseMessage } from "@langchain/core/messages";
+import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints } from "./checkpoint-messages.js";
@@ -109,6 +109,12 @@ export interface ThreadStore {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver (SQLite, Postgres, MemorySaver). */
   readonly prunable: boolean;
+  /**
+   * The thread's subgraph namespaces a prune whose root deletions end at `before` would delete whole, each with the
+   * ids of the messages its checkpoints hold — undefined where that cannot be told (a value that is not a list of
+   * messages, a message without an id): such a namespace must be kept.
+   */
+  subgraphMessageIds(threadId: string, before: string): Promise<Map<string, string[] | undefined>>;
   /** What the thread takes in the store; undefined where the saver does not say (the generic path). */
   storageOf(threadId: string): Promise<ThreadStorage | undefined>;
   /** Where another connection opens this store (a SQLite file, a Postgres URL), or undefined (in memory, other savers). */
@@ -188,6 +194,29 @@ class BackendThreadStore implements ThreadStore {
 
   get prunable(): boolean {
     return this.parts.prunable;
+  }
+
+  async subgraphMessageIds(threadId: string, before: string): Promise<Map<string, string[] | undefined>> {
+    const held = new Map<string, string[] | undefined>();
+    try {
+      for (const namespace of await this.parts.namespacesBefore(threadId, before)) {
+        let ids: string[] | undefined = [];
+        for await (const tuple of this.saver.list({ configurable: { thread_id: threadId, checkpoint_ns: namespace } })) {
+          const messages = tuple.checkpoint.channel_values?.messages;
+          if (messages === undefined) continue;
+          if (!Array.isArray(messages) || messages.some((message) => !BaseMessage.isInstance(message) || typeof message.id !== "string")) {
+            ids = undefined;
+            break;
+          }
+          ids.push(...messages.map((message: BaseMessage) => message.id!));
+        }
+        held.set(namespace, ids);
+      }
+    } catch (error) {
+      if (CompactionError.isInstance(error)) throw error;
+      throw asStoreError(error, threadId);
+    }
+    return held;
   }
 
   async prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome> {
