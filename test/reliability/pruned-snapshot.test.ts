@@ -1,5 +1,5 @@
 /**
- * A prune beside a compaction in flight: the wrapper's compaction worker summarizes the checkpoint a turn ended on,
+ * Part of the race suite (test:reliability). A prune beside a compaction in flight: the wrapper's compaction worker summarizes the checkpoint a turn ended on,
  * which a prune (keepCheckpoints, or the script's prune on a schedule) may delete before the worker reads it. That
  * is a retry on the head as it is now, not a CHECKPOINT_NOT_FOUND failure the circuit breaker counts.
  */
