@@ -10,12 +10,12 @@
  * transaction (writeHistory). Strategies only transform messages; this is their one way to the store.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { CompactionError, threadNotFound } from "../errors.js";
+import { threadNotFound } from "../errors.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { prefixMismatch } from "./rebase.js";
 import { busyCode, type SkipCode } from "./report.js";
-import { writeHistory } from "./replacement.js";
+import { outcomeOfWriteError, writeHistory } from "./replacement.js";
 
 export type EditOutcome =
   | { status: "written"; checkpointId: string; previousCheckpointId: string; messages: BaseMessage[]; appended: number; attempts: number }
@@ -52,11 +52,11 @@ export async function applyEdit(
       const written = await writeHistory(settings, threadId, messages, { expectedCheckpointId: headId, knownHead: head, metadata: metadata?.(headId) });
       return { status: "written", ...written, messages, appended, attempts: attempt };
     } catch (error) {
-      if (!CompactionError.isInstance(error) || error.code !== "WRITE_CONFLICT" || attempt >= settings.maxWriteAttempts) {
-        if (CompactionError.isInstance(error) && error.code === "WRITE_CONFLICT") return { status: "conflict", reason: `gave up after ${attempt} attempts: ${error.message}`, attempts: attempt };
-        if (CompactionError.isInstance(error) && error.code === "THREAD_BUSY") return { status: "skipped", code: "BUSY", reason: error.message, attempts: attempt };
-        throw error;
-      }
+      // The one mapping of a lost compare-and-swap (replacement.ts): a busy head is a skip; a moved head, a retry.
+      const lost = outcomeOfWriteError(error);
+      if (!lost) throw error;
+      if (lost.status === "skipped") return { ...lost, attempts: attempt };
+      if (attempt >= settings.maxWriteAttempts) return { status: "conflict", reason: `gave up after ${attempt} attempts: ${lost.reason}`, attempts: attempt };
       const next = await settings.store.readHead(threadId);
       if (!next) throw threadNotFound(threadId);
       head = next;
