@@ -49,7 +49,28 @@ export const OPTIONS = {
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];
 
-export function parseCommandLine(argv: string[], invokedAs = "npx compact-thread") {
+/**
+ * `--limit -3` as `--limit=-3`: node's parseArgs reads a value that starts with "-" as an option and says only "argument
+ * is ambiguous"; joined, the value reaches the flag's own check, which names the valid range.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    const next = argv[index + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    if (name && next !== undefined && /^-[\d.]/.test(next) && OPTIONS[name as keyof typeof OPTIONS]?.type === "string") {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+export function parseCommandLine(given: string[], invokedAs = "npx compact-thread") {
+  const argv = joinNegativeValues(given);
   try {
     return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {

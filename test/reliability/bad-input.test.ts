@@ -141,6 +141,11 @@ const SCRIPT_CASES: Array<[string, () => string[], number, string]> = [
   ["a search with no word in it", () => ["search", THREAD, "???", "--db", path], 2, '"???"'],
   ["a search with only query syntax", () => ["search", THREAD, "(", "*", ")", "^", "--db", path], 2, "at least one word"],
   ["a search limit of 0", () => ["search", THREAD, "invoice", "--hits", "0", "--db", path], 2, 'got "0"'],
+  // A negative value names the flag's range (parseArgs alone said "argument is ambiguous").
+  ["a negative --limit", () => ["list", "--db", path, "--limit", "-3"], 2, '"-3"'],
+  ["a negative --idle", () => ["watch", "--db", path, "--idle", "-5"], 2, '--idle must be'],
+  ["a negative --busy-timeout", () => ["list", "--db", path, "--busy-timeout", "-1"], 2, '"-1"'],
+  ["a negative --keep", () => ["prune", THREAD, "--db", path, "--keep", "-2"], 2, '"-2"'],
   ["a search limit that is not a number", () => ["search", THREAD, "invoice", "--hits", "all", "--db", path], 2, '--hits must be an integer from 1 to 100; got "all"'],
 ];
 
