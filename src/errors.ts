@@ -175,7 +175,7 @@ export function requireThreadId(config: unknown, method: string): string {
       code: "MISSING_THREAD_ID",
       parameter: "config.configurable.thread_id",
       value: threadId,
-      message: `${method}() needs config.configurable.thread_id to know which thread to compact; got ${describeValue(threadId)}. Pass { configurable: { thread_id: "..." } }.`,
+      message: `${method}() needs config.configurable.thread_id to know which thread it is for; got ${describeValue(threadId)}. Pass { configurable: { thread_id: "..." } }.`,
     });
   }
   if (typeof threadId === "string" && threadId.includes("\u0000")) {

@@ -37,3 +37,8 @@ export function preview(text: string, length = 60): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
 }
+
+/** A summary is the library's, not a message of the conversation: counts of messages name it apart ("" without one). */
+export function andSummaries(summaries: number): string {
+  return summaries === 0 ? "" : summaries === 1 ? " and the summary" : ` and ${summaries} summaries`;
+}

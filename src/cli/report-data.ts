@@ -124,3 +124,13 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
     storage: { ...(stored ?? { checkpoints: rows.length }), indexEntries },
   };
 }
+
+/**
+ * The report's checkpoint count in words. The conversation's own checkpoints (the root namespace) are what `list` and
+ * `history` count; a supervisor's sub-agents keep checkpoints of their own (subgraph namespaces), named apart.
+ */
+export function checkpointsInWords(storage: ThreadReport["storage"], format: (value: number) => string): string {
+  const subgraph = "subgraphCheckpoints" in storage ? storage.subgraphCheckpoints : 0;
+  if (subgraph === 0) return `${format(storage.checkpoints)} checkpoints`;
+  return `${format(storage.checkpoints - subgraph)} checkpoints of the conversation + ${format(subgraph)} of sub-agents (subgraph namespaces)`;
+}

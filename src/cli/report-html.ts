@@ -3,7 +3,8 @@
  * it is viewed) drawing a ThreadReport — the saw-tooth of tokens over turns with each compaction marked, each
  * compaction's removed messages and summary (expandable), the transcript with a search box, and the storage.
  */
-import type { ReportCompaction, ThreadReport, TranscriptLine } from "./report-data.js";
+import { andSummaries } from "./format.js";
+import { checkpointsInWords, type ReportCompaction, type ThreadReport, type TranscriptLine } from "./report-data.js";
 
 const WIDTH = 960;
 const HEIGHT = 320;
@@ -73,9 +74,10 @@ export function reportHtml(report: ThreadReport): string {
   const { storage } = report;
   const stored =
     "checkpointBytes" in storage
-      ? `${thousands(storage.checkpoints)} checkpoints, ${bytes(storage.checkpointBytes)} of checkpoints and ${bytes(storage.writeBytes)} of pending writes; ${thousands(storage.indexEntries)} compacted messages in the recall index`
-      : `${thousands(storage.checkpoints)} checkpoints (this saver does not report bytes); ${thousands(storage.indexEntries)} compacted messages in the recall index`;
+      ? `${checkpointsInWords(storage, thousands)}, ${bytes(storage.checkpointBytes)} of checkpoints and ${bytes(storage.writeBytes)} of pending writes; ${thousands(storage.indexEntries)} compacted messages in the recall index`
+      : `${checkpointsInWords(storage, thousands)} (this saver does not report bytes); ${thousands(storage.indexEntries)} compacted messages in the recall index`;
   const head = report.points.at(-1);
+  const summaryRows = report.transcript.filter((line) => line.where === "summary").length;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -110,7 +112,7 @@ export function reportHtml(report: ThreadReport): string {
 ${chart(report)}
 <h2>Compactions</h2>
 ${report.compactions.length === 0 ? "<p>None yet.</p>" : report.compactions.map(compactionSection).join("\n")}
-<h2>Transcript (${report.transcript.length} messages: compacted ones from the recall index, then the head)</h2>
+<h2>Transcript (${report.transcript.length - summaryRows} messages${andSummaries(summaryRows)}: compacted ones from the recall index, then the head)</h2>
 <input id="search" type="search" placeholder="Search the whole conversation" aria-label="Search the transcript">
 <p id="search-count" class="facts"></p>
 <table id="transcript"><tbody>

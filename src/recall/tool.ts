@@ -87,6 +87,15 @@ export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_S
   return tool(
     async ({ query, speaker, from, to }, config) => {
       const threadId = config?.configurable?.thread_id;
+      if (threadId === undefined || threadId === "") {
+        // Called outside a graph run (tool.invoke by hand): there is no conversation to search.
+        throw new CompactionError({
+          code: "MISSING_THREAD_ID",
+          parameter: "config.configurable.thread_id",
+          value: threadId,
+          message: `${HISTORY_SEARCH_TOOL} searches the conversation of the graph run that calls it, and this call has none (config.configurable.thread_id is ${threadId === "" ? '""' : "undefined"}). Give the tool to an agent, or call it with { configurable: { thread_id: "..." } }.`,
+        });
+      }
       // The graph's own checkpointer and store, as the in-graph runtime finds them.
       const graph = graphPlaces(config);
       try {

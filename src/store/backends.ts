@@ -89,13 +89,14 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       storage: async (threadId) => {
         const result = await pool.query(
           `SELECT (SELECT count(*) FROM ${s}.checkpoints WHERE thread_id = $1) AS checkpoints,
+                  (SELECT count(*) FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '') AS subgraph_checkpoints,
                   (SELECT coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) FROM ${s}.checkpoints WHERE thread_id = $1) AS checkpoint_bytes,
                   (SELECT coalesce(sum(octet_length(blob)), 0) FROM ${s}.checkpoint_blobs WHERE thread_id = $1) AS blob_bytes,
                   (SELECT coalesce(sum(octet_length(blob)), 0) FROM ${s}.checkpoint_writes WHERE thread_id = $1) AS write_bytes`,
           [threadId],
         );
         const row = result.rows[0] ?? {};
-        return { checkpoints: Number(row.checkpoints), checkpointBytes: Number(row.checkpoint_bytes) + Number(row.blob_bytes), writeBytes: Number(row.write_bytes) };
+        return { checkpoints: Number(row.checkpoints), subgraphCheckpoints: Number(row.subgraph_checkpoints), checkpointBytes: Number(row.checkpoint_bytes) + Number(row.blob_bytes), writeBytes: Number(row.write_bytes) };
       },
       listThreads: async () => {
         // The head of each thread (the highest id), its size with the blobs of the versions it names.
@@ -150,9 +151,11 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       storage: async (threadId) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return undefined;
-        const checkpoints = db.prepare(`SELECT count(*) AS n, coalesce(sum(length(checkpoint) + length(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?`).get(threadId) as { n: number; bytes: number };
+        const checkpoints = db
+          .prepare(`SELECT count(*) AS n, sum(checkpoint_ns <> '') AS subgraph, coalesce(sum(length(checkpoint) + length(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?`)
+          .get(threadId) as { n: number; subgraph: number | null; bytes: number };
         const writes = db.prepare(`SELECT coalesce(sum(length(value)), 0) AS bytes FROM writes WHERE thread_id = ?`).get(threadId) as { bytes: number };
-        return { checkpoints: Number(checkpoints.n), checkpointBytes: Number(checkpoints.bytes), writeBytes: Number(writes.bytes) };
+        return { checkpoints: Number(checkpoints.n), subgraphCheckpoints: Number(checkpoints.subgraph ?? 0), checkpointBytes: Number(checkpoints.bytes), writeBytes: Number(writes.bytes) };
       },
       listThreads: async () => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();

@@ -53,7 +53,10 @@ export interface ThreadRow {
 
 /** What a thread takes in its store: its checkpoints (every namespace) and their bytes, pending writes' bytes. */
 export interface ThreadStorage {
+  /** Every checkpoint of the thread, its sub-agents' (subgraph namespaces) among them. */
   checkpoints: number;
+  /** Of those, the checkpoints of subgraph namespaces (a supervisor's sub-agents); the rest are the conversation's own. */
+  subgraphCheckpoints: number;
   /** Serialized checkpoints and their metadata (with the channel blobs on Postgres). */
   checkpointBytes: number;
   writeBytes: number;

@@ -4,7 +4,7 @@ import { readTranscript, MAX_TRANSCRIPT_PAGE, type TranscriptMessage } from "../
 import { isSummaryMessage } from "../../messages/summary-message.js";
 import { contentText } from "../../messages/content.js";
 import { speaker } from "../../summarizers/render.js";
-import { bar, number, preview, table } from "../format.js";
+import { andSummaries, bar, number, preview, table } from "../format.js";
 
 export const HISTORY_HELP = `history <thread> — the thread's checkpoints, oldest first (id, step, source, messages, tokens), with
 compactions and restores marked, so the saw-tooth of a compacted thread is visible; a write superseded by a turn
@@ -83,5 +83,9 @@ async function transcriptCommand(context: CliContext, threadId: string): Promise
     context.printer.line(line);
   }
   const compacted = lines.filter((line) => line.source === "transcript").length;
-  context.printer.line(`${lines.length} messages: ${compacted} compacted out of the head (in the transcript), ${lines.length - compacted} in the head`);
+  const summaries = lines.filter((line) => line.source === "summary").length;
+  const inHead = lines.length - compacted - summaries;
+  context.printer.line(
+    `${compacted + inHead} messages: ${compacted} compacted out of the head (in the transcript), ${inHead} in the head${andSummaries(summaries)}`,
+  );
 }

@@ -2,8 +2,8 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CompactionError } from "../../errors.js";
 import { requireThread, type CliContext } from "../context.js";
-import { number } from "../format.js";
-import { threadReport } from "../report-data.js";
+import { andSummaries, number } from "../format.js";
+import { checkpointsInWords, threadReport } from "../report-data.js";
 import { reportHtml } from "../report-html.js";
 
 export const REPORT_HELP = `report <thread> — a picture of the thread: its tokens over its turns with each compaction marked (the
@@ -41,8 +41,11 @@ export async function reportCommand(context: CliContext, threadId: string | unde
   for (const [index, compaction] of report.compactions.entries()) {
     printer.line(`  compaction ${index + 1} after turn ${compaction.turn}: ${number(compaction.tokensBefore)} → ${number(compaction.tokensAfter)} tokens, ${compaction.removed.length} messages out${compaction.superseded ? " (superseded)" : ""}`);
   }
-  printer.line(`transcript: ${number(report.transcript.length)} messages (${number(report.storage.indexEntries)} compacted, in the recall index)`);
+  const summaries = report.transcript.filter((line) => line.where === "summary").length;
+  printer.line(
+    `transcript: ${number(report.transcript.length - summaries)} messages (${number(report.storage.indexEntries)} compacted, in the recall index)${andSummaries(summaries)}`,
+  );
   const { storage } = report;
-  printer.line(`storage: ${number(storage.checkpoints)} checkpoints${"checkpointBytes" in storage ? `, ${number(storage.checkpointBytes)} bytes of checkpoints, ${number(storage.writeBytes)} of pending writes` : ""}`);
+  printer.line(`storage: ${checkpointsInWords(storage, number)}${"checkpointBytes" in storage ? `, ${number(storage.checkpointBytes)} bytes of checkpoints, ${number(storage.writeBytes)} of pending writes` : ""}`);
   if (html !== undefined) printer.line(`page written: ${resolve(html)}`);
 }

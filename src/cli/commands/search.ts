@@ -40,5 +40,17 @@ export async function searchCommand(context: CliContext, threadId: string | unde
     ...(context.options.language ? { language: context.options.language } : {}),
   });
   if (context.json) return context.printer.line(JSON.stringify({ threadId, query, hits }, null, 2));
+  if (hits.length === 0 && (filters.from || filters.to)) {
+    // Say why a date range found nothing when the messages it would match carry no date (other words would not help).
+    const undated = await searchHistory(context.store.saver, { configurable: { thread_id: threadId } }, query, {
+      speaker: filters.speaker,
+      ...(context.options.language ? { language: context.options.language } : {}),
+    });
+    if (undated.length > 0 && undated.every((hit) => !hit.date)) {
+      return context.printer.line(
+        `No compacted message matches ${JSON.stringify(query)} in that date range: the messages that match carry no date (${undated.length} match without --from/--to), so a date range leaves them out.`,
+      );
+    }
+  }
   for (const line of searchLines(hits, query)) context.printer.line(line);
 }
