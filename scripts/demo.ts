@@ -80,13 +80,17 @@ for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
       process.stdout.write(event.content);
     } else if (event.type === "compaction") {
       // A compaction that landed since the last turn (reported before this turn's tokens) or at the end of this one.
-      show(event.report);
+      if (!shown.has(event.report.newCheckpointId)) show(event.report);
     }
   }
   const state = await supervisor.getState(config);
   const messages = state.values.messages as BaseMessage[];
   const tokens = new TokenCounter({ model: supervisor.policy.model }).countMessages(messages);
   console.log(paint(90, `\n  thread: ${messages.length} messages, ${tokens.toLocaleString("en")} / ${tokenLimit.toLocaleString("en")} tokens`));
+  // The person reads the answer before the next message: a compaction the turn started lands meanwhile, so the demo
+  // (and the figures the docs quote from it) lands each one after the turn that crossed the limit, on any machine.
+  await supervisor.flush();
+  for (const report of landed) if (!shown.has(report.newCheckpointId)) show(report);
 }
 await supervisor.close();
 // What landed after the last turn's stream.
@@ -95,8 +99,9 @@ for (const report of landed) if (!shown.has(report.newCheckpointId)) show(report
 const dbArgument = relative(process.cwd(), databasePath);
 console.log(paint(1, `\nDone: ${Math.min(turnLimit, conversation.turns.length)} turns, ${landed.length} compactions.`));
 console.log("Inspect or compact the stored thread with the compaction script:");
-console.log(`  npm run compact -- inspect ${threadId} --db ${dbArgument}`);
-console.log(`  npm run compact -- history ${threadId} --db ${dbArgument}`);
-console.log(`  npm run compact -- compact ${threadId} --db ${dbArgument} --dry-run`);
+// With the demo's limit: the script's own default (4,000) would judge the thread against another one.
+console.log(`  npm run compact -- inspect ${threadId} --db ${dbArgument} --limit ${tokenLimit}`);
+console.log(`  npm run compact -- history ${threadId} --db ${dbArgument} --limit ${tokenLimit}`);
+console.log(`  npm run compact -- compact ${threadId} --db ${dbArgument} --limit ${tokenLimit} --dry-run`);
 console.log(`  npm run compact -- search ${threadId} rounding test --db ${dbArgument}`);
 saver.db.close();

@@ -1,6 +1,7 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +12,7 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 import { createTeam } from "../support/team.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { createCustomGraph } from "../support/custom-graph.js";
-import { compactThread, runTs } from "../support/run-script.js";
+import { compactThread, ROOT, runTs } from "../support/run-script.js";
 
 const THREAD = "demo-cli";
 let dir: string;
@@ -58,6 +59,16 @@ describe("npm start (the demo)", () => {
     expect(reported).toBeGreaterThan(0);
     expect(printed).toBe(reported);
     expect(stored).toBe(reported);
+
+    // Every follow-up command it prints works as printed (run by a shell from the project's folder), against the
+    // demo's own limit: inspect judges the thread against 1,500, not the script's default of 4,000.
+    const followUps = demo.stdout.split("\n").filter((line) => line.startsWith("  npm run compact -- ")).map((line) => line.trim());
+    expect(followUps.length).toBeGreaterThanOrEqual(4);
+    for (const command of followUps) {
+      const ran = spawnSync("bash", ["-c", command], { cwd: ROOT, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+      expect(ran.status, `${command}\n${ran.stderr}`).toBe(0);
+      if (command.includes(" inspect ")) expect(ran.stdout).toMatch(/limit 1,500\n[\s\S]*compactable: (yes|no — [\d,]+ tokens, not over the limit of 1,500)/);
+    }
   }, 120_000);
 });
 
