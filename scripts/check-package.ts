@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { readmeExamples } from "./check-package/readme-examples.js";
+import { brokenShippedLinks } from "./check-package/links.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -55,11 +56,19 @@ function installedCopies(name: string): string[] {
 }
 
 let tarball = "";
+let shipped: string[] = [];
 await step("build + npm pack", () => {
   run("npm", ["run", "build"], ROOT);
-  const [packed] = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: unknown[] }>;
+  const [packed] = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(work, packed!.filename);
+  shipped = packed!.files.map((file) => file.path);
   return `${packed!.filename}, ${packed!.files.length} files`;
+});
+
+await step("links of the shipped pages name shipped files", () => {
+  const broken = brokenShippedLinks(shipped, (path) => readFileSync(join(ROOT, path), "utf8"));
+  if (broken.length > 0) throw new Error(`links to files the tarball does not ship:\n${broken.join("\n")}`);
+  return `${shipped.filter((path) => path.endsWith(".md")).length} pages, every relative link shipped`;
 });
 
 await step("publint (strict)", async () => {

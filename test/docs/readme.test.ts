@@ -3,10 +3,13 @@
  * complete example with the defaults, a link to every docs page within its first 60 lines), and no page that links
  * to a file or an anchor-less page that does not exist. (Their TypeScript examples compile in check:package.)
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../support/child-entry.js";
+import { brokenShippedLinks } from "../../scripts/check-package/links.js";
+import { missingForPublish } from "../../scripts/check-package/publish-ready.js";
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const pages = readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md"));
@@ -39,5 +42,28 @@ describe("links between the pages", () => {
         expect(existsSync(resolve(dirname(join(ROOT, file)), target!)), `${file} links to ${target}`).toBe(true);
       }
     }
+  });
+});
+
+describe("the published package's pages", () => {
+  it("link only to files the tarball ships (npm pack's own file list)", () => {
+    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as Array<{ files: Array<{ path: string }> }>;
+    const shipped = packed!.files.map((file) => file.path);
+    expect(shipped).toEqual(expect.arrayContaining(["README.md", "CONTRIBUTING.md", ".env.example"]));
+    expect(brokenShippedLinks(shipped, (path) => readFileSync(join(ROOT, path), "utf8"))).toEqual([]);
+  });
+
+  it("the link check sees a link to a file the tarball leaves out", () => {
+    const pages: Record<string, string> = { "README.md": "[a](CONTRIBUTING.md) [b](docs/x.md#part) [c](https://example.com/y.md)", "docs/x.md": "[up](../.env.example)" };
+    expect(brokenShippedLinks(["README.md", "docs/x.md"], (path) => pages[path]!)).toEqual(["README.md → CONTRIBUTING.md", "docs/x.md → ../.env.example"]);
+  });
+});
+
+describe("publishing", () => {
+  it("stops without a repository in package.json, naming the field (prepublishOnly)", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(manifest.scripts.prepublishOnly).toContain("publish-ready");
+    expect(missingForPublish({})).toEqual([expect.stringContaining('"repository"')]);
+    expect(missingForPublish({ repository: { type: "git", url: "git+https://example.com/x.git" } })).toEqual([]);
   });
 });
