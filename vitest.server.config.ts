@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ["test/server/**/*.test.ts"],
     testTimeout: 300_000,
-    hookTimeout: 300_000,
+    hookTimeout: 900_000,
+    // One Agent Server at a time: each is a heavy process on a 2-core machine.
+    fileParallelism: false,
   },
 });

@@ -12,6 +12,7 @@ import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { readmeExamples } from "./check-package/readme-examples.js";
 import { brokenShippedLinks } from "./check-package/links.js";
+import { installLines, installTable, packageName } from "./check-package/install-lines.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -187,23 +188,51 @@ await step("the script from the tarball (npx compact-thread)", () => {
   return `--version ${version}; without the SQLite packages: exit 2, names both; help speaks of npx compact-thread`;
 });
 
-await step("strict tsc: the examples of the README and every docs page", () => {
-  // The examples use SQLite, Postgres, OpenAI, the supervisor package and langchain (the middleware); only their types
-  // are needed (no native build).
-  const typesOnly = ["@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/langgraph-supervisor", "@langchain/openai", "langchain", "@types/better-sqlite3", "@types/pg"];
-  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...typesOnly.map(pinned)], consumer);
-  const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
-  mkdirSync(join(consumer, "examples"));
+const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+
+/** A package the docs tell a user to install, as npm install gets it here: the tarball, or the version tested here. */
+function installable(name: string): string {
+  if (name === "langgraph-compaction") return tarball;
+  if (!manifest.devDependencies[name]) throw new Error(`the docs install ${name}, which this project does not test (add it to devDependencies)`);
+  return pinned(name);
+}
+
+/** A fresh strict project with exactly `packages` (and TypeScript); returns its folder. */
+function projectWith(name: string, packages: string[]): string {
+  const dir = join(work, name);
+  mkdirSync(join(dir, "examples"), { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }, null, 2));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["examples/*.mts"] }, null, 2));
+  // Types only: no native build is needed to compile.
+  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...new Set([...packages.map(installable), pinned("typescript"), pinned("@types/node")])], dir);
+  return dir;
+}
+
+await step("strict tsc: the README's quickstart, with only the install lines above it", () => {
+  const above = readme.slice(0, readme.indexOf("```ts"));
+  const packages = installLines(above).flat().map(packageName);
+  const [quickstart] = readmeExamples(readme);
+  const dir = projectWith("quickstart", packages);
+  writeFileSync(join(dir, "examples", "quickstart.mts"), quickstart!);
+  run(join(dir, "node_modules/.bin/tsc"), ["-p", "."], dir);
+  return `compiles with: npm install ${packages.join(" ")}`;
+});
+
+await step("strict tsc: the examples of the README and every docs page, with the packages the docs install", () => {
+  // Every install line of every page and the README's Install table: an example importing a package no install line
+  // names does not compile.
+  const packages = [...new Set([...pages.flatMap((page) => installLines(readFileSync(join(ROOT, page), "utf8")).flat()), ...installTable(readme)].map(packageName))];
+  const dir = projectWith("examples", packages);
   let count = 0;
   for (const page of pages) {
     for (const [index, source] of readmeExamples(readFileSync(join(ROOT, page), "utf8")).entries()) {
-      writeFileSync(join(consumer, "examples", `${page.replace(/[/.]/g, "_")}-${index + 1}.mts`), source);
+      writeFileSync(join(dir, "examples", `${page.replace(/[/.]/g, "_")}-${index + 1}.mts`), source);
       count++;
     }
   }
-  writeFileSync(join(consumer, "tsconfig.examples.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["examples/*.mts"] }, null, 2));
-  run(join(consumer, "node_modules/.bin/tsc"), ["-p", "tsconfig.examples.json"], consumer);
-  return `${count} examples of ${pages.length} pages compile`;
+  run(join(dir, "node_modules/.bin/tsc"), ["-p", "."], dir);
+  return `${count} examples of ${pages.length} pages compile with: ${packages.join(" ")}`;
 });
 
 printTable();

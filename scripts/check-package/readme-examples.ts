@@ -22,12 +22,21 @@ function defines(source: string, name: string): boolean {
   return imported || declared;
 }
 
+/** The bodies of the page's ```lang blocks, in order; a block indented under a list item loses its indent. */
+export function fencedBlocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(new RegExp(`^( *)\`\`\`${lang}\n([\\s\\S]*?)^\\1\`\`\`$`, "gm"))].map(([, indent, body]) =>
+    body!.split("\n").map((line) => (line.startsWith(indent!) ? line.slice(indent!.length) : line)).join("\n"),
+  );
+}
+
 /** Every ```ts block of `markdown` (a README or a docs page), each as a module. */
 export function readmeExamples(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  const blocks = fencedBlocks(markdown, "ts");
   return blocks.map((block) => {
+    // A name in a comment (or a string) is not a use of it.
+    const code = block.replace(/"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, '""').replace(/\/\/.*$/gm, "");
     const prelude = Object.entries(FREE_NAMES)
-      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(block) && !defines(block, name))
+      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code) && !defines(block, name))
       .map(([, declaration]) => declaration);
     return `${prelude.join("\n")}\n${block}\nexport {};\n`;
   });

@@ -1,10 +1,11 @@
 /**
- * A small local HTTP server that speaks OpenAI's Chat Completions protocol: JSON answers, SSE streaming
+ * A small local HTTP server that speaks OpenAI's Chat Completions protocol (and the Responses API, responses-api.ts): JSON answers, SSE streaming
  * (`stream: true`, with a usage chunk when asked), tool calls, and error responses such as
  * `400 context_length_exceeded`. Lets the real `@langchain/openai` client be tested with no network.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerResponses, asChatRequest, type ResponsesRequest } from "./responses-api.js";
 
 export interface ChatCompletionsRequest {
   model: string;
@@ -54,6 +55,19 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
     let raw = "";
     request.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
     request.on("end", async () => {
+      if (request.method === "POST" && /\/responses$/.test(request.url ?? "")) {
+        let responsesBody: ResponsesRequest;
+        try {
+          responsesBody = JSON.parse(raw) as ResponsesRequest;
+        } catch {
+          return send(response, 400, { error: { message: "invalid JSON body", type: "invalid_request_error" } });
+        }
+        const asChat = asChatRequest(responsesBody) as ChatCompletionsRequest;
+        requests.push({ raw, body: asChat, headers: request.headers });
+        const answer = await policy(asChat, requests.length - 1);
+        if ("status" in answer) return send(response, answer.status, { error: { code: null, param: null, type: "error", ...answer.error } });
+        return answerResponses(response, responsesBody, answer, requests.length, estimateTokens(asChat));
+      }
       if (request.method !== "POST" || !/\/chat\/completions$/.test(request.url ?? "")) {
         return send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: "not_found" } });
       }
