@@ -14,7 +14,7 @@ import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
-import { recallChanges } from "../store/recall-index/entries.js";
+import { atFirstPlace, recallChanges } from "../store/recall-index/entries.js";
 import { writtenByLibrary } from "../store/replacement.js";
 import type { RecallBackendOptions } from "./search.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
@@ -41,11 +41,13 @@ async function reindex(checkpointer: BaseCheckpointSaver, threadId: string, opti
   const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
   const history = await store.listCheckpoints(threadId);
   if (history.length === 0) throw threadNotFound(threadId);
-  const rebuilt = replayedEntries(threadId, history);
+  const indexed = await store.recall.entries(threadId);
+  // A message whose first leaving the history no longer holds (pruned) keeps the place the index gave it then.
+  const rebuilt = atFirstPlace(replayedEntries(threadId, history), new Map(indexed.map((entry) => [entry.messageId, entry])));
   // Entries the history can no longer produce — the write that made them, or the checkpoint before it, was pruned;
   // or a prune wrote them — are the only copy of their message: they stay as they are.
   const produced = new Set(rebuilt.map((entry) => entry.messageId));
-  const pruned = (await store.recall.entries(threadId)).filter((entry) => !produced.has(entry.messageId));
+  const pruned = indexed.filter((entry) => !produced.has(entry.messageId));
   const entries = [...pruned, ...rebuilt].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
   await store.recall.replaceThread(threadId, entries);
   return { threadId, indexed: entries.length, checkpoints: history.length };
@@ -63,7 +65,7 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
     const before = typeof beforeId === "string" ? byId.get(beforeId) : undefined;
     if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
     const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
-    for (const entry of changes.add) entries.set(entry.messageId, entry);
+    for (const entry of atFirstPlace(changes.add, entries)) entries.set(entry.messageId, entry);
     for (const { messageId, checkpointId, ordinal, previousId } of changes.move ?? []) {
       const moved = entries.get(messageId);
       if (!moved) continue;

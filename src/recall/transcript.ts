@@ -65,7 +65,12 @@ interface Slot {
  * they came first); one that had none, after the head's leading system messages. An entry whose predecessor is
  * nowhere (a summary since replaced) follows the entry put back before it.
  */
-function conversationOrder(head: Slot[], entries: RecallEntry[]): Slot[] {
+/** `a` left the head before `b`: at an earlier checkpoint, or earlier in the same one. */
+function leftBefore(a: RecallEntry, b: RecallEntry): boolean {
+  return a.checkpointId === b.checkpointId ? a.ordinal < b.ordinal : a.checkpointId < b.checkpointId;
+}
+
+function conversationOrder(head: Slot[], entries: RecallEntry[], returned: ReadonlyMap<string, RecallEntry> = new Map()): Slot[] {
   interface Node {
     slot: Slot;
     next?: Node;
@@ -85,18 +90,29 @@ function conversationOrder(head: Slot[], entries: RecallEntry[]): Slot[] {
   let anchor = first;
   while (anchor.next && anchor.next.slot.head?.getType() === "system" && !getSummaryProvenance(anchor.next.slot.head)) anchor = anchor.next;
   let last: Node | undefined;
-  const sorted = [...entries].sort((a, b) => (a.checkpointId === b.checkpointId ? a.ordinal - b.ordinal : a.checkpointId < b.checkpointId ? -1 : 1));
+  const sorted = [...entries].sort((a, b) => (leftBefore(a, b) ? -1 : leftBefore(b, a) ? 1 : 0));
   const waiting = new Map(sorted.map((entry) => [entry.messageId, entry]));
-  const insert = (entry: RecallEntry): void => {
+  // When a node's message left the head: an entry's, or for a head message that left once and is back (a restore),
+  // when it first left; undefined for a head message that never left.
+  const leftAt = (node: Node) => (node.entry ? node.slot.entry : returned.get(idOf(node.slot) ?? ""));
+  // Whether `node` goes past `entry`: it left the head before `entry` did, and does not follow it.
+  const before = (node: Node, entry: RecallEntry) => {
+    const left = leftAt(node);
+    return left !== undefined && left.previousId !== entry.messageId && leftBefore(left, entry);
+  };
+  const insert = (entry: RecallEntry, after?: Node): void => {
     // No predecessor: it was the first message after the system ones. One that is nowhere now (a summary since
     // replaced): after the entry put back before it.
-    let at = entry.previousId ? (byId.get(entry.previousId) ?? last ?? anchor) : anchor;
-    while (at.next?.entry) at = at.next;
+    let at = after ?? (entry.previousId ? (byId.get(entry.previousId) ?? last ?? anchor) : anchor);
+    if (!after) while (at.next && before(at.next, entry)) at = at.next;
     const node: Node = { slot: { source: "transcript", entry }, next: at.next, entry: true };
     at.next = node;
     byId.set(entry.messageId, node);
     last = node;
   };
+  // Chains whose first message followed one that is nowhere now (a summary since replaced or removed): placed once
+  // every other entry is.
+  const deferred: RecallEntry[][] = [];
   for (const start of sorted) {
     // A predecessor that left the head later than this message (a removal backfilled by a prune, or a restore's
     // dropped turns, before a compaction of the messages before them) is put back first, so this one follows it.
@@ -105,7 +121,35 @@ function conversationOrder(head: Slot[], entries: RecallEntry[]): Slot[] {
       waiting.delete(entry.messageId);
       chain.push(entry);
     }
+    const root = chain.at(-1);
+    if (!root) continue;
+    if (root.previousId && !byId.has(root.previousId)) {
+      deferred.push(chain);
+      continue;
+    }
     for (let index = chain.length - 1; index >= 0; index--) insert(chain[index]!);
+  }
+  for (const chain of deferred) {
+    const root = chain.at(-1)!;
+    if (byId.has(root.previousId!)) {
+      // Its predecessor was in a chain placed before it.
+      for (let index = chain.length - 1; index >= 0; index--) insert(chain[index]!);
+      continue;
+    }
+    // A summary stood at the front of the head: what followed it follows the entries put back at the front that
+    // left the head before it did (what that summary covered), and precedes those that left later.
+    let at = anchor;
+    // A summary in the head stands for what it covers, so the scan goes past it.
+    for (let node = anchor.next; node; node = node.next) {
+      if (node.slot.source === "summary") continue;
+      if (!before(node, root)) break;
+      at = node;
+    }
+    // Exactly there, and the chain together.
+    for (let index = chain.length - 1; index >= 0; index--) {
+      insert(chain[index]!, at);
+      at = byId.get(chain[index]!.messageId)!;
+    }
   }
   const slots: Slot[] = [];
   for (let node = first.next; node; node = node.next) slots.push(node.slot);
@@ -150,7 +194,8 @@ export async function readTranscript(checkpointer: BaseCheckpointSaver, config: 
     const original = message.id ? originals.get(message.id) : undefined;
     return original ? { source: "head", edited: true, entry: original } : { source: "head", head: message };
   };
-  const slots = conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)));
+  const returned = new Map(entries.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
+  const slots = conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)), returned);
   const start = after === undefined ? 0 : after + 1;
   const page = slots.slice(start, start + limit);
   const checkpoints = new Map<string, Promise<BaseMessage[] | undefined>>();

@@ -14,6 +14,7 @@
 import type { RecallFilter } from "./filter.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RecallBackend } from "../thread-store.js";
+import { atFirstPlace } from "./entries.js";
 import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
@@ -87,7 +88,16 @@ export class BaseStoreRecall implements RecallBackend {
       const { previousId: _previous, ...rest } = entry;
       await this.store.put(namespace, messageId, { ...rest, checkpointId, ordinal, ...(previousId ? { previousId } : {}) }, false);
     }
-    for (const entry of add) await this.store.put(namespace, entry.messageId, { ...entry }, false);
+    // Entries indexed before keep their first place (atFirstPlace): read in one batch.
+    const known = add.length === 0 ? [] : await this.store.batch(add.map((entry) => ({ namespace, key: entry.messageId })));
+    const indexed = new Map(
+      add.flatMap((entry, index) => {
+        const item = known[index] as { value?: Record<string, unknown> } | null | undefined;
+        const place = item?.value ? entryOf(item.value) : undefined;
+        return place ? [[entry.messageId, place] as const] : [];
+      }),
+    );
+    for (const entry of atFirstPlace(add, indexed)) await this.store.put(namespace, entry.messageId, { ...entry }, false);
   }
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {

@@ -10,7 +10,7 @@
  */
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
-import { recallLabel, recallMessage } from "./entries.js";
+import { atFirstPlace, recallLabel, recallMessage } from "./entries.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
@@ -101,7 +101,11 @@ export class MemoryRecall {
       const { previousId: _previous, ...entry } = document.entry;
       thread.add({ ...entry, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
     }
-    for (const entry of add) thread.add(entry);
+    const indexed = new Map(add.flatMap((entry) => {
+      const known = thread.documents.get(entry.messageId)?.entry;
+      return known ? [[entry.messageId, known] as const] : [];
+    }));
+    for (const entry of atFirstPlace(add, indexed)) thread.add(entry);
   }
 
   async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {

@@ -22,7 +22,7 @@
  */
 import { quoteIdentifier } from "../sql.js";
 import { invalidArgument } from "../../errors.js";
-import { recallLabel } from "./entries.js";
+import { atFirstPlace, recallLabel } from "./entries.js";
 import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, inTransaction, postgresVectorsSchemaSql, type PostgresConnector, type PostgresQueryable } from "./postgres-setup.js";
 import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
@@ -70,9 +70,9 @@ export async function applyPostgresRecall(
   client: PostgresQueryable,
   schema: string,
   language: string,
-  { threadId, add, move = [] }: RecallChanges,
+  { threadId, add: given, move = [] }: RecallChanges,
 ): Promise<void> {
-  if (add.length === 0 && move.length === 0) return;
+  if (given.length === 0 && move.length === 0) return;
   await ensurePostgresRecall(client, schema);
   const s = quoteIdentifier(schema);
   if (move.length > 0) {
@@ -83,15 +83,16 @@ export async function applyPostgresRecall(
       [threadId, move.map((entry) => pgText(entry.messageId)), move.map((entry) => entry.checkpointId), move.map((entry) => entry.ordinal), move.map((entry) => pgText(entry.previousId ?? null))],
     );
   }
-  if (add.length === 0) return;
+  if (given.length === 0) return;
   const counts = new Map<string, number>();
   // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes,
   // and its words leave the thread's term statistics.
-  const gone = await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING text`, [
-    threadId,
-    add.map((entry) => pgText(entry.messageId)),
-  ]);
+  const gone = await client.query(
+    `DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING message_id, checkpoint_id, ordinal, previous_id, text`,
+    [threadId, given.map((entry) => pgText(entry.messageId))],
+  );
   countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
+  const add = atFirstPlace(given, new Map(gone.rows.map((row) => [String(row.message_id), { checkpointId: String(row.checkpoint_id), ordinal: Number(row.ordinal), previousId: row.previous_id as string | null }])));
   const words = add.map((entry) => wordsOf(entry.text));
   countWords(counts, words, 1);
   if (add.length > 0) {

@@ -15,7 +15,7 @@
  */
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 import { createHash } from "node:crypto";
-import { recallLabel } from "./entries.js";
+import { atFirstPlace, recallLabel } from "./entries.js";
 import { CONTEXT_WEIGHT, NAME_WEIGHT } from "./bm25.js";
 import { fts5Expression, indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
@@ -91,19 +91,21 @@ function exists(db: Database): boolean {
 }
 
 /** Writes `changes`; call it inside the transaction of the write it belongs to. */
-export function applySqliteRecall(db: Database, { threadId, add, move = [] }: RecallChanges): void {
-  if (add.length === 0 && move.length === 0) return;
+export function applySqliteRecall(db: Database, { threadId, add: given, move = [] }: RecallChanges): void {
+  if (given.length === 0 && move.length === 0) return;
   ensureSqliteRecall(db);
   const moved = db.prepare(`UPDATE compaction_recall SET checkpoint_id = ?, ordinal = ?, previous_id = ? WHERE thread_id = ? AND message_id = ?`);
   for (const { messageId, checkpointId, ordinal, previousId } of move) moved.run(checkpointId, ordinal, previousId ?? null, threadId, messageId);
-  if (add.length === 0) return;
+  if (given.length === 0) return;
   const key = threadKey(threadId);
-  // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes
-  // (one statement for all ids; the trigger removes its words).
-  db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`).run(
-    threadId,
-    JSON.stringify(add.map((entry) => entry.messageId)),
-  );
+  // A message indexed before (it left the head, came back, left again) is indexed as it left last, at the place it
+  // first left (atFirstPlace): its old row goes (one statement for all ids; the trigger removes its words).
+  const ids = JSON.stringify(given.map((entry) => entry.messageId));
+  const indexed = db
+    .prepare(`SELECT message_id, checkpoint_id, ordinal, previous_id FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`)
+    .all(threadId, ids) as Array<{ message_id: string; checkpoint_id: string; ordinal: number; previous_id: string | null }>;
+  const add = atFirstPlace(given, new Map(indexed.map((row) => [row.message_id, { checkpointId: row.checkpoint_id, ordinal: row.ordinal, previousId: row.previous_id }])));
+  if (indexed.length > 0) db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
   const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // The words go to the contentless FTS5 table only: the row keeps the text, not a second copy of it.
   const words = db.prepare(`INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (?, ?, ?, ?)`);
