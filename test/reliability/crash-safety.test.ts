@@ -24,6 +24,7 @@ import { pruneThread } from "../../src/engine/prune.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { runStepChild, type StepRun } from "../support/step-child.js";
+import { createTeam } from "../support/team.js";
 
 // npm test: each named phase once, then kills at drawn statements; test:reliability: 200 and 50 trials.
 const TRIALS = size("CRASH_TRIALS", 7, 200);
@@ -262,6 +263,70 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
       for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
     }
     recordFigures("crash", { pruneTrials: kills.length, pruneStatements: total, pruneOutcomes: outcomes });
+    expect(outcomes.before).toBeGreaterThan(0);
+  }, 120_000 + 40 * 10_000);
+
+  it(`pruning a createSupervisor thread: survives kills at each phase and at drawn SQL statements; every message of every namespace stays`, async () => {
+    // The sub-agents' tool calls and results live only in their subgraph namespaces' checkpoints.
+    const prepared = join(dir, "team-prepared.sqlite");
+    const saver = SqliteSaver.fromConnString(prepared);
+    const config = { configurable: { thread_id: "team" } };
+    const team = createTeam(saver);
+    for (let index = 0; index < 6; index++) {
+      const text = index % 2 === 0 ? `Find the refund rule for case ${index}, please.` : `Fix the rounding bug in module ${index}.`;
+      await team.invoke({ messages: [new HumanMessage({ id: `ask-${index}`, content: text })] }, config);
+    }
+    await new HistoryManager({ checkpointer: saver, env: {} }).compactThread(config, { compactionRatio: 0.3 });
+    /** Every message id a stored checkpoint of the thread holds, in any namespace. */
+    const storedIds = async (checkpointer: SqliteSaver) => {
+      const ids = new Set<string>();
+      const namespaces = checkpointer.db.prepare(`SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = 'team'`).all() as Array<{ checkpoint_ns: string }>;
+      for (const { checkpoint_ns } of namespaces) {
+        for await (const tuple of checkpointer.list({ configurable: { thread_id: "team", checkpoint_ns } })) {
+          for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[] | undefined) ?? []) if (message.id) ids.add(message.id);
+        }
+      }
+      return ids;
+    };
+    const ever = await storedIds(saver);
+    const subgraphCheckpoints = (saver.db.prepare(`SELECT count(*) AS n FROM checkpoints WHERE thread_id = 'team' AND checkpoint_ns <> ''`).get() as { n: number }).n;
+    expect(subgraphCheckpoints).toBeGreaterThan(0);
+    saver.db.pragma("wal_checkpoint(TRUNCATE)");
+    saver.db.close();
+
+    const calibration = join(dir, "team-calibration.sqlite");
+    copyFileSync(prepared, calibration);
+    const run = await runStepChild("test/support/compact-child.ts", [calibration, "team", "-", "prune"]);
+    expect(run.steps.at(-1)).toBe("committed:pruned");
+    const random = createRandom(FUZZ_SEED + 3);
+    const kills = [...PRUNE_PHASES, ...Array.from({ length: size("CRASH_TEAM_PRUNE_TRIALS", 2, 30) }, () => `sql:${random.int(1, run.total!)}`)];
+    const outcomes = { before: 0, after: 0 };
+    for (const [index, killAt] of kills.entries()) {
+      const label = `team prune trial ${index} (${killAt})`;
+      const path = join(dir, `team-prune-${index}.sqlite`);
+      copyFileSync(prepared, path);
+      const killed = await runStepChild("test/support/compact-child.ts", [path, "team", killAt, "prune"]);
+      expect(killed.signal, label).toBe("SIGKILL");
+      const raw = new Database(path);
+      expect(raw.pragma("integrity_check", { simple: true }), label).toBe("ok");
+      raw.close();
+      const reopened = SqliteSaver.fromConnString(path);
+      // Every message of every namespace is in a stored checkpoint or in the transcript.
+      const held = await storedIds(reopened);
+      for (const line of (await readTranscript(reopened, config, { limit: 10_000 })).messages) held.add(line.message.id!);
+      expect([...ever].filter((id) => !held.has(id)), label).toEqual([]);
+      const rootCheckpoints = (reopened.db.prepare(`SELECT count(*) AS n FROM checkpoints WHERE thread_id = 'team' AND checkpoint_ns = ''`).get() as { n: number }).n;
+      if (rootCheckpoints === 1) outcomes.after++;
+      else outcomes.before++;
+      // A prune after the crash completes, and still loses nothing.
+      expect((await pruneThread(reopened, config, { keep: 1 })).status).toBe("pruned");
+      const after = await storedIds(reopened);
+      for (const line of (await readTranscript(reopened, config, { limit: 10_000 })).messages) after.add(line.message.id!);
+      expect([...ever].filter((id) => !after.has(id)), label).toEqual([]);
+      reopened.db.close();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    }
+    recordFigures("crash", { teamPruneTrials: kills.length, teamPruneStatements: run.total, teamPruneOutcomes: outcomes });
     expect(outcomes.before).toBeGreaterThan(0);
   }, 120_000 + 40 * 10_000);
 });

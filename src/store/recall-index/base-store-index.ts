@@ -88,12 +88,11 @@ export class BaseStoreRecall implements RecallBackend {
       const { previousId: _previous, ...rest } = entry;
       await this.store.put(namespace, messageId, { ...rest, checkpointId, ordinal, ...(previousId ? { previousId } : {}) }, false);
     }
-    // Entries indexed before keep their first place (atFirstPlace): read in one batch.
-    const known = add.length === 0 ? [] : await this.store.batch(add.map((entry) => ({ namespace, key: entry.messageId })));
+    // Entries indexed before keep their first place (atFirstPlace).
+    const known = await Promise.all(add.map((entry) => this.store.get(namespace, entry.messageId)));
     const indexed = new Map(
       add.flatMap((entry, index) => {
-        const item = known[index] as { value?: Record<string, unknown> } | null | undefined;
-        const place = item?.value ? entryOf(item.value) : undefined;
+        const place = known[index] ? entryOf(known[index]!.value) : undefined;
         return place ? [[entry.messageId, place] as const] : [];
       }),
     );
