@@ -12,7 +12,7 @@ import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { readmeExamples } from "./check-package/readme-examples.js";
 import { brokenShippedLinks } from "./check-package/links.js";
-import { installLines, installTable, packageName } from "./check-package/install-lines.js";
+import { installLines, installTable, packageName, testedSpec } from "./check-package/install-lines.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -191,13 +191,6 @@ await step("the script from the tarball (npx compact-thread)", () => {
 const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 
-/** A package the docs tell a user to install, as npm install gets it here: the tarball, or the version tested here. */
-function installable(name: string): string {
-  if (name === "langgraph-compaction") return tarball;
-  if (!manifest.devDependencies[name]) throw new Error(`the docs install ${name}, which this project does not test (add it to devDependencies)`);
-  return pinned(name);
-}
-
 /** A fresh strict project with exactly `packages` (and TypeScript); returns its folder. */
 function projectWith(name: string, packages: string[]): string {
   const dir = join(work, name);
@@ -205,7 +198,7 @@ function projectWith(name: string, packages: string[]): string {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }, null, 2));
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["examples/*.mts"] }, null, 2));
   // Types only: no native build is needed to compile.
-  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...new Set([...packages.map(installable), pinned("typescript"), pinned("@types/node")])], dir);
+  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...new Set([...packages.map((spec) => testedSpec(spec, tarball, manifest.devDependencies)), pinned("typescript"), pinned("@types/node")])], dir);
   return dir;
 }
 

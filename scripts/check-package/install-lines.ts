@@ -31,6 +31,17 @@ export function installTable(markdown: string): string[] {
     .filter((word) => word !== "" && !word.startsWith("-"));
 }
 
+/**
+ * A package the docs tell a user to install, as the checks install it: the library from the packed tarball, any
+ * other package at the version this project tests (its devDependencies range), whatever version the docs pin.
+ */
+export function testedSpec(spec: string, tarball: string, devDependencies: Record<string, string>): string {
+  const name = packageName(spec);
+  if (name === "langgraph-compaction") return tarball;
+  if (!devDependencies[name]) throw new Error(`the docs install ${spec}, which this project does not test (add it to devDependencies)`);
+  return `${name}@${devDependencies[name]}`;
+}
+
 /** A package name without its version (`@scope/name@^1` → `@scope/name`). */
 export function packageName(spec: string): string {
   const at = spec.indexOf("@", 1);

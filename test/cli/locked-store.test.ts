@@ -10,9 +10,9 @@ import Database from "better-sqlite3";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CompactionError, HistoryManager, reindexThread } from "../../src/index.js";
-import { main } from "../../src/cli/main.js";
+import { runScriptInProcess } from "../support/in-process-script.js";
 import { createTestAgent, runTurns, seedThread } from "../support/agents.js";
 import { holdLock } from "../support/lock-holder.js";
 
@@ -34,17 +34,7 @@ function rows(path: string): string {
   }
 }
 
-async function script(argv: string[]): Promise<{ code: number; stderr: string }> {
-  const stderr: string[] = [];
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-  const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
-  try {
-    return { code: await main(argv, {}), stderr: stderr.join("") };
-  } finally {
-    err.mockRestore();
-    out.mockRestore();
-  }
-}
+const script = (argv: string[]) => runScriptInProcess(argv);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "compaction-locked-"));

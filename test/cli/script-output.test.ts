@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { vi } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { createHistorySearchTool } from "../../src/recall/tool.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
+import { runScriptInProcess } from "../support/in-process-script.js";
 import { compactThread, runTs } from "../support/run-script.js";
 
 const THREAD = "seen";
@@ -27,26 +26,13 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The script run in process: its exit code and what it printed (cheaper than a child for reading counts). */
-async function inProcess(argv: string[]): Promise<{ code: number; stdout: string }> {
-  const out: string[] = [];
-  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-  try {
-    return { code: await main(argv, {}), stdout: out.join("") };
-  } finally {
-    spy.mockRestore();
-    err.mockRestore();
-  }
-}
-
 describe("counts that agree, each saying what it counts", () => {
   it("report, list and history give the conversation's checkpoints; report names the sub-agents' apart", async () => {
-    const history = JSON.parse((await inProcess(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: unknown[] };
-    const rows = (JSON.parse((await inProcess(["list", "--db", db, "--json"])).stdout) as { threads: Array<{ threadId: string; checkpoints: number }> }).threads;
+    const history = JSON.parse((await runScriptInProcess(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: unknown[] };
+    const rows = (JSON.parse((await runScriptInProcess(["list", "--db", db, "--json"])).stdout) as { threads: Array<{ threadId: string; checkpoints: number }> }).threads;
     const own = history.checkpoints.length;
     expect(rows.find((row) => row.threadId === THREAD)?.checkpoints).toBe(own);
-    const report = await inProcess(["report", THREAD, "--db", db]);
+    const report = await runScriptInProcess(["report", THREAD, "--db", db]);
     const storage = /storage: ([\d,]+) checkpoints of the conversation \+ ([\d,]+) of sub-agents \(subgraph namespaces\)/.exec(report.stdout);
     expect(storage, report.stdout).not.toBeNull();
     expect(Number(storage![1]!.replace(/,/g, ""))).toBe(own);
@@ -54,18 +40,18 @@ describe("counts that agree, each saying what it counts", () => {
   });
 
   it("history --transcript and report count the conversation's messages, the summary apart", async () => {
-    const json = JSON.parse((await inProcess(["history", THREAD, "--db", db, "--transcript", "--json"])).stdout) as { messages: Array<{ source: string }> };
+    const json = JSON.parse((await runScriptInProcess(["history", THREAD, "--db", db, "--transcript", "--json"])).stdout) as { messages: Array<{ source: string }> };
     const summaries = json.messages.filter((message) => message.source === "summary").length;
     const compacted = json.messages.filter((message) => message.source === "transcript").length;
     expect(summaries).toBe(1);
     const messages = json.messages.length - summaries;
-    const text = await inProcess(["history", THREAD, "--db", db, "--transcript"]);
+    const text = await runScriptInProcess(["history", THREAD, "--db", db, "--transcript"]);
     expect(text.stdout).toContain(`${messages} messages: ${compacted} compacted out of the head (in the transcript), ${messages - compacted} in the head and the summary`);
-    expect((await inProcess(["report", THREAD, "--db", db])).stdout).toContain(`transcript: ${messages} messages (${compacted} compacted, in the recall index) and the summary`);
+    expect((await runScriptInProcess(["report", THREAD, "--db", db])).stdout).toContain(`transcript: ${messages} messages (${compacted} compacted, in the recall index) and the summary`);
   });
 
   it("search --from on messages that carry no date says so, rather than 'try other words'", async () => {
-    const undated = await inProcess(["search", THREAD, "rounding", "--db", db, "--from", "2024-01-01"]);
+    const undated = await runScriptInProcess(["search", THREAD, "rounding", "--db", db, "--from", "2024-01-01"]);
     expect(undated.code).toBe(0);
     expect(undated.stdout).toMatch(/the messages that match carry no date \(\d+ match without --from\/--to\)/);
     expect(undated.stdout).not.toContain("Try other words");

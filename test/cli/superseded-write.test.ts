@@ -12,9 +12,9 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { auditThread, reindexThread } from "../../src/index.js";
-import { main } from "../../src/cli/main.js";
+import { runScriptInProcess } from "../support/in-process-script.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { recallBackendFor } from "../../src/recall/search.js";
 import { stillInLine } from "../../src/store/lineage.js";
@@ -47,18 +47,7 @@ class GatedSaver extends SqliteSaver {
 const dir = mkdtempSync(join(tmpdir(), "compaction-superseded-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function script(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
-  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (err.push(String(chunk)), true));
-  try {
-    return { code: await main(argv, {}), stdout: out.join(""), stderr: err.join("") };
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-}
+const script = (argv: string[]) => runScriptInProcess(argv);
 
 const THREAD = "superseded";
 const config = { configurable: { thread_id: THREAD } };

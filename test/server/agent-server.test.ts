@@ -10,7 +10,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
@@ -19,20 +18,10 @@ import { TRANSCRIPT_NAMESPACE, transcriptNamespace } from "../../src/store/recal
 import { PROVENANCE_KEY } from "../../src/messages/summary-message.js";
 import { turnText } from "../support/in-graph-suite.js";
 import { SUMMARY_MARK } from "./fixture/agent.js";
+import { freePort, SERVER_ENV, untilListening } from "./server-process.js";
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixture");
 const TURNS = 40;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** `langgraphjs dev` on the fixture; resolves when the server says it is listening (its own line, not a delay). */
 async function startServer(port: number): Promise<{ child: ChildProcess; output: () => string }> {
@@ -41,20 +30,10 @@ async function startServer(port: number): Promise<{ child: ChildProcess; output:
   const child = spawn(process.execPath, [cli, "dev", "--no-browser", "--port", String(port), "--config", join(FIXTURE, "langgraph.json")], {
     cwd: FIXTURE,
     detached: true,
-    env: { ...process.env, OPENAI_API_KEY: "", LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: { ...process.env, OPENAI_API_KEY: "", ...SERVER_ENV },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      log += chunk.toString();
-      if (/Server running at/.test(log.replace(/\u001b\[[0-9;]*m/g, ""))) resolve();
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-    child.on("exit", (code) => reject(new Error(`the Agent Server exited (${code}) before listening:\n${log}`)));
-  });
-  return { child, output: () => log };
+  return { child, ...(await untilListening(child)) };
 }
 
 interface WireMessage {

@@ -9,41 +9,25 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fencedBlocks } from "../../scripts/check-package/readme-examples.js";
-import { packageName } from "../../scripts/check-package/install-lines.js";
+import { testedSpec } from "../../scripts/check-package/install-lines.js";
 import { PROVENANCE_KEY } from "../../src/messages/summary-message.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { ROOT } from "../support/child-entry.js";
+import { freePort, SERVER_ENV, untilListening } from "./server-process.js";
 
 const page = readFileSync(join(ROOT, "docs/deploying.md"), "utf8");
 const section = page.slice(page.indexOf("### On LangGraph's Agent Server"), page.indexOf("| what | where it runs |", page.indexOf("### On LangGraph's Agent Server")));
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** An `npm install` line of the page as run here: the library from the tarball, the rest at the versions tested here. */
 function installHere(line: string, tarball: string): string {
   return line.replace(/^(\s*npm install)((?:\s+-D)?)\s+(.*)$/, (_, command: string, dev: string, rest: string) => {
-    const specs = rest.trim().split(/\s+/).map((spec) => {
-      if (spec === "langgraph-compaction") return tarball;
-      const range = manifest.devDependencies[packageName(spec)];
-      if (!range) throw new Error(`docs/deploying.md installs ${spec}, which this project does not test`);
-      return `'${packageName(spec)}@${range}'`;
-    });
+    const specs = rest.trim().split(/\s+/).map((spec) => `'${testedSpec(spec, tarball, manifest.devDependencies)}'`);
     return `${command}${dev} --no-audit --no-fund ${specs.join(" ")}`;
   });
 }
@@ -58,7 +42,7 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
   let project: string;
   let openai: ChatCompletionsServer;
   let server: ChildProcess | undefined;
-  let log = "";
+  let output = () => "";
   let client: Client;
 
   beforeAll(async () => {
@@ -94,18 +78,10 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
     server = spawn("bash", ["-c", started], {
       cwd: project,
       detached: true,
-      env: { ...process.env, OPENAI_BASE_URL: openai.url, LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: { ...process.env, OPENAI_BASE_URL: openai.url, ...SERVER_ENV },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    await new Promise<void>((resolve, reject) => {
-      const read = (chunk: Buffer) => {
-        log += chunk.toString();
-        if (/Server running at/.test(log.replace(/\u001b\[[0-9;]*m/g, ""))) resolve();
-      };
-      server!.stdout!.on("data", read);
-      server!.stderr!.on("data", read);
-      server!.on("exit", (code) => reject(new Error(`the Agent Server exited (${code}) before listening:\n${log}`)));
-    });
+    ({ output } = await untilListening(server));
     client = new Client({ apiUrl: `http://127.0.0.1:${port}` });
   }, 900_000);
 
@@ -133,7 +109,7 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
       for (const message of messages) if (message.id && !message.additional_kwargs?.[PROVENANCE_KEY]) seen.add(message.id);
       if (messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY])) break;
     }
-    expect(messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY]), `no summary after ${turns} turns\n${log.slice(-2000)}`).toBe(true);
+    expect(messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY]), `no summary after ${turns} turns\n${output().slice(-2000)}`).toBe(true);
     expect(messages.length).toBeLessThan(seen.size);
     // The summary was written by the default summarizer through OPENAI_BASE_URL: a request without tools.
     expect(openai.requests.some((request) => !request.body.tools?.length)).toBe(true);
