@@ -14,7 +14,7 @@ import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
-import { atFirstPlace, recallChanges } from "../store/recall-index/entries.js";
+import { atFirstPlace, moved, recallChanges } from "../store/recall-index/entries.js";
 import { writtenByLibrary } from "../store/replacement.js";
 import type { RecallBackendOptions } from "./search.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
@@ -66,11 +66,9 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
     if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
     const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
     for (const entry of atFirstPlace(changes.add, entries)) entries.set(entry.messageId, entry);
-    for (const { messageId, checkpointId, ordinal, previousId } of changes.move ?? []) {
-      const moved = entries.get(messageId);
-      if (!moved) continue;
-      const { previousId: _previous, ...entry } = moved;
-      entries.set(messageId, { ...entry, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
+    for (const place of changes.move ?? []) {
+      const entry = entries.get(place.messageId);
+      if (entry) entries.set(place.messageId, moved(entry, place));
     }
   }
   return [...entries.values()].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));

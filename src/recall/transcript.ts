@@ -9,6 +9,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { getSummaryProvenance } from "../messages/summary-message.js";
 import { deserializeMessage } from "../store/recall-index/message-serde.js";
+import { hasLeft } from "../store/recall-index/entries.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
@@ -58,17 +59,20 @@ interface Slot {
   entry?: RecallEntry;
 }
 
-/**
- * The head's slots with the entries that left it put back where the conversation had them. Entries are taken in the
- * order they left (checkpoint, then place); each goes right after the message it followed in the head it left
- * (`previousId`) — put back first when it left later — past the entries already put there (they left earlier, so
- * they came first); one that had none, after the head's leading system messages. An entry whose predecessor is
- * nowhere (a summary since replaced) follows the entry put back before it.
- */
 /** `a` left the head before `b`: at an earlier checkpoint, or earlier in the same one. */
 function leftBefore(a: RecallEntry, b: RecallEntry): boolean {
   return a.checkpointId === b.checkpointId ? a.ordinal < b.ordinal : a.checkpointId < b.checkpointId;
 }
+
+/**
+ * The head's slots with the entries that left it put back where the conversation had them. Entries are taken in the
+ * order they left (checkpoint, then place); each goes right after the message it followed (`previousId`, written by
+ * entries.ts: for what followed a summary, the last message it covered; for what a restore dropped, the last
+ * message it brought back) — put back first when it left later — past the messages already put there that left
+ * before it and do not come after it through the messages each followed; one that had none, after the head's
+ * leading system messages. An entry whose predecessor is nowhere (a summary, on entries written before the rule
+ * above) follows what left the head before it.
+ */
 
 function conversationOrder(head: Slot[], entries: RecallEntry[], returned: ReadonlyMap<string, RecallEntry> = new Map()): Slot[] {
   interface Node {
@@ -95,16 +99,54 @@ function conversationOrder(head: Slot[], entries: RecallEntry[], returned: Reado
   // When a node's message left the head: an entry's, or for a head message that left once and is back (a restore),
   // when it first left; undefined for a head message that never left.
   const leftAt = (node: Node) => (node.entry ? node.slot.entry : returned.get(idOf(node.slot) ?? ""));
-  // Whether `node` goes past `entry`: it left the head before `entry` did, and does not follow it.
+  // Where each message that left was (an entry's place, or a returned head message's first departure).
+  const placeOf = new Map<string, RecallEntry>([...entries, ...returned.values()].map((entry) => [entry.messageId, entry]));
+  // The messages `entry` descends from (each one it followed, taken back), each with its child on the way to `entry`.
+  let lineFor: RecallEntry | undefined;
+  let line = new Map<string | undefined, RecallEntry>();
+  const lineOf = (entry: RecallEntry) => {
+    if (lineFor === entry) return line;
+    lineFor = entry;
+    line = new Map();
+    for (let child: RecallEntry | undefined = entry; child && !line.has(child.previousId); child = child.previousId === undefined ? undefined : placeOf.get(child.previousId)) {
+      line.set(child.previousId, child);
+    }
+    return line;
+  };
+  // Whether `node` (a message that left) goes before `entry`. The messages `node` followed, taken back one by one:
+  // reaching `entry`, it comes after it; reaching a message `entry` descends from, the two are continuations of the
+  // same message, and the one whose branch left first came first (the other came after a restore dropped it).
+  // Otherwise, when each left decides.
   const before = (node: Node, entry: RecallEntry) => {
     const left = leftAt(node);
-    return left !== undefined && left.previousId !== entry.messageId && leftBefore(left, entry);
+    if (left === undefined) return false;
+    const ancestors = lineOf(entry);
+    let branch = left;
+    for (let steps = 0; steps <= placeOf.size; steps++) {
+      const at = branch.previousId;
+      if (at === entry.messageId) return false;
+      const meets = ancestors.get(at);
+      // Two continuations of the message `entry` followed: the branch that left first came first. Past that (`node`
+      // meets a message `entry` descends from further back), restores interleave branches in time: when each left.
+      if (meets) return meets === entry ? leftBefore(branch, entry) : leftBefore(left, entry);
+      const next = at === undefined ? undefined : placeOf.get(at);
+      if (!next) break;
+      branch = next;
+    }
+    return leftBefore(left, entry);
   };
   const insert = (entry: RecallEntry, after?: Node): void => {
     // No predecessor: it was the first message after the system ones. One that is nowhere now (a summary since
     // replaced): after the entry put back before it.
     let at = after ?? (entry.previousId ? (byId.get(entry.previousId) ?? last ?? anchor) : anchor);
-    if (!after) while (at.next && before(at.next, entry)) at = at.next;
+    // A summary in the head stands for what it covers: the scan looks past it.
+    if (!after) {
+      for (let node = at.next; node; node = node.next) {
+        if (node.slot.source === "summary") continue;
+        if (!before(node, entry)) break;
+        at = node;
+      }
+    }
     const node: Node = { slot: { source: "transcript", entry }, next: at.next, entry: true };
     at.next = node;
     byId.set(entry.messageId, node);
@@ -194,7 +236,8 @@ export async function readTranscript(checkpointer: BaseCheckpointSaver, config: 
     const original = message.id ? originals.get(message.id) : undefined;
     return original ? { source: "head", edited: true, entry: original } : { source: "head", head: message };
   };
-  const returned = new Map(entries.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
+  // Head messages that left once and came back (a restore): an original whose edited copy never left has no place.
+  const returned = new Map(entries.filter((entry) => inHead.has(entry.messageId) && hasLeft(entry)).map((entry) => [entry.messageId, entry]));
   const slots = conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)), returned);
   const start = after === undefined ? 0 : after + 1;
   const page = slots.slice(start, start + limit);

@@ -14,7 +14,7 @@
 import type { RecallFilter } from "./filter.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RecallBackend } from "../thread-store.js";
-import { atFirstPlace } from "./entries.js";
+import { atFirstPlace, hasLeft, moved } from "./entries.js";
 import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
@@ -81,12 +81,10 @@ export class BaseStoreRecall implements RecallBackend {
 
   async record({ threadId, add, move = [] }: RecallChanges): Promise<void> {
     const namespace = transcriptNamespace(threadId);
-    for (const { messageId, checkpointId, ordinal, previousId } of move) {
-      const stored = await this.store.get(namespace, messageId);
+    for (const place of move) {
+      const stored = await this.store.get(namespace, place.messageId);
       const entry = stored ? entryOf(stored.value) : undefined;
-      if (!entry) continue;
-      const { previousId: _previous, ...rest } = entry;
-      await this.store.put(namespace, messageId, { ...rest, checkpointId, ordinal, ...(previousId ? { previousId } : {}) }, false);
+      if (entry && !hasLeft(entry)) await this.store.put(namespace, place.messageId, { ...moved(entry, place) }, false);
     }
     // Entries indexed before keep their first place (atFirstPlace).
     const known = await Promise.all(add.map((entry) => this.store.get(namespace, entry.messageId)));

@@ -2,9 +2,10 @@
  * What a force-write changes in the recall index, from the head it replaces and the history it writes:
  * - a message of the old head whose id is not in the new head left it: indexed;
  * - a message whose id stays but whose content changed was edited (cleared, clipped, archived): its original is
- *   indexed, unless the old copy was itself an edit (then the original is indexed already);
- * - an edited copy that leaves the head moves its original's entry to where it left (`move`), so the transcript's
- *   order is the conversation's;
+ *   indexed, unless the old copy was itself an edit (then the original is indexed already), with no place yet
+ *   (`NOT_LEFT`): the message is still in the head;
+ * - an edited copy that leaves the head for the first time gives its original's entry the place where it left
+ *   (`move`), so the transcript's order is the conversation's; a later departure (after a restore) keeps that place;
  * - nothing is taken out: a message that comes back (a restore) keeps its entry, hidden from readers while the head
  *   holds it as it is (recall/out-of-head.ts);
  * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
@@ -52,6 +53,7 @@ export function recallEntry(
   ordinal: number,
   previous?: BaseMessage,
   textOf: (message: BaseMessage) => string = recallText,
+  previousId: string | undefined = predecessorId(previous),
 ): RecallEntry {
   const date = messageDate(message);
   const context = previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system" ? textOf(previous).slice(0, CONTEXT_CHARS) : "";
@@ -65,8 +67,28 @@ export function recallEntry(
     text: textOf(message),
     ...(context ? { context } : {}),
     message: serializeMessage(message),
-    ...(previous?.id ? { previousId: previous.id } : {}),
+    ...(previousId ? { previousId } : {}),
   };
+}
+
+/**
+ * The id a message that followed `previous` records as the one before it in the conversation: a summary stands for
+ * the last message it covered (summaries come and go; what they covered stays in the transcript).
+ */
+export function predecessorId(previous: BaseMessage | undefined): string | undefined {
+  if (!previous) return undefined;
+  return getSummaryProvenance(previous)?.lastCoveredId ?? previous.id ?? undefined;
+}
+
+/**
+ * The ordinal of an original whose edited copy is still in the head (the entry a clear, clip or archive writes): the
+ * message has not left, so the entry has no place in the conversation's order yet; the first `move` gives it one.
+ */
+export const NOT_LEFT = -1;
+
+/** Whether an entry's place is where its message left the head (not an edit's `NOT_LEFT`). */
+export function hasLeft(place: Pick<EntryPlace, "ordinal">): boolean {
+  return place.ordinal >= 0;
 }
 
 /** recallText, computed once per message: a message's text serves as its entry, its comparison and its successor's context. */
@@ -88,15 +110,36 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
   for (const message of after) if (indexable(message)) next.set(message.id!, message);
   const add: RecallEntry[] = [];
   const move: RecallMove[] = [];
+  const previousOf = conversationPrevious(before, after);
   before.forEach((message, ordinal) => {
     if (!indexable(message)) return;
     const kept = next.get(message.id!);
     // An edited copy leaving: its original is indexed already (by the write that edited it); only its place moves,
     // so the transcript keeps the original where the conversation had it.
-    if (!kept && editOf(message)) move.push({ messageId: message.id!, checkpointId, ordinal, ...(before[ordinal - 1]?.id ? { previousId: before[ordinal - 1]!.id! } : {}) });
-    else if (!kept || (kept !== message && textOf(message) !== textOf(kept) && !editOf(message))) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf));
+    const previousId = previousOf(ordinal);
+    if (!kept && editOf(message)) move.push({ messageId: message.id!, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
+    else if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf, previousId));
+    else if (kept !== message && textOf(message) !== textOf(kept) && !editOf(message)) add.push(recallEntry(message, checkpointId, NOT_LEFT, before[ordinal - 1], textOf));
   });
   return { threadId, add, ...(move.length > 0 ? { move } : {}) };
+}
+
+/**
+ * The id of the message a leaving message of `before` follows in the conversation: the one before it in `before`
+ * (for a summary, the last message it covered), unless `after` holds that one followed by messages `before` did not
+ * hold (a restore's messages, which came before what the restore drops): then the last of those.
+ */
+function conversationPrevious(before: readonly BaseMessage[], after: readonly BaseMessage[]): (ordinal: number) => string | undefined {
+  const held = new Set(before.map((message) => message.id));
+  const at = new Map(after.map((message, index) => [message.id, index] as const));
+  const returned = (message: BaseMessage | undefined) => message !== undefined && indexable(message) && !held.has(message.id);
+  return (ordinal) => {
+    const id = predecessorId(before[ordinal - 1]);
+    let index = id === undefined ? undefined : at.get(id);
+    if (index === undefined) return id;
+    while (returned(after[index + 1])) index++;
+    return after[index]!.id;
+  };
 }
 
 /** An entry as a search answers it: without what only the transcript needs (its place, context, stored message). */
@@ -120,8 +163,18 @@ export function atFirstPlace(add: readonly RecallEntry[], indexed: ReadonlyMap<s
   if (indexed.size === 0) return [...add];
   return add.map((entry) => {
     const place = indexed.get(entry.messageId);
-    if (!place) return entry;
+    if (!place || !hasLeft(place)) return entry;
     const { previousId: _previousId, ...rest } = entry;
     return { ...rest, checkpointId: place.checkpointId, ordinal: place.ordinal, ...(place.previousId ? { previousId: place.previousId } : {}) };
   });
+}
+
+/**
+ * The entry `move` leaves: the place where the edited copy left, when the original has none yet (`NOT_LEFT`); an
+ * entry that has one (the message left before, came back with a restore, and its edited copy left again) keeps it.
+ */
+export function moved(entry: RecallEntry, { checkpointId, ordinal, previousId }: RecallMove): RecallEntry {
+  if (hasLeft(entry)) return entry;
+  const { previousId: _previous, ...rest } = entry;
+  return { ...rest, checkpointId, ordinal, ...(previousId ? { previousId } : {}) };
 }

@@ -10,7 +10,7 @@
  */
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
-import { atFirstPlace, recallLabel, recallMessage } from "./entries.js";
+import { atFirstPlace, moved, recallLabel, recallMessage } from "./entries.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
@@ -95,11 +95,9 @@ export class MemoryRecall {
     if (add.length === 0 && move.length === 0) return;
     let thread = this.threads.get(threadId);
     if (!thread) this.threads.set(threadId, (thread = new ThreadIndex()));
-    for (const { messageId, checkpointId, ordinal, previousId } of move) {
-      const document = thread.documents.get(messageId);
-      if (!document) continue;
-      const { previousId: _previous, ...entry } = document.entry;
-      thread.add({ ...entry, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
+    for (const place of move) {
+      const document = thread.documents.get(place.messageId);
+      if (document) thread.add(moved(document.entry, place));
     }
     const indexed = new Map(add.flatMap((entry) => {
       const known = thread.documents.get(entry.messageId)?.entry;

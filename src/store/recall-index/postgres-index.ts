@@ -79,7 +79,7 @@ export async function applyPostgresRecall(
     await client.query(
       `UPDATE ${s}.compaction_recall r SET checkpoint_id = m.checkpoint_id, ordinal = m.ordinal, previous_id = m.previous_id
        FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS m(message_id, checkpoint_id, ordinal, previous_id)
-       WHERE r.thread_id = $1 AND r.message_id = m.message_id`,
+       WHERE r.thread_id = $1 AND r.message_id = m.message_id AND r.ordinal < 0`,
       [threadId, move.map((entry) => pgText(entry.messageId)), move.map((entry) => entry.checkpointId), move.map((entry) => entry.ordinal), move.map((entry) => pgText(entry.previousId ?? null))],
     );
   }

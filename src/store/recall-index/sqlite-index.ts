@@ -94,7 +94,8 @@ function exists(db: Database): boolean {
 export function applySqliteRecall(db: Database, { threadId, add: given, move = [] }: RecallChanges): void {
   if (given.length === 0 && move.length === 0) return;
   ensureSqliteRecall(db);
-  const moved = db.prepare(`UPDATE compaction_recall SET checkpoint_id = ?, ordinal = ?, previous_id = ? WHERE thread_id = ? AND message_id = ?`);
+  // Only an original with no place yet (NOT_LEFT) takes the place where its edited copy left (entries.ts: moved).
+  const moved = db.prepare(`UPDATE compaction_recall SET checkpoint_id = ?, ordinal = ?, previous_id = ? WHERE thread_id = ? AND message_id = ? AND ordinal < 0`);
   for (const { messageId, checkpointId, ordinal, previousId } of move) moved.run(checkpointId, ordinal, previousId ?? null, threadId, messageId);
   if (given.length === 0) return;
   const key = threadKey(threadId);
