@@ -91,13 +91,6 @@ export function parseCommandLine(given: string[], invokedAs = "npx compact-threa
   }
 }
 
-export function positiveInteger(parameter: string, raw: string | undefined, fallback?: number): number | undefined {
-  if (raw === undefined) return fallback;
-  const value = Number(raw.replace(/_/g, ""));
-  if (!Number.isInteger(value) || value <= 0) throw invalidArgument(parameter, raw, "a positive integer number of tokens");
-  return value;
-}
-
 /** The --keep flag: the newest checkpoints kept, the head among them (the raw text in the error, as typed). */
 export function keepFlag(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -192,7 +185,7 @@ function resolveScriptPolicy(options: ParsedOptions, env: NodeJS.ProcessEnv, com
   if (options.over !== undefined && options.limit !== undefined) throw invalidArgument("--over", options.over, "left out when --limit is given (--over N is --limit N for compact --all)");
   const limitFlag = options.over !== undefined ? "--over" : "--limit";
   const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
-  if (rawLimit !== undefined) positiveInteger(limitFlag, rawLimit);
+  // A number of tokens, or a fraction (<= 1) of the model's context window: checked by resolvePolicy, as TOKEN_LIMIT is.
   const flags = {
     tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit),
     compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio),

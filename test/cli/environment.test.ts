@@ -74,6 +74,17 @@ describe("the script honours every setting of .env.example", () => {
     // A fraction of the model's window, as the wrapper reads it.
     const listed = JSON.parse((await compactThread(["list", "--db", path, "--json"], { TOKEN_LIMIT: "0.5" })).stdout);
     expect(listed.limit).toBe(64_000);
+    // --limit reads a fraction as TOKEN_LIMIT does (--help and docs/script.md say so), for every command taking it.
+    const flagged = JSON.parse((await compactThread(["list", "--db", path, "--json", "--limit", "0.5"])).stdout);
+    expect(flagged.limit).toBe(64_000);
+    const inspected = await compactThread(["inspect", "env-thread", "--db", path, "--json", "--limit", "0.5"]);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const planned = await compactThread(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "0.5"]);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toMatch(/64,?000/);
+    const negative = await compactThread(["list", "--db", path, "--limit", "-3"]);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toMatch(/--limit must be a positive number of tokens, or a fraction/);
     const bad = await compactThread(["list", "--db", path], { TOKEN_LIMIT: "lots" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/TOKEN_LIMIT/);
