@@ -185,7 +185,9 @@ function resolveScriptPolicy(options: ParsedOptions, env: NodeJS.ProcessEnv, com
   if (options.over !== undefined && options.limit !== undefined) throw invalidArgument("--over", options.over, "left out when --limit is given (--over N is --limit N for compact --all)");
   const limitFlag = options.over !== undefined ? "--over" : "--limit";
   const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
-  // A number of tokens, or a fraction (<= 1) of the model's context window: checked by resolvePolicy, as TOKEN_LIMIT is.
+  // A number of tokens, or a fraction (<= 1) of the model's context window, as TOKEN_LIMIT (resolvePolicy checks the
+  // rest); a value that is no positive number is named as typed.
+  if (rawLimit !== undefined && !(numberOf(limitFlag, rawLimit) > 0)) throw invalidArgument(limitFlag, rawLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window");
   const flags = {
     tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit),
     compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio),
