@@ -76,6 +76,8 @@ export interface CompactionPlan {
   prefixLength: number;
   /** The pinned messages from before the cut, kept right after the summary. */
   pinned: BaseMessage[];
+  /** The last message before the cut (summarized or pinned): the one the messages after the cut followed. */
+  lastBeforeCut: BaseMessage | undefined;
   /** Atomic units in the body, and how many go to the summary. */
   units: { total: number; summarized: number };
   tokens: {
@@ -181,6 +183,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     keep,
     prefixLength: bodyStart + cut,
     pinned,
+    lastBeforeCut: body[cut - 1],
     units: { total: units.length, summarized: summarizedUnits.length },
     tokens: {
       before,

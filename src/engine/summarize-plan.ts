@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../errors.js";
-import { createSummaryMessage, getSummaryProvenance, summaryText } from "../messages/summary-message.js";
+import { createSummaryMessage, getSummaryProvenance, summaryText, type SummaryProvenance } from "../messages/summary-message.js";
 import { validateHistory } from "../messages/validate.js";
 import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer } from "../summarizers/types.js";
@@ -63,6 +63,7 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
       summarizer: summarizer.name,
       model: summarizer.model ?? null,
       ...(fallbackReason ? { fallbackReason } : {}),
+      ...pinsOf(plan),
     },
     settings.summaryRole,
     { searchable: settings.recall.announce },
@@ -73,6 +74,14 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
     throw new CompactionError({ code: "INVALID_HISTORY", message: `the compacted history would be invalid: ${problems[0]!.message}` });
   }
   return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason };
+}
+
+/** The provenance's `pins`, when the plan moves pinned messages after the summary and keeps a message after them. */
+function pinsOf(plan: CompactionPlan): Pick<SummaryProvenance, "pins"> {
+  const keptId = plan.keep[plan.pinned.length]?.id;
+  const followedId = plan.lastBeforeCut?.id;
+  if (plan.pinned.length === 0 || !keptId || !followedId) return {};
+  return { pins: { ids: plan.pinned.flatMap((message) => (message.id ? [message.id] : [])), keptId, followedId } };
 }
 
 async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number, stop?: AbortSignal): Promise<string> {

@@ -35,6 +35,12 @@ export interface SummaryProvenance {
   model: string | null;
   /** Set when the configured summarizer failed and the fallback wrote this summary. */
   fallbackReason?: string;
+  /**
+   * Set when pinned messages from before the cut follow this summary in the head: their ids, the first message kept
+   * after them, and the message that one followed in the conversation, the last before the cut (the transcript's
+   * order: in the head, it follows a pin).
+   */
+  pins?: { ids: string[]; keptId: string; followedId: string };
   createdAt: string;
 }
 

@@ -67,13 +67,13 @@ function leftBefore(a: RecallEntry, b: RecallEntry): boolean {
 /**
  * The head's slots with the entries that left it put back where the conversation had them. Entries are taken in the
  * order they left (checkpoint, then place); each goes right after the message it followed (`previousId`, written by
- * entries.ts: for what followed a summary, the last message it covered; for what a restore dropped, the last
- * message it brought back) — put back first when it left later — past the messages already put there that left
- * before it and do not come after it through the messages each followed; one that had none, after the head's
- * leading system messages. An entry whose predecessor is nowhere (a summary, on entries written before the rule
- * above) follows what left the head before it.
+ * entries.ts: for what followed a summary, the last message it covered; for the first message kept after pinned
+ * ones a compaction moved behind its summary, the last message before the cut; for what a restore dropped, the last
+ * message it brought back) — put back first when it left later — past the messages already put there (the head's
+ * summaries looked past) that left before it and do not come after it through the messages each followed; one that
+ * had none, after the head's leading system messages. An entry whose predecessor is nowhere (a summary, on entries
+ * written before these rules) follows what left the head before it.
  */
-
 function conversationOrder(head: Slot[], entries: RecallEntry[], returned: ReadonlyMap<string, RecallEntry> = new Map()): Slot[] {
   interface Node {
     slot: Slot;
@@ -101,39 +101,19 @@ function conversationOrder(head: Slot[], entries: RecallEntry[], returned: Reado
   const leftAt = (node: Node) => (node.entry ? node.slot.entry : returned.get(idOf(node.slot) ?? ""));
   // Where each message that left was (an entry's place, or a returned head message's first departure).
   const placeOf = new Map<string, RecallEntry>([...entries, ...returned.values()].map((entry) => [entry.messageId, entry]));
-  // The messages `entry` descends from (each one it followed, taken back), each with its child on the way to `entry`.
-  let lineFor: RecallEntry | undefined;
-  let line = new Map<string | undefined, RecallEntry>();
-  const lineOf = (entry: RecallEntry) => {
-    if (lineFor === entry) return line;
-    lineFor = entry;
-    line = new Map();
-    for (let child: RecallEntry | undefined = entry; child && !line.has(child.previousId); child = child.previousId === undefined ? undefined : placeOf.get(child.previousId)) {
-      line.set(child.previousId, child);
+  // Whether `left` comes after the message `id` in the conversation: the messages it followed, taken back, reach it.
+  const follows = (left: RecallEntry, id: string) => {
+    let at = left.previousId;
+    for (let steps = 0; at !== undefined && steps <= placeOf.size; steps++) {
+      if (at === id) return true;
+      at = placeOf.get(at)?.previousId;
     }
-    return line;
+    return false;
   };
-  // Whether `node` (a message that left) goes before `entry`. The messages `node` followed, taken back one by one:
-  // reaching `entry`, it comes after it; reaching a message `entry` descends from, the two are continuations of the
-  // same message, and the one whose branch left first came first (the other came after a restore dropped it).
-  // Otherwise, when each left decides.
+  // Whether `node` goes before `entry`: it left the head before `entry` did, and does not come after it.
   const before = (node: Node, entry: RecallEntry) => {
     const left = leftAt(node);
-    if (left === undefined) return false;
-    const ancestors = lineOf(entry);
-    let branch = left;
-    for (let steps = 0; steps <= placeOf.size; steps++) {
-      const at = branch.previousId;
-      if (at === entry.messageId) return false;
-      const meets = ancestors.get(at);
-      // Two continuations of the message `entry` followed: the branch that left first came first. Past that (`node`
-      // meets a message `entry` descends from further back), restores interleave branches in time: when each left.
-      if (meets) return meets === entry ? leftBefore(branch, entry) : leftBefore(left, entry);
-      const next = at === undefined ? undefined : placeOf.get(at);
-      if (!next) break;
-      branch = next;
-    }
-    return leftBefore(left, entry);
+    return left !== undefined && leftBefore(left, entry) && !follows(left, entry.messageId);
   };
   const insert = (entry: RecallEntry, after?: Node): void => {
     // No predecessor: it was the first message after the system ones. One that is nowhere now (a summary since

@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { INTERRUPT } from "@langchain/langgraph-checkpoint";
 import { getSummaryProvenance } from "../messages/summary-message.js";
 import { holdsOwnMessages } from "./checkpoint-messages.js";
-import { recallEntry, recallText } from "./recall-index/entries.js";
+import { followedIn, recallEntry, recallText } from "./recall-index/entries.js";
 import type { RecallEntry } from "./recall-index/types.js";
 import type { StoredCheckpoint } from "./thread-store.js";
 
@@ -66,14 +66,14 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
   const stays = new Map<string, string>();
   for (const id of kept) for (const message of byId.get(id)!.messages) if (message.id) stays.set(message.id, recallText(message));
   // The last place each uncovered message was seen among the checkpoints that go.
-  const last = new Map<string, { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage }>();
+  const last = new Map<string, { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage; previousId?: string }>();
   for (const id of remove) {
     const { messages } = byId.get(id)!;
     messages.forEach((message, ordinal) => {
       if (!message.id || getSummaryProvenance(message) || recorded.has(message.id) || stays.get(message.id) === recallText(message)) return;
-      last.set(message.id, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1] } : {}) });
+      last.set(message.id, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1], previousId: followedIn(messages, ordinal) } : {}) });
     });
   }
-  const backfill = [...last.values()].map(({ message, checkpointId, ordinal, previous }) => recallEntry(message, checkpointId, ordinal, previous));
+  const backfill = [...last.values()].map(({ message, checkpointId, ordinal, previous, previousId }) => recallEntry(message, checkpointId, ordinal, previous, undefined, previousId));
   return { headCheckpointId: ids.at(-1)!, kept: ids.filter((id) => kept.has(id)), remove, ...(remove.length > 0 ? { namespacesBefore: remove.at(-1)! } : {}), backfill };
 }

@@ -124,6 +124,28 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
   return { threadId, add, ...(move.length > 0 ? { move } : {}) };
 }
 
+const pinsCache = new WeakMap<readonly BaseMessage[], Map<string, { pins: Set<string>; followedId: string }>>();
+
+/**
+ * The id of the message `messages[ordinal]` followed in the conversation: the one before it (for a summary, the last
+ * message it covered), or, for the first message a compaction kept after the pinned messages it moved behind its
+ * summary, the last message before that compaction's cut.
+ */
+export function followedIn(messages: readonly BaseMessage[], ordinal: number): string | undefined {
+  let kept = pinsCache.get(messages);
+  if (!kept) {
+    kept = new Map();
+    for (const message of messages) {
+      const pins = getSummaryProvenance(message)?.pins;
+      if (pins) kept.set(pins.keptId, { pins: new Set(pins.ids), followedId: pins.followedId });
+    }
+    pinsCache.set(messages, kept);
+  }
+  const previous = messages[ordinal - 1];
+  const moved = kept.get(messages[ordinal]?.id ?? "");
+  return moved && previous?.id !== undefined && moved.pins.has(previous.id) ? moved.followedId : predecessorId(previous);
+}
+
 /**
  * The id of the message a leaving message of `before` follows in the conversation: the one before it in `before`
  * (for a summary, the last message it covered), unless `after` holds that one followed by messages `before` did not
@@ -134,7 +156,7 @@ function conversationPrevious(before: readonly BaseMessage[], after: readonly Ba
   const at = new Map(after.map((message, index) => [message.id, index] as const));
   const returned = (message: BaseMessage | undefined) => message !== undefined && indexable(message) && !held.has(message.id);
   return (ordinal) => {
-    const id = predecessorId(before[ordinal - 1]);
+    const id = followedIn(before, ordinal);
     let index = id === undefined ? undefined : at.get(id);
     if (index === undefined) return id;
     while (returned(after[index + 1])) index++;
