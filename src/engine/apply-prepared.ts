@@ -12,6 +12,7 @@ import { outcomeOfWriteError, writeHistory } from "./replacement.js";
 import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";
+import { turnOver } from "../slices.js";
 
 /** First and longest pause between two looks at a busy head. */
 const BUSY_RETRY_MS = 10;
@@ -72,12 +73,15 @@ async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, 
 
 /** The thread's head, and the report fields every outcome on it starts from. */
 export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+  // Reading (deserializing) a long thread, and counting it, are phases of their own (slices.ts).
+  await turnOver();
   const head = await settings.store.readHead(threadId, at);
   if (!head && at !== undefined) {
     throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: at, message: `thread ${threadId} has no checkpoint ${at}` });
   }
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
+  await turnOver();
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: settings.counter.countMessages(head.messages), summarizer, attempts };
   return { head, headId, base };
 }
@@ -143,6 +147,7 @@ async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction
   if (!rebased.ok) {
     return { kind: "done", prefixChanged: true, report: { ...base, status: "conflict", reason: `the summary was discarded: ${rebased.reason}` } };
   }
+  await turnOver();
   const writeStarted = performance.now();
   try {
     const written = await writeHistory(settings, threadId, rebased.messages, {

@@ -24,6 +24,7 @@ import { summaryLocks, threadLocks } from "./thread-lock.js";
 import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneOptions, type PruneReport } from "./prune.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
+import { turnOver } from "../slices.js";
 
 export { DEFAULT_BUSY_WAIT_MS, DEFAULT_MAX_WRITE_ATTEMPTS, DEFAULT_SUMMARY_TIMEOUT_MS } from "./manager-options.js";
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
@@ -269,10 +270,14 @@ export class HistoryManager {
     replacedCheckpointId?: string,
   ): Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }> {
     const options = this.withinPolicy(given);
+    // Planning, summarizing and counting the result are phases of their own (slices.ts).
+    await turnOver();
     const fitted = this.fitPlan(messages, given);
     if ("skipped" in fitted) return fitted;
+    await turnOver();
     const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
     if (options.maxTokensAfter !== undefined) {
+      await turnOver();
       const after = this.counter.countMessages(compacted.messages);
       if (after > options.maxTokensAfter) {
         return {

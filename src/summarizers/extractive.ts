@@ -21,7 +21,7 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { candidateSteps, type Candidate } from "./extractive/candidates.js";
 import { parseSummary, renderHeader, renderLine, renderLines, spansDays, type Coverage, type SummaryLine } from "./extractive/layout.js";
 import { distinctSteps, selectionSteps, type Priced } from "./extractive/select.js";
-import { sliced } from "./extractive/slices.js";
+import { sliced } from "../slices.js";
 import { coreSteps } from "./extractive/cores.js";
 import type { SummarizeInput, Summarizer } from "./types.js";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Candidate } from "../../src/summarizers/extractive/candidates.js";
 import { CORE_SHARE, coreSteps } from "../../src/summarizers/extractive/cores.js";
-import { drain } from "../../src/summarizers/extractive/slices.js";
+import { drain } from "../../src/slices.js";
 
 let order = 0;
 function sentence(line: number, text: string, value: number, utterance = true): Candidate {

@@ -143,11 +143,11 @@ export function inGraphBehaviour(form: InGraphForm): void {
         expect(failed.at(-1)!.getType()).toBe("ai");
       });
 
-      /** A graph whose summarizer is held at a gate, played until a summary is started (and held). */
+      /** A graph whose summarizer is held at a gate, played until a summary is started (and held); no call waits for it (lateness). */
       async function heldSummary(thread: string) {
         const gate = new GatedSummarizer();
         const { events, hooks, readyCount } = recorder();
-        const agent = form.build(store.saver, { tokenLimit: LIMIT, hardLimit: 100_000, env: {}, summarizer: gate, ...hooks });
+        const agent = form.build(store.saver, { tokenLimit: LIMIT, hardLimit: 100_000, lateness: 1_000, env: {}, summarizer: gate, ...hooks });
         const seen = new Map<string, BaseMessage>();
         let index = 0;
         while (gate.calls === 0) await turn(agent, thread, index++, seen);

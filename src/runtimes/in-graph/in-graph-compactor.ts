@@ -31,6 +31,7 @@ import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRul
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
+import { turnOver } from "../../slices.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
@@ -149,6 +150,8 @@ export class InGraphCompactor {
   async after(messages: readonly BaseMessage[], overhead: number, config: unknown): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     if (this.pending.has(key)) return undefined;
+    // Counting a long state is a phase of its own, apart from the graph's step before it (slices.ts).
+    await turnOver();
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
     if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: this.count(current) + overhead }) === "start") this.begin(key, current, overhead);
@@ -162,6 +165,7 @@ export class InGraphCompactor {
    */
   async before(messages: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
+    await turnOver();
     const archived = start && !this.pending.has(key) ? await this.archived(messages, config) : undefined;
     const current = archived ?? messages;
     return (await this.summarized(current, overhead, config, start)) ?? archived;
@@ -200,6 +204,7 @@ export class InGraphCompactor {
     landed(schedule);
     this.breaker.success(key);
     const threadId = threadIdOf(config);
+    await turnOver();
     try {
       await this.record(threadId, messages, rebased.messages, config);
     } catch (error) {

@@ -26,6 +26,7 @@ import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
 import type { SummaryRunner } from "./summary-runner.js";
 import { keepUnstreamed, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
+import { turnOver } from "../../slices.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
@@ -82,9 +83,12 @@ export class ThreadCompactor {
       const state = await graph.getState({ configurable: { ...config.configurable } });
       // A thread whose messages cannot be counted runs as it is; settle() reports why after the turn.
       const messages = storedMessagesOrEmpty(state?.values, threadId);
+      // Reading the thread, counting it and the turn are phases of their own (slices.ts).
+      await turnOver();
       // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
       stored = messages.length === 0 ? 0 : counter.countMessages(messages);
       record.count = stored;
+      await turnOver();
     }
     // What the turn's first model call receives: the stored thread and the input (a new thread holds nothing to compact).
     const tokens = stored === 0 ? 0 : stored + inputTokens;
@@ -167,6 +171,8 @@ export class ThreadCompactor {
         const state = await graph.getState({ configurable: { ...config.configurable } });
         current = storedMessages(state?.values, threadId);
       }
+      // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
+      await turnOver();
       const tokens = counter.countMessages(current);
       record.count = tokens;
       record.toldInvalidHistory = undefined;

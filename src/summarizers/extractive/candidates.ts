@@ -19,7 +19,7 @@ import { toolCallsOf } from "../../messages/tool-calls.js";
 import { messageDate } from "../../messages/date.js";
 import { contentText } from "../../messages/content.js";
 import { speakerLabel, type SummaryLine } from "./layout.js";
-import { drain } from "./slices.js";
+import { drain } from "../../slices.js";
 import { Vocabulary } from "./vocabulary.js";
 import { compactSentence } from "./compact.js";
 import { clipAtWord, isFigure, splitSentences, wordShare, wordsOf } from "../../messages/words.js";

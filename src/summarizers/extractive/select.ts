@@ -12,7 +12,7 @@
  */
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { Candidate } from "./candidates.js";
-import { drain } from "./slices.js";
+import { drain } from "../../slices.js";
 import { isFigure } from "../../messages/words.js";
 
 /** Share of a sentence's content words found in a better one, above which it is a near-duplicate. */

@@ -3,10 +3,10 @@
  * and the result is the one the same steps give in one go.
  */
 import { describe, expect, it } from "vitest";
-import { distinct, distinctSteps } from "../../src/summarizers/extractive/select.js";
-import { drain, sliced } from "../../src/summarizers/extractive/slices.js";
-import { buildCandidates, candidateSteps } from "../../src/summarizers/extractive/candidates.js";
-import { generateHistory } from "../../scripts/workload/history.js";
+import { distinct, distinctSteps } from "../src/summarizers/extractive/select.js";
+import { drain, sliced, turnOver } from "../src/slices.js";
+import { buildCandidates, candidateSteps } from "../src/summarizers/extractive/candidates.js";
+import { generateHistory } from "../scripts/workload/history.js";
 
 describe("slices", () => {
   it("gives the event loop a turn between slices, with the result of running the steps in one go", async () => {
@@ -26,5 +26,17 @@ describe("slices", () => {
     expect(candidates).toEqual(buildCandidates([], messages, 240));
     expect(kept.map((candidate) => candidate.order)).toEqual(distinct(candidates).map((candidate) => candidate.order));
     expect(drain(distinctSteps(candidates)).length).toBe(kept.length);
+  });
+});
+
+describe("turnOver", () => {
+  it("lets a due timer and an I/O callback run before what follows it", async () => {
+    const ran: string[] = [];
+    setTimeout(() => ran.push("timer"), 1);
+    // The timer is due (its 1 ms passed) before the event loop gets a turn.
+    const until = performance.now() + 3;
+    while (performance.now() < until);
+    await turnOver();
+    expect(ran).toEqual(["timer"]);
   });
 });
