@@ -19,6 +19,4 @@ export default defineConfig([
   // vitest cannot be required), so its CommonJS build is its own module (src/testing/commonjs.ts).
   { ...shared, entry: { ...library, testing: "src/testing/commonjs.ts" }, format: "cjs", dts: true, shims: true, clean: false },
   { ...shared, entry: { "cli/bin": "src/cli/bin.ts" }, format: "esm", dts: false, clean: false },
-  // The compaction worker's entry, beside the library's chunks (the wrapper starts it from there, ESM or CommonJS).
-  { ...shared, entry: { "compaction-worker": "src/runtimes/offload/compaction-worker.ts" }, format: "esm", dts: false, clean: false },
 ]);

@@ -46,7 +46,6 @@ export type CompactionErrorCode =
   | "STORE_ERROR"
   | "MISSING_DEPENDENCY"
   | "UNSUPPORTED"
-  | "WORKER_FAILED"
   | "EMBEDDINGS_FAILED";
 
 export interface CompactionErrorOptions {

@@ -57,7 +57,6 @@ function library(name: string, keepCheckpoints?: number): StorageContender {
         background: false,
         circuitBreaker: false,
         summarizer: new ExtractiveSummarizer(),
-        workers: false,
         env: {},
         ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
       });

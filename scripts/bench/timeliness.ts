@@ -39,7 +39,7 @@ import { readmeBlock } from "./readme-block.js";
 const LIMIT = 2_000;
 /** Runs of each pair in part 2 (medians printed). */
 const REPEATS = 3;
-const RUNTIMES = ["wrapper", "wrapper, no workers", "middleware", "node", "worker", "worker, 100 ms gaps"] as const;
+const RUNTIMES = ["wrapper", "middleware", "node", "worker", "worker, 100 ms gaps"] as const;
 type Runtime = (typeof RUNTIMES)[number];
 
 const counter = new TokenCounter({ model: "gpt-4o" });
@@ -129,9 +129,9 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
   let invoke: (input: { messages: BaseMessage[] }, threadId: string) => Promise<unknown>;
   let close = async () => undefined as unknown;
   let watch: ChildProcess | undefined;
-  if (runtime === "wrapper" || runtime === "wrapper, no workers") {
+  if (runtime === "wrapper") {
     const graph = createAgent({ model, tools: [], checkpointer: saver });
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, env: {}, ...(runtime === "wrapper" ? {} : { workers: false }), onCompaction: (report) => void landed(report.threadId) });
+    const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, env: {}, onCompaction: (report) => void landed(report.threadId) });
     invoke = (input, threadId) => supervisor.invoke(input, { configurable: { thread_id: threadId } });
     close = () => supervisor.close();
   } else if (runtime === "middleware") {
@@ -227,9 +227,9 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
   try {
     for (const runtime of runtimes) {
       if (runtime.startsWith("worker")) continue;
-      if (runtime === "wrapper" || runtime === "wrapper, no workers") {
+      if (runtime === "wrapper") {
         const wrapped = async () => {
-          const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: saver }), { tokenLimit: limit, env: {}, ...(runtime === "wrapper" ? {} : { workers: false }) });
+          const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: saver }), { tokenLimit: limit, env: {} });
           const threadId = await seed();
           const delay = await measure(async () => {
             await supervisor.invoke({ messages: [ask(0, 0)] }, { configurable: { thread_id: threadId } });

@@ -31,8 +31,6 @@ export interface Backend {
   namespacesBefore(threadId: string, before: string): Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
   storage(threadId: string): Promise<ThreadStorage | undefined>;
-  /** Where a second connection (another thread or process) opens the same store, when one can. */
-  location?: StoreLocation;
   /** Threads whose root-namespace head id is above `cursor` (ids sort by time), with that head: an indexed query. */
   changedSince(cursor: string): Promise<HeadRow[]>;
   leases: LeaseBackend;
@@ -43,19 +41,14 @@ export interface HeadRow {
   headCheckpointId: string;
 }
 
-/** A store a second connection can open: a SQLite file, or a Postgres database reached by a connection string. */
-export type StoreLocation = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string; schema: string };
-
 export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): Backend {
   if (isPostgresSaver(saver)) {
     const pool = saver.pool as unknown as PostgresPool;
     const schema = saver.options.schema;
     const s = quoteIdentifier(schema);
     let indexed: Promise<void> | undefined;
-    const url = (saver.pool as unknown as { options?: { connectionString?: unknown } }).options?.connectionString;
     return {
       name: "postgres",
-      ...(typeof url === "string" && url !== "" ? { location: { kind: "postgres" as const, url, schema } } : {}),
       writer: new PostgresWriter(saver, recallLanguage),
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
       prunable: true,
@@ -120,10 +113,8 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
   }
   if (isSqliteSaver(saver)) {
     const db = saver.db;
-    const shareable = typeof db.name === "string" && db.name !== "" && db.name !== ":memory:" && db.memory !== true && db.readonly !== true;
     return {
       name: "sqlite",
-      ...(shareable ? { location: { kind: "sqlite" as const, path: db.name! } } : {}),
       writer: new SqliteWriter(saver),
       recall: new SqliteRecall(db),
       prunable: true,

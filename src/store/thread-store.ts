@@ -9,7 +9,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints } from "./checkpoint-messages.js";
-import { backendFor, type Backend, type HeadRow, type StoreLocation } from "./backends.js";
+import { backendFor, type Backend, type HeadRow } from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -120,8 +120,6 @@ export interface ThreadStore {
   subgraphMessageIds(threadId: string, before: string): Promise<Map<string, string[] | undefined>>;
   /** What the thread takes in the store; undefined where the saver does not say (the generic path). */
   storageOf(threadId: string): Promise<ThreadStorage | undefined>;
-  /** Where another connection opens this store (a SQLite file, a Postgres URL), or undefined (in memory, other savers). */
-  readonly location: StoreLocation | undefined;
 }
 
 export interface ThreadStoreOptions {
@@ -139,10 +137,7 @@ class BackendThreadStore implements ThreadStore {
   ) {
     this.backend = parts.name;
     this.recall = parts.recall;
-    this.location = parts.location;
   }
-
-  readonly location: StoreLocation | undefined;
 
   readHead(threadId: string, at?: string): Promise<ThreadHead | undefined> {
     return readThreadHead(this.saver, threadId, at);

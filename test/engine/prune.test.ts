@@ -51,7 +51,6 @@ for (const kind of SAVER_KINDS) {
       const supervisor = new CompactingSupervisor(team, {
         tokenLimit: 1_200,
         background: false,
-        workers: false,
         keepCheckpoints: 3,
         env: {},
         onCompaction: () => void compactions++,
@@ -84,7 +83,7 @@ for (const kind of SAVER_KINDS) {
       const team = createTeam(store.saver);
       let compactions = 0;
       const errors: unknown[] = [];
-      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, workers: false, keepCheckpoints: 2, env: {}, onCompaction: () => void compactions++, onCompactionError: (error) => void errors.push(error) });
+      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, keepCheckpoints: 2, env: {}, onCompaction: () => void compactions++, onCompactionError: (error) => void errors.push(error) });
       const seen = new Map<string, BaseMessage>();
       for (let turn = 0; turn < 12; turn++) {
         const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `bg-${turn}`, content: `Where is parcel pk_${turn} now, and when does it reach the depot in Leeds?` })] }, config("kept-bg"));

@@ -48,7 +48,7 @@ describe("the summary names the search tool only when the agents have it", () =>
 
   it("the wrapper: not by default, yes with recall.announce or HISTORY_SEARCH_TOOL=true, an option over the environment", async () => {
     const run = async (thread: string, options: { env: Record<string, string>; recall?: { announce: boolean } }) => {
-      const supervisor = new CompactingSupervisor(graphOf(store.saver), { tokenLimit: LIMIT, background: false, workers: false, ...options });
+      const supervisor = new CompactingSupervisor(graphOf(store.saver), { tokenLimit: LIMIT, background: false, ...options });
       for (let turn = 0; turn < 30; turn++) await supervisor.invoke({ messages: [request(turn)] }, config(thread));
       return headerOf(store.saver, thread);
     };

@@ -211,7 +211,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
 
     it("holds every message of a compacted team thread, as the wrapper and the script leave it", async () => {
       const team = createTeam(store.saver);
-      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, workers: false, env: {} });
+      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, env: {} });
       for (let turn = 0; turn < 14; turn++) {
         await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?` })] }, { configurable: { thread_id: "team" } });
       }

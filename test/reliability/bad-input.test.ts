@@ -191,7 +191,6 @@ describe("bad input", () => {
     const wrapper = new CompactingSupervisor(agent, {
       tokenLimit: 300,
       background: false,
-      workers: false,
       onCompactionError: (error) => void errors.push(error),
       onCompactionOutcome: (outcome) => void outcomes.push(outcome),
     });

@@ -29,12 +29,9 @@ export const CHILD_ENTRIES = [
   "test/support/prune-child.ts",
   "test/support/race-turns.ts",
   "test/support/slot-holder.ts",
-  "test/support/worker-exit-child.ts",
+  "test/support/exit-child.ts",
   "test/support/worker-child.ts",
 ];
-
-/** Built beside the bundles under its package name, where a bundled wrapper starts its compaction workers from. */
-export const WORKER_ENTRY = { source: "src/runtimes/offload/compaction-worker.ts", bundle: "compaction-worker.mjs" };
 
 /** Where the bundle of `script` lands. */
 export function bundleOf(script: string): string {

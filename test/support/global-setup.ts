@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { build } from "esbuild";
 import type { TestProject } from "vitest/node";
 import { join } from "node:path";
-import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR_VARIABLE, ROOT, WORKER_ENTRY } from "./child-entry.js";
+import { bundleOf, CHILD_ENTRIES, CHILDREN_DIR_VARIABLE, ROOT } from "./child-entry.js";
 import { startPostgres } from "./postgres-server.js";
 
 /** Packages a bundle must not inline: native addons and their loaders. */
@@ -14,7 +14,7 @@ export default async function setup(project: TestProject) {
   const dir = join(ROOT, ".tmp", "test-children", `run-${process.pid}`);
   process.env[CHILDREN_DIR_VARIABLE] = dir;
   rmSync(dir, { recursive: true, force: true });
-  const entries = [...CHILD_ENTRIES.map((entry) => ({ source: entry, outfile: bundleOf(entry) })), { source: WORKER_ENTRY.source, outfile: join(dir, WORKER_ENTRY.bundle) }];
+  const entries = [...CHILD_ENTRIES.map((entry) => ({ source: entry, outfile: bundleOf(entry) }))];
   await Promise.all(
     entries.map(({ source, outfile }) =>
       build({

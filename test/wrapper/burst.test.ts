@@ -1,8 +1,6 @@
 /**
- * A burst: 400 threads cross the limit at once in one wrapper (their turns 16 at a time), with the default compaction
- * worker. Every one is compacted and no compaction fails — the worker holds every summary it prepared until the
- * application applies it (the pool sends no more prepares than a worker may hold), where it used to drop the oldest
- * past 256 and the application's apply then failed with WORKER_FAILED.
+ * A burst: 400 threads cross the limit at once in one wrapper (their turns 16 at a time), with the defaults. Every
+ * one is compacted and no compaction fails: every summary prepared is held until it is applied.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, expect, it } from "vitest";

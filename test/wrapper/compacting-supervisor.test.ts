@@ -280,7 +280,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("streamTokens reports a compaction that landed between turns, outside any stream, before the next turn's tokens", async () => {
     const landed: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, summaryTokens: 100, workers: false, onCompaction: (report) => void landed.push(report) });
+    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, summaryTokens: 100, onCompaction: (report) => void landed.push(report) });
     const config = { configurable: { thread_id: "between-turns" } };
     for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
     await supervisor.flush();

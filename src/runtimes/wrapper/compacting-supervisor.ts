@@ -22,10 +22,6 @@ import { isContextOverflowError } from "./overflow.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
 import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
-import { summaryRunner } from "./summary-runner.js";
-import { engineSettingsOf } from "../offload/protocol.js";
-import { acquireWorkers } from "../offload/worker-pool.js";
-import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 
 export { COMPACTION_EVENT } from "./compaction-events.js";
@@ -62,8 +58,6 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   readonly summarizer: Summarizer;
   /** How `summarizer` was chosen (also in `compactionHealth`, and said once through `onCompactionNotice`). */
   readonly summarizerChoice: SummarizerChoice;
-  /** Worker threads compactions run in (see the `workers` option); 0 when they run on the application's thread. */
-  readonly workers: number;
   private readonly records: ThreadRecords;
   private readonly breaker: CircuitBreaker;
   private readonly compactor: ThreadCompactor;
@@ -106,26 +100,20 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
     this.records = new ThreadRecords(resolved.maxThreads);
     this.breaker = resolved.breaker;
-    // The engine, given the policy already resolved: nothing is validated or defaulted twice. A worker builds its
-    // own from the same engine settings.
+    // The engine, given the policy already resolved: nothing is validated or defaulted twice.
     const recall = resolveRecall(options.recall, options.env ?? process.env);
-    const engine = engineSettingsOf({ policy: resolved.policy, recall: recall.enabled && { language: recall.language, announce: recall.announce }, summaryRole: options.summaryRole, summaryTimeoutMs: options.summaryTimeoutMs });
     const manager = new HistoryManager({
       checkpointer,
-      ...engine,
+      policy: resolved.policy,
+      recall: recall.enabled && { language: recall.language, announce: recall.announce },
+      summaryRole: options.summaryRole,
+      summaryTimeoutMs: options.summaryTimeoutMs,
       summarizer: resolved.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
       pinned: options.pinned,
       counter,
     });
-    // Offloaded when every part of the engine can cross to a worker (plain data) and the store opens twice.
-    const location = manager.store.location;
-    const crossesToWorker =
-      options.summarizer === undefined && resolved.summarizer instanceof ExtractiveSummarizer && !options.fallbackSummarizer && !options.pinned && options.strategy === undefined;
-    const offload = resolved.workers > 0 && location && crossesToWorker ? { ...acquireWorkers(resolved.workers), settings: { location, ...engine } } : undefined;
-    this.workers = offload ? resolved.workers : 0;
     this.compactor = new ThreadCompactor({
-      runner: summaryRunner(manager, offload),
       graph: graph as unknown as StateReader,
       options: resolved,
       manager,
@@ -232,19 +220,18 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   }
 
   /**
-   * Resolves once every compaction started so far (on any thread) has finished. Idle compaction workers stay for
-   * the next compaction; they never keep the process alive.
+   * Resolves once every compaction started so far (on any thread) has finished.
    */
   async flush(): Promise<void> {
     await this.compactor.flush();
   }
 
   /**
-   * `flush()`, then lets go of the compaction workers (see the `workers` option), which end once no other wrapper
-   * of the process uses them: for a server shutting down. The wrapper compacts on afterwards with a new worker.
+   * `flush()`, for a server shutting down: the wrapper holds nothing else (no timer, no worker), so the process may
+   * exit once it resolves. The wrapper compacts on if used afterwards.
    */
   async close(): Promise<void> {
-    await this.compactor.close();
+    await this.compactor.flush();
   }
 
   /**

@@ -18,7 +18,6 @@ import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
 import { DEFAULT_MODEL } from "../../tokens/models.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
-import { DEFAULT_WORKERS } from "../offload/worker-pool.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens"> {
@@ -103,14 +102,6 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    */
   cacheBytes?: number;
   /**
-   * Worker threads the CPU-heavy half of a compaction runs in (reading and deserializing the thread, counting,
-   * planning, the offline summary, the write), so the application's event loop stays free: used when the store is a
-   * SQLite file or a Postgres saver made from a connection string, the summarizer is the default offline one and no `pinned` function or `strategy` is given; otherwise,
-   * or with `false`, compaction runs on the application's thread. Created on first use, never keeping the process
-   * alive when idle, ended by `close()`. @default 1
-   */
-  workers?: number | false;
-  /**
    * After each turn and each compaction that lands, delete the thread's checkpoints the transcript makes redundant,
    * keeping the newest `keepCheckpoints` (`pruneThread`: every message of a deleted checkpoint is in a kept one or in
    * the transcript first). Runs off the turn's path (inside it with `background: false`); `flush()` waits for it.
@@ -135,8 +126,6 @@ export interface ResolvedOptions {
   breaker: CircuitBreaker;
   maxThreads: number;
   cacheBytes: number;
-  /** 0 when compaction runs on the application's thread. */
-  workers: number;
   keepCheckpoints?: number;
 }
 
@@ -196,8 +185,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   const breaker = createCircuitBreaker(options.circuitBreaker, maxThreads);
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
-  const workers = options.workers ?? DEFAULT_WORKERS;
-  if (workers !== false && (!Number.isInteger(workers) || workers < 1)) throw invalidArgument("workers", workers, "an integer >= 1, or false");
+  if ("workers" in options) throw invalidArgument("workers", (options as { workers?: unknown }).workers, "removed: compactions run on the application's thread, in phases that let the event loop turn over (docs/deploying.md, \"When compactions land\")");
   if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
@@ -206,7 +194,6 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     summarizer,
     summarizerChoice,
     cacheBytes,
-    workers: workers === false ? 0 : workers,
     maxThreads,
     background: options.background ?? true,
     breaker,

@@ -23,7 +23,6 @@ import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
-import type { SummaryRunner } from "./summary-runner.js";
 import { keepUnstreamed, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
@@ -47,8 +46,6 @@ export interface ThreadCompactorParts {
   events: CompactionEvents;
   archive?: ToolOutputArchive;
   strategy?: Strategy;
-  /** Computes and writes the summaries: in the compaction workers when it can, else through `manager`. */
-  runner: SummaryRunner;
 }
 
 export class ThreadCompactor {
@@ -62,11 +59,6 @@ export class ThreadCompactor {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
-  /** Waits for the work in flight, then ends the compaction workers (a summary they held is dropped, unwritten). */
-  async close(): Promise<void> {
-    await this.flush();
-    await this.parts.runner.close();
-  }
 
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
   async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
@@ -212,7 +204,7 @@ export class ThreadCompactor {
           await this.outcome(record, report, config, tokensAtStart);
           return;
         }
-        const result = await this.parts.runner.prepare(threadId);
+        const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } });
         if (result.status === "prepared") record.ready = result;
         else await this.outcome(record, result, config, tokensAtStart);
       } catch (error) {
@@ -233,7 +225,7 @@ export class ThreadCompactor {
     if (!prepared) return undefined;
     const write = (async () => {
       try {
-        const report = await this.parts.runner.apply(prepared, busyWaitMs);
+        const report = await this.parts.manager.applyCompaction(prepared, { busyWaitMs });
         // A busy head (another process mid-turn, an interrupt) keeps the summary for the next gap.
         if (report.status !== "skipped" && record.ready === prepared) record.ready = undefined;
         await this.outcome(record, report, config, record.count ?? 0);

@@ -4,7 +4,7 @@
  * hundred bytes, message arrays excepted: a ready summary holds its prefix until it is applied or discarded); the
  * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
  */
-import type { ReadySummary } from "./summary-runner.js";
+import type { PreparedCompaction } from "../../engine/history-manager.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { newSchedule, type ThreadSchedule } from "../../engine/scheduler.js";
 
@@ -21,7 +21,7 @@ export interface ThreadRecord {
   /** The summary being computed, off the thread's critical path. */
   preparing?: Promise<void>;
   /** A summary ready to be applied as soon as no turn of this wrapper runs on the thread. */
-  ready?: ReadySummary;
+  ready?: PreparedCompaction;
   /** The rebasing write in flight (milliseconds). */
   applying?: Promise<unknown>;
   /** With `keepCheckpoints`: the prune in flight (one per thread at a time). */

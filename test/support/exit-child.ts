@@ -1,9 +1,9 @@
 /**
- * A process that runs turns through CompactingSupervisor with the defaults on a SQLite file (compactions in a
- * worker thread), flushes, and then simply ends its script — no close, no exit call:
- *   node test/support/worker-exit-child.ts <sqlite-path> <thread> <max-turns>
+ * A process that runs turns through CompactingSupervisor with the defaults on a SQLite file, flushes, and then
+ * simply ends its script — no close, no exit call:
+ *   node test/support/exit-child.ts <sqlite-path> <thread> <max-turns>
  * Turns go on until a turn has seen a landed summary (or max-turns). Prints one JSON line:
- * { workers, compactions, errors, sawSummary, turns }. The process must then exit on its own.
+ * { compactions, errors, sawSummary, turns }. The process must then exit on its own.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -33,4 +33,4 @@ for (; index < Number(turns) && !sawSummary; index++) {
   await supervisor.flush();
 }
 await supervisor.flush();
-process.stdout.write(`${JSON.stringify({ workers: supervisor.workers, compactions, errors, sawSummary, turns: index })}\n`);
+process.stdout.write(`${JSON.stringify({ compactions, errors, sawSummary, turns: index })}\n`);
