@@ -1,6 +1,7 @@
 /**
- * npm run check:layers — the folders of src/ depend one way, ground up. Prints each folder with the folders it
- * imports, then every import that points up a layer or closes a cycle between folders; exits 1 if there is any.
+ * npm run check:layers — the folders of src/ depend one way, ground up, and no file imports itself through others.
+ * Prints each folder with the folders it imports, then every import that points up a layer or closes a cycle (between
+ * folders, or between files); exits 1 if there is any.
  * Files directly under src/ (errors, secrets, optional dependencies) are the ground floor, "(root)"; the package's
  * entry points (src/index.ts, src/<subpath>.ts) re-export from every floor and sit on top, "(entry)".
  */
@@ -42,6 +43,8 @@ function folderOf(path: string): string {
 
 const layerOf = new Map(LAYERS.flatMap((folders, level) => folders.map((folder) => [folder, level] as const)));
 const edges = new Map<string, Map<string, string[]>>();
+/** File → the files it imports (relative imports only): for the cycles between files. */
+const fileEdges = new Map<string, string[]>();
 const problems: string[] = [];
 
 for (const file of files(SRC)) {
@@ -50,6 +53,7 @@ for (const file of files(SRC)) {
   const source = readFileSync(file, "utf8");
   for (const match of source.matchAll(/(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g)) {
     const target = resolve(dirname(file), (match[1] ?? match[2])!);
+    fileEdges.set(file, [...(fileEdges.get(file) ?? []), target.replace(/\.js$/, ".ts")]);
     const to = folderOf(target);
     if (to === from) continue;
     const byTarget = edges.get(from) ?? new Map<string, string[]>();
@@ -68,6 +72,42 @@ for (const [from, targets] of [...edges].sort()) {
   }
 }
 
+// Cycles between files (type-only imports included: a cycle is a seam that shows, whatever TypeScript erases).
+for (const cycle of cyclesOf(fileEdges)) problems.push(`a cycle between files: ${cycle.map((file) => relative(SRC, file)).join(" → ")}`);
+
+/** The strongly connected groups of more than one file (Tarjan), each as a list. */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    for (;;) {
+      const member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+      if (member === node) break;
+    }
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
 console.log("folder          imports");
 for (const folders of LAYERS) {
   for (const folder of folders) {
@@ -76,8 +116,8 @@ for (const folders of LAYERS) {
   }
 }
 if (problems.length > 0) {
-  console.log(`\n${problems.length} import(s) against the layers (ground up: ${LAYERS.map((layer) => layer.join("/")).join(" → ")}):`);
+  console.log(`\n${problems.length} import problem(s) (layers, ground up: ${LAYERS.map((layer) => layer.join("/")).join(" → ")}):`);
   for (const problem of problems) console.log(`  ${problem}`);
   process.exit(1);
 }
-console.log("\nevery folder imports only its own layer and the layers below");
+console.log("\nevery folder imports only its own layer and the layers below; no file imports itself through others");

@@ -11,7 +11,9 @@ import { quoteIdentifier } from "./sql.js";
 import { GenericWriter } from "./swap-generic.js";
 import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
 import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
-import type { RecallBackend, ThreadRow, ThreadStorage } from "./thread-store.js";
+import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/types.js";
+import type { RecallVectors } from "./recall-index/vectors.js";
+import type { RecallFilter } from "./recall-index/filter.js";
 import type { PrunePlan } from "./prune-plan.js";
 import { MemoryLeases, PostgresLeases, SqliteLeases, type LeaseBackend } from "./leases.js";
 import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
@@ -34,6 +36,42 @@ export interface Backend {
   /** Threads whose root-namespace head id is above `cursor` (ids sort by time), with that head: an indexed query. */
   changedSince(cursor: string): Promise<HeadRow[]>;
   leases: LeaseBackend;
+}
+
+/** What every backend of the recall index answers. */
+export interface RecallBackend {
+  /** The best `limit` messages holding any of `terms`; with `filter`, of those it passes (recall-index/filter.ts). */
+  search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
+  neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
+  entries(threadId: string): Promise<RecallEntry[]>;
+  /** Which of `messageIds` the transcript holds with their stored message: an indexed lookup, not a read of every entry. */
+  recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>>;
+  replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
+  /** Writes `changes` on their own (not with a head write), idempotently by message id. */
+  record(changes: RecallChanges): Promise<void>;
+  /** The vectors of the thread's messages per embedding model, for the optional semantic ranking (a cache). */
+  readonly vectors: RecallVectors;
+}
+
+/** A thread as the store lists it, without reading its messages. */
+export interface ThreadRow {
+  threadId: string;
+  /** Checkpoints in its root namespace. */
+  checkpoints: number;
+  headCheckpointId: string;
+  /** Bytes its head checkpoint takes in the store (with its channel blobs on Postgres); undefined on the generic path. */
+  headBytes?: number;
+}
+
+/** What a thread takes in its store: its checkpoints (every namespace) and their bytes, pending writes' bytes. */
+export interface ThreadStorage {
+  /** Every checkpoint of the thread, its sub-agents' (subgraph namespaces) among them. */
+  checkpoints: number;
+  /** Of those, the checkpoints of subgraph namespaces (a supervisor's sub-agents); the rest are the conversation's own. */
+  subgraphCheckpoints: number;
+  /** Serialized checkpoints and their metadata (with the channel blobs on Postgres). */
+  checkpointBytes: number;
+  writeBytes: number;
 }
 
 export interface HeadRow {

@@ -6,6 +6,13 @@
  *   (`messagesDeltaReducer`), as the graph itself rebuilds it — so no graph is needed to read such a thread.
  */
 import { DeltaSnapshot, isDeltaSnapshot, type BaseCheckpointSaver, type CheckpointTuple, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import type { BaseMessage } from "@langchain/core/messages";
+
+/** A checkpoint of a thread's root namespace with its messages (a delta channel rebuilt). */
+export interface StoredCheckpoint {
+  tuple: CheckpointTuple;
+  messages: BaseMessage[];
+}
 
 /** How a checkpoint holds its messages: in full (`list`), as deltas on its ancestors (`delta`), or not at all. */
 export type MessagesStorage = "list" | "delta" | "none";

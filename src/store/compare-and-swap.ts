@@ -1,6 +1,6 @@
 /**
- * The compare-and-swap write of a replacement checkpoint: the contract, and the strongest writer for a saver (one
- * file per backend: swap-sqlite.ts, swap-postgres.ts, swap-generic.ts).
+ * The compare-and-swap write of a replacement checkpoint: the contract (one writer per backend: swap-sqlite.ts,
+ * swap-postgres.ts, swap-generic.ts; backends.ts picks the saver's).
  *
  * Contract: the new checkpoint lands only if, at the moment of the insert, the thread's head (root namespace) is
  * still `expectedCheckpointId` and has no pending writes; the check and the insert are one transaction. Otherwise
@@ -21,12 +21,8 @@
  * the SQLite and Postgres paths write the very rows those savers write (same serializer, same columns).
  */
 
-import type { BaseCheckpointSaver, ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
-import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
+import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import type { RecallChanges } from "./recall-index/types.js";
-import { GenericWriter } from "./swap-generic.js";
-import { isPostgresSaver, PostgresWriter } from "./swap-postgres.js";
-import { isSqliteSaver, SqliteWriter } from "./swap-sqlite.js";
 
 export type WriteOutcome =
   | { status: "written" }
@@ -59,11 +55,6 @@ export interface WriteRequest {
   recall?: RecallChanges;
 }
 
-export interface WriterOptions {
-  /** Postgres text search configuration of the recall index. @default "simple" */
-  recallLanguage?: string;
-}
-
 /** The greatest of `versions` (numbers compared as numbers, strings as strings), for `getNextVersion`. */
 export function maxVersion(versions: ChannelVersions): number | string | undefined {
   let max: number | string | undefined;
@@ -73,11 +64,4 @@ export function maxVersion(versions: ChannelVersions): number | string | undefin
     else if (String(version).localeCompare(String(max)) > 0) max = version;
   }
   return max;
-}
-
-/** The strongest compare-and-swap available for `saver`. */
-export function createWriter(saver: BaseCheckpointSaver, { recallLanguage = DEFAULT_POSTGRES_LANGUAGE }: WriterOptions = {}): CompareAndSwapWriter {
-  if (isPostgresSaver(saver)) return new PostgresWriter(saver, recallLanguage);
-  if (isSqliteSaver(saver)) return new SqliteWriter(saver);
-  return new GenericWriter(saver);
 }

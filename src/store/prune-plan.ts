@@ -11,7 +11,7 @@ import { getSummaryProvenance } from "../messages/summary-message.js";
 import { holdsOwnMessages } from "./checkpoint-messages.js";
 import { followedIn, recallEntry, recallText } from "./recall-index/entries.js";
 import type { RecallEntry } from "./recall-index/types.js";
-import type { StoredCheckpoint } from "./thread-store.js";
+import type { StoredCheckpoint } from "./checkpoint-messages.js";
 
 export interface PrunePlan {
   headCheckpointId: string;

@@ -8,59 +8,17 @@ import type { LeaseBackend } from "./leases.js";
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
-import { messagesOfCheckpoints } from "./checkpoint-messages.js";
-import { backendFor, type Backend, type HeadRow } from "./backends.js";
+import { messagesOfCheckpoints, type StoredCheckpoint } from "./checkpoint-messages.js";
+import { backendFor, type Backend, type HeadRow, type RecallBackend, type ThreadRow, type ThreadStorage } from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
-import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/types.js";
+import type { RecallChanges } from "./recall-index/types.js";
 import { buildReplacement } from "./replacement.js";
 import type { PrunePlan } from "./prune-plan.js";
-import type { RecallVectors } from "./recall-index/vectors.js";
-import type { RecallFilter } from "./recall-index/filter.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
-/** What every backend of the recall index answers. */
-export interface RecallBackend {
-  /** The best `limit` messages holding any of `terms`; with `filter`, of those it passes (recall-index/filter.ts). */
-  search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
-  neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
-  entries(threadId: string): Promise<RecallEntry[]>;
-  /** Which of `messageIds` the transcript holds with their stored message: an indexed lookup, not a read of every entry. */
-  recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>>;
-  replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
-  /** Writes `changes` on their own (not with a head write), idempotently by message id. */
-  record(changes: RecallChanges): Promise<void>;
-  /** The vectors of the thread's messages per embedding model, for the optional semantic ranking (a cache). */
-  readonly vectors: RecallVectors;
-}
-
-/** A checkpoint of a thread's root namespace with its messages (a delta channel rebuilt). */
-export interface StoredCheckpoint {
-  tuple: CheckpointTuple;
-  messages: BaseMessage[];
-}
-
-/** A thread as the store lists it, without reading its messages. */
-export interface ThreadRow {
-  threadId: string;
-  /** Checkpoints in its root namespace. */
-  checkpoints: number;
-  headCheckpointId: string;
-  /** Bytes its head checkpoint takes in the store (with its channel blobs on Postgres); undefined on the generic path. */
-  headBytes?: number;
-}
-
-/** What a thread takes in its store: its checkpoints (every namespace) and their bytes, pending writes' bytes. */
-export interface ThreadStorage {
-  /** Every checkpoint of the thread, its sub-agents' (subgraph namespaces) among them. */
-  checkpoints: number;
-  /** Of those, the checkpoints of subgraph namespaces (a supervisor's sub-agents); the rest are the conversation's own. */
-  subgraphCheckpoints: number;
-  /** Serialized checkpoints and their metadata (with the channel blobs on Postgres). */
-  checkpointBytes: number;
-  writeBytes: number;
-}
+export type { RecallBackend, StoredCheckpoint, ThreadRow, ThreadStorage };
 
 export interface ReplaceHeadRequest {
   threadId: string;
