@@ -72,7 +72,7 @@ async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, 
 }
 
 /** The thread's head, and the report fields every outcome on it starts from. */
-export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio: number }> {
   // Reading (deserializing) a long thread, and counting it, are phases of their own (slices.ts).
   await turnOver();
   const head = await settings.store.readHead(threadId, at);
@@ -82,8 +82,9 @@ export async function readHead(settings: ManagerSettings, threadId: string, summ
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   await turnOver();
-  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: settings.counter.countMessages(head.messages), summarizer, attempts };
-  return { head, headId, base };
+  const measured = settings.calibration.measure(head.messages);
+  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: measured.tokens, summarizer, attempts };
+  return { head, headId, base, ratio: measured.ratio };
 }
 
 /** The fields of a written compaction's report. */
@@ -100,7 +101,7 @@ export function compactedFields(
     reason,
     newCheckpointId,
     messagesAfter: messages.length,
-    tokensAfter: settings.counter.countMessages(messages),
+    tokensAfter: settings.calibration.measure(messages).tokens,
     summarizedMessages: compacted.plan.summarize.length,
     keptMessages: messages.length - compacted.plan.system.length - 1,
     summaryId: compacted.summary.id,

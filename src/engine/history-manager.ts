@@ -10,6 +10,7 @@ import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "
 import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import type { Calibration } from "../tokens/calibration.js";
 import { validateRatio } from "../validate-ratio.js";
 import { isOverLimit, planOptionsOf, type CompactionPolicy } from "./policy.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
@@ -39,6 +40,8 @@ export class HistoryManager {
   readonly summarizer: Summarizer;
   readonly fallbackSummarizer?: Summarizer;
   readonly counter: TokenCounter;
+  /** Counts what the provider counts where replies carry usage figures, else the tokenizer's (tokens/calibration.ts). */
+  readonly calibration: Calibration;
   /** The resolved policy every compaction of this manager follows (the wrapper's, when it made this manager). */
   readonly policy: CompactionPolicy;
   /** The checkpointer's store: reading heads and checkpoints, the compare-and-swap, the recall index. */
@@ -49,7 +52,7 @@ export class HistoryManager {
   /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
   constructor(options: HistoryManagerOptions) {
     this.settings = resolveManagerOptions(options);
-    ({ summarizer: this.summarizer, fallbackSummarizer: this.fallbackSummarizer, counter: this.counter, policy: this.policy } = this.settings);
+    ({ summarizer: this.summarizer, fallbackSummarizer: this.fallbackSummarizer, counter: this.counter, calibration: this.calibration, policy: this.policy } = this.settings);
     this.store = this.settings.store;
     this.checkpointer = this.store.saver;
   }
@@ -76,11 +79,14 @@ export class HistoryManager {
   planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}): CompactionPlan {
     const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.targetTokens !== undefined;
     const policy = planOptionsOf(this.policy);
+    // The policy's budgets are the provider's tokens; the plan counts the tokenizer's.
+    const ratio = overrides.tokenRatio ?? 1;
+    const scaled = (tokens: number | undefined) => (tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio)));
     return planCompaction(messages, {
       compactionRatio: overrides.compactionRatio ?? policy.compactionRatio,
-      keepTokens: ownCut ? overrides.keepTokens : policy.keepTokens,
-      targetTokens: ownCut ? overrides.targetTokens : policy.targetTokens,
-      summaryTokens: overrides.summaryTokens ?? policy.summaryTokens,
+      keepTokens: ownCut ? overrides.keepTokens : scaled(policy.keepTokens),
+      targetTokens: ownCut ? overrides.targetTokens : scaled(policy.targetTokens),
+      summaryTokens: overrides.summaryTokens ?? scaled(policy.summaryTokens),
       pinned: this.settings.pinned,
       counter: this.counter,
     });
@@ -231,7 +237,7 @@ export class HistoryManager {
   }
 
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
-    const { head, headId, base } = await readHead(this.settings, threadId, this.summarizer.name, 1, at).catch((error: unknown) => {
+    const { head, headId, base, ratio } = await readHead(this.settings, threadId, this.summarizer.name, 1, at).catch((error: unknown) => {
       // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
       if (given.orHead && at !== undefined && CompactionError.isInstance(error) && error.code === "CHECKPOINT_NOT_FOUND") return readHead(this.settings, threadId, this.summarizer.name, 1);
       throw error;
@@ -241,7 +247,7 @@ export class HistoryManager {
     if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore)) {
       return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
-    const compacted = await this.compactWithinPolicy(head.messages, given, headId);
+    const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, ...given }, headId);
     if ("skipped" in compacted) return { ...base, status: "skipped", code: compacted.code, reason: compacted.skipped, ...(compacted.summarizerMs === undefined ? {} : { summarizerMs: compacted.summarizerMs }) };
     return rememberSnapshot(
       {
@@ -308,7 +314,9 @@ export class HistoryManager {
   /** With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit. */
   private withinPolicy(given: PrepareOptions): PrepareOptions {
     const { tokenLimit, ceiling } = this.policy;
-    return tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: tokenLimit, preferTokensAfter: ceiling };
+    const ratio = given.tokenRatio ?? 1;
+    const scaled = (tokens: number | undefined) => (tokens === undefined ? undefined : Math.max(1, Math.floor(tokens / ratio)));
+    return tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: scaled(tokenLimit), preferTokensAfter: scaled(ceiling) };
   }
 
   /** Tokens a summary message adds besides its text: the header line and the message framing. Counted once. */

@@ -16,6 +16,7 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
+import { Calibration, type UsageIgnoredNotice } from "../tokens/calibration.js";
 import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
@@ -68,6 +69,11 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   recall?: boolean | RecallOptions;
   /** Where the default summarizer looks for OPENAI_API_KEY and its settings. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * Told once per model when a reply's `usage_metadata` figure is not trusted (missing, not positive, or more than
+   * 4× from the tokenizer's count): counts of its threads use the tokenizer (tokens/calibration.ts).
+   */
+  onUsageIgnored?: (notice: UsageIgnoredNotice) => void;
 }
 
 export interface RecallOptions {
@@ -86,6 +92,11 @@ export interface CompactOverrides {
   keepTokens?: number;
   targetTokens?: number;
   summaryTokens?: number;
+  /**
+   * Provider tokens per tokenizer token (a calibrated count's `ratio`): the policy's budgets, which are in the
+   * provider's tokens, are divided by it to plan in the tokenizer's. @default 1
+   */
+  tokenRatio?: number;
 }
 
 export interface PrepareOptions extends CompactOverrides {
@@ -122,6 +133,8 @@ export interface ManagerSettings {
   summarizer: Summarizer;
   fallbackSummarizer?: Summarizer;
   counter: TokenCounter;
+  /** Counts what the provider counts where replies carry usage figures (tokens/calibration.ts). */
+  calibration: Calibration;
   pinned?: PinPredicate;
   summaryRole: SummaryRole;
   summaryTimeoutMs: number;
@@ -194,6 +207,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {
     throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
   }
+  if (options.onUsageIgnored !== undefined && typeof options.onUsageIgnored !== "function") throw invalidArgument("onUsageIgnored", options.onUsageIgnored, "a function");
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
@@ -206,6 +220,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     summarizer: resolvedSummarizer,
     fallbackSummarizer: fallback === "extractive" ? new ExtractiveSummarizer({ counter }) : fallback,
     counter,
+    calibration: new Calibration(counter, options.onUsageIgnored),
     pinned,
     summaryRole,
     summaryTimeoutMs,

@@ -1,13 +1,13 @@
 /**
  * A chat model that answers from a script instead of a network call: a real `BaseChatModel` (invoke, streaming
- * token by token, tool calls, `bindTools`, usage metadata), for offline tests of graphs that use this library —
+ * token by token, tool calls, `bindTools`, usage metadata when asked for), for offline tests of graphs that use this library —
  * `createAgent`, `createReactAgent`, `createSupervisor` or your own. Every call's input is recorded in `calls`.
  *
  *   const model = new ScriptedChatModel({ reply: (messages) => ({ content: `Noted ${messages.length} messages.` }) });
  */
 import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
@@ -38,6 +38,11 @@ export interface ScriptedChatModelFields extends BaseChatModelParams {
   tokenDelayMs?: number;
   /** Delay before each reply (a timer, as a provider's round trip: the event loop turns meanwhile), in ms. @default 0 */
   latencyMs?: number;
+  /**
+   * What the "provider" reports as each reply's `usage_metadata`, from the messages it received and its reply: a
+   * provider's own count, which the library calibrates its count with (docs/token-counting.md). @default none reported
+   */
+  usage?: (messages: BaseMessage[], content: string) => UsageMetadata;
 }
 
 /** Tool call ids are unique across processes, as a provider's are (several processes may share one thread). */
@@ -49,6 +54,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
   readonly model: string;
   readonly tokenDelayMs: number;
   readonly latencyMs: number;
+  readonly reportUsage: ScriptedChatModelFields["usage"];
   /** The messages of every call, in order (shared with models returned by bindTools). */
   readonly calls: BaseMessage[][];
   private readonly boundTools: string[];
@@ -59,6 +65,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     this.model = fields.modelName ?? "scripted";
     this.tokenDelayMs = fields.tokenDelayMs ?? 0;
     this.latencyMs = fields.latencyMs ?? 0;
+    this.reportUsage = fields.usage;
     this.calls = shared?.calls ?? [];
     this.boundTools = shared?.tools ?? [];
   }
@@ -70,7 +77,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
   override bindTools(tools: BindToolsInput[]): Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions> {
     const names = tools.map((tool) => convertToOpenAITool(tool).function.name);
     return new ScriptedChatModel(
-      { reply: this.reply, modelName: this.model, tokenDelayMs: this.tokenDelayMs, latencyMs: this.latencyMs },
+      { reply: this.reply, modelName: this.model, tokenDelayMs: this.tokenDelayMs, latencyMs: this.latencyMs, usage: this.reportUsage },
       { calls: this.calls, tools: names },
     ) as unknown as Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions>;
   }
@@ -85,10 +92,8 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     };
   }
 
-  private usage(messages: BaseMessage[], content: string) {
-    const input = messages.reduce((sum, message) => sum + Math.ceil(String(message.content).length / 4) + 3, 0);
-    const output = Math.ceil(content.length / 4);
-    return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+  private usage(messages: BaseMessage[], content: string): { usage_metadata?: UsageMetadata } {
+    return this.reportUsage ? { usage_metadata: this.reportUsage(messages, content) } : {};
   }
 
   private async latency(): Promise<void> {
@@ -102,7 +107,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
       ...fields,
       content,
       tool_calls: toolCalls.map((call) => ({ ...call, type: "tool_call" as const })),
-      usage_metadata: this.usage(messages, content),
+      ...this.usage(messages, content),
       response_metadata: { model_name: this.model },
     });
     return { generations: [{ text: content, message }] };
@@ -134,7 +139,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
           args: JSON.stringify(call.args),
           index,
         })),
-        usage_metadata: this.usage(messages, content),
+        ...this.usage(messages, content),
         response_metadata: { model_name: this.model },
       }),
     });

@@ -66,7 +66,7 @@ describe("back-to-back turns that never yield: a compaction lands within the bou
 
   for (const [label, summarizer] of [
     ["the wrapper, with a summarizer that advances only on macrotasks", () => new MacrotaskSummarizer()],
-    ["the wrapper with its defaults (the summary computed off the application's thread)", () => undefined],
+    ["the wrapper with its defaults", () => undefined],
   ] as const) {
     it(label, async () => {
       const model = new ScriptedChatModel({ reply });

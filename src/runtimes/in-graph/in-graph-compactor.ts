@@ -32,11 +32,12 @@ import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
+import type { UsageIgnoredNotice } from "../../tokens/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
 
-export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints"> {
+export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints" | "onUsageIgnored"> {
   /**
    * Where the transcript goes when it is SQLite or Postgres (its recall index). @default the checkpointer of the
    * graph the step runs in
@@ -67,6 +68,11 @@ export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointe
    * (COMPACTION_PAUSED); `false` disables it. @default { failureThreshold: 3, pauseMs: 600000 }
    */
   circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Told once per model whose reply carried a usage figure that is not trusted (`USAGE_IGNORED`): counts of its
+   * threads use the tokenizer (docs/token-counting.md).
+   */
+  onCompactionNotice?: (notice: UsageIgnoredNotice) => void;
   /** Told about every compaction written to the state. */
   onCompaction?: (event: InGraphCompactionEvent) => void;
   /**
@@ -113,13 +119,13 @@ export class InGraphCompactor {
   private warnedNoStore = false;
 
   constructor(private readonly options: InGraphOptions) {
-    const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, ...managerOptions } = options;
+    const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, onCompactionNotice, ...managerOptions } = options;
     if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
-    validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive"]);
+    validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive", "onCompactionNotice"]);
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
-    this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver() });
+    this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver(), ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice } : {}) });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
     if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a number of tokens (in the graph, it is the trigger)");
     this.tokenLimit = tokenLimit;
@@ -138,8 +144,9 @@ export class InGraphCompactor {
     }
   }
 
-  count(messages: readonly BaseMessage[]): number {
-    return this.manager.counter.countMessages(messages);
+  /** What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage figures. */
+  measure(messages: readonly BaseMessage[], overhead: number): number {
+    return this.manager.calibration.measure(messages, overhead).tokens;
   }
 
   /**
@@ -154,7 +161,7 @@ export class InGraphCompactor {
     await turnOver();
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
-    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: this.count(current) + overhead }) === "start") this.begin(key, current, overhead);
+    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: this.measure(current, overhead) }) === "start") this.begin(key, current, overhead);
     return archived;
   }
 
@@ -174,7 +181,7 @@ export class InGraphCompactor {
   /** The summary step of `before`: `messages` with a summary applied, or undefined. */
   private async summarized(messages: readonly BaseMessage[], overhead: number, config: unknown, start: boolean): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
-    const tokensBefore = this.count(messages) + overhead;
+    const tokensBefore = this.measure(messages, overhead);
     const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
     const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : this.breaker.allows(key) ? "idle" : "paused";
@@ -192,7 +199,7 @@ export class InGraphCompactor {
     this.pending.delete(key);
     if ("error" in outcome) return this.failure(key, outcome.error);
     if ("skipped" in outcome) {
-      if (outcome.summarizerMs !== undefined) backOff(schedule, this.count(job.snapshot) + overhead, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
+      if (outcome.summarizerMs !== undefined) backOff(schedule, this.measure(job.snapshot, overhead), Math.floor(this.tokenLimit * COMPACTION_MARGIN));
       return undefined;
     }
     const rebased = rebaseCompaction(outcome, job.snapshot.slice(0, outcome.plan.prefixLength), messages, job.snapshot.length);
@@ -215,7 +222,7 @@ export class InGraphCompactor {
       messagesBefore: messages.length,
       messagesAfter: rebased.messages.length,
       tokensBefore,
-      tokensAfter: this.count(rebased.messages) + overhead,
+      tokensAfter: this.measure(rebased.messages, overhead),
       background: job.snapshot !== messages,
       appended: rebased.appended,
     });
@@ -261,11 +268,14 @@ export class InGraphCompactor {
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
   private begin(key: string, snapshot: readonly BaseMessage[], overhead: number): Pending {
+    // The limits are the provider's tokens; the plan counts the tokenizer's (tokens/calibration.ts).
+    const { ratio } = this.manager.calibration.measure(snapshot, overhead);
+    const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
     const job: Pending = {
       snapshot,
       settled: false,
       result: this.manager
-        .compactWithinPolicy(snapshot, { maxTokensAfter: Math.max(1, this.tokenLimit - overhead), preferTokensAfter: Math.max(1, this.ceiling - overhead) })
+        .compactWithinPolicy(snapshot, { maxTokensAfter: within(this.tokenLimit), preferTokensAfter: within(this.ceiling), tokenRatio: ratio })
         .catch((error: unknown) => ({ error }))
         .finally(() => {
           job.settled = true;

@@ -102,6 +102,10 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.breaker = resolved.breaker;
     // The engine, given the policy already resolved: nothing is validated or defaulted twice.
     const recall = resolveRecall(options.recall, options.env ?? process.env);
+    const events = new CompactionEvents(
+      { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
+      resolved.summarizerChoice,
+    );
     const manager = new HistoryManager({
       checkpointer,
       policy: resolved.policy,
@@ -112,6 +116,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       fallbackSummarizer: options.fallbackSummarizer,
       pinned: options.pinned,
       counter,
+      onUsageIgnored: (notice) => void events.notice(notice),
     });
     this.compactor = new ThreadCompactor({
       graph: graph as unknown as StateReader,
@@ -119,10 +124,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       manager,
       records: this.records,
       breaker: this.breaker,
-      events: new CompactionEvents(
-        { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
-        resolved.summarizerChoice,
-      ),
+      events,
       strategy: options.strategy === undefined ? undefined : resolveStrategy(options.strategy),
       archive: options.archive === undefined ? undefined : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter }),
     });

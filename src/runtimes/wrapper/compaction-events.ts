@@ -7,7 +7,7 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { SummarizerChoice } from "../../summarizers/default.js";
-import type { CompactingSupervisorOptions } from "./options.js";
+import type { CompactingSupervisorOptions, CompactionNotice } from "./options.js";
 
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
 export const COMPACTION_EVENT = "langgraph_compaction";
@@ -34,6 +34,15 @@ export class CompactionEvents {
     this.summarizerSaid = true;
     try {
       await this.hooks.onCompactionNotice?.({ code: "SUMMARIZER_CHOSEN", message: `Compactions use ${this.summarizer.reason}.`, ...this.summarizer });
+    } catch (error) {
+      await this.error(error);
+    }
+  }
+
+  /** A notice other than the summarizer's (a usage figure not trusted): `onCompactionNotice`. */
+  async notice(notice: CompactionNotice): Promise<void> {
+    try {
+      await this.hooks.onCompactionNotice?.(notice);
     } catch (error) {
       await this.error(error);
     }

@@ -17,6 +17,7 @@ import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/defau
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
 import { DEFAULT_MODEL } from "../../tokens/models.js";
+import type { UsageIgnoredNotice } from "../../tokens/calibration.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
@@ -86,8 +87,9 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   onCompactionOutcome?: (report: CompactionReport) => void | Promise<void>;
   /**
    * Called once, as the wrapper starts its first compaction, with which summarizer compactions use and why
-   * (`SUMMARIZER_CHOSEN`: the one given, or the default chosen from OPENAI_API_KEY and the installed packages).
-   * `compactionHealth(threadId).summarizer` says the same at any time.
+   * (`SUMMARIZER_CHOSEN`: the one given, or the default chosen from OPENAI_API_KEY and the installed packages;
+   * `compactionHealth(threadId).summarizer` says the same at any time); and once per model whose reply carried a
+   * usage figure that is not trusted (`USAGE_IGNORED`: docs/token-counting.md).
    */
   onCompactionNotice?: (notice: CompactionNotice) => void | Promise<void>;
   /**
@@ -110,11 +112,17 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   keepCheckpoints?: number;
 }
 
-/** Something the wrapper says once: which summarizer compactions use, and why. */
-export interface CompactionNotice extends SummarizerChoice {
+/** Which summarizer compactions use, and why: said once. */
+export interface SummarizerChosenNotice extends SummarizerChoice {
   code: "SUMMARIZER_CHOSEN";
   message: string;
 }
+
+/**
+ * Something the wrapper says once: which summarizer compactions use (`SUMMARIZER_CHOSEN`), or, once per model, that
+ * a reply's usage figure was not trusted and its threads are counted by the tokenizer (`USAGE_IGNORED`).
+ */
+export type CompactionNotice = SummarizerChosenNotice | UsageIgnoredNotice;
 
 /** The wrapper's options, validated and defaulted (internal: the policy is public as `CompactingSupervisor.policy`). */
 export interface ResolvedOptions {

@@ -70,7 +70,7 @@ export class ThreadCompactor {
     await record.applying;
     await threadLocks.idle(checkpointer, threadId);
     let stored = record.count;
-    const inputTokens = counter.countMessages(inputMessages(input));
+    const inputTokens = Math.ceil(counter.countMessages(inputMessages(input)) * (record.ratio ?? 1));
     if (stored === undefined || stored + inputTokens > policy.hardLimit) {
       const state = await graph.getState({ configurable: { ...config.configurable } });
       // A thread whose messages cannot be counted runs as it is; settle() reports why after the turn.
@@ -78,8 +78,10 @@ export class ThreadCompactor {
       // Reading the thread, counting it and the turn are phases of their own (slices.ts).
       await turnOver();
       // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
-      stored = messages.length === 0 ? 0 : counter.countMessages(messages);
+      const measured = manager.calibration.measure(messages);
+      stored = messages.length === 0 ? 0 : measured.tokens;
       record.count = stored;
+      record.ratio = measured.ratio;
       await turnOver();
     }
     // What the turn's first model call receives: the stored thread and the input (a new thread holds nothing to compact).
@@ -154,7 +156,6 @@ export class ThreadCompactor {
   private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
     const { threadId } = record;
     const { archive, graph, manager, options } = this.parts;
-    const { counter } = manager;
     try {
       let current = messages;
       // The stored head is read only when the turn's own state shows something to archive (or carried no state).
@@ -165,8 +166,9 @@ export class ThreadCompactor {
       }
       // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
       await turnOver();
-      const tokens = counter.countMessages(current);
+      const { tokens, ratio } = manager.calibration.measure(current);
       record.count = tokens;
+      record.ratio = ratio;
       record.toldInvalidHistory = undefined;
       const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, inFlight: record.inFlight });
       if (decision === "apply") return await this.apply(record, config, 0);

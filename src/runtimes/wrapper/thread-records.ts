@@ -12,8 +12,10 @@ export const DEFAULT_MAX_THREADS = 10_000;
 
 export interface ThreadRecord {
   readonly threadId: string;
-  /** Tokens of the thread after the last turn through this wrapper (or its last read). */
+  /** Tokens of the thread after the last turn through this wrapper (or its last read): calibrated where it can be. */
   count?: number;
+  /** Provider tokens per tokenizer token at that count (1 without usage figures): scales the next input's count. */
+  ratio?: number;
   /** Turns of this wrapper running on the thread now. */
   inFlight: number;
   /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */
