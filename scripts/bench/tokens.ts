@@ -9,7 +9,13 @@ import { countMessageTokens } from "../../src/tokens/chat-format.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateHistory } from "../workload/history.js";
 import { pathologicalInputs } from "../workload/text.js";
-import { median, printTable, time } from "./table.js";
+import { median, percentile, printNote, printTable, time } from "./table.js";
+import { AIMessage } from "@langchain/core/messages";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { Calibration } from "../../src/tokens/calibration.js";
+import { DEFAULT_DATA } from "./retention.js";
+import { loadDialogues } from "./retention/dataset.js";
 import { readmeBlock } from "./readme-block.js";
 
 const require = createRequire(import.meta.url);
@@ -128,6 +134,76 @@ export async function benchTokens(): Promise<void> {
     }
   }
   printTable("Pathological inputs (shipped engine; plain gpt-tokenizer at 10 KB for contrast)", pathological);
+  benchCalibration();
+}
+
+/**
+ * The calibrated count against a provider's own figure (tokens/calibration.ts), over the retention conversations
+ * replayed as calls: speaker A asks, speaker B is the model, whose every reply carries the scripted provider's count
+ * of the call's input. Two providers the library's tokenizer (o200k) does not match: cl100k × 1.22, and characters /
+ * 3.5 + 4 per message (a stand-in for a non-BPE tokenizer). Error from the third call on, against the provider's count
+ * of the next call's input; and what calibrating adds to a count of the same context (warm, as a runtime counts).
+ */
+export function benchCalibration(): void {
+  const path = resolve(DEFAULT_DATA);
+  if (!existsSync(path)) {
+    printNote(`Calibration: no conversation file at ${path} (the retention data); the row is left out.`);
+    return;
+  }
+  const dialogues = loadDialogues(path);
+  const cl100k = new TokenCounter({ model: "gpt-4" });
+  const providers: Array<[string, (messages: readonly BaseMessage[]) => number]> = [
+    ["cl100k_base × 1.22", (messages) => Math.round(cl100k.countMessages(messages) * 1.22)],
+    ["characters / 3.5 + 4 per message", (messages) => Math.round(messages.reduce((sum, message) => sum + message.text.length / 3.5 + 4, 0))],
+  ];
+  const rows: Array<Record<string, string>> = [];
+  for (const [name, provider] of providers) {
+    const counter = new TokenCounter({ model: "gpt-4o" });
+    const calibration = new Calibration(counter);
+    const calibrated: number[] = [];
+    const tokenizer: number[] = [];
+    let countMs = 0;
+    let measureMs = 0;
+    for (const dialogue of dialogues) {
+      const messages: BaseMessage[] = [];
+      let calls = 0;
+      for (const turn of dialogue.turns) {
+        if (turn.speaker !== dialogue.speakerB) {
+          messages.push(new HumanMessage({ id: turn.id, content: turn.text }));
+          continue;
+        }
+        // The context before this call, as the provider will count it, against the library's two counts of it.
+        const truth = provider(messages);
+        // Both timed warm, as a runtime counts a thread it counted a turn ago (the new message encoded first).
+        const plain = counter.countMessages(messages);
+        const measured = calibration.measure(messages).tokens;
+        // Timed in repetitions, the two interleaved: one warm count is microseconds.
+        for (let round = 0; round < 5; round++) {
+          let started = performance.now();
+          for (let i = 0; i < 20; i++) counter.countMessages(messages);
+          countMs += performance.now() - started;
+          started = performance.now();
+          for (let i = 0; i < 20; i++) calibration.measure(messages);
+          measureMs += performance.now() - started;
+        }
+        if (calls >= 2) {
+          calibrated.push(Math.abs(measured - truth) / truth);
+          tokenizer.push(Math.abs(plain - truth) / truth);
+        }
+        calls++;
+        messages.push(new AIMessage({ id: turn.id, content: turn.text, usage_metadata: { input_tokens: truth, output_tokens: 0, total_tokens: truth }, response_metadata: { model_name: "provider" } }));
+      }
+    }
+    const pct = (values: number[], p: number) => `${(percentile(values, p) * 100).toFixed(2)}%`;
+    rows.push({
+      provider: name,
+      calls: String(calibrated.length),
+      "calibrated error p50 / p95": `${pct(calibrated, 0.5)} / ${pct(calibrated, 0.95)}`,
+      "tokenizer alone p50 / p95": `${pct(tokenizer, 0.5)} / ${pct(tokenizer, 0.95)}`,
+      "calibrating, % of a count": `${(((measureMs - countMs) / countMs) * 100).toFixed(1)}% (target <= 5%)`,
+    });
+  }
+  printTable(`Calibrated counts against a provider's own figure: ${dialogues.length} retention conversations replayed as calls, from the third call on (tokens/calibration.ts)`, rows);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -11,6 +11,7 @@ import { DEFAULT_SUMMARY_MODEL } from "../summarizers/llm.js";
 import { createOpenAISummarizer } from "../summarizers/openai.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
+import { Calibration } from "../tokens/calibration.js";
 import { createPrinter, type Printer } from "./format.js";
 import { didYouMean } from "./suggest.js";
 
@@ -120,6 +121,8 @@ export const DEFAULT_SCRIPT_TOKEN_LIMIT = 4_000;
 export interface CliContext {
   store: OpenedStore;
   counter: TokenCounter;
+  /** Counts a head as the runtimes do: calibrated by the provider's figures where replies carry them. */
+  calibration: Calibration;
   printer: Printer;
   json: boolean;
   env: NodeJS.ProcessEnv;
@@ -171,7 +174,7 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
     ? await openSqliteStore(dbPath, { ...(recallLanguage ? { recallLanguage } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) })
     : await openPostgresStore(url!, { schema: options.schema ?? "public", ...(recallLanguage ? { recallLanguage } : {}) });
   const storeArgs = storeArgsOf(dbPath, url, options.schema);
-  return { store, counter, summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs, invokedAs };
+  return { store, counter, calibration: new Calibration(counter), summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs, invokedAs };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { turnOver } from "../slices.js";
+import type { ProviderUsage } from "../tokens/calibration.js";
 
 /** First and longest pause between two looks at a busy head. */
 const BUSY_RETRY_MS = 10;
@@ -30,9 +31,11 @@ export interface PreparedCompaction {
   readonly compacted: CompactedMessages;
   readonly messagesBefore: number;
   readonly tokensBefore: number;
+  /** The provider's figures of the snapshot's latest call, when its reply carried them. */
+  readonly providerUsage?: ProviderUsage;
 }
 
-export type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "summarizer" | "attempts"> & { messagesBefore: number; tokensBefore: number };
+export type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "summarizer" | "attempts" | "providerUsage"> & { messagesBefore: number; tokensBefore: number };
 
 type ApplyOutcome =
   | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
@@ -65,6 +68,7 @@ async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, 
       tokensBefore: prepared.tokensBefore,
       summarizer: prepared.compacted.summarizer.name,
       attempts: attempt,
+      ...(prepared.providerUsage ? { providerUsage: prepared.providerUsage } : {}),
     };
     return { head: snapshot, headId: prepared.snapshotCheckpointId, base };
   }
@@ -83,7 +87,7 @@ export async function readHead(settings: ManagerSettings, threadId: string, summ
   const headId = head.tuple.checkpoint.id;
   await turnOver();
   const measured = settings.calibration.measure(head.messages);
-  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: measured.tokens, summarizer, attempts };
+  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: measured.tokens, summarizer, attempts, ...(measured.usage ? { providerUsage: measured.usage } : {}) };
   return { head, headId, base, ratio: measured.ratio };
 }
 

@@ -259,6 +259,7 @@ export class HistoryManager {
         compacted,
         messagesBefore: base.messagesBefore,
         tokensBefore: base.tokensBefore,
+        ...(base.providerUsage ? { providerUsage: base.providerUsage } : {}),
       },
       head,
     );

@@ -1,3 +1,5 @@
+import type { ProviderUsage } from "../tokens/calibration.js";
+
 /** What a compaction did, or why it did nothing: a union on `status`. */
 interface ReportBase {
   threadId: string;
@@ -8,9 +10,14 @@ interface ReportBase {
   /** The summarizer (or strategy) used; when compacted, the one that wrote the summary, maybe the fallback. */
   summarizer: string;
   attempts: number;
-  /** The head's size when it was read, when it was. */
+  /** The head's size when it was read, when it was (tokens calibrated by the provider's figures where they exist). */
   messagesBefore?: number;
   tokensBefore?: number;
+  /**
+   * The provider's figures of the head's latest model call, when its reply carried them: input tokens, and of those
+   * read from and written to the provider's prompt cache (docs/token-counting.md).
+   */
+  providerUsage?: ProviderUsage;
 }
 
 /** A replacement checkpoint was written. */

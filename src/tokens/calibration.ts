@@ -1,7 +1,7 @@
 /**
  * Counting what the provider counts (docs/token-counting.md). Every LangChain chat model returns, on its reply, the
  * provider's own count of what that call received: `usage_metadata.input_tokens`. Where the thread's latest AI
- * message carries it, the context before the next call is that figure plus what was appended since (the reply
+ * message carries it (only the latest: a reply without one leaves the count the tokenizer's), the context before the next call is that figure plus what was appended since (the reply
  * itself, tool results, the next input), counted by the tokenizer and scaled by the ratio of the provider's counts to
  * the tokenizer's, learned per model from the calls seen (the median of the latest 8). A figure whose own ratio is
  * more than 10% off its model's no longer counts its call's input (the messages before the reply changed since: a
@@ -60,6 +60,8 @@ export const MAX_MODELS = 64;
 
 interface ModelRatios {
   observed: number[];
+  /** The median of `observed` (1 when empty), kept as they change. */
+  ratio: number;
   /** Ids of the replies already observed (each call counts once, however often the thread is counted). */
   seen: Set<string>;
   warned: boolean;
@@ -76,11 +78,7 @@ export class Calibration {
 
   /** The ratio learned for `model`: the median of its latest observations, 1 before any. */
   ratioOf(model: string): number {
-    const observed = this.models.get(model)?.observed;
-    if (!observed || observed.length === 0) return 1;
-    const sorted = [...observed].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+    return this.models.get(model)?.ratio ?? 1;
   }
 
   /**
@@ -88,37 +86,45 @@ export class Calibration {
    * the tokenizer counts it: a system prompt, tools) — see the file's comment.
    */
   measure(messages: readonly BaseMessage[], overhead = 0): MeasuredContext {
-    for (let index = messages.length - 1; index >= 0; index--) {
-      const message = messages[index]!;
-      if (message.getType() !== "ai") continue;
-      const reported = (message as { usage_metadata?: { input_tokens?: unknown } }).usage_metadata;
-      if (reported === undefined) continue;
+    // The latest reply: only its figure counts (a reply without one — a model that reports none, a summary written
+    // as an AI message — leaves the count the tokenizer's).
+    let index = messages.length - 1;
+    while (index >= 0 && messages[index]!.getType() !== "ai") index--;
+    const message = index >= 0 ? messages[index]! : undefined;
+    const reported = (message as { usage_metadata?: { input_tokens?: unknown } } | undefined)?.usage_metadata;
+    // One pass over the counts (cached per message, as without calibration): the whole context and what follows the
+    // reply's call (the reply, tool results, the next input).
+    const { total: counted, after: appended } = this.counter.countMessagesFrom(messages, index < 0 ? messages.length : index);
+    const total = counted + overhead;
+    if (message && reported !== undefined) {
       const model = modelOf(message);
-      const before = this.counter.countMessages(messages.slice(0, index)) + overhead;
+      const before = total - appended;
       const usage = usageOf(reported);
       const observed = usage && before > 0 ? usage.inputTokens / before : undefined;
       const known = (this.models.get(model)?.observed.length ?? 0) > 0;
       if (!usage || observed === undefined || observed < MIN_RATIO || (observed > MAX_RATIO && !known)) {
         this.ignored(model, reported.input_tokens, before);
-        break;
+        return { tokens: total, calibrated: false, ratio: 1 };
       }
-      const appended = this.counter.countMessages(messages.slice(index));
       // Far above the model's ratio: a reply a compaction kept, whose call saw the whole thread (no notice).
-      if (observed > MAX_RATIO) return { tokens: Math.ceil(this.ratioOf(model) * (before + appended)), calibrated: true, ratio: this.ratioOf(model) };
-      this.observe(model, message, observed);
-      const ratio = this.ratioOf(model);
+      if (observed > MAX_RATIO) {
+        const ratio = this.ratioOf(model);
+        return { tokens: Math.ceil(ratio * total), calibrated: true, ratio };
+      }
+      const ratio = this.observe(model, message, observed);
       // The figure counts the call's input only while the messages before the reply are still what the call saw: a
       // compaction since (the reply kept verbatim after a summary) shows as a ratio off the model's. Then the ratio
       // alone scales the tokenizer's count.
-      if (Math.abs(observed / ratio - 1) > CONSISTENT) return { tokens: Math.ceil(ratio * (before + appended)), calibrated: true, ratio };
+      if (Math.abs(observed / ratio - 1) > CONSISTENT) return { tokens: Math.ceil(ratio * total), calibrated: true, ratio };
       return { tokens: Math.ceil(usage.inputTokens + ratio * appended), calibrated: true, ratio, usage };
     }
-    return { tokens: this.counter.countMessages(messages) + overhead, calibrated: false, ratio: 1 };
+    return { tokens: total, calibrated: false, ratio: 1 };
   }
 
-  private observe(model: string, message: BaseMessage, ratio: number): void {
+  /** Records the ratio of `message`'s call (once per reply); returns the model's ratio. */
+  private observe(model: string, message: BaseMessage, ratio: number): number {
     const ratios = this.ratiosOf(model);
-    if (message.id ? ratios.seen.has(message.id) : this.seenObjects.has(message)) return;
+    if (message.id ? ratios.seen.has(message.id) : this.seenObjects.has(message)) return ratios.ratio;
     if (message.id) {
       ratios.seen.add(message.id);
       // The ids of the latest replies only: enough to tell a reply counted before from a new one.
@@ -126,6 +132,10 @@ export class Calibration {
     } else this.seenObjects.add(message);
     ratios.observed.push(ratio);
     if (ratios.observed.length > RATIO_WINDOW) ratios.observed.shift();
+    const sorted = [...ratios.observed].sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    ratios.ratio = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+    return ratios.ratio;
   }
 
   private ignored(model: string, value: unknown, tokenizer: number): void {
@@ -142,9 +152,11 @@ export class Calibration {
 
   private ratiosOf(model: string): ModelRatios {
     let ratios = this.models.get(model);
-    if (ratios) this.models.delete(model);
+    // The most recently seen model last (what is evicted first is the least recently seen).
+    if (ratios && this.models.size > 1) this.models.delete(model);
+    else if (ratios) return ratios;
     else if (this.models.size >= MAX_MODELS) this.models.delete(this.models.keys().next().value!);
-    this.models.set(model, (ratios ??= { observed: [], seen: new Set(), warned: false }));
+    this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false }));
     return ratios;
   }
 }

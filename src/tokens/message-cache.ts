@@ -163,19 +163,26 @@ export class MessageTokenCache {
 
   /** The sum of the counts of `messages`, checking them first against the last count of the same sequence. */
   countAll(messages: readonly BaseMessage[], compute: (message: BaseMessage) => number): number {
+    return this.countAllFrom(messages, compute, messages.length).total;
+  }
+
+  /** `countAll`, and the sum of the counts from position `from` on (in the same pass). */
+  countAllFrom(messages: readonly BaseMessage[], compute: (message: BaseMessage) => number, from: number): { total: number; after: number } {
     const first = messages[0]?.id;
     const key = typeof first === "string" && first.length > 0 ? first : undefined;
     const memo = key === undefined ? undefined : this.sequences.get(key);
     const entries = new Array<Entry | undefined>(messages.length);
     let total = 0;
+    let after = 0;
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
       const entry = this.resolve(message, compute, memo !== undefined && index < memo.length ? memo[index] : undefined);
       entries[index] = entry;
       total += entry.tokens;
+      if (index >= from) after += entry.tokens;
     }
     if (key !== undefined) this.remember(key, entries, memo);
-    return total;
+    return { total, after };
   }
 
   private remember(key: string, entries: Array<Entry | undefined>, replaced: Array<Entry | undefined> | undefined): void {

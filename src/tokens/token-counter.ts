@@ -99,6 +99,15 @@ export class TokenCounter {
     return total;
   }
 
+  /**
+   * `countMessages(messages)` as `total`, and the tokens of the messages from position `from` on as `after` (reply
+   * priming not included), from one pass over the cache.
+   */
+  countMessagesFrom(messages: readonly BaseMessage[], from: number): { total: number; after: number } {
+    const { total, after } = this.cache.countAllFrom(messages, this.encodeMessage, from);
+    return { total: REPLY_PRIMING_TOKENS + total, after };
+  }
+
   /** Tokens of tool definitions (OpenAI's cookbook formula). */
   countTools(tools: readonly ToolDefinitionLike[]): number {
     return countToolDefinitions(tools, this.engine.encoding, (text) => this.countText(text));

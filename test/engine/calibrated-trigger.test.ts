@@ -39,7 +39,13 @@ function providerModel(): ScriptedChatModel {
   return new ScriptedChatModel({
     modelName: "claude-sonnet",
     reply: (messages) => ({ content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR.` }),
-    usage: (messages) => ({ input_tokens: providerCount(messages), output_tokens: 20, total_tokens: providerCount(messages) + 20 }),
+    usage: (messages) => ({
+      input_tokens: providerCount(messages),
+      output_tokens: 20,
+      total_tokens: providerCount(messages) + 20,
+      // The provider's prompt cache: all but the newest message read from it, the newest written.
+      input_token_details: { cache_read: providerCount(messages.slice(0, -1)), cache_creation: providerCount(messages.slice(-1)) },
+    }),
   });
 }
 
@@ -71,6 +77,10 @@ describe("the trigger counts what the provider counts", () => {
       const truth = providerCount(replaced!.checkpoint.channel_values.messages as BaseMessage[]);
       expect(Math.abs(report.tokensBefore - truth) / truth).toBeLessThanOrEqual(0.03);
     }
+    // The provider's figures of the head's latest call, prompt cache included, in the reports and the thread's health.
+    const call = model.calls.at(-1)!;
+    expect(supervisor.compactionHealth("wrapper").providerUsage).toEqual({ inputTokens: providerCount(call), cacheRead: providerCount(call.slice(0, -1)), cacheCreation: providerCount(call.slice(-1)) });
+    expect(reports.filter((report) => report.providerUsage?.cacheRead !== undefined).length).toBeGreaterThan(0);
   });
 
   it("the createAgent middleware", async () => {

@@ -63,7 +63,9 @@ function libraryContender(name: string, strategy?: (summarizer: Summarizer) => S
         hardLimit: budget,
         background: false,
         circuitBreaker: false,
-        ...(strategy ? { strategy: strategy(summarizer) } : { summarizer }),
+        // A pipeline's summarize step asks the wrapper's engine: its summarizer is the counting one too.
+        summarizer,
+        ...(strategy ? { strategy: strategy(summarizer) } : {}),
       });
       return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
     },

@@ -5,8 +5,9 @@ import { contentText } from "../../messages/content.js";
 import { requireThread, type CliContext } from "../context.js";
 import { bar, number, paint, preview, table } from "../format.js";
 
-export const INSPECT_HELP = `inspect <thread> — the head's messages (role, agent, tokens, preview), the total against a limit, the current
-summary if any, and whether compact would compact it now (over the limit, idle, something to summarize)
+export const INSPECT_HELP = `inspect <thread> — the head's messages (role, agent, tokens, preview), the total against a limit (the provider's
+count where the last reply carries usage figures, else the tokenizer's: it says which), the current summary if any,
+and whether compact would compact it now (over the limit, idle, something to summarize)
 
 Usage: npx compact-thread inspect <thread> (--db <file> | --postgres <url>) [--limit N] [--model M] [--json]
 
@@ -21,7 +22,9 @@ Examples:
 export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   const head = await requireThread(context, threadId);
   const each = context.counter.countEach(head.messages);
-  const total = context.counter.countMessages(head.messages);
+  const measured = context.calibration.measure(head.messages);
+  const total = measured.tokens;
+  const counted = measured.calibrated ? "provider" : "tokenizer";
   const summary = head.messages.find((message) => isSummaryMessage(message));
   // The plan `compact` would execute: the script's policy, the wrapper's rules.
   const plan = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env }).planCompaction(head.messages);
@@ -42,6 +45,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
       preview: preview(contentText(message), 80),
     })),
     tokens: total,
+    counted,
     limit: context.limit,
     overLimit: total > context.limit,
     summary: summary ? { text: summaryText(summary), provenance: getSummaryProvenance(summary) } : null,
@@ -63,7 +67,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
     printer.line(line);
   }
   printer.line();
-  printer.line(`total ${number(total)} tokens  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${total > context.limit ? paint(printer, 31, "  (over the limit)") : ""}`);
+  printer.line(`total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${total > context.limit ? paint(printer, 31, "  (over the limit)") : ""}`);
   if (summary) {
     const provenance = getSummaryProvenance(summary)!;
     printer.line(`summary: covers ${number(provenance.coveredMessages)} messages (${number(provenance.coveredTokens)} tokens), replaced checkpoint ${provenance.replacedCheckpointId}`);

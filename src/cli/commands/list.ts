@@ -2,7 +2,9 @@ import { invalidArgument } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import { bar, number, table } from "../format.js";
 
-export const LIST_HELP = `list — every thread in the store: messages, tokens, checkpoints, last update, idle or busy
+export const LIST_HELP = `list — every thread in the store: messages, tokens, checkpoints, last update, idle or busy.
+"counted" says which count "tokens" is: "provider" (the provider's figure of the last model call, from its reply's
+usage metadata, and the tokenizer's count of what followed, calibrated) or "tokenizer"
 
 Usage: npx compact-thread list (--db <file> | --postgres <url>) [--sort tokens|name|updated] [--limit N] [--json]
 
@@ -21,10 +23,13 @@ export async function listCommand(context: CliContext): Promise<void> {
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
+    const measured = context.calibration.measure(head.messages);
     threads.push({
       threadId: row.threadId,
       messages: head.messages.length,
-      tokens: context.counter.countMessages(head.messages),
+      tokens: measured.tokens,
+      // Which count `tokens` is: the provider's figure of the last call plus what followed, or the tokenizer's.
+      counted: measured.calibrated ? "provider" : "tokenizer",
       checkpoints: row.checkpoints,
       lastUpdate: head.tuple.checkpoint.ts,
       idle: head.busyReason === undefined,
@@ -42,6 +47,7 @@ export async function listCommand(context: CliContext): Promise<void> {
       thread: thread.threadId,
       messages: number(thread.messages),
       tokens: number(thread.tokens),
+      counted: thread.counted,
       [`vs limit ${number(context.limit)}`]: bar(thread.tokens, max, 20),
       checkpoints: number(thread.checkpoints),
       "last update": thread.lastUpdate.replace("T", " ").slice(0, 19),

@@ -23,6 +23,7 @@ import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
 import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
+import type { ProviderUsage } from "../../tokens/calibration.js";
 
 export { COMPACTION_EVENT } from "./compaction-events.js";
 
@@ -34,6 +35,13 @@ export interface CompactionHealth extends BreakerHealth {
   summary: "none" | "computing" | "ready";
   /** Which summarizer compactions use, and why (the default is chosen once, at construction). */
   summarizer: SummarizerChoice;
+  /**
+   * The thread's count after its last turn through this wrapper (calibrated where replies carry usage figures), and
+   * the provider's figures of that turn's last call when its reply carried them (prompt cache reads and writes
+   * included): docs/token-counting.md.
+   */
+  tokens?: number;
+  providerUsage?: ProviderUsage;
 }
 
 /**
@@ -248,6 +256,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       turnsOverLimit: record?.schedule.overLimit ?? 0,
       summary: record?.ready ? "ready" : record?.preparing ? "computing" : "none",
       summarizer: this.summarizerChoice,
+      ...(record?.count === undefined ? {} : { tokens: record.count }),
+      ...(record?.usage ? { providerUsage: record.usage } : {}),
     };
   }
 

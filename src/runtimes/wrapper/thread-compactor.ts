@@ -166,9 +166,10 @@ export class ThreadCompactor {
       }
       // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
       await turnOver();
-      const { tokens, ratio } = manager.calibration.measure(current);
+      const { tokens, ratio, usage } = manager.calibration.measure(current);
       record.count = tokens;
       record.ratio = ratio;
+      record.usage = usage;
       record.toldInvalidHistory = undefined;
       const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, inFlight: record.inFlight });
       if (decision === "apply") return await this.apply(record, config, 0);

@@ -5,6 +5,7 @@
  * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
  */
 import type { PreparedCompaction } from "../../engine/history-manager.js";
+import type { ProviderUsage } from "../../tokens/calibration.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { newSchedule, type ThreadSchedule } from "../../engine/scheduler.js";
 
@@ -16,6 +17,8 @@ export interface ThreadRecord {
   count?: number;
   /** Provider tokens per tokenizer token at that count (1 without usage figures): scales the next input's count. */
   ratio?: number;
+  /** The provider's figures of the last call counted, when its reply carried them (compactionHealth). */
+  usage?: ProviderUsage;
   /** Turns of this wrapper running on the thread now. */
   inFlight: number;
   /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */

@@ -1,0 +1,62 @@
+/**
+ * The script's list and inspect count a head as the runtimes do, and say which count they show: the provider's
+ * figure of the last call plus what followed ("provider") where the last reply carries usage metadata, else the
+ * tokenizer's ("tokenizer").
+ */
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { runScriptInProcess } from "../support/in-process-script.js";
+
+let dir: string;
+let db: string;
+const counter = new TokenCounter({ model: "gpt-4o" });
+
+function conversation(figures: boolean): BaseMessage[] {
+  const messages: BaseMessage[] = [];
+  for (let turn = 0; turn < 4; turn++) {
+    messages.push(new HumanMessage({ id: `q${turn}`, content: `Turn ${turn}: where is parcel PX-${700 + turn}, and who cleared it at customs?` }));
+    const input = counter.countMessages(messages);
+    messages.push(new AIMessage({ id: `a${turn}`, content: `Parcel PX-${700 + turn} cleared in Lisbon.`, ...(figures ? { usage_metadata: { input_tokens: Math.round(input * 1.3), output_tokens: 9, total_tokens: 0 } } : {}) }));
+  }
+  messages.push(new HumanMessage({ id: "next", content: "And the VAT on all four?" }));
+  return messages;
+}
+
+/** A thread whose head holds `messages`, as a graph would have written it. */
+async function seedThread(saver: SqliteSaver, threadId: string, messages: BaseMessage[]): Promise<void> {
+  const checkpoint = emptyCheckpoint();
+  checkpoint.id = uuid6(0);
+  checkpoint.channel_values = { messages };
+  checkpoint.channel_versions = { messages: 1 };
+  await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-counted-"));
+  db = join(dir, "counted.sqlite");
+  const saver = SqliteSaver.fromConnString(db);
+  await seedThread(saver, "with-figures", conversation(true));
+  await seedThread(saver, "without", conversation(false));
+  saver.db.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it("list and inspect say which count they show, and show the provider's where the last reply carries it", async () => {
+  const list = JSON.parse((await runScriptInProcess(["list", "--db", db, "--json"])).stdout) as { threads: Array<{ threadId: string; tokens: number; counted: string }> };
+  const withFigures = list.threads.find((thread) => thread.threadId === "with-figures")!;
+  const without = list.threads.find((thread) => thread.threadId === "without")!;
+  expect(withFigures.counted).toBe("provider");
+  expect(without).toMatchObject({ counted: "tokenizer", tokens: counter.countMessages(conversation(false)) });
+  // The provider counts 30% more than the tokenizer here, and the list says so.
+  expect(withFigures.tokens / without.tokens).toBeCloseTo(1.3, 1);
+  const inspect = JSON.parse((await runScriptInProcess(["inspect", "with-figures", "--db", db, "--json"])).stdout) as { tokens: number; counted: string };
+  expect(inspect).toMatchObject({ tokens: withFigures.tokens, counted: "provider" });
+  const human = await runScriptInProcess(["inspect", "without", "--db", db]);
+  expect(human.stdout).toMatch(/total [\d,]+ tokens \(the tokenizer's count\)/);
+});
