@@ -70,6 +70,8 @@ interface ModelRatios {
 export class Calibration {
   private readonly models = new Map<string, ModelRatios>();
   private readonly seenObjects = new WeakSet<BaseMessage>();
+  /** Each reply's model and figures, read once (a thread is counted at every call; its replies do not change). */
+  private readonly replies = new WeakMap<BaseMessage, { model: string; usage: ProviderUsage | undefined }>();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -97,9 +99,8 @@ export class Calibration {
     const { total: counted, after: appended } = this.counter.countMessagesFrom(messages, index < 0 ? messages.length : index);
     const total = counted + overhead;
     if (message && reported !== undefined) {
-      const model = modelOf(message);
+      const { model, usage } = this.parse(message, reported);
       const before = total - appended;
-      const usage = usageOf(reported);
       const observed = usage && before > 0 ? usage.inputTokens / before : undefined;
       const known = (this.models.get(model)?.observed.length ?? 0) > 0;
       if (!usage || observed === undefined || observed < MIN_RATIO || (observed > MAX_RATIO && !known)) {
@@ -119,6 +120,12 @@ export class Calibration {
       return { tokens: Math.ceil(usage.inputTokens + ratio * appended), calibrated: true, ratio, usage };
     }
     return { tokens: total, calibrated: false, ratio: 1 };
+  }
+
+  private parse(message: BaseMessage, reported: Parameters<typeof usageOf>[0]): { model: string; usage: ProviderUsage | undefined } {
+    let parsed = this.replies.get(message);
+    if (!parsed) this.replies.set(message, (parsed = { model: modelOf(message), usage: usageOf(reported) }));
+    return parsed;
   }
 
   /** Records the ratio of `message`'s call (once per reply); returns the model's ratio. */
