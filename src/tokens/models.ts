@@ -55,6 +55,29 @@ const MODEL_TABLE: ModelEntry[] = (
   { prefix: "llama", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
   { prefix: "mistral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
   { prefix: "qwen", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "gemini-1.5-pro", encoding: DEFAULT_ENCODING, contextWindow: 2_097_152 },
+  { prefix: "codestral", encoding: DEFAULT_ENCODING, contextWindow: 256_000 },
+  { prefix: "ministral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+  { prefix: "pixtral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+  // Llama by the names its hosts use ("meta-llama/Meta-Llama-3.1-8B-Instruct", Ollama's "llama3.1:8b", Bedrock's
+  // "meta.llama3-1-70b-instruct-v1:0"): 3.0 had 8k.
+  { prefix: "llama3", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
+  { prefix: "llama3.1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "llama3.2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "llama3.3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "llama3-1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "llama3-2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "llama3-3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "llama-3-", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
+  { prefix: "meta-llama-3-", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
+  { prefix: "meta-llama-3.1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "meta-llama-3.2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "meta-llama-3.3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+  { prefix: "command-r", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+  { prefix: "command-a", encoding: DEFAULT_ENCODING, contextWindow: 256_000 },
+  { prefix: "nova-pro", encoding: DEFAULT_ENCODING, contextWindow: 300_000 },
+  { prefix: "nova-lite", encoding: DEFAULT_ENCODING, contextWindow: 300_000 },
+  { prefix: "nova-micro", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
   ] satisfies ModelEntry[]
 ).sort((a, b) => b.prefix.length - a.prefix.length);
 
@@ -72,6 +95,8 @@ function normalize(model: string): string {
   if (name.startsWith("ft:")) name = name.slice(3);
   const slash = name.lastIndexOf("/");
   if (slash >= 0) name = name.slice(slash + 1);
+  // Bedrock's model ids: "anthropic.claude-3-5-sonnet-20240620-v1:0", "us.amazon.nova-pro-v1:0".
+  name = name.replace(/^(?:(?:us|eu|apac|global)\.)?(?:anthropic|amazon|meta|mistral|cohere|deepseek|qwen)\./, "");
   const colon = name.indexOf(":");
   // "openai:gpt-4o" (initChatModel style) -> "gpt-4o"; "gpt-4o-mini:org::id" (fine-tune) -> "gpt-4o-mini"
   if (colon >= 0) {
