@@ -1,5 +1,6 @@
 /**
- * npm run check:layers — the folders of src/ depend one way, ground up, and no file imports itself through others.
+ * npm run check:layers — the folders of src/ depend one way, ground up, no file imports itself through others, and
+ * no file holds more than 300 lines.
  * Prints each folder with the folders it imports, then every import that points up a layer or closes a cycle (between
  * folders, or between files); exits 1 if there is any.
  * Files directly under src/ (errors, secrets, optional dependencies) are the ground floor, "(root)"; the package's
@@ -24,6 +25,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["(entry)"],
 ];
+
+/** The most lines a file of src/ may hold. */
+const MAX_LINES = 300;
 
 /** The package's entry points: the root and its subpaths. */
 const ENTRIES = new Set(["index.ts", "sqlite.ts", "postgres.ts", "openai.ts", "middleware.ts"]);
@@ -51,6 +55,8 @@ for (const file of files(SRC)) {
   const from = folderOf(file);
   if (!layerOf.has(from)) problems.push(`${relative(SRC, file)}: folder ${from} is in no layer of scripts/check-layers.ts`);
   const source = readFileSync(file, "utf8");
+  const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
+  if (lines > MAX_LINES) problems.push(`${relative(SRC, file)}: ${lines} lines, over ${MAX_LINES} (one concept per file: split it)`);
   for (const match of source.matchAll(/(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g)) {
     const target = resolve(dirname(file), (match[1] ?? match[2])!);
     fileEdges.set(file, [...(fileEdges.get(file) ?? []), target.replace(/\.js$/, ".ts")]);
@@ -120,4 +126,4 @@ if (problems.length > 0) {
   for (const problem of problems) console.log(`  ${problem}`);
   process.exit(1);
 }
-console.log("\nevery folder imports only its own layer and the layers below; no file imports itself through others");
+console.log(`\nevery folder imports only its own layer and the layers below; no file imports itself through others; no file over ${MAX_LINES} lines`);

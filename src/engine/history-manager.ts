@@ -7,12 +7,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "../errors.js";
-import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Calibration } from "../tokens/calibration.js";
 import { validateRatio } from "../validate-ratio.js";
-import { isOverLimit, planOptionsOf, type CompactionPolicy } from "./policy.js";
+import { isOverLimit, type CompactionPolicy } from "./policy.js";
+import { cutOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
@@ -31,9 +31,6 @@ export { DEFAULT_BUSY_WAIT_MS, DEFAULT_MAX_WRITE_ATTEMPTS, DEFAULT_SUMMARY_TIMEO
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
 export type { PreparedCompaction } from "./apply-prepared.js";
 export type { CompactedMessages } from "./summarize-plan.js";
-
-/** Tokens OpenAI adds around each message (role, separators): see tokens/chat-format.ts. */
-const MESSAGE_FRAMING_TOKENS = 4;
 
 export class HistoryManager {
   readonly checkpointer: BaseCheckpointSaver;
@@ -77,19 +74,7 @@ export class HistoryManager {
    * or targetTokens) replaces the manager's own: a ratio asked for by one call is not overruled by a default target.
    */
   planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}): CompactionPlan {
-    const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.targetTokens !== undefined;
-    const policy = planOptionsOf(this.policy);
-    // The policy's budgets are the provider's tokens; the plan counts the tokenizer's.
-    const ratio = overrides.tokenRatio ?? 1;
-    const scaled = (tokens: number | undefined) => (tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio)));
-    return planCompaction(messages, {
-      compactionRatio: overrides.compactionRatio ?? policy.compactionRatio,
-      keepTokens: ownCut ? overrides.keepTokens : scaled(policy.keepTokens),
-      targetTokens: ownCut ? overrides.targetTokens : scaled(policy.targetTokens),
-      summaryTokens: overrides.summaryTokens ?? scaled(policy.summaryTokens),
-      pinned: this.settings.pinned,
-      counter: this.counter,
-    });
+    return planCompaction(messages, { ...cutOf(this.policy, overrides), pinned: this.settings.pinned, counter: this.counter });
   }
 
   /**
@@ -276,7 +261,7 @@ export class HistoryManager {
     given: PrepareOptions = {},
     replacedCheckpointId?: string,
   ): Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }> {
-    const options = this.withinPolicy(given);
+    const options = withinPolicy(this.policy, given);
     // Planning, summarizing and counting the result are phases of their own (slices.ts).
     await turnOver();
     const fitted = this.fitPlan(messages, given);
@@ -303,51 +288,13 @@ export class HistoryManager {
    * summarized. The script's dry run prints this, so what it shows is what a compaction then writes. Pure.
    */
   fitPlan(messages: readonly BaseMessage[], given: PrepareOptions = {}): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
-    const options = this.withinPolicy(given);
+    const options = withinPolicy(this.policy, given);
     const plan = this.planCompaction(messages, options);
     if (!plan.executable) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
-    if (options.maxTokensAfter === undefined && options.preferTokensAfter === undefined) return { plan, estimate: plan.tokens.afterEstimate + this.summaryOverhead() };
-    const fitted = this.planWithin(messages, plan, options);
+    const overhead = (this.overheadTokens ??= summaryOverhead(this.counter, this.settings.recall.announce));
+    if (options.maxTokensAfter === undefined && options.preferTokensAfter === undefined) return { plan, estimate: plan.tokens.afterEstimate + overhead };
+    const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides));
     if (typeof fitted === "string") return { skipped: fitted, code: "WONT_FIT" };
-    return { plan: fitted, estimate: fitted.tokens.afterEstimate + this.summaryOverhead() };
-  }
-
-  /** With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit. */
-  private withinPolicy(given: PrepareOptions): PrepareOptions {
-    const { tokenLimit, ceiling } = this.policy;
-    const ratio = given.tokenRatio ?? 1;
-    const scaled = (tokens: number | undefined) => (tokens === undefined ? undefined : Math.max(1, Math.floor(tokens / ratio)));
-    return tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: scaled(tokenLimit), preferTokensAfter: scaled(ceiling) };
-  }
-
-  /** Tokens a summary message adds besides its text: the header line and the message framing. Counted once. */
-  private summaryOverhead(): number {
-    const header = this.settings.recall.announce ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER;
-    this.overheadTokens ??= this.counter.countText(`${header}\n`) + MESSAGE_FRAMING_TOKENS;
-    return this.overheadTokens;
-  }
-
-  /**
-   * A plan that ends under `preferTokensAfter` (the plan, else the hardest cut: everything before the latest turn),
-   * else one that ends under `maxTokensAfter` (saying it ends above the aim); or why none does, and then nothing is
-   * summarized. The running summary's budget is never shrunk to make a plan fit: that drops facts for good.
-   */
-  private planWithin(messages: readonly BaseMessage[], plan: CompactionPlan, options: PrepareOptions): CompactionPlan | string {
-    const max = options.maxTokensAfter ?? Infinity;
-    const prefer = Math.min(options.preferTokensAfter ?? max, max);
-    const overhead = this.summaryOverhead();
-    const estimate = (candidate: CompactionPlan) => candidate.tokens.afterEstimate + overhead;
-    if (estimate(plan) <= prefer) return plan;
-    const harder = this.planCompaction(messages, { ...options, keepTokens: 0, targetTokens: undefined });
-    if (harder.executable && estimate(harder) <= prefer) return { ...harder, reason: `${harder.reason}; cut harder to end under ${prefer} tokens` };
-    const best = harder.executable && estimate(harder) < estimate(plan) ? harder : plan;
-    if (estimate(plan) <= max || estimate(best) <= max) {
-      const chosen = estimate(plan) <= max ? plan : best;
-      return { ...chosen, reason: `${chosen.reason}; ends at about ${estimate(chosen)} tokens, above the ${prefer} aimed at (the latest turn and the summary alone take that much)` };
-    }
-    return (
-      `compacting would leave about ${estimate(best)} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
-      `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}`
-    );
+    return { plan: fitted, estimate: fitted.tokens.afterEstimate + overhead };
   }
 }

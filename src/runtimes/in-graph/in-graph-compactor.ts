@@ -20,79 +20,23 @@
  */
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import { ToolOutputArchive, type ArchiveOptions } from "../../archive/archive.js";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
-import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
+import { createCircuitBreaker, type CircuitBreaker } from "../../engine/circuit-breaker.js";
 import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules, type ScheduleState, type ThreadSchedule } from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
-import type { UsageIgnoredNotice } from "../../tokens/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
+import type { InGraphOptions } from "./in-graph-options.js";
 
-export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints" | "onUsageIgnored"> {
-  /**
-   * Where the transcript goes when it is SQLite or Postgres (its recall index). @default the checkpointer of the
-   * graph the step runs in
-   */
-  checkpointer?: BaseCheckpointSaver;
-  /** The BaseStore for the transcript when the checkpointer keeps none. @default the graph's store (the Agent Server's) */
-  store?: BaseStore;
-  /**
-   * Compute the summary off the model call (started after a call that crossed the limit, applied at a later call).
-   * `false`: compact before the call that is over the limit, waiting for the summary. @default true
-   */
-  background?: boolean;
-  /**
-   * Told when a summary started off the model call has finished (well or not): the thread's next model call applies
-   * or discards it.
-   */
-  onSummaryReady?: (event: { threadId: string | undefined }) => void;
-  /**
-   * Tool results above a threshold moved into a BaseStore and replaced by pointers, as the wrapper's `archive` does
-   * (`createArchiveReaderTool` reads them back). `store` defaults to the graph's. @default no archive
-   */
-  archive?: Omit<ArchiveOptions, "store"> & { store?: BaseStore };
-  /** Told about the tool outputs moved to the archive (their keys). */
-  onArchive?: (event: { threadId: string | undefined; keys: string[] }) => void;
-  /**
-   * Pause compaction of a thread after repeated failures, as the wrapper does: its model calls then go on with the
-   * history as it is (never waiting for a summary that keeps failing), the pause told once to `onCompactionError`
-   * (COMPACTION_PAUSED); `false` disables it. @default { failureThreshold: 3, pauseMs: 600000 }
-   */
-  circuitBreaker?: CircuitBreakerOptions | false;
-  /**
-   * Told once per model whose reply carried a usage figure that is not trusted (`USAGE_IGNORED`): counts of its
-   * threads use the tokenizer (docs/token-counting.md).
-   */
-  onCompactionNotice?: (notice: UsageIgnoredNotice) => void;
-  /** Told about every compaction written to the state. */
-  onCompaction?: (event: InGraphCompactionEvent) => void;
-  /**
-   * Told why a compaction was not written (a failing summarizer, a transcript that cannot be written, a summary
-   * whose prefix changed: WRITE_CONFLICT); the model call goes on with the history as it was.
-   */
-  onCompactionError?: (error: unknown) => void;
-}
-
-export interface InGraphCompactionEvent {
-  threadId: string | undefined;
-  messagesBefore: number;
-  messagesAfter: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Computed off the model call (applied at a later one), or on its path. */
-  background: boolean;
-  /** Messages appended after the snapshot the summary was computed on, kept verbatim. */
-  appended: number;
-}
+export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
 /** Summaries kept for threads' next model calls, at most (the oldest finished ones go first). */
 const MAX_PENDING = 1_000;

@@ -6,7 +6,7 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { invalidArgument } from "../../errors.js";
 import { validateHooks } from "../../validate-hooks.js";
-import { LeasedCompactor, type ThreadOutcome, type WorkerOptions } from "./compaction-worker.js";
+import { LeasedCompactor, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
 
 export interface CompactThreadsOptions extends WorkerOptions {
   /** The threads to compact. @default every thread of the store */

@@ -13,7 +13,6 @@ import type { ToolOutputArchive } from "../../archive/archive.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
 import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
-import { outcomeOfWriteError } from "../../engine/replacement.js";
 import { CompactionError } from "../../errors.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
@@ -26,6 +25,8 @@ import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
 import { keepUnstreamed, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
+import { archiveThread } from "./archive-thread.js";
+import { pruneAfter } from "./prune-after.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
@@ -142,7 +143,7 @@ export class ThreadCompactor {
     // keepCheckpoints: every turn ends with a prune of what it made redundant (a few checkpoints, the transcript
     // asked about their messages only), so the store holds the newest `keep` between turns, not every checkpoint
     // since the last compaction. A compaction in flight prunes when it lands instead.
-    if (!record.preparing && !record.ready) await this.prune(record);
+    if (!record.preparing && !record.ready) await pruneAfter(record, this.parts, (task) => this.track(task));
     return landed;
   }
 
@@ -159,7 +160,7 @@ export class ThreadCompactor {
     try {
       let current = messages;
       // The stored head is read only when the turn's own state shows something to archive (or carried no state).
-      if (archive && (!current || archive.hasCandidates(current))) current = (await this.archiveThread(threadId)) ?? current;
+      if (archive && (!current || archive.hasCandidates(current))) current = (await archiveThread(this.parts.manager, archive, threadId)) ?? current;
       if (!current) {
         const state = await graph.getState({ configurable: { ...config.configurable } });
         current = storedMessages(state?.values, threadId);
@@ -245,37 +246,6 @@ export class ThreadCompactor {
     return report;
   }
 
-  /**
-   * With `keepCheckpoints`: delete the checkpoints the transcript makes redundant — off the turn's path with
-   * background compaction (flush() waits for it), inside it with `background: false`, as the compaction itself. One
-   * prune per thread at a time: asked for while one runs, it runs once more after it (however often it was asked).
-   * A failure goes to onCompactionError (nothing deleted).
-   */
-  private async prune(record: ThreadRecord): Promise<void> {
-    const keep = this.parts.options.keepCheckpoints;
-    if (keep === undefined) return;
-    if (record.pruning) {
-      record.pruneAgain = true;
-      return this.parts.options.background ? undefined : record.pruning;
-    }
-    const { threadId } = record;
-    const pruning = (async () => {
-      do {
-        record.pruneAgain = false;
-        try {
-          await this.parts.manager.pruneThread({ configurable: { thread_id: threadId } }, { keep });
-        } catch (error) {
-          await this.parts.events.error(error, threadId);
-        }
-      } while (record.pruneAgain);
-    })().finally(() => {
-      if (record.pruning === pruning) record.pruning = undefined;
-    });
-    record.pruning = pruning;
-    if (this.parts.options.background) this.track(pruning);
-    else await pruning;
-  }
-
   /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
   private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
     if (report.status === "compacted") {
@@ -285,7 +255,7 @@ export class ThreadCompactor {
       record.lastLanded = report;
       keepUnstreamed(record, report);
       await this.parts.events.landed(report, config);
-      await this.prune(record);
+      await pruneAfter(record, this.parts, (task) => this.track(task));
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
@@ -293,25 +263,6 @@ export class ThreadCompactor {
       backOff(record.schedule, tokensAtStart, Math.floor(this.parts.options.policy.tokenLimit * COMPACTION_MARGIN));
     }
     await this.parts.events.outcome(report);
-  }
-
-  /**
-   * Archive the large tool outputs of the thread's head and force-write the history with pointers (compare-and-swap
-   * on the head that was read; a thread that moved or is busy is left for the next turn). The store is written
-   * first, so a pointer never names a missing output. Returns the new history, or undefined when nothing changed.
-   */
-  private async archiveThread(threadId: string): Promise<BaseMessage[] | undefined> {
-    const head = await this.parts.manager.store.readHead(threadId);
-    if (!head || head.busyReason) return undefined;
-    const { messages, archived } = await this.parts.archive!.archive(head.messages, { threadId });
-    if (archived.length === 0) return undefined;
-    try {
-      await this.parts.manager.replaceReadHead(threadId, head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
-      return messages;
-    } catch (error) {
-      if (outcomeOfWriteError(error)) return undefined;
-      throw error;
-    }
   }
 
   /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */

@@ -22,14 +22,15 @@
  */
 import { quoteIdentifier } from "../sql.js";
 import { invalidArgument } from "../../errors.js";
-import { atFirstPlace, recallLabel } from "./entries.js";
-import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, inTransaction, postgresVectorsSchemaSql, type PostgresConnector, type PostgresQueryable } from "./postgres-setup.js";
 import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
-import { indexTerms, tsqueryText } from "./query.js";
+import { tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
+import { applyPostgresRecall } from "./postgres-apply.js";
+
+export { applyPostgresRecall } from "./postgres-apply.js";
 
 export const DEFAULT_POSTGRES_LANGUAGE = "simple";
 
@@ -42,113 +43,6 @@ export function validateLanguage(language: unknown): string {
     throw invalidArgument("recall.language", language, 'a Postgres text search configuration such as "simple" or "english"');
   }
   return language;
-}
-
-/** Per word, how many of the texts (each a list of its words) hold it, times `sign`, added into `counts`. */
-function countWords(counts: Map<string, number>, texts: ReadonlyArray<readonly string[]>, sign: 1 | -1): void {
-  // The index of the last text that counted a word: a word repeated in one text counts once, without a set per text.
-  const lastText = new Map<string, number>();
-  texts.forEach((words, index) => {
-    for (const word of words) {
-      if (lastText.get(word) === index) continue;
-      lastText.set(word, index);
-      counts.set(word, (counts.get(word) ?? 0) + sign);
-    }
-  });
-}
-
-/**
- * Postgres text cannot hold a NUL character (error 22021), which pasted binary or a tool's output can carry: the
- * index stores it as U+FFFD (the checkpoint itself keeps the message as it was).
- */
-function pgText<T extends string | null | undefined>(value: T): T {
-  return (typeof value === "string" && value.includes("\u0000") ? value.replace(/\u0000/g, "\uFFFD") : value) as T;
-}
-
-/** Writes `changes` with `client`, which must be inside the transaction of the write they belong to. */
-export async function applyPostgresRecall(
-  client: PostgresQueryable,
-  schema: string,
-  language: string,
-  { threadId, add: given, move = [] }: RecallChanges,
-): Promise<void> {
-  if (given.length === 0 && move.length === 0) return;
-  await ensurePostgresRecall(client, schema);
-  const s = quoteIdentifier(schema);
-  if (move.length > 0) {
-    await client.query(
-      `UPDATE ${s}.compaction_recall r SET checkpoint_id = m.checkpoint_id, ordinal = m.ordinal, previous_id = m.previous_id
-       FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS m(message_id, checkpoint_id, ordinal, previous_id)
-       WHERE r.thread_id = $1 AND r.message_id = m.message_id AND r.ordinal < 0`,
-      [threadId, move.map((entry) => pgText(entry.messageId)), move.map((entry) => entry.checkpointId), move.map((entry) => entry.ordinal), move.map((entry) => pgText(entry.previousId ?? null))],
-    );
-  }
-  if (given.length === 0) return;
-  const counts = new Map<string, number>();
-  // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes,
-  // and its words leave the thread's term statistics.
-  const gone = await client.query(
-    `DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING message_id, checkpoint_id, ordinal, previous_id, text`,
-    [threadId, given.map((entry) => pgText(entry.messageId))],
-  );
-  countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
-  const add = atFirstPlace(given, new Map(gone.rows.map((row) => [String(row.message_id), { checkpointId: String(row.checkpoint_id), ordinal: Number(row.ordinal), previousId: row.previous_id as string | null }])));
-  const words = add.map((entry) => wordsOf(entry.text));
-  countWords(counts, words, 1);
-  if (add.length > 0) {
-    // An entry whose context is the whole text of the entry before it reuses that entry's words (`context_of`, its
-    // position): the words are parsed once, not twice.
-    const position = new Map<string, number>(add.map((entry, index) => [`${entry.checkpointId}\u0000${entry.ordinal}`, index]));
-    const contextOf = add.map((entry) => {
-      const index = position.get(`${entry.checkpointId}\u0000${entry.ordinal - 1}`);
-      return index !== undefined && entry.context !== undefined && add[index]!.text === entry.context ? index + 1 : null;
-    });
-    // One statement for all rows: the arrays are unnested in step. The self-join on positions fits in memory (for
-    // this transaction only), not in temporary files.
-    await client.query("SET LOCAL work_mem = '64MB'");
-    await client.query(
-      `WITH m AS (
-         SELECT x.*, to_tsvector($2::regconfig, x.terms) AS body
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[])
-           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, message, previous_id, position)
-       )
-       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, document)
-       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text, m.message, m.previous_id,
-              m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
-                || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C')
-       FROM m LEFT JOIN m p ON p.position = m.context_of`,
-      [
-        threadId,
-        language,
-        add.map((entry) => pgText(entry.messageId)),
-        add.map((entry) => entry.role),
-        add.map((entry) => pgText(entry.name ?? null)),
-        add.map((entry) => entry.date ?? null),
-        add.map((entry) => entry.checkpointId),
-        add.map((entry) => entry.ordinal),
-        add.map((entry) => pgText(entry.text)),
-        words.map((list) => pgText(list.join(" "))),
-        add.map((entry, index) => (entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null)),
-        add.map((entry) => pgText(indexTerms(recallLabel(entry)))),
-        contextOf,
-        add.map((entry) => (entry.message === undefined ? null : pgText(entry.message))),
-        add.map((entry) => pgText(entry.previousId ?? null)),
-      ],
-    );
-  }
-  await client.query(
-    `INSERT INTO ${s}.compaction_recall_threads (thread_id, language, documents) VALUES ($1, $2::regconfig, $3)
-     ON CONFLICT (thread_id) DO UPDATE SET language = EXCLUDED.language, documents = ${s}.compaction_recall_threads.documents + EXCLUDED.documents`,
-    [threadId, language, add.length - gone.rows.length],
-  );
-  const changed = [...counts].filter(([, delta]) => delta !== 0);
-  if (changed.length === 0) return;
-  await client.query(
-    `INSERT INTO ${s}.compaction_recall_terms (thread_id, term, documents) SELECT $1, x.term, x.delta FROM unnest($2::text[], $3::int[]) AS x(term, delta)
-     ON CONFLICT (thread_id, term) DO UPDATE SET documents = ${s}.compaction_recall_terms.documents + EXCLUDED.documents`,
-    [threadId, changed.map(([term]) => pgText(term)), changed.map(([, delta]) => delta)],
-  );
-  if (changed.some(([, delta]) => delta < 0)) await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
 }
 
 function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: number } {
