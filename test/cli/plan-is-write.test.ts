@@ -2,7 +2,7 @@
  * The script shows what it will write: `compact --dry-run` prints the plan the engine then writes (the same kept
  * messages, the token estimate within 5% of what is written), and a `--ratio` the limit overrides is said.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,9 +12,26 @@ import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { compactThread } from "../support/run-script.js";
+import { seedHead } from "../../scripts/workload/seed-head.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 
 let dir: string;
 let db: string;
+/** Over the limit only as its provider counts it (1.3× the tokenizer): the script must count as the engine does. */
+let calibratedLimit: number;
+
+/** 20 turns whose replies carry a provider's figure, 1.3× what the tokenizer counts of each call's input. */
+function providerCounted(): BaseMessage[] {
+  const counter = new TokenCounter();
+  const messages: BaseMessage[] = [];
+  for (let turn = 0; turn < 20; turn++) {
+    messages.push(new HumanMessage({ id: `q${turn}`, content: `Turn ${turn}: where is parcel PX-${700 + turn}, who cleared it at customs in Lisbon, and what did the VAT come to?` }));
+    const input = Math.round(counter.countMessages(messages) * 1.3);
+    messages.push(new AIMessage({ id: `a${turn}`, content: `Parcel PX-${700 + turn} cleared customs in Lisbon on day ${turn}; VAT ${40 + turn} EUR.`, usage_metadata: { input_tokens: input, output_tokens: 20, total_tokens: input + 20 } }));
+  }
+  calibratedLimit = Math.floor(counter.countMessages(messages) * 1.15);
+  return messages;
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "compaction-plan-"));
@@ -23,6 +40,7 @@ beforeAll(async () => {
   const { agent } = createTestAgent(saver);
   // ~20 turns, ~1,380 tokens (test/support/agents.ts).
   for (const thread of ["ratio", "plain"]) await runTurns(agent, thread, 20);
+  await seedHead(saver, "calibrated", providerCounted());
   saver.db.close();
 }, 60_000);
 
@@ -37,15 +55,16 @@ async function keptAfterWrite(thread: string): Promise<{ kept: Array<string | un
 
 describe("compact prints the plan it writes", () => {
   for (const [thread, flags] of [
-    ["ratio", ["--limit", "500", "--ratio", "0.5"]],
-    ["plain", ["--limit", "1000"]],
+    ["ratio", () => ["--limit", "500", "--ratio", "0.5"]],
+    ["plain", () => ["--limit", "1000"]],
+    ["calibrated", () => ["--limit", String(calibratedLimit)]],
   ] as const) {
-    it(`${flags.join(" ")}: the dry run's kept messages and estimate are what the write leaves`, async () => {
-      const dry = await compactThread(["compact", thread, "--db", db, "--dry-run", "--json", ...flags]);
+    it(`${thread}: the dry run's kept messages and estimate are what the write leaves`, async () => {
+      const dry = await compactThread(["compact", thread, "--db", db, "--dry-run", "--json", ...flags()]);
       expect(dry.code, dry.stderr).toBe(0);
       const planned = JSON.parse(dry.stdout);
       expect(planned.status).toBe("dry-run");
-      const written = await compactThread(["compact", thread, "--db", db, "--json", ...flags]);
+      const written = await compactThread(["compact", thread, "--db", db, "--json", ...flags()]);
       expect(written.code, written.stderr).toBe(0);
       const report = JSON.parse(written.stdout).report;
       expect(report.status).toBe("compacted");

@@ -52,14 +52,15 @@ export async function compactCommand(context: CliContext, threadId: string | und
   if (context.options.all) return compactAll(context, manager);
   const head = await requireThread(context, threadId);
   const config = { configurable: { thread_id: threadId } };
-  const tokens = context.counter.countMessages(head.messages);
+  // Counted and planned as the engine will: calibrated by the provider's figures where the replies carry them.
+  const { tokens, ratio: tokenRatio } = manager.calibration.measure(head.messages);
   const limit = context.policy.tokenLimit;
   const dryRun = Boolean(context.options["dry-run"]);
   const printer = context.printer;
   const over = isOverLimit(context.policy, tokens);
   // The plan the engine writes: the policy's cut, cut harder when it would not end under the ceiling.
-  const asked = manager.planCompaction(head.messages);
-  let fitted = manager.fitPlan(head.messages);
+  const asked = manager.planCompaction(head.messages, { tokenRatio });
+  let fitted = manager.fitPlan(head.messages, { tokenRatio });
   // The summary itself, computed before anything is printed whenever that costs nothing (the offline summarizer) or
   // the thread is written anyway: what the plan shows is then exactly what is written. A dry run with a model
   // summarizer calls no model: its figure is the summary's budget, an upper bound.
@@ -70,8 +71,9 @@ export async function compactCommand(context: CliContext, threadId: string | und
     else if (result.status === "skipped") fitted = { skipped: result.reason, code: result.code };
   }
   const plan = prepared?.compacted.plan ?? ("plan" in fitted ? fitted.plan : asked);
-  const exact = prepared ? context.counter.countMessages(prepared.compacted.messages) : undefined;
-  const estimate = exact ?? ("plan" in fitted ? fitted.estimate : asked.tokens.afterEstimate);
+  const exact = prepared ? manager.calibration.measure(prepared.compacted.messages).tokens : undefined;
+  // The plan's estimate is the tokenizer's; the count shown beside it is the provider's where calibrated.
+  const estimate = exact ?? Math.ceil(("plan" in fitted ? fitted.estimate : asked.tokens.afterEstimate) * tokenRatio);
   const ratio = context.policy.cut.by === "ratio" ? context.policy.cut.ratio : undefined;
   // A --ratio whose cut would not end under the limit's ceiling: the limit wins, and the script says so.
   const overridden = ratio !== undefined && "plan" in fitted && asked.executable && plan.keep.length !== asked.keep.length;
@@ -136,7 +138,7 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
-    const tokens = context.counter.countMessages(head.messages);
+    const { tokens } = manager.calibration.measure(head.messages);
     if (tokens > over) candidates.push({ threadId: row.threadId, tokens });
   }
   const results: Array<Record<string, unknown>> = [];

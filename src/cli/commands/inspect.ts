@@ -22,12 +22,13 @@ Examples:
 export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   const head = await requireThread(context, threadId);
   const each = context.counter.countEach(head.messages);
-  const measured = context.calibration.measure(head.messages);
+  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
+  const measured = manager.calibration.measure(head.messages);
   const total = measured.tokens;
   const counted = measured.calibrated ? "provider" : "tokenizer";
   const summary = head.messages.find((message) => isSummaryMessage(message));
-  // The plan `compact` would execute: the script's policy, the wrapper's rules.
-  const plan = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env }).planCompaction(head.messages);
+  // The plan `compact` would execute: the script's policy, the wrapper's rules, the same count.
+  const plan = manager.planCompaction(head.messages, { tokenRatio: measured.ratio });
   // "compactable" answers what `compact` would do: a thread at or under the limit is left alone.
   const under = total <= context.limit;
   const compactable = head.busyReason === undefined && !under && plan.executable;
