@@ -3,7 +3,7 @@
  * SQLite file growth over 50 turns with and without compaction. Run: npm run bench:history
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { copyCheckpoint, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { copyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
@@ -18,16 +18,9 @@ import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.
 import { generateHistory } from "../workload/history.js";
 import { eventLoopDuring, median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
+import { seedHead } from "../workload/seed-head.js";
 
 const instantSummarizer: Summarizer = { name: "instant", summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
-
-async function seedThread(saver: SqliteSaver, threadId: string, messages: BaseMessage[]): Promise<void> {
-  const checkpoint = emptyCheckpoint();
-  checkpoint.id = uuid6(0);
-  checkpoint.channel_values = { messages };
-  checkpoint.channel_versions = { messages: 1 };
-  await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} });
-}
 
 function fileSize(path: string): number {
   return [path, `${path}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
@@ -44,7 +37,7 @@ async function benchWriteCost(dir: string): Promise<void> {
   const compactNoIndex: number[] = [];
   for (let round = 0; round < 7; round++) {
     const threadId = `write-cost-${round}`;
-    await seedThread(saver, threadId, history);
+    await seedHead(saver, threadId, history);
     const config = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
     // Plain: read the head and write it back as a new checkpoint (what any state update costs at minimum).
     plain.push(
@@ -60,12 +53,12 @@ async function benchWriteCost(dir: string): Promise<void> {
         })()
       ).ms,
     );
-    await seedThread(saver, `${threadId}-c`, history);
+    await seedHead(saver, `${threadId}-c`, history);
     const started = performance.now();
     const report = await manager.compactThread({ configurable: { thread_id: `${threadId}-c` } });
     compact.push(performance.now() - started);
     if (report.status !== "compacted") throw new Error(`bench compaction did not happen: ${report.reason}`);
-    await seedThread(saver, `${threadId}-n`, history);
+    await seedHead(saver, `${threadId}-n`, history);
     const startedNoIndex = performance.now();
     const reportNoIndex = await withoutIndex.compactThread({ configurable: { thread_id: `${threadId}-n` } });
     compactNoIndex.push(performance.now() - startedNoIndex);
@@ -97,7 +90,7 @@ async function benchGrowth(dir: string): Promise<void> {
     const model = new ScriptedChatModel({ reply: (messages) => ({ content: `Noted (${messages.length} messages so far): the invoice total is 4,200 EUR.` }) });
     const agent = createReactAgent({ llm: model, tools: [], checkpointer: saver });
     const threadId = "growth";
-    await seedThread(saver, threadId, generateHistory({ seed: 5, messages: 1_000 }));
+    await seedHead(saver, threadId, generateHistory({ seed: 5, messages: 1_000 }));
     saver.db.pragma("wal_checkpoint(TRUNCATE)");
     const start = fileSize(path);
     const manager = new HistoryManager({ checkpointer: saver, summarizer: instantSummarizer });
@@ -145,8 +138,8 @@ async function benchScaling(dir: string): Promise<void> {
     for (const size of SCALING_SIZES) {
       const history = histories.get(size)!;
       const figures = runs.get(size)!;
-      await seedThread(saver, `plain-${size}-${round}`, history);
-      await seedThread(saver, `compact-${size}-${round}`, history);
+      await seedHead(saver, `plain-${size}-${round}`, history);
+      await seedHead(saver, `compact-${size}-${round}`, history);
       let started = performance.now();
       const tuple = (await saver.getTuple(config(`plain-${size}-${round}`)))!;
       const next = copyCheckpoint(tuple.checkpoint);
@@ -207,7 +200,7 @@ async function benchEventLoop(dir: string): Promise<void> {
     const model = new ScriptedChatModel({ reply: () => ({ content: "Noted: the invoice total is 4,200 EUR." }) });
     const agent = createReactAgent({ llm: model, tools: [], checkpointer: saver });
     const history = generateHistory({ seed: 13, messages: size });
-    await seedThread(saver, "loop", history);
+    await seedHead(saver, "loop", history);
     // Just under the limit before the turn, over it after: the compaction starts after the turn, in the background
     // (a thread already past hardLimit would be compacted before the turn, on the caller's time).
     const tokens = new TokenCounter().countMessages(history);

@@ -6,7 +6,7 @@
  * are all indexed. Run: npm run bench:recall (RECALL_MESSAGES=10000 RECALL_ROUNDS=5 to change the sizes).
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { randomUUID } from "node:crypto";
@@ -25,6 +25,7 @@ import { createRandom } from "../workload/random.js";
 import { generateHistory } from "../workload/history.js";
 import { median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
+import { seedHead } from "../workload/seed-head.js";
 
 const MESSAGES = Number(process.env.RECALL_MESSAGES ?? 10_000);
 const ROUNDS = Number(process.env.RECALL_ROUNDS ?? 5);
@@ -35,14 +36,6 @@ setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
 
 const instant: Summarizer = { name: "instant", maxTokens: Number.POSITIVE_INFINITY, summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
-
-async function seed(saver: BaseCheckpointSaver, threadId: string, messages: BaseMessage[]): Promise<void> {
-  const checkpoint = emptyCheckpoint();
-  checkpoint.id = uuid6(0);
-  checkpoint.channel_values = { messages };
-  checkpoint.channel_versions = { messages: 1 };
-  await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} }, { messages: 1 });
-}
 
 function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -71,7 +64,7 @@ async function searchLatency(saver: BaseCheckpointSaver, threadId: string, histo
 
 /** Search latency in a store holding one compacted thread of the history. */
 async function searchAlone(saver: BaseCheckpointSaver, history: BaseMessage[], counter: TokenCounter): Promise<{ p50: number; p95: number }> {
-  await seed(saver, "search-alone", history);
+  await seedHead(saver, "search-alone", history);
   const report = await new HistoryManager({ checkpointer: saver, summarizer: instant, counter, keepTokens: 2_000 }).compactThread({ configurable: { thread_id: "search-alone" } });
   if (report.status !== "compacted") throw new Error(`bench compaction did not happen: ${report.reason}`);
   return searchLatency(saver, "search-alone", history);
@@ -98,7 +91,7 @@ async function measure(backend: Backend, history: BaseMessage[], counter: TokenC
     for (let round = 0; round <= ROUNDS; round++) {
       for (const mode of round % 2 ? (["off", "on"] as const) : (["on", "off"] as const)) {
         const threadId = `recall-${mode}-${randomUUID()}`;
-        await seed(backend.saver, threadId, history);
+        await seedHead(backend.saver, threadId, history);
         collectGarbage();
         const started = performance.now();
         const report = await managers[mode].compactThread({ configurable: { thread_id: threadId } });

@@ -18,7 +18,6 @@
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent, createMiddleware } from "langchain";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -35,6 +34,7 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateHistory } from "../workload/history.js";
 import { eventLoopDuring, percentile, printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
+import { seedHead } from "../workload/seed-head.js";
 
 const LIMIT = 2_000;
 /** Runs of each pair in part 2 (medians printed). */
@@ -193,11 +193,7 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
   let seeded = 0;
   const seed = async (): Promise<string> => {
     const threadId = `big-${seeded++}`;
-    const checkpoint = emptyCheckpoint();
-    checkpoint.id = uuid6(0);
-    checkpoint.channel_values = { messages: history };
-    checkpoint.channel_versions = { messages: 1 };
-    await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} });
+    await seedHead(saver, threadId, history);
     return threadId;
   };
   const model = recordingModel(20, new Map());

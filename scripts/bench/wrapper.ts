@@ -5,7 +5,6 @@
  * Run: npm run bench:wrapper
  */
 import { HumanMessage } from "@langchain/core/messages";
-import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +16,7 @@ import { generateHistory } from "../workload/history.js";
 import { benchBusyThread } from "./busy-thread.js";
 import { median, percentile, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
+import { seedHead } from "../workload/seed-head.js";
 
 const TURNS = 25;
 
@@ -28,13 +28,7 @@ export async function benchWrapper(): Promise<void> {
     const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
     const graph = createReactAgent({ llm: model, tools: [], checkpointer: saver });
     const wrapper = new CompactingSupervisor(graph, { tokenLimit: 10_000_000, hardLimit: 20_000_000 });
-    for (const threadId of ["bare", "wrapped"]) {
-      const checkpoint = emptyCheckpoint();
-      checkpoint.id = uuid6(0);
-      checkpoint.channel_values = { messages: history };
-      checkpoint.channel_versions = { messages: 1 };
-      await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} });
-    }
+    for (const threadId of ["bare", "wrapped"]) await seedHead(saver, threadId, history);
     const samples: Record<string, number[]> = {};
     const record = (name: string, ms: number) => (samples[name] ??= []).push(ms);
     const turn = (index: number) => ({ messages: [new HumanMessage(`turn ${index}: what is the invoice total?`)] });

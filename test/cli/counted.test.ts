@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { seedHead } from "../../scripts/workload/seed-head.js";
 import { runScriptInProcess } from "../support/in-process-script.js";
 
 let dir: string;
@@ -28,21 +28,12 @@ function conversation(figures: boolean): BaseMessage[] {
   return messages;
 }
 
-/** A thread whose head holds `messages`, as a graph would have written it. */
-async function seedThread(saver: SqliteSaver, threadId: string, messages: BaseMessage[]): Promise<void> {
-  const checkpoint = emptyCheckpoint();
-  checkpoint.id = uuid6(0);
-  checkpoint.channel_values = { messages };
-  checkpoint.channel_versions = { messages: 1 };
-  await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} });
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "compaction-counted-"));
   db = join(dir, "counted.sqlite");
   const saver = SqliteSaver.fromConnString(db);
-  await seedThread(saver, "with-figures", conversation(true));
-  await seedThread(saver, "without", conversation(false));
+  await seedHead(saver, "with-figures", conversation(true));
+  await seedHead(saver, "without", conversation(false));
   saver.db.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -31,6 +31,7 @@ import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
+import type { MeasuredContext } from "../../tokens/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
@@ -45,6 +46,8 @@ const MAX_SCHEDULES = 10_000;
 
 interface Pending {
   snapshot: readonly BaseMessage[];
+  /** What the snapshot counted when the summary started (calibrated). */
+  tokens: number;
   result: Promise<CompactedMessages | { skipped: string; summarizerMs?: number } | { error: unknown }>;
   settled: boolean;
 }
@@ -89,8 +92,8 @@ export class InGraphCompactor {
   }
 
   /** What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage figures. */
-  measure(messages: readonly BaseMessage[], overhead: number): number {
-    return this.manager.calibration.measure(messages, overhead).tokens;
+  private measure(messages: readonly BaseMessage[], overhead: number): MeasuredContext {
+    return this.manager.calibration.measure(messages, overhead);
   }
 
   /**
@@ -105,7 +108,8 @@ export class InGraphCompactor {
     await turnOver();
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
-    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: this.measure(current, overhead) }) === "start") this.begin(key, current, overhead);
+    const measured = this.measure(current, overhead);
+    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: measured.tokens }) === "start") this.begin(key, current, overhead, measured);
     return archived;
   }
 
@@ -125,25 +129,26 @@ export class InGraphCompactor {
   /** The summary step of `before`: `messages` with a summary applied, or undefined. */
   private async summarized(messages: readonly BaseMessage[], overhead: number, config: unknown, start: boolean): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
-    const tokensBefore = this.measure(messages, overhead);
+    const measured = this.measure(messages, overhead);
+    const tokensBefore = measured.tokens;
     const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
     const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : this.breaker.allows(key) ? "idle" : "paused";
     const decision = starting(schedule, this.rules, { state, tokens: tokensBefore, startsHere: start });
     if (decision === "go") return undefined;
     if (decision === "start") {
-      this.begin(key, messages, overhead);
+      this.begin(key, messages, overhead, measured);
       return undefined;
     }
     // "apply" a ready summary, or "wait": past the hard limit or the bound on lateness, for the summary in flight
     // (awaiting it is what lets it finish when calls run back to back), else for a new one.
     if (decision === "wait" || decision === "rescue") waited(schedule);
-    job ??= this.begin(key, messages, overhead);
+    job ??= this.begin(key, messages, overhead, measured);
     const outcome = await job.result;
     this.pending.delete(key);
     if ("error" in outcome) return this.failure(key, outcome.error);
     if ("skipped" in outcome) {
-      if (outcome.summarizerMs !== undefined) backOff(schedule, this.measure(job.snapshot, overhead), Math.floor(this.tokenLimit * COMPACTION_MARGIN));
+      if (outcome.summarizerMs !== undefined) backOff(schedule, job.tokens, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
       return undefined;
     }
     const rebased = rebaseCompaction(outcome, job.snapshot.slice(0, outcome.plan.prefixLength), messages, job.snapshot.length);
@@ -166,7 +171,7 @@ export class InGraphCompactor {
       messagesBefore: messages.length,
       messagesAfter: rebased.messages.length,
       tokensBefore,
-      tokensAfter: this.measure(rebased.messages, overhead),
+      tokensAfter: this.measure(rebased.messages, overhead).tokens,
       background: job.snapshot !== messages,
       appended: rebased.appended,
     });
@@ -211,12 +216,12 @@ export class InGraphCompactor {
   }
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
-  private begin(key: string, snapshot: readonly BaseMessage[], overhead: number): Pending {
+  private begin(key: string, snapshot: readonly BaseMessage[], overhead: number, { tokens, ratio }: MeasuredContext): Pending {
     // The limits are the provider's tokens; the plan counts the tokenizer's (tokens/calibration.ts).
-    const { ratio } = this.manager.calibration.measure(snapshot, overhead);
     const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
     const job: Pending = {
       snapshot,
+      tokens,
       settled: false,
       result: this.manager
         .compactWithinPolicy(snapshot, { maxTokensAfter: within(this.tokenLimit), preferTokensAfter: within(this.ceiling), tokenRatio: ratio })
