@@ -11,7 +11,7 @@ import { DEFAULT_SUMMARY_MODEL } from "../summarizers/llm.js";
 import { createOpenAISummarizer } from "../summarizers/openai.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { Calibration } from "../tokens/calibration.js";
+import { Calibration } from "../engine/calibration.js";
 import { createPrinter, type Printer } from "./format.js";
 import { didYouMean } from "./suggest.js";
 

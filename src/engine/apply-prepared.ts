@@ -13,7 +13,7 @@ import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { turnOver } from "../slices.js";
-import type { ProviderUsage } from "../tokens/calibration.js";
+import type { ProviderUsage } from "./calibration.js";
 
 /** First and longest pause between two looks at a busy head. */
 const BUSY_RETRY_MS = 10;

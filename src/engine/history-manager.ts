@@ -9,7 +9,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "../errors.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import type { Calibration } from "../tokens/calibration.js";
+import type { Calibration } from "./calibration.js";
 import { validateRatio } from "../validate-ratio.js";
 import { isOverLimit, type CompactionPolicy } from "./policy.js";
 import { cutOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";

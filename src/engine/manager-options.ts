@@ -16,7 +16,7 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
-import { Calibration, type UsageIgnoredNotice } from "../tokens/calibration.js";
+import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
 import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;

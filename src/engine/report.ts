@@ -1,4 +1,4 @@
-import type { ProviderUsage } from "../tokens/calibration.js";
+import type { ProviderUsage } from "./calibration.js";
 
 /** What a compaction did, or why it did nothing: a union on `status`. */
 interface ReportBase {

@@ -14,7 +14,7 @@ import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { CompactionReport } from "../../src/engine/report.js";
 import type { CompactionNotice } from "../../src/runtimes/wrapper/options.js";
-import type { UsageIgnoredNotice } from "../../src/tokens/calibration.js";
+import type { UsageIgnoredNotice } from "../../src/engine/calibration.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";

@@ -31,7 +31,7 @@ import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages } from "../../engine/summarize-plan.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
-import type { MeasuredContext } from "../../tokens/calibration.js";
+import type { MeasuredContext } from "../../engine/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";

@@ -5,7 +5,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import type { ArchiveOptions } from "../../archive/archive.js";
 import type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
-import type { UsageIgnoredNotice } from "../../tokens/calibration.js";
+import type { UsageIgnoredNotice } from "../../engine/calibration.js";
 
 export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints" | "onUsageIgnored"> {
   /**

@@ -23,7 +23,7 @@ import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
 import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
-import type { ProviderUsage } from "../../tokens/calibration.js";
+import type { ProviderUsage } from "../../engine/calibration.js";
 
 export { COMPACTION_EVENT } from "./compaction-events.js";
 

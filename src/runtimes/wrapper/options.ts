@@ -17,7 +17,7 @@ import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/defau
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
 import { DEFAULT_MODEL } from "../../tokens/models.js";
-import type { UsageIgnoredNotice } from "../../tokens/calibration.js";
+import type { UsageIgnoredNotice } from "../../engine/calibration.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";

@@ -5,7 +5,7 @@
  * least recently used idle records are dropped first, and a dropped thread is simply read again on its next turn.
  */
 import type { PreparedCompaction } from "../../engine/history-manager.js";
-import type { ProviderUsage } from "../../tokens/calibration.js";
+import type { ProviderUsage } from "../../engine/calibration.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { newSchedule, type ThreadSchedule } from "../../engine/scheduler.js";
 

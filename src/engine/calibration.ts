@@ -5,8 +5,10 @@
  * itself, tool results, the next input), counted by the tokenizer and scaled by the ratio of the provider's counts to
  * the tokenizer's, learned per model from the calls seen (the median of the latest 8). A figure whose own ratio is
  * more than 10% off its model's no longer counts its call's input (the messages before the reply changed since: a
- * compaction kept it verbatim); the model's ratio then scales the tokenizer's count of the whole context. Without
- * usage figures, the tokenizer's count as it is.
+ * compaction kept it verbatim); the model's ratio then scales the tokenizer's count of the whole context. The first
+ * reply seen as the latest under a summary may be such a reply too, whatever its ratio (a process that starts on a
+ * compacted head has no ratio to compare with): its figure is neither used nor learned from, and the count is the
+ * ratio's, or the tokenizer's before any. Without usage figures, the tokenizer's count as it is.
  *
  * A figure that is missing, zero, negative, not a number, or more than 4× or less than a quarter of the tokenizer's
  * count of the same input is never trusted: the count falls back to the tokenizer's, and the figure is told once per
@@ -15,7 +17,8 @@
  * store: nothing learned from one application's threads reaches another's.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { TokenCounter } from "./token-counter.js";
+import { isSummaryMessage } from "../messages/summary-message.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 
 /** The provider's figures of one call, from its reply's `usage_metadata`. */
 export interface ProviderUsage {
@@ -55,7 +58,9 @@ export const MIN_RATIO = 1 / MAX_RATIO;
 export const RATIO_WINDOW = 8;
 /** How far a call's own ratio may be from its model's for its figure to count that call's input (10%). */
 export const CONSISTENT = 0.1;
-/** Models whose ratio is kept, at most (the least recently seen go first). */
+/** Summaries whose first reply is remembered, at most (see `predatesSummary`). */
+export const MAX_SUMMARIES = 1024;
+/** Models whose ratio is kept, at most (the one whose latest new reply is oldest goes first). */
 export const MAX_MODELS = 64;
 
 interface ModelRatios {
@@ -65,13 +70,24 @@ interface ModelRatios {
   /** Ids of the replies already observed (each call counts once, however often the thread is counted). */
   seen: Set<string>;
   warned: boolean;
+  /** Dropped from the models kept (MAX_MODELS): a reply that still points here looks its model up again. */
+  evicted: boolean;
+}
+
+/** One reply's model and figures, read once (a thread is counted at every call; its replies do not change). */
+interface Reply {
+  model: string;
+  usage: ProviderUsage | undefined;
+  /** Its model's ratios, once the reply was observed. */
+  ratios: ModelRatios | undefined;
 }
 
 export class Calibration {
   private readonly models = new Map<string, ModelRatios>();
   private readonly seenObjects = new WeakSet<BaseMessage>();
-  /** Each reply's model and figures, read once (a thread is counted at every call; its replies do not change). */
-  private readonly replies = new WeakMap<BaseMessage, { model: string; usage: ProviderUsage | undefined }>();
+  private readonly replies = new WeakMap<BaseMessage, Reply>();
+  /** Per summary id (the latest summaries seen), the id of the first reply seen as the latest under it. */
+  private readonly firstUnder = new Map<string, string>();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -98,40 +114,66 @@ export class Calibration {
     // reply's call (the reply, tool results, the next input).
     const { total: counted, after: appended } = this.counter.countMessagesFrom(messages, index < 0 ? messages.length : index);
     const total = counted + overhead;
-    if (message && reported !== undefined) {
-      const { model, usage } = this.parse(message, reported);
-      const before = total - appended;
-      const observed = usage && before > 0 ? usage.inputTokens / before : undefined;
+    if (!message || reported === undefined) return { tokens: total, calibrated: false, ratio: 1 };
+    const reply = this.parse(message, reported);
+    const { model, usage } = reply;
+    const before = total - appended;
+    const observed = usage && before > 0 ? usage.inputTokens / before : undefined;
+    // A reply observed before (a thread counted again, its latest reply the same object): its model's ratios are at
+    // hand, no lookup. Else the figure is checked, and observed once.
+    let ratios = reply.ratios !== undefined && !reply.ratios.evicted ? reply.ratios : undefined;
+    if (ratios === undefined || observed === undefined || observed < MIN_RATIO) {
       const known = (this.models.get(model)?.observed.length ?? 0) > 0;
+      // A reply that may predate the thread's summary (first seen after it): its call saw what the summary replaced.
+      if (this.predatesSummary(messages, message)) {
+        const ratio = this.ratioOf(model);
+        return known ? { tokens: Math.ceil(ratio * total), calibrated: true, ratio } : { tokens: total, calibrated: false, ratio: 1 };
+      }
       if (!usage || observed === undefined || observed < MIN_RATIO || (observed > MAX_RATIO && !known)) {
         this.ignored(model, reported.input_tokens, before);
         return { tokens: total, calibrated: false, ratio: 1 };
       }
-      // Far above the model's ratio: a reply a compaction kept, whose call saw the whole thread (no notice).
-      if (observed > MAX_RATIO) {
-        const ratio = this.ratioOf(model);
-        return { tokens: Math.ceil(ratio * total), calibrated: true, ratio };
-      }
-      const ratio = this.observe(model, message, observed);
-      // The figure counts the call's input only while the messages before the reply are still what the call saw: a
-      // compaction since (the reply kept verbatim after a summary) shows as a ratio off the model's. Then the ratio
-      // alone scales the tokenizer's count.
-      if (Math.abs(observed / ratio - 1) > CONSISTENT) return { tokens: Math.ceil(ratio * total), calibrated: true, ratio };
-      return { tokens: Math.ceil(usage.inputTokens + ratio * appended), calibrated: true, ratio, usage };
+      if (observed <= MAX_RATIO) reply.ratios = ratios = this.observe(model, message, observed);
     }
-    return { tokens: total, calibrated: false, ratio: 1 };
+    const ratio = ratios?.ratio ?? this.ratioOf(model);
+    // Far above the model's ratio (a reply a compaction kept, whose call saw the whole thread), or off it by more
+    // than CONSISTENT: the messages before the reply are no longer what its call saw. Then the ratio alone scales
+    // the tokenizer's count (no notice).
+    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT) return { tokens: Math.ceil(ratio * total), calibrated: true, ratio };
+    return { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage };
   }
 
-  private parse(message: BaseMessage, reported: Parameters<typeof usageOf>[0]): { model: string; usage: ProviderUsage | undefined } {
+  private parse(message: BaseMessage, reported: Parameters<typeof usageOf>[0]): Reply {
     let parsed = this.replies.get(message);
-    if (!parsed) this.replies.set(message, (parsed = { model: modelOf(message), usage: usageOf(reported) }));
+    if (!parsed) this.replies.set(message, (parsed = { model: modelOf(message), usage: usageOf(reported), ratios: undefined }));
     return parsed;
   }
 
-  /** Records the ratio of `message`'s call (once per reply); returns the model's ratio. */
-  private observe(model: string, message: BaseMessage, ratio: number): number {
+  /**
+   * Whether `reply`, the latest reply of `messages`, may have been made before the summary that opens them (after
+   * the system messages, where every compaction puts it): the first reply seen as the latest under a summary is
+   * (a compaction keeps the latest turns verbatim, and the runtimes measure the head they write); a later one was
+   * made by a call that saw the summary.
+   */
+  private predatesSummary(messages: readonly BaseMessage[], reply: BaseMessage): boolean {
+    let index = 0;
+    while (index < messages.length && messages[index]!.getType() === "system" && !isSummaryMessage(messages[index])) index++;
+    const summary = messages[index];
+    if (summary === undefined || summary === reply || !isSummaryMessage(summary) || !summary.id) return false;
+    const replyId = reply.id ?? "";
+    const first = this.firstUnder.get(summary.id);
+    if (first === undefined) {
+      if (this.firstUnder.size >= MAX_SUMMARIES) this.firstUnder.delete(this.firstUnder.keys().next().value!);
+      this.firstUnder.set(summary.id, replyId);
+      return true;
+    }
+    return first === replyId;
+  }
+
+  /** Records the ratio of `message`'s call (once per reply); returns the model's ratios. */
+  private observe(model: string, message: BaseMessage, ratio: number): ModelRatios {
     const ratios = this.ratiosOf(model);
-    if (message.id ? ratios.seen.has(message.id) : this.seenObjects.has(message)) return ratios.ratio;
+    if (message.id ? ratios.seen.has(message.id) : this.seenObjects.has(message)) return ratios;
     if (message.id) {
       ratios.seen.add(message.id);
       // The ids of the latest replies only: enough to tell a reply counted before from a new one.
@@ -142,7 +184,7 @@ export class Calibration {
     const sorted = [...ratios.observed].sort((a, b) => a - b);
     const middle = sorted.length >> 1;
     ratios.ratio = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-    return ratios.ratio;
+    return ratios;
   }
 
   private ignored(model: string, value: unknown, tokenizer: number): void {
@@ -162,8 +204,12 @@ export class Calibration {
     // The most recently seen model last (what is evicted first is the least recently seen).
     if (ratios && this.models.size > 1) this.models.delete(model);
     else if (ratios) return ratios;
-    else if (this.models.size >= MAX_MODELS) this.models.delete(this.models.keys().next().value!);
-    this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false }));
+    else if (this.models.size >= MAX_MODELS) {
+      const oldest = this.models.keys().next().value!;
+      this.models.get(oldest)!.evicted = true;
+      this.models.delete(oldest);
+    }
+    this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, evicted: false }));
     return ratios;
   }
 }

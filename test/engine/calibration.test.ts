@@ -6,7 +6,8 @@
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { Calibration, type UsageIgnoredNotice } from "../../src/tokens/calibration.js";
+import { Calibration, type UsageIgnoredNotice } from "../../src/engine/calibration.js";
+import { createSummaryMessage } from "../../src/messages/summary-message.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 
 const counter = new TokenCounter({ model: "gpt-4o" });
@@ -88,4 +89,49 @@ describe("Calibration", () => {
     for (let i = 0; i < 20; i++) calibration.measure(messages);
     expect(calibration.ratioOf("claude-sonnet")).toBe(first);
   });
+
+  it("after a restart, a reply made before the thread's summary is not read as the context's count; the next one is", () => {
+    // The head at rest after a compaction: the summary, then the latest turns kept verbatim. The last reply's figure
+    // counted the whole thread its call saw (twice what the head now holds).
+    const before = conversation(8);
+    const stale = reply("r-stale", before);
+    const kept = before.slice(-3);
+    const head: BaseMessage[] = [createSummaryMessage("Parcels PX-700 to PX-704 cleared in Lisbon; VAT paid.", provenance()), ...kept, stale];
+    const measuredHead = counter.countMessages(head.slice(0, -1));
+    expect(Number(stale.usage_metadata!.input_tokens) / measuredHead).toBeGreaterThan(1.5);
+    // A new process (a restarted wrapper, the script): nothing learned yet.
+    const notices: UsageIgnoredNotice[] = [];
+    const calibration = new Calibration(counter, (notice) => notices.push(notice));
+    head.push(new HumanMessage({ id: "ask-after", content: "And which of them paid the customs fee?" }));
+    expect(calibration.measure(head)).toEqual({ tokens: counter.countMessages(head), calibrated: false, ratio: 1 });
+    // The next call saw the summary: its figure counts again, within 3% of the provider's count of the next input.
+    head.push(reply("r-fresh", head));
+    head.push(new HumanMessage({ id: "ask-last", content: "Thanks. And the VAT again?" }));
+    const measured = calibration.measure(head);
+    const truth = Math.round(provider.countMessages(head) * SCALE);
+    expect(measured.calibrated).toBe(true);
+    expect(Math.abs(measured.tokens - truth) / truth).toBeLessThanOrEqual(0.03);
+    expect(notices).toEqual([]);
+  });
+
+  it("a reply before the summary, with the model's ratio known: scaled by the ratio, and not learned from", () => {
+    const calibration = new Calibration(counter);
+    const other = conversation(3);
+    calibration.measure(other);
+    const ratio = calibration.ratioOf("claude-sonnet");
+    const before = conversation(8);
+    const stale = reply("r-stale-2", before);
+    const head: BaseMessage[] = [createSummaryMessage("Parcels PX-700 to PX-704 cleared in Lisbon; VAT paid.", provenance()), ...before.slice(-9), stale];
+    // Within the bounds a figure is trusted in (so only its place after the summary tells it is stale).
+    const observed = Number(stale.usage_metadata!.input_tokens) / counter.countMessages(head.slice(0, -1));
+    expect(observed / ratio).toBeGreaterThan(1.2);
+    expect(observed).toBeLessThan(4);
+    const measured = calibration.measure(head);
+    expect(measured).toEqual({ tokens: Math.ceil(ratio * counter.countMessages(head)), calibrated: true, ratio });
+    expect(calibration.ratioOf("claude-sonnet")).toBe(ratio);
+  });
 });
+
+function provenance(): Parameters<typeof createSummaryMessage>[1] {
+  return { replacedCheckpointId: null, coveredMessages: 13, coveredTokens: 400, firstCoveredId: "ask-0", lastCoveredId: "r5", coveredIds: [], previousSummaryId: null, summarizer: "extractive", model: null };
+}
