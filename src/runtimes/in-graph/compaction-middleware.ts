@@ -1,13 +1,15 @@
 /**
  * The in-graph runtime for `createAgent`: `compactionMiddleware(options)` runs the in-graph step
- * (in-graph-compactor.ts) around each model call, inside the graph, so it works wherever the graph runs (the Agent
- * Server included). It counts what the model receives: the state's messages, plus the system prompt and the tools
- * measured at each call (the first call counts neither). After a call that crossed `tokenLimit` it starts the
- * summary; a later `beforeModel` applies it through the graph's own state update, `[RemoveMessage(REMOVE_ALL_MESSAGES),
- * summary, kept…]`, after writing what it removes to the transcript.
+ * (in-graph-compactor.ts) in the model call itself (`wrapModelCall`), inside the graph, so it works wherever the graph
+ * runs (the Agent Server included) and adds no step to it: a turn writes the checkpoints it writes without the
+ * middleware. It counts what the model receives: the state's messages, the system prompt and the tools. Before the
+ * call it applies a summary that is ready (or one it must wait for: `hardLimit`, `lateness`), and the model sees the
+ * compacted messages; after a call whose context crossed `tokenLimit` it starts the summary of it. The state changes
+ * only when a compaction (or an archive) changes it: the call's update is then `[RemoveMessage(REMOVE_ALL_MESSAGES),
+ * summary, kept…, reply]`, after the messages it removes were written to the transcript; else it is the reply alone.
  */
 import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { Command, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
 import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
@@ -18,8 +20,6 @@ export type CompactionMiddlewareOptions = InGraphOptions;
 export function compactionMiddleware(options: CompactionMiddlewareOptions) {
   const compactor = new InGraphCompactor(options);
   const { counter } = compactor.manager;
-  // What the model receives besides the state's messages: measured at each call (the first call counts none).
-  let overhead = 0;
   // The tools' count, kept while the call binds the same tool objects (counting them encodes every schema).
   let counted: { tools: readonly unknown[]; tokens: number } | undefined;
   const toolTokens = (tools: readonly unknown[]): number => {
@@ -30,18 +30,19 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
 
   const middleware = createMiddleware({
     name: "CompactionMiddleware",
-    beforeModel: async (state, runtime) => {
-      const messages = await compactor.before(state.messages as BaseMessage[], overhead, runtime, { start: false });
-      return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : undefined;
-    },
     wrapModelCall: async (request, handler) => {
-      const system = request.systemMessage ? counter.countMessages([request.systemMessage]) : 0;
-      overhead = system + toolTokens(request.tools ?? []);
-      return handler(request);
-    },
-    afterModel: async (state, runtime) => {
-      const messages = await compactor.after(state.messages as BaseMessage[], overhead, runtime);
-      return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : undefined;
+      const overhead = (request.systemMessage ? counter.countMessages([request.systemMessage]) : 0) + toolTokens(request.tools ?? []);
+      const messages = request.messages as BaseMessage[];
+      const compacted = await compactor.before(messages, overhead, request.runtime, { start: false });
+      const reply = await handler(compacted ? { ...request, messages: compacted } : request);
+      const archived = await compactor.after([...(compacted ?? messages), reply], overhead, request.runtime);
+      const head = archived ?? (compacted ? [...compacted, reply] : undefined);
+      if (!head) return reply;
+      // The agent writes the reply before this update, which ends with it again (the same id): the head is the
+      // compacted messages, then the reply. Written as [channel, value] pairs, a form of update LangGraph's
+      // "messages" stream does not read messages from: a UI streaming the model's tokens gets no removal and no
+      // summary to render (the "values" and "updates" streams carry the new state as for any update).
+      return new Command({ update: [["messages", [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...head]]] });
     },
   });
   return Object.assign(middleware, {
