@@ -71,11 +71,10 @@ export async function pruneStoredThread(store: ThreadStore, threadId: string, ke
   // Before reading anything: a saver this library cannot delete from.
   if (!store.prunable) throw unsupportedPrune(store.saver);
   for (let attempt = 1; ; attempt++) {
-    const checkpoints = (await store.listCheckpoints(threadId)).reverse();
-    if (checkpoints.length === 0) throw threadNotFound(threadId);
-    const plan = await withSubgraphs(store, threadId, checkpoints, planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))));
-    const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore: checkpoints.length, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
-    if (plan.remove.length === 0) return { ...report, status: "nothing", reason: `${checkpoints.length} checkpoint(s), all kept` };
+    const plan = (await store.planPruneByIds(threadId, keep)) ?? (await planByReading(store, threadId, keep));
+    const checkpointsBefore = plan.kept.length + plan.remove.length;
+    const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
+    if (plan.remove.length === 0) return { ...report, status: "nothing", reason: `${checkpointsBefore} checkpoint(s), all kept` };
     if (dryRun) return { ...report, status: "dry-run" };
     const outcome = await store.prune(threadId, plan);
     if (outcome.status === "pruned") return { ...report, status: "pruned" };
@@ -83,4 +82,11 @@ export async function pruneStoredThread(store: ThreadStore, threadId: string, ke
       return { ...report, removed: 0, backfilled: 0, status: "conflict", reason: `the head kept moving (now ${outcome.headCheckpointId ?? "nothing"}): nothing deleted` };
     }
   }
+}
+
+/** The plan of record: every root checkpoint read, with its messages (store/prune-plan.ts). */
+async function planByReading(store: ThreadStore, threadId: string, keep: number): Promise<PrunePlan> {
+  const checkpoints = (await store.listCheckpoints(threadId)).reverse();
+  if (checkpoints.length === 0) throw threadNotFound(threadId);
+  return withSubgraphs(store, threadId, checkpoints, planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))));
 }

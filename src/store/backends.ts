@@ -16,6 +16,7 @@ import type { RecallVectors } from "./recall-index/vectors.js";
 import type { RecallFilter } from "./recall-index/filter.js";
 import type { PrunePlan } from "./prune-plan.js";
 import { MemoryLeases, PostgresLeases, SqliteLeases, type LeaseBackend } from "./leases.js";
+import { planSqlitePruneByIds } from "./prune-by-ids.js";
 import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
@@ -29,6 +30,8 @@ export interface Backend {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver. */
   prunable: boolean;
+  /** A prune's plan from the store's tables, reading no checkpoint (prune-by-ids.ts); undefined where it cannot tell. */
+  planPruneByIds?(threadId: string, keep: number): Promise<PrunePlan | undefined>;
   /** The thread's subgraph namespaces whose newest checkpoint is older than `before` (those a prune deletes whole). */
   namespacesBefore(threadId: string, before: string): Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
@@ -157,6 +160,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new SqliteRecall(db),
       prunable: true,
       prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
+      planPruneByIds: (threadId, keep) => planSqlitePruneByIds(db, threadId, keep),
       namespacesBefore: async (threadId, before) => {
         const rows = db.prepare(`SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?`).all(threadId, before) as Array<{ checkpoint_ns: string }>;
         return rows.map((row) => String(row.checkpoint_ns));

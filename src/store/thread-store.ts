@@ -71,6 +71,11 @@ export interface ThreadStore {
   /** Whether `prune` can delete from this saver (SQLite, Postgres, MemorySaver). */
   readonly prunable: boolean;
   /**
+   * The plan of a prune keeping the newest `keep` root checkpoints, made from the store's tables without reading a
+   * checkpoint, where they prove every message that goes is kept verbatim (store/prune-by-ids.ts); else undefined.
+   */
+  planPruneByIds(threadId: string, keep: number): Promise<PrunePlan | undefined>;
+  /**
    * The thread's subgraph namespaces a prune whose root deletions end at `before` would delete whole, each with the
    * ids of the messages its checkpoints hold — undefined where that cannot be told (a value that is not a list of
    * messages, a message without an id): such a namespace must be kept.
@@ -173,6 +178,14 @@ class BackendThreadStore implements ThreadStore {
       throw asStoreError(error, threadId);
     }
     return held;
+  }
+
+  async planPruneByIds(threadId: string, keep: number): Promise<PrunePlan | undefined> {
+    try {
+      return await this.parts.planPruneByIds?.(threadId, keep);
+    } catch (error) {
+      throw asStoreReadError(error, threadId);
+    }
   }
 
   async prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome> {

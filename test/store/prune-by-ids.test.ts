@@ -1,0 +1,117 @@
+/**
+ * A prune planned from the store's tables (store/prune-by-ids.ts), on a SQLite file: between prunes a thread's turns
+ * only append, so a prune reads no checkpoint, deletes what the plan of record would delete, and loses nothing. A
+ * list that is not a prefix of the kept one (a message edited in place, a compaction, a removal) sends the prune to
+ * the plan of record, which reads the checkpoints and writes what only the deleted ones held to the transcript.
+ */
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { pruneThread } from "../../src/engine/prune.js";
+import { readTranscript } from "../../src/recall/transcript.js";
+
+/** A SqliteSaver that counts the reads of whole checkpoints (`list`), which a prune planned from ids never makes. */
+class CountingSaver extends SqliteSaver {
+  lists = 0;
+  override list(...args: Parameters<SqliteSaver["list"]>) {
+    this.lists++;
+    return super.list(...args);
+  }
+}
+
+let dir: string;
+let saver: CountingSaver;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-prune-ids-"));
+  saver = new CountingSaver(new Database(join(dir, "prune.sqlite")));
+});
+afterEach(() => {
+  saver.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const config = (thread: string): RunnableConfig => ({ configurable: { thread_id: thread } });
+
+function echoGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => ({ messages: [new AIMessage({ id: `reply-${state.messages.length}`, content: `Noted: ${String(state.messages.at(-1)?.content)}` })] }))
+    .addEdge(START, "agent")
+    .compile({ checkpointer: saver });
+}
+
+async function transcriptOf(thread: string): Promise<Array<[string | undefined, string]>> {
+  const page = await readTranscript(saver, config(thread), { limit: 10_000 });
+  return page.messages.map((line) => [line.message.id, String(line.message.content)]);
+}
+
+it("turns that only append: each prune reads no checkpoint, keeps the newest, and the thread's messages are all in the head", async () => {
+  const graph = echoGraph();
+  const sent: string[] = [];
+  for (let turn = 0; turn < 8; turn++) {
+    await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("append"));
+    sent.push(`ask-${turn}`, `reply-${2 * turn + 1}`);
+    const before = saver.lists;
+    const report = await pruneThread(saver, config("append"), { keep: 2 });
+    expect(saver.lists - before).toBe(0);
+    expect(report).toMatchObject({ status: "pruned", kept: 2, backfilled: 0 });
+    let stored = 0;
+    for await (const _ of saver.list({ configurable: { thread_id: "append", checkpoint_ns: "" } })) stored++;
+    expect(stored).toBe(2);
+  }
+  const head = (await graph.getState(config("append"))).values.messages as BaseMessage[];
+  expect(head.map((message) => message.id)).toEqual(sent);
+});
+
+it("a message edited in place: the prune reads the checkpoints, and the transcript keeps the version the head lost", async () => {
+  const graph = echoGraph();
+  for (let turn = 0; turn < 3; turn++) await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("edited"));
+  await pruneThread(saver, config("edited"), { keep: 2 });
+  // The application rewrites an earlier reply under its id (same place in the list, other content).
+  await graph.updateState(config("edited"), { messages: [new AIMessage({ id: "reply-1", content: "Noted, corrected: PX-0 is in Leeds." })] });
+  const before = saver.lists;
+  const report = await pruneThread(saver, config("edited"), { keep: 1 });
+  expect(saver.lists - before).toBeGreaterThan(0);
+  expect(report).toMatchObject({ status: "pruned", kept: 1 });
+  expect(report.backfilled).toBeGreaterThan(0);
+  const transcript = await transcriptOf("edited");
+  expect(transcript).toContainEqual(["reply-1", "Noted: Where is parcel PX-0?"]);
+  const head = (await graph.getState(config("edited"))).values.messages as BaseMessage[];
+  expect(head.find((message) => message.id === "reply-1")?.content).toBe("Noted, corrected: PX-0 is in Leeds.");
+});
+
+it("a graph step that writes over an earlier message (its id): the list grows by less than the step wrote, and the transcript keeps the old version", async () => {
+  // Each turn's step corrects the previous reply in place and adds its own.
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => {
+      const replies = state.messages.filter((message) => message.getType() === "ai");
+      const corrected = replies.at(-1) ? [new AIMessage({ id: replies.at(-1)!.id, content: `${String(replies.at(-1)!.content)} (checked)` })] : [];
+      return { messages: [...corrected, new AIMessage({ id: `reply-${state.messages.length}`, content: `Noted: ${String(state.messages.at(-1)?.content)}` })] };
+    })
+    .addEdge(START, "agent")
+    .compile({ checkpointer: saver });
+  for (let turn = 0; turn < 4; turn++) {
+    await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("rewritten"));
+    const before = saver.lists;
+    const report = await pruneThread(saver, config("rewritten"), { keep: 1 });
+    if (turn > 0) {
+      expect(saver.lists - before).toBeGreaterThan(0);
+      expect(report.backfilled).toBeGreaterThan(0);
+    }
+  }
+  expect(await transcriptOf("rewritten")).toContainEqual(["reply-1", "Noted: Where is parcel PX-0?"]);
+});
+
+it("the same plan as the plan of record on a thread of turns (what it keeps and deletes)", async () => {
+  const graph = echoGraph();
+  for (let turn = 0; turn < 5; turn++) await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Turn ${turn}` })] }, config("same"));
+  const dry = await pruneThread(saver, config("same"), { keep: 3, dryRun: true });
+  const ids: string[] = [];
+  for await (const tuple of saver.list({ configurable: { thread_id: "same", checkpoint_ns: "" } })) ids.push(tuple.checkpoint.id);
+  expect(dry).toMatchObject({ status: "dry-run", checkpointsBefore: ids.length, kept: 3, removed: ids.length - 3, backfilled: 0, headCheckpointId: ids[0] });
+});
