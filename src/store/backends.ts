@@ -26,6 +26,8 @@ export interface Backend {
   listThreads(): Promise<ThreadRow[]>;
   /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
   headId(threadId: string): Promise<string | undefined>;
+  /** Bytes of the head's JSON where it holds its messages as a list (a bound on their tokens); else undefined. */
+  headBytes?(threadId: string): Promise<number | undefined>;
   /** Deletes what `plan` removes (prune-writers.ts); UNSUPPORTED for a saver this library cannot delete from. */
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver. */
@@ -180,6 +182,13 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
           | { checkpoint_id: string }
           | undefined;
         return row?.checkpoint_id;
+      },
+      headBytes: async (threadId) => {
+        if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get()) return undefined;
+        const row = db
+          .prepare(`SELECT length(checkpoint) AS bytes, type, json_type(CAST(checkpoint AS TEXT), '$.channel_values.messages') AS kind FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`)
+          .get(threadId) as { bytes: number; type: string | null; kind: string | null } | undefined;
+        return row?.type === "json" && row.kind === "array" ? row.bytes : undefined;
       },
       storage: async (threadId) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();

@@ -48,6 +48,12 @@ export interface ThreadStore {
   readHead(threadId: string, at?: string): Promise<ThreadHead | undefined>;
   /** The id of that head, read without deserializing it (SQLite and Postgres); undefined for a thread with none. */
   readHeadId(threadId: string): Promise<string | undefined>;
+  /**
+   * Bytes the head's messages take stored as JSON — at least their tokens in any tokenizer (a token is a byte or
+   * more of text, and the JSON adds to it) — read without reviving them; undefined where the store cannot say (a
+   * delta channel, another serializer, a saver other than SQLite).
+   */
+  readHeadBytes(threadId: string): Promise<number | undefined>;
   /** One checkpoint of the thread's root namespace, or undefined when the thread has no such checkpoint. */
   readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined>;
   /** Every checkpoint of the thread's root namespace, newest first, with their messages. */
@@ -109,6 +115,14 @@ class BackendThreadStore implements ThreadStore {
   async readHeadId(threadId: string): Promise<string | undefined> {
     try {
       return await this.parts.headId(threadId);
+    } catch (error) {
+      throw asStoreReadError(error, threadId);
+    }
+  }
+
+  async readHeadBytes(threadId: string): Promise<number | undefined> {
+    try {
+      return await this.parts.headBytes?.(threadId);
     } catch (error) {
       throw asStoreReadError(error, threadId);
     }

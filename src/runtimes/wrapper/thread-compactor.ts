@@ -27,6 +27,7 @@ import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
 import { archiveThread } from "./archive-thread.js";
 import { pruneAfter } from "./prune-after.js";
+import { startsUnread } from "./unread-head.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
@@ -60,7 +61,6 @@ export class ThreadCompactor {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
-
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
   async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
     const { records, manager, options, graph } = this.parts;
@@ -71,7 +71,10 @@ export class ThreadCompactor {
     await record.applying;
     await threadLocks.idle(checkpointer, threadId);
     let stored = record.count;
-    const inputTokens = Math.ceil(counter.countMessages(inputMessages(input)) * (record.ratio ?? 1));
+    const input_ = inputMessages(input);
+    // A thread not counted yet whose stored size proves it under the limit runs without a read (unread-head.ts).
+    if (stored === undefined && (await startsUnread(record, manager, input_, policy))) return record;
+    const inputTokens = Math.ceil(counter.countMessages(input_) * (record.ratio ?? 1));
     if (stored === undefined || stored + inputTokens > policy.hardLimit) {
       const state = await graph.getState({ configurable: { ...config.configurable } });
       // A thread whose messages cannot be counted runs as it is; settle() reports why after the turn.
@@ -293,3 +296,4 @@ export class ThreadCompactor {
     }
   }
 }
+

@@ -1,0 +1,82 @@
+/**
+ * The first turn of a thread in a new wrapper (every thread after a restart): the stored head is read and counted
+ * before the turn only when it could start over the limit (runtimes/wrapper/unread-head.ts). Under it — the store's
+ * size of the head's messages bounds their tokens — the turn runs without a read and is counted from its own result;
+ * near or over the limit the head is read first, and a head past `hardLimit` is compacted before the model sees it.
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { generateHistory } from "../../scripts/workload/history.js";
+import { seedHead } from "../../scripts/workload/seed-head.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+
+let dir: string;
+let saver: SqliteSaver;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "compaction-first-turn-"));
+  saver = SqliteSaver.fromConnString(join(dir, "first.sqlite"));
+});
+afterEach(() => {
+  saver.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The graph, with its `getState` calls counted (the wrapper reads a thread's state only through it). */
+function countedGraph(model: ScriptedChatModel) {
+  const graph = createReactAgent({ llm: model, tools: [], checkpointer: saver });
+  const reads = { count: 0 };
+  const getState = graph.getState.bind(graph);
+  graph.getState = (async (...args: Parameters<typeof getState>) => {
+    reads.count++;
+    return getState(...args);
+  }) as typeof graph.getState;
+  return { graph, reads };
+}
+
+const counter = new TokenCounter({ model: "gpt-4o" });
+const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
+const config = { configurable: { thread_id: "stored" } };
+
+it("a stored thread far under the limit: no read before the turn, and counted from the turn's result", async () => {
+  const history = generateHistory({ seed: 5, messages: 200 });
+  await seedHead(saver, "stored", history);
+  const { graph, reads } = countedGraph(new ScriptedChatModel({ reply: () => ({ content: "Noted." }) }));
+  const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1_000_000, env: {} });
+  const result = await supervisor.invoke(ask("What is the invoice total?"), config);
+  await supervisor.flush();
+  expect(reads.count).toBe(0);
+  expect(supervisor.compactionHealth("stored").tokens).toBe(counter.countMessages(result.messages as BaseMessage[]));
+});
+
+it("a stored thread whose size could reach the limit is read and counted before the turn", async () => {
+  const history = generateHistory({ seed: 5, messages: 200 });
+  await seedHead(saver, "stored", history);
+  const tokens = counter.countMessages(history);
+  const { graph, reads } = countedGraph(new ScriptedChatModel({ reply: () => ({ content: "Noted." }) }));
+  // Under the limit by its count, but its stored size (bytes) cannot prove it: read first, as before.
+  const supervisor = new CompactingSupervisor(graph, { tokenLimit: tokens * 2, env: {} });
+  await supervisor.invoke(ask("What is the invoice total?"), config);
+  await supervisor.flush();
+  expect(reads.count).toBe(1);
+});
+
+it("a stored thread past hardLimit is compacted before the model sees it", async () => {
+  const history = generateHistory({ seed: 5, messages: 200 });
+  await seedHead(saver, "stored", history);
+  const tokens = counter.countMessages(history);
+  const model = new ScriptedChatModel({ reply: () => ({ content: "Noted." }) });
+  const { graph } = countedGraph(model);
+  const supervisor = new CompactingSupervisor(graph, { tokenLimit: Math.floor(tokens / 3), hardLimit: Math.floor(tokens / 2), env: {} });
+  await supervisor.invoke(ask("What is the invoice total?"), config);
+  await supervisor.flush();
+  expect(model.calls[0]!.some((message) => isSummaryMessage(message))).toBe(true);
+  expect(counter.countMessages(model.calls[0]!)).toBeLessThan(tokens / 2);
+});
