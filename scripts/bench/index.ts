@@ -9,6 +9,7 @@ import { benchRetention, DEFAULT_DATA, printRetention } from "./retention.js";
 import { benchTokens } from "./tokens.js";
 import { readmeBlock } from "./readme-block.js";
 import { benchWrapper } from "./wrapper.js";
+import { benchTurnCost } from "./turn-cost.js";
 import { benchTimeliness } from "./timeliness.js";
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
@@ -16,6 +17,7 @@ console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await readmeBlock("tokens", () => benchTokens());
 await readmeBlock("history", () => benchHistory());
 await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BUSY_SECONDS === undefined });
+await readmeBlock("turns", () => benchTurnCost());
 await readmeBlock("timeliness", () => benchTimeliness());
 // The memory bench forces GCs: it runs in its own node, started with --expose-gc.
 spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], { stdio: "inherit" });

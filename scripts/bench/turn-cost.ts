@@ -27,7 +27,8 @@ import { eventLoopDuring, median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
 const SIZES = [100, 1_000, 5_000];
-const TURNS = Number(process.env.BENCH_TURNS ?? 7);
+/** Turns per arm: more where a turn is short, so the medians hold still (BENCH_TURNS sets them all). */
+const turnsAt = (size: number) => Number(process.env.BENCH_TURNS ?? (size <= 100 ? 31 : size <= 1_000 ? 11 : 7));
 const OUT_OF_REACH = { tokenLimit: 1_000_000_000, hardLimit: 2_000_000_000 };
 
 interface Arm {
@@ -96,7 +97,8 @@ export async function benchTurnCost(): Promise<void> {
       const cpu = new Map<string, number[]>();
       const checkpointsBefore = new Map<string, number>();
       for (const arm of arms) checkpointsBefore.set(arm.name, await checkpointsOf(saver, `${arm.name}-${size}`));
-      for (let index = 0; index < TURNS; index++) {
+      const turns = turnsAt(size);
+      for (let index = 0; index < turns; index++) {
         // Each round in another order, so collections and caches fall on every arm alike.
         const order = index % 2 === 0 ? arms : [...arms].reverse();
         for (const arm of order) {
@@ -113,13 +115,14 @@ export async function benchTurnCost(): Promise<void> {
       };
       rows.push({
         messages: size.toLocaleString("en-US"),
+        turns: String(turns),
         "bare turn, ms CPU": median(cpu.get("react")!).toFixed(1),
         "wrapper, warm": ratio("wrapper, warm", "react"),
         "keepCheckpoints: 3 (turn + prune)": ratio("keepCheckpoints: 3", "react"),
         "compactionMiddleware": ratio("compactionMiddleware", "createAgent"),
         "first turn of a new wrapper": ratio("first turn of a new wrapper", "react"),
       });
-      const perTurn = async (name: string) => ((await checkpointsOf(saver, `${name}-${size}`)) - checkpointsBefore.get(name)!) / TURNS;
+      const perTurn = async (name: string) => ((await checkpointsOf(saver, `${name}-${size}`)) - checkpointsBefore.get(name)!) / turns;
       middlewareRows.push({
         messages: size.toLocaleString("en-US"),
         "createAgent, ms CPU": median(cpu.get("createAgent")!).toFixed(1),
@@ -133,7 +136,7 @@ export async function benchTurnCost(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  printTable(`A turn's CPU against the bare graph's (min / median of ${TURNS} interleaved turns, process CPU; targets: keepCheckpoints <= 1.3, compactionMiddleware <= 1.15, first turn <= 1.3)`, rows);
+  printTable(`A turn's CPU against the bare graph's (min / median of the interleaved turns, process CPU; targets: keepCheckpoints <= 1.3, compactionMiddleware <= 1.15, first turn <= 1.3)`, rows);
   printTable("compactionMiddleware against createAgent without middleware and with an empty one (langchain reads the thread once more before each run of an agent with any middleware)", middlewareRows);
   await benchPruneStall();
 }
