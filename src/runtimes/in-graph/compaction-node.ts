@@ -1,8 +1,9 @@
 /**
  * The in-graph runtime as a node: `compactionNode(options)` is a function of `(state, config)` that returns the
- * state update of the in-graph step (in-graph-compactor.ts) — `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES),
- * summary, kept…] }` or `{}` — for `createReactAgent`'s and `createSupervisor`'s `preModelHook` and for a node before
- * the model in a hand-written `StateGraph` over a `messages` channel with LangGraph's messages reducer.
+ * state update of the in-graph step (in-graph-compactor.ts) — `{ messages: Overwrite([summary, kept…]) }` or `{}` —
+ * for `createReactAgent`'s and `createSupervisor`'s `preModelHook` and for a node before the model in a hand-written
+ * `StateGraph` over a `messages` channel (the node's step must be the only one writing messages: an Overwrite takes
+ * the place of every other write of its step).
  *
  * A node sees no model call, so the summary starts at the first call over `tokenLimit` (the call goes on) and is
  * applied at the next one; a call over `hardLimit`, or past the bound on lateness, waits. What the model receives
@@ -13,8 +14,8 @@
  * (messages-reducer.ts) as its state schema. A state that holds two summaries says it was not: told once to
  * `onCompactionError`.
  */
-import { RemoveMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { Overwrite, type OverwriteValue } from "@langchain/langgraph";
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { isSummaryMessage } from "../../messages/summary-message.js";
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
@@ -28,7 +29,8 @@ export interface CompactionNodeOptions extends InGraphOptions {
 }
 
 export interface CompactionNodeUpdate {
-  messages?: BaseMessage[];
+  /** The compacted messages, replacing the state's (LangGraph's `Overwrite`: the node's step writes them alone). */
+  messages?: OverwriteValue<BaseMessage[]>;
 }
 
 /** @throws CompactionError INVALID_ARGUMENT for a bad option, or without a `tokenLimit`. */
@@ -62,7 +64,9 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
       );
     }
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
-    return messages ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } : {};
+    // The new list as LangGraph's `Overwrite`, which replaces the channel's value (no reducer) and which the
+    // "messages" stream does not read messages from: a UI streaming the model's tokens gets no summary to render.
+    return messages ? { messages: new Overwrite(messages) } : {};
   };
   return Object.assign(node, { idle: () => compactor.idle() });
 }

@@ -35,7 +35,7 @@ import type { MeasuredContext } from "../../engine/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
-import type { InGraphOptions } from "./in-graph-options.js";
+import type { CompactionStreamEvent, InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
@@ -166,7 +166,8 @@ export class InGraphCompactor {
     } catch (error) {
       return this.failure(key, error);
     }
-    this.options.onCompaction?.({
+    const kept = new Set(rebased.messages.map((message) => message.id));
+    const event: InGraphCompactionEvent = {
       threadId,
       messagesBefore: messages.length,
       messagesAfter: rebased.messages.length,
@@ -174,7 +175,12 @@ export class InGraphCompactor {
       tokensAfter: this.measure(rebased.messages, overhead).tokens,
       background: job.snapshot !== messages,
       appended: rebased.appended,
-    });
+      summaryId: outcome.summary.id!,
+      removed: messages.filter((message) => !kept.has(message.id)).length,
+    };
+    this.options.onCompaction?.(event);
+    // The graph's "custom" stream (a UI's marker): the node's `config.writer`, the middleware's `runtime.writer`.
+    (config as { writer?: (chunk: CompactionStreamEvent) => void } | undefined)?.writer?.({ type: "compaction", ...event });
     return rebased.messages;
   }
 

@@ -62,4 +62,16 @@ export interface InGraphCompactionEvent {
   background: boolean;
   /** Messages appended after the snapshot the summary was computed on, kept verbatim. */
   appended: number;
+  /** The id of the summary that now opens the head. */
+  summaryId: string;
+  /** Messages this compaction took out of the head (in the transcript, `readTranscript` or the client's reader). */
+  removed: number;
+}
+
+/**
+ * What the graph's `"custom"` stream carries at each compaction (besides `onCompaction`), for a UI to mark where the
+ * conversation was summarized: `{ type: "compaction", ...InGraphCompactionEvent }`.
+ */
+export interface CompactionStreamEvent extends InGraphCompactionEvent {
+  type: "compaction";
 }
