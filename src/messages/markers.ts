@@ -3,7 +3,6 @@
  * into a store) replaces it by a new message with the same id, and records what it did in
  * `additional_kwargs.compaction_edit`; the original stays in the checkpoint history.
  */
-import type { BaseMessage } from "@langchain/core/messages";
 
 export const EDIT_KEY = "compaction_edit";
 
@@ -17,7 +16,7 @@ export interface EditRecord {
 }
 
 /** The edit recorded on `message`, or undefined for a message as it was written. */
-export function editOf(message: BaseMessage): EditRecord | undefined {
-  const record = message.additional_kwargs?.[EDIT_KEY];
+export function editOf(message: { additional_kwargs?: unknown }): EditRecord | undefined {
+  const record = (message.additional_kwargs as Record<string, unknown> | undefined)?.[EDIT_KEY];
   return typeof record === "object" && record !== null ? (record as EditRecord) : undefined;
 }

@@ -6,9 +6,9 @@
 
 import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { randomUUID } from "node:crypto";
+import { PROVENANCE_KEY, SUMMARY_MARKER, provenanceOf, type SummaryProvenance } from "./provenance.js";
 
-export const PROVENANCE_KEY = "compaction";
-const SUMMARY_MARKER = "langgraph-compaction/summary";
+export { PROVENANCE_KEY, type SummaryProvenance } from "./provenance.js";
 
 /**
  * The role of the summary message. `"human"` (the default) is accepted by every chat model: Anthropic rejects a
@@ -16,33 +16,6 @@ const SUMMARY_MARKER = "langgraph-compaction/summary";
  */
 export type SummaryRole = "human" | "system" | "ai";
 export const DEFAULT_SUMMARY_ROLE: SummaryRole = "human";
-
-export interface SummaryProvenance {
-  marker: typeof SUMMARY_MARKER;
-  /** The checkpoint whose history this summary replaced; fork from it to see every covered message. */
-  replacedCheckpointId: string | null;
-  /** Messages covered, including those covered by a previous summary folded into this one. */
-  coveredMessages: number;
-  /** Tokens of the covered messages (as counted when they were summarized). */
-  coveredTokens: number;
-  firstCoveredId: string | null;
-  lastCoveredId: string | null;
-  /** Ids of the messages summarized directly by this summary (not those of a folded previous summary). */
-  coveredIds: string[];
-  /** The previous summary folded into this one, if any. */
-  previousSummaryId: string | null;
-  summarizer: string;
-  model: string | null;
-  /** Set when the configured summarizer failed and the fallback wrote this summary. */
-  fallbackReason?: string;
-  /**
-   * Set when pinned messages from before the cut follow this summary in the head: their ids, the first message kept
-   * after them, and the message that one followed in the conversation, the last before the cut (the transcript's
-   * order: in the head, it follows a pin).
-   */
-  pins?: { ids: string[]; keptId: string; followedId: string };
-  createdAt: string;
-}
 
 export const SUMMARY_HEADER = "Summary of the earlier conversation (older messages were compacted):";
 /** The header when the thread's compacted messages are searchable (the recall index, the search_history tool). */
@@ -74,10 +47,7 @@ export function isSummaryMessage(message: unknown): boolean {
 
 /** The provenance of a summary message, or `undefined` for any other message. */
 export function getSummaryProvenance(message: unknown): SummaryProvenance | undefined {
-  if (!BaseMessage.isInstance(message)) return undefined;
-  const provenance = (message.additional_kwargs as Record<string, unknown> | undefined)?.[PROVENANCE_KEY];
-  if (typeof provenance !== "object" || provenance === null) return undefined;
-  return (provenance as SummaryProvenance).marker === SUMMARY_MARKER ? (provenance as SummaryProvenance) : undefined;
+  return BaseMessage.isInstance(message) ? provenanceOf(message) : undefined;
 }
 
 /** The summary text without the header line. */

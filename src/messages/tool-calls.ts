@@ -1,5 +1,6 @@
 /** The tool calls of an AI message and the call a tool message answers, read the same way everywhere. */
 import type { BaseMessage } from "@langchain/core/messages";
+import { toolCallsOf as readToolCalls } from "./message-shape.js";
 
 export interface ToolCallLike {
   id?: string;
@@ -7,9 +8,7 @@ export interface ToolCallLike {
 }
 
 export function toolCallsOf(message: BaseMessage): ToolCallLike[] {
-  if (message.getType() !== "ai") return [];
-  const calls = (message as BaseMessage & { tool_calls?: ToolCallLike[] }).tool_calls;
-  return Array.isArray(calls) ? calls : [];
+  return readToolCalls(message);
 }
 
 export function toolCallIdOf(message: BaseMessage): string | undefined {

@@ -18,41 +18,12 @@ import { atFirstPlace, hasLeft, moved } from "./entries.js";
 import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
+import { entryOfItem as entryOf, storeLabel as threadLabel, transcriptNamespace } from "./transcript-items.js";
 
-/** The namespace prefix of the transcript in a BaseStore; the thread id (escaped) is the next label. */
-export const TRANSCRIPT_NAMESPACE = ["langgraph-compaction", "transcript"] as const;
+export { TRANSCRIPT_NAMESPACE, transcriptNamespace } from "./transcript-items.js";
 
 /** Items read per page of a thread's transcript. */
 const PAGE = 1_000;
-
-/** Characters a thread id (or a model's name) keeps in its label: none that a store rejects (".", and PostgresStore's "%", "_", "\\"). */
-const PLAIN = /^[A-Za-z0-9\-!*'()]$/;
-
-/**
- * The label of a thread id, one to one: plain characters as they are, every other one as "~" and its UTF-8 bytes in
- * hex ("a.b" → "a~2Eb"; a UUID is its own label). The empty id, which no other id encodes to, is "~".
- */
-function threadLabel(threadId: string): string {
-  if (threadId === "") return "~";
-  let label = "";
-  for (const char of threadId) label += PLAIN.test(char) ? char : [...Buffer.from(char, "utf8")].map((byte) => `~${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
-  return label;
-}
-
-/** The namespace of one thread's transcript in a BaseStore. */
-export function transcriptNamespace(threadId: string): string[] {
-  return [...TRANSCRIPT_NAMESPACE, threadLabel(threadId)];
-}
-
-const ROLES = new Set(["user", "assistant", "tool", "system"]);
-
-/** An item's value as an entry, or undefined for an item this library did not write. */
-function entryOf(value: Record<string, unknown>): RecallEntry | undefined {
-  const { messageId, role, checkpointId, ordinal, text } = value;
-  if (typeof messageId !== "string" || typeof role !== "string" || !ROLES.has(role) || typeof checkpointId !== "string" || typeof ordinal !== "number" || typeof text !== "string") return undefined;
-  const optional = (key: string) => (typeof value[key] === "string" ? { [key]: value[key] as string } : {});
-  return { messageId, role: role as RecallEntry["role"], checkpointId, ordinal, text, ...optional("name"), ...optional("date"), ...optional("context"), ...optional("message"), ...optional("previousId") };
-}
 
 export class BaseStoreRecall implements RecallBackend {
   readonly vectors: RecallVectors;

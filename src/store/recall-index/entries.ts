@@ -11,13 +11,13 @@
  * - summaries are never indexed (they are derived; the messages they cover are), nor messages without an id.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { contentText } from "../../messages/content.js";
 import { formatDay, messageDate } from "../../messages/date.js";
 import { editOf } from "../../messages/markers.js";
+import { recallText } from "../../messages/message-shape.js";
 import { getSummaryProvenance } from "../../messages/summary-message.js";
-import { toolCallsOf } from "../../messages/tool-calls.js";
 import { serializeMessage } from "./message-serde.js";
 import type { RecallChanges, RecallEntry, RecallMessage, RecallMove } from "./types.js";
+import { hasLeft } from "./transcript-items.js";
 
 const ROLES: Record<string, RecallEntry["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
 
@@ -34,11 +34,7 @@ export function recallLabel(entry: Pick<RecallEntry, "name" | "date">): string {
   return [entry.name ?? "", entry.date ? formatDay(new Date(entry.date)) : ""].filter(Boolean).join(" ");
 }
 
-/** The searchable text of a message: its text, then its tool calls as `name(arguments)`. */
-export function recallText(message: BaseMessage): string {
-  const calls = toolCallsOf(message).map((call) => `${call.name}(${JSON.stringify((call as { args?: unknown }).args ?? {})})`);
-  return [contentText(message), ...calls].filter((part) => part !== "").join("\n");
-}
+export { recallText };
 
 /** Characters of the previous message kept as an entry's context. */
 export const CONTEXT_CHARS = 1_000;
@@ -87,9 +83,7 @@ export function predecessorId(previous: BaseMessage | undefined): string | undef
 export const NOT_LEFT = -1;
 
 /** Whether an entry's place is where its message left the head (not an edit's `NOT_LEFT`). */
-export function hasLeft(place: Pick<EntryPlace, "ordinal">): boolean {
-  return place.ordinal >= 0;
-}
+export { hasLeft };
 
 /** recallText, computed once per message: a message's text serves as its entry, its comparison and its successor's context. */
 function memoizedText(): (message: BaseMessage) => string {
