@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRANSCRIPT_NAMESPACE, transcriptNamespace } from "../../src/store/recall-index/base-store-index.js";
 import { PROVENANCE_KEY } from "../../src/messages/summary-message.js";
 import { turnText } from "../support/in-graph-suite.js";
+import { readConversation, type CompactionStreamEvent } from "../../src/client.js";
 import { SUMMARY_MARK } from "./fixture/agent.js";
 import { freePort, SERVER_ENV, untilListening } from "./server-process.js";
 
@@ -69,16 +70,20 @@ describe("compactionMiddleware on the Agent Server (langgraphjs dev, in memory)"
     const seen = new Map<string, WireMessage>();
     let values: { messages: WireMessage[] } | undefined;
     let summaries = 0;
+    const summaryIds: string[] = [];
+    const events: CompactionStreamEvent[] = [];
     const say = async (id: string, content: string) => {
       for await (const part of client.runs.stream(thread.thread_id, "agent", {
         input: { messages: [{ type: "human", id, content }] },
-        streamMode: ["messages-tuple", "values"],
+        streamMode: ["messages-tuple", "values", "custom"],
       })) {
         if (part.event === "messages") {
           const [chunk, metadata] = part.data as [WireMessage, { langgraph_node?: string }];
           if (chunk.type === "remove" || chunk.additional_kwargs?.[PROVENANCE_KEY] !== undefined) updates.push(chunk);
           else if (metadata.langgraph_node === "model_request") streamed.set(chunk.id!, (streamed.get(chunk.id!) ?? "") + text(chunk.content));
           else expect(chunk.type).toBe("tool");
+        } else if (part.event === "custom") {
+          events.push(part.data as CompactionStreamEvent);
         } else if (part.event === "values") {
           values = part.data as { messages: WireMessage[] };
           for (const message of values.messages) {
@@ -86,6 +91,8 @@ describe("compactionMiddleware on the Agent Server (langgraphjs dev, in memory)"
             if (message.id && !seen.has(message.id)) seen.set(message.id, message);
           }
           if (values.messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY])) summaries++;
+          const summary = values.messages.find((message) => message.additional_kwargs?.[PROVENANCE_KEY]);
+          if (summary?.id && summaryIds.at(-1) !== summary.id) summaryIds.push(summary.id);
         }
       }
     };
@@ -114,6 +121,18 @@ describe("compactionMiddleware on the Agent Server (langgraphjs dev, in memory)"
     expect(items.items.every((item) => item.namespace.slice(0, 2).join("/") === TRANSCRIPT_NAMESPACE.join("/"))).toBe(true);
     const kept = new Set([...items.items.map((item) => item.key), ...state.messages.map((message) => message.id)]);
     expect([...seen.keys()].filter((id) => !kept.has(id))).toEqual([]);
+
+    // One compaction event per compaction on the custom stream, naming the summary each one wrote.
+    expect(summaryIds.length).toBeGreaterThanOrEqual(2);
+    expect(events.map((event) => [event.type, event.summaryId])).toEqual(summaryIds.map((id) => ["compaction", id]));
+
+    // The person's view, read from the browser entry through the SDK: every message the thread ever held, in order,
+    // each compaction's messages marked by the compaction that took them out.
+    const conversation = await readConversation(client, thread.thread_id, { limit: 10_000 });
+    const shown = conversation.messages.filter((line) => line.source !== "summary");
+    expect(shown.map((line) => line.message.id)).toEqual([...seen.keys()]);
+    for (const line of shown) expect(text(line.message.content)).toBe(text(seen.get(line.message.id!)!.content));
+    expect(new Set(shown.flatMap((line) => (line.compaction ? [line.compaction] : []))).size).toBeGreaterThanOrEqual(2);
 
     // search_history, run by the agent on the server, found the fact of turn 3 that compaction took out.
     expect(items.items.map((item) => item.key)).toContain("t-3");
