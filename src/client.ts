@@ -5,4 +5,4 @@
  */
 export { ConversationError, readConversation } from "./client/conversation.js";
 export type { ConversationClient, ConversationMessage, ConversationPage, PlainMessage, ReadConversationOptions } from "./client/conversation.js";
-export type { CompactionStreamEvent } from "./runtimes/in-graph/in-graph-options.js";
+export type { CompactionStreamEvent, InGraphCompactionEvent } from "./runtimes/in-graph/compaction-event.js";

@@ -14,6 +14,7 @@ const FREE_NAMES: Record<string, string> = {
   tools: `declare const tools: import("langgraph-compaction").ToolDefinitionLike[];`,
   app: `declare const app: import("langgraph-compaction").CompactingSupervisor;`,
   config: `declare const config: { configurable: { thread_id: string } };`,
+  threadId: `declare const threadId: string;`,
 };
 
 function defines(source: string, name: string): boolean {

@@ -8,11 +8,9 @@
  *
  * Run by `npm run test:server` (called from .ci/run): starting the server takes a while on a loaded machine.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRANSCRIPT_NAMESPACE, transcriptNamespace } from "../../src/store/recall-index/base-store-index.js";
@@ -20,23 +18,9 @@ import { PROVENANCE_KEY } from "../../src/messages/summary-message.js";
 import { turnText } from "../support/in-graph-suite.js";
 import { readConversation, type CompactionStreamEvent } from "../../src/client.js";
 import { SUMMARY_MARK } from "./fixture/agent.js";
-import { freePort, SERVER_ENV, untilListening } from "./server-process.js";
+import { FIXTURE, freePort, startFixtureServer as startServer } from "./server-process.js";
 
-const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixture");
 const TURNS = 40;
-
-/** `langgraphjs dev` on the fixture; resolves when the server says it is listening (its own line, not a delay). */
-async function startServer(port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  rmSync(join(FIXTURE, ".langgraph_api"), { recursive: true, force: true });
-  const cli = join(dirname(createRequire(import.meta.url).resolve("@langchain/langgraph-cli/package.json")), "dist", "cli", "cli.mjs");
-  const child = spawn(process.execPath, [cli, "dev", "--no-browser", "--port", String(port), "--config", join(FIXTURE, "langgraph.json")], {
-    cwd: FIXTURE,
-    detached: true,
-    env: { ...process.env, OPENAI_API_KEY: "", ...SERVER_ENV },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return { child, ...(await untilListening(child)) };
-}
 
 interface WireMessage {
   id?: string;

@@ -2,8 +2,15 @@
  * The Agent Server as the server suites start it: a free local port, and a child that is ready when it prints its
  * own "Server running at" line (a signal, never a delay).
  */
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The graph the server suites deploy (fixture/agent.ts: createAgent with compactionMiddleware, scripted models). */
+export const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixture");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -33,3 +40,16 @@ export async function untilListening(child: ChildProcess): Promise<{ output: () 
 
 /** The environment the suites start the server with: no tracing, no colour. */
 export const SERVER_ENV = { LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
+
+/** `langgraphjs dev` on the fixture; resolves when the server says it is listening (its own line, not a delay). */
+export async function startFixtureServer(port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  rmSync(join(FIXTURE, ".langgraph_api"), { recursive: true, force: true });
+  const cli = join(dirname(createRequire(import.meta.url).resolve("@langchain/langgraph-cli/package.json")), "dist", "cli", "cli.mjs");
+  const child = spawn(process.execPath, [cli, "dev", "--no-browser", "--port", String(port), "--config", join(FIXTURE, "langgraph.json")], {
+    cwd: FIXTURE,
+    detached: true,
+    env: { ...process.env, OPENAI_API_KEY: "", ...SERVER_ENV },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return { child, ...(await untilListening(child)) };
+}

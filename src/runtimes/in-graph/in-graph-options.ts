@@ -6,6 +6,7 @@ import type { ArchiveOptions } from "../../archive/archive.js";
 import type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import type { UsageIgnoredNotice } from "../../engine/calibration.js";
+import type { CompactionStreamEvent, InGraphCompactionEvent } from "./compaction-event.js";
 
 export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints" | "onUsageIgnored"> {
   /**
@@ -52,26 +53,4 @@ export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointe
   onCompactionError?: (error: unknown) => void;
 }
 
-export interface InGraphCompactionEvent {
-  threadId: string | undefined;
-  messagesBefore: number;
-  messagesAfter: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Computed off the model call (applied at a later one), or on its path. */
-  background: boolean;
-  /** Messages appended after the snapshot the summary was computed on, kept verbatim. */
-  appended: number;
-  /** The id of the summary that now opens the head. */
-  summaryId: string;
-  /** Messages this compaction took out of the head (in the transcript, `readTranscript` or the client's reader). */
-  removed: number;
-}
-
-/**
- * What the graph's `"custom"` stream carries at each compaction (besides `onCompaction`), for a UI to mark where the
- * conversation was summarized: `{ type: "compaction", ...InGraphCompactionEvent }`.
- */
-export interface CompactionStreamEvent extends InGraphCompactionEvent {
-  type: "compaction";
-}
+export type { CompactionStreamEvent, InGraphCompactionEvent };

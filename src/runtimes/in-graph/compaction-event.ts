@@ -1,0 +1,28 @@
+/**
+ * What an in-graph compaction tells: `onCompaction`'s event, and the same on the graph's "custom" stream for a UI
+ * (types only, shared with the browser entry, src/client.ts).
+ */
+
+export interface InGraphCompactionEvent {
+  threadId: string | undefined;
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Computed off the model call (applied at a later one), or on its path. */
+  background: boolean;
+  /** Messages appended after the snapshot the summary was computed on, kept verbatim. */
+  appended: number;
+  /** The id of the summary that now opens the head. */
+  summaryId: string;
+  /** Messages this compaction took out of the head (in the transcript, `readTranscript` or the client's reader). */
+  removed: number;
+}
+
+/**
+ * What the graph's `"custom"` stream carries at each compaction (besides `onCompaction`), for a UI to mark where the
+ * conversation was summarized: `{ type: "compaction", ...InGraphCompactionEvent }`.
+ */
+export interface CompactionStreamEvent extends InGraphCompactionEvent {
+  type: "compaction";
+}
