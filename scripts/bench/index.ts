@@ -10,6 +10,7 @@ import { benchTokens } from "./tokens.js";
 import { readmeBlock } from "./readme-block.js";
 import { benchWrapper } from "./wrapper.js";
 import { benchTurnCost } from "./turn-cost.js";
+import { benchCost } from "./cost.js";
 import { benchTimeliness } from "./timeliness.js";
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
@@ -25,6 +26,7 @@ await readmeBlock("peers", () => benchPeers());
 await readmeBlock("storage", () => benchStorage());
 await readmeBlock("recall", () => benchRecall());
 if (existsSync(DEFAULT_DATA)) {
+  await readmeBlock("cost", () => benchCost());
   const outcome = await benchRetention();
   await readmeBlock("retention", async () => printRetention(outcome));
 }

@@ -23,6 +23,8 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
+import { cacheSplit } from "../../src/engine/prompt-cache.js";
+import type { PricedCall } from "./cost/pricing.js";
 import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from "./retention/score.js";
 import { readmeBlock } from "./readme-block.js";
 import { median, printNote, printTable } from "./table.js";
@@ -69,6 +71,8 @@ export interface RetentionResult {
   recall?: RecallTally;
   /** The same searches with the filters a model would pass (retention/recall.ts: modelFilters). */
   recallFiltered?: RecallTally;
+  /** Every model call with what the prompt cache serves of it (bench:cost prices them). */
+  pricedCalls: PricedCall[];
 }
 
 function emptyTally(): Tally {
@@ -229,6 +233,18 @@ export async function runRetention(
     }
   }
   const tokens = player.records.map((record) => record.tokens);
+  const pricedCalls = player.records.map((record, index): PricedCall => {
+    const previous = player.records[index - 1];
+    const split = cacheSplit(previous && { messages: previous.messages }, { messages: record.messages }, counter);
+    const reply = groups[record.group]!.reply;
+    return {
+      cached: split.cached,
+      fresh: split.fresh,
+      output: reply ? counter.countText(reply.text) : 0,
+      gapMinutes: previous && groups[previous.group]!.session === groups[record.group]!.session ? 1 : Number.POSITIVE_INFINITY,
+      rewrite: previous !== undefined && split.sharedMessages < previous.messages.length,
+    };
+  });
   return {
     contender: contender.name,
     budgetShare,
@@ -248,6 +264,7 @@ export async function runRetention(
     playMs,
     ...(recall ? { recall } : {}),
     ...(recallFiltered ? { recallFiltered } : {}),
+    pricedCalls,
   };
 }
 
@@ -289,6 +306,7 @@ function pool(results: RetentionResult[]): RetentionResult {
     playMs: sum((result) => result.playMs),
     ...(results.every((result) => result.recall) ? { recall: pooledRecall(results, "recall") } : {}),
     ...(results.every((result) => result.recallFiltered) ? { recallFiltered: pooledRecall(results, "recallFiltered") } : {}),
+    pricedCalls: results.flatMap((result) => result.pricedCalls),
   };
 }
 

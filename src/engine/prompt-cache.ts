@@ -1,0 +1,49 @@
+/**
+ * What a provider's prompt cache serves of a model call: the prefix of its input that the previous call sent too —
+ * tools, then system prompt, then messages, compared message by message (the same id, type, name, content, tool calls
+ * and tool call id: `sameMessage`, the rebase's rule) — read from the cache; the rest is new (written to it).
+ * Any rewrite of the history (a compaction, a cleared tool result, a sliding window) makes everything from the first
+ * changed message on new. Counted at message granularity: the framing tokens before the first changed message's
+ * content are counted as new, a few tokens more than a provider's token-level prefix.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { sameMessage } from "./rebase.js";
+
+/** One model call's input as the cache sees it. */
+export interface CallInput {
+  messages: readonly BaseMessage[];
+  /** Tokens of the tool definitions sent with the call (before the messages). @default 0 */
+  toolTokens?: number;
+  /** An identity of those tools (their JSON): other tools, nothing cached. @default "" */
+  toolsKey?: string;
+}
+
+export interface CacheSplit {
+  /** Input tokens read from the cache (an exact prefix of the previous call's input). */
+  cached: number;
+  /** Input tokens after that prefix: written to the cache (Anthropic), or billed in full (OpenAI). */
+  fresh: number;
+  /** Messages of the prefix. */
+  sharedMessages: number;
+}
+
+/** How many leading messages `current` shares with `previous`. */
+export function sharedMessages(previous: readonly BaseMessage[], current: readonly BaseMessage[]): number {
+  let shared = 0;
+  while (shared < previous.length && shared < current.length && sameMessage(previous[shared]!, current[shared]!)) shared++;
+  return shared;
+}
+
+/** The split of `current`'s input into what the cache serves from `previous` (none: a cold cache) and the rest. */
+export function cacheSplit(previous: CallInput | undefined, current: CallInput, counter: TokenCounter): CacheSplit {
+  const warm = previous !== undefined && (previous.toolsKey ?? "") === (current.toolsKey ?? "");
+  const shared = warm ? sharedMessages(previous.messages, current.messages) : 0;
+  // `total` holds the reply priming at the end of the input (never part of a shared prefix); `after` the messages
+  // from the first one not shared.
+  const { total, after } = counter.countMessagesFrom(current.messages, shared);
+  const tools = current.toolTokens ?? 0;
+  const cached = warm ? tools + total - after - REPLY_PRIMING_TOKENS : 0;
+  return { cached, fresh: tools + total - cached, sharedMessages: shared };
+}
