@@ -467,7 +467,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const budgets = values.budgets ? values.budgets.split(",").map(Number) : DEFAULT_BUDGETS;
   const contenders = values.only ? RETENTION_CONTENDERS.filter((contender) => values.only!.split(",").some((part) => contender.name.includes(part))) : RETENTION_CONTENDERS;
   const outcome = await benchRetention({ data: values.data, budgets, contenders });
-  if (values.json) console.log(JSON.stringify(outcome, null, 2));
+  // The calls priced by bench:cost are left out: one entry per model call of every run.
+  if (values.json) console.log(JSON.stringify(outcome, (key, value: unknown) => (key === "pricedCalls" ? undefined : value), 2));
   else {
     const defaults = !values.data && !values.budgets && !values.only;
     await readmeBlock("retention", async () => printRetention(outcome), { write: defaults });
