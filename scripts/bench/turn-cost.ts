@@ -5,8 +5,9 @@
  * library. The columns:
  * - the wrapper, warm (the thread seen before), against createReactAgent;
  * - the wrapper with `keepCheckpoints: 3`: the turn and its prune, until `flush()` returns;
- * - compactionMiddleware against createAgent without middleware, and an empty middleware beside it (langchain reads
- *   the thread's state once more before every run of an agent with any middleware), with the checkpoints per turn;
+ * - compactionMiddleware against createAgent without middleware, and an empty middleware beside it (langchain's
+ *   `agent.invoke` reads the thread's state once more before every run of an agent with any middleware), and the
+ *   same agent run through `agent.graph` (what the Agent Server runs: no such read), with the checkpoints per turn;
  * - the first turn of a thread in a new wrapper (every thread after a restart).
  * Run: npm run bench:turns
  */
@@ -87,6 +88,8 @@ export async function benchTurnCost(): Promise<void> {
         { name: "createAgent", against: "createAgent", turn: async (thread, index) => void (await agent.invoke(ask(index), config(thread))) },
         { name: "empty middleware", against: "createAgent", turn: async (thread, index) => void (await empty.invoke(ask(index), config(thread))) },
         { name: "compactionMiddleware", against: "createAgent", turn: async (thread, index) => void (await compacting.invoke(ask(index), config(thread))) },
+        // The compiled graph inside the agent, which the Agent Server runs (it unwraps createAgent's `.graph`).
+        { name: "compactionMiddleware, agent.graph", against: "createAgent", turn: async (thread, index) => void (await compacting.graph.invoke(ask(index), config(thread))) },
       ];
       for (const arm of arms) await seedHead(saver, `${arm.name}-${size}`, history);
       // A warm-up turn each (the wrapper's warm arms see their thread once; the first-turn arm never does).
@@ -129,6 +132,7 @@ export async function benchTurnCost(): Promise<void> {
         "empty middleware": ratio("empty middleware", "createAgent"),
         compactionMiddleware: ratio("compactionMiddleware", "createAgent"),
         "against the empty middleware": ratio("compactionMiddleware", "empty middleware"),
+        "run as the Agent Server runs it (agent.graph)": ratio("compactionMiddleware, agent.graph", "createAgent"),
         "checkpoints per turn: createAgent / with compactionMiddleware": `${await perTurn("createAgent")} / ${await perTurn("compactionMiddleware")}`,
       });
     } finally {
@@ -137,7 +141,7 @@ export async function benchTurnCost(): Promise<void> {
     }
   }
   printTable(`A turn's CPU against the bare graph's (min / median of the interleaved turns, process CPU; targets: keepCheckpoints <= 1.3, compactionMiddleware <= 1.15, first turn <= 1.3)`, rows);
-  printTable("compactionMiddleware against createAgent without middleware and with an empty one (langchain reads the thread once more before each run of an agent with any middleware)", middlewareRows);
+  printTable("compactionMiddleware against createAgent without middleware and with an empty one (langchain's agent.invoke reads the thread once more before each run of an agent with any middleware; the Agent Server runs agent.graph, which does not)", middlewareRows);
   await benchPruneStall();
 }
 
