@@ -37,7 +37,10 @@ export async function planSqlitePruneByIds(db: Database, threadId: string, keep:
        FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id`,
     )
     .all(threadId) as Row[];
-  if (rows.length <= keep || rows.some((row) => row.type !== "json")) return undefined;
+  if (rows.length === 0) return undefined;
+  // Nothing to delete: said without reading a checkpoint.
+  if (rows.length <= keep) return { headCheckpointId: rows.at(-1)!.id, kept: rows.map((row) => row.id), remove: [], backfill: [] };
+  if (rows.some((row) => row.type !== "json")) return undefined;
   const remove = rows.slice(0, -keep).map((row) => row.id);
   const kept = rows.slice(-keep).map((row) => row.id);
   const waiting = db.prepare(`SELECT 1 FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel = ? AND checkpoint_id IN (SELECT value FROM json_each(?)) LIMIT 1`).get(threadId, INTERRUPT, JSON.stringify(remove));

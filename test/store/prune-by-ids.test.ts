@@ -68,6 +68,16 @@ it("turns that only append: each prune reads no checkpoint, keeps the newest, an
   expect(head.map((message) => message.id)).toEqual(sent);
 });
 
+it("no more checkpoints than kept: nothing to delete, said without reading one", async () => {
+  const graph = echoGraph();
+  await graph.invoke({ messages: [new HumanMessage({ id: "ask-0", content: "Where is parcel PX-0?" })] }, config("few"));
+  const before = saver.lists;
+  const report = await pruneThread(saver, config("few"), { keep: 50 });
+  expect(saver.lists - before).toBe(0);
+  expect(report).toMatchObject({ status: "nothing", removed: 0 });
+  expect(report.kept).toBe(report.checkpointsBefore);
+});
+
 it("a message edited in place: the prune reads the checkpoints, and the transcript keeps the version the head lost", async () => {
   const graph = echoGraph();
   for (let turn = 0; turn < 3; turn++) await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("edited"));
