@@ -1,7 +1,7 @@
 /**
- * A messages reducer that understands a compaction coming out of a subgraph. The in-graph step writes a compaction
- * through the state update `[RemoveMessage(REMOVE_ALL_MESSAGES), summary, kept…]`, which LangGraph's own reducer
- * applies — inside the graph the step runs in. When that graph is itself a node of a parent (createSupervisor runs
+ * A messages reducer that understands a compaction coming out of a subgraph. The in-graph step replaces the state's
+ * messages with `[summary, kept…]` (the node as an `Overwrite`, the middleware as `[RemoveMessage(REMOVE_ALL_MESSAGES),
+ * …]`) — inside the graph the step runs in. When that graph is itself a node of a parent (createSupervisor runs
  * its supervisor as a compiled createReactAgent), the parent receives the subgraph's final messages,
  * `[summary, kept…, new…]`, and LangGraph's reducer merges them by id: the summarized messages stay in the parent's
  * head, and the summary is appended after them, one more each compaction.
