@@ -1,14 +1,12 @@
 /** The tool calls of an AI message and the call a tool message answers, read the same way everywhere. */
 import type { BaseMessage } from "@langchain/core/messages";
-import { toolCallsOf as readToolCalls } from "./message-shape.js";
+
+/** The tool calls of an AI message: one reader for LangChain messages and plain ones (message-shape.ts). */
+export { toolCallsOf } from "./message-shape.js";
 
 export interface ToolCallLike {
   id?: string;
   name: string;
-}
-
-export function toolCallsOf(message: BaseMessage): ToolCallLike[] {
-  return readToolCalls(message);
 }
 
 export function toolCallIdOf(message: BaseMessage): string | undefined {

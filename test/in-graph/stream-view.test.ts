@@ -50,13 +50,16 @@ function expectRenderable(seen: Streamed, heard: InGraphCompactionEvent[]): void
   for (const event of seen.custom) expect(event.removed).toBeGreaterThan(0);
 }
 
+/** The in-graph options of both tests: compaction on every call over 400 tokens, each event heard. */
+const options = (heard: InGraphCompactionEvent[]) => ({ tokenLimit: 400, lateness: 0, env: {}, onCompaction: (event: InGraphCompactionEvent) => void heard.push(event) });
+
 it("createAgent with compactionMiddleware", async () => {
   const heard: InGraphCompactionEvent[] = [];
   const agent = createAgent({
     model: new ScriptedChatModel({ reply: lookupPolicy }),
     tools: [lookupTool],
     checkpointer: store.saver,
-    middleware: [compactionMiddleware({ tokenLimit: 400, lateness: 0, env: {}, onCompaction: (event) => void heard.push(event) })],
+    middleware: [compactionMiddleware(options(heard))],
   });
   const seen = await streamTurns((input, config) => agent.stream(input, config), "middleware", 24);
   expectRenderable(seen, heard);
@@ -70,7 +73,7 @@ it("createReactAgent with compactionNode as preModelHook", async () => {
     llm: new ScriptedChatModel({ reply: lookupPolicy }),
     tools: [lookupTool],
     checkpointer: store.saver,
-    preModelHook: compactionNode({ tokenLimit: 400, lateness: 0, env: {}, onCompaction: (event) => void heard.push(event) }),
+    preModelHook: compactionNode(options(heard)),
   });
   const seen = await streamTurns((input, config) => agent.stream(input, config), "node", 24);
   expectRenderable(seen, heard);

@@ -5,11 +5,7 @@
  * near or over the limit the head is read first, and a head past `hardLimit` is compacted before the model sees it.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
@@ -17,17 +13,15 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateHistory } from "../../scripts/workload/history.js";
 import { seedHead } from "../../scripts/workload/seed-head.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { createStore, type TestStore } from "../support/savers.js";
 
-let dir: string;
-let saver: SqliteSaver;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "compaction-first-turn-"));
-  saver = SqliteSaver.fromConnString(join(dir, "first.sqlite"));
+let store: TestStore;
+let saver: TestStore["saver"];
+beforeEach(async () => {
+  store = await createStore("sqlite");
+  saver = store.saver;
 });
-afterEach(() => {
-  saver.db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(async () => await store.close());
 
 /** The graph, with its `getState` calls counted (the wrapper reads a thread's state only through it). */
 function countedGraph(model: ScriptedChatModel) {
