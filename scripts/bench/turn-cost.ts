@@ -8,7 +8,8 @@
  * - compactionMiddleware against createAgent without middleware, and an empty middleware beside it (langchain's
  *   `agent.invoke` reads the thread's state once more before every run of an agent with any middleware), and the
  *   same agent run through `agent.graph` (what the Agent Server runs: no such read), with the checkpoints per turn;
- * - the first turn of a thread in a new wrapper (every thread after a restart).
+ * - the first turn of a thread in a new wrapper (every thread after a restart); and beside it, the same with a limit
+ *   twice the thread's count, which the thread's stored size cannot prove it under (the head is read and counted).
  * Run: npm run bench:turns
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
@@ -21,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
 import { generateHistory } from "../workload/history.js";
 import { seedHead } from "../workload/seed-head.js";
@@ -71,6 +73,8 @@ export async function benchTurnCost(): Promise<void> {
       const empty = createAgent({ model, tools: [], checkpointer: saver, middleware: [createMiddleware({ name: "Empty" })] });
       const compacting = createAgent({ model, tools: [], checkpointer: saver, middleware: [compactionMiddleware({ ...OUT_OF_REACH })] });
       let fresh: CompactingSupervisor<typeof react> | undefined;
+      let fresh2: CompactingSupervisor<typeof react> | undefined;
+      const tokens = new TokenCounter({ model: "gpt-4o" }).countMessages(history);
       const arms: Arm[] = [
         { name: "react", against: "react", turn: async (thread, index) => void (await react.invoke(ask(index), config(thread))) },
         { name: "wrapper, warm", against: "react", turn: async (thread, index) => void (await warm.invoke(ask(index), config(thread)), await warm.flush()) },
@@ -83,6 +87,17 @@ export async function benchTurnCost(): Promise<void> {
           turn: async (thread, index) => {
             await fresh!.invoke(ask(index), config(thread));
             await fresh!.flush();
+          },
+        },
+        {
+          name: "first turn, size not proof",
+          against: "react",
+          // A limit twice the thread's count: far from it, but the stored size (bytes) cannot prove it, so the head is
+          // read and counted before the turn (runtimes/wrapper/unread-head.ts).
+          prepare: () => void (fresh2 = new CompactingSupervisor(react, { tokenLimit: 2 * tokens, hardLimit: 3 * tokens })),
+          turn: async (thread, index) => {
+            await fresh2!.invoke(ask(index), config(thread));
+            await fresh2!.flush();
           },
         },
         { name: "createAgent", against: "createAgent", turn: async (thread, index) => void (await agent.invoke(ask(index), config(thread))) },
@@ -124,6 +139,7 @@ export async function benchTurnCost(): Promise<void> {
         "keepCheckpoints: 3 (turn + prune)": ratio("keepCheckpoints: 3", "react"),
         "compactionMiddleware": ratio("compactionMiddleware", "createAgent"),
         "first turn of a new wrapper": ratio("first turn of a new wrapper", "react"),
+        "first turn, limit 2x the thread (size proves nothing)": ratio("first turn, size not proof", "react"),
       });
       const perTurn = async (name: string) => ((await checkpointsOf(saver, `${name}-${size}`)) - checkpointsBefore.get(name)!) / turns;
       middlewareRows.push({

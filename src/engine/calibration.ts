@@ -106,10 +106,7 @@ export class Calibration {
   measure(messages: readonly BaseMessage[], overhead = 0): MeasuredContext {
     // The latest reply: only its figure counts (a reply without one — a model that reports none, a summary written
     // as an AI message — leaves the count the tokenizer's).
-    let index = messages.length - 1;
-    while (index >= 0 && messages[index]!.getType() !== "ai") index--;
-    const message = index >= 0 ? messages[index]! : undefined;
-    const reported = (message as { usage_metadata?: { input_tokens?: unknown } } | undefined)?.usage_metadata;
+    const { index, message, reported } = latestReply(messages);
     // One pass over the counts (cached per message, as without calibration): the whole context and what follows the
     // reply's call (the reply, tool results, the next input).
     const { total: counted, after: appended } = this.counter.countMessagesFrom(messages, index < 0 ? messages.length : index);
@@ -212,6 +209,22 @@ export class Calibration {
     this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, evicted: false }));
     return ratios;
   }
+}
+
+type Reported = Parameters<typeof usageOf>[0];
+
+/** The thread's latest AI message (`index` -1 when none) and the usage figures it reported, if any. */
+function latestReply(messages: readonly BaseMessage[]): { index: number; message?: BaseMessage; reported?: Reported } {
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]!.getType() !== "ai") index--;
+  const message = index >= 0 ? messages[index]! : undefined;
+  return { index, message, reported: (message as { usage_metadata?: Reported } | undefined)?.usage_metadata };
+}
+
+/** The provider's figures of the latest reply in `messages`, without counting them (a thread not counted yet). */
+export function latestUsage(messages: readonly BaseMessage[]): ProviderUsage | undefined {
+  const { reported } = latestReply(messages);
+  return reported === undefined ? undefined : usageOf(reported);
 }
 
 /** The provider's figures in a reply's `usage_metadata`, or undefined when its input count is not a positive number. */

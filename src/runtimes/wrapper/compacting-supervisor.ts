@@ -36,9 +36,10 @@ export interface CompactionHealth extends BreakerHealth {
   /** Which summarizer compactions use, and why (the default is chosen once, at construction). */
   summarizer: SummarizerChoice;
   /**
-   * The thread's count after its last turn through this wrapper (calibrated where replies carry usage figures), and
-   * the provider's figures of that turn's last call when its reply carried them (prompt cache reads and writes
-   * included): docs/token-counting.md.
+   * The thread's count after its last turn through this wrapper (calibrated where replies carry usage figures;
+   * absent while the stored size of a thread the wrapper has not counted yet proves it under the limit, as it then
+   * is not counted), and the provider's figures of that turn's last call when its reply carried them (prompt cache
+   * reads and writes included): docs/token-counting.md.
    */
   tokens?: number;
   providerUsage?: ProviderUsage;

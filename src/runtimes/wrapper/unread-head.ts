@@ -1,9 +1,9 @@
 /**
- * The first turn of a thread this wrapper has not counted yet (a new wrapper, after a restart): before it, the
- * stored head is read and counted only when the turn could start over the limit. The store's size of the head's
- * messages bounds their tokens from above (store/thread-store.ts `readHeadBytes`); when that bound and the input are
- * under `tokenLimit`, the scheduler could only say "go", and the turn runs without the read — its own result is
- * counted after it, as every turn's is. Otherwise (or where the store cannot say) the head is read first, as before.
+ * A thread this wrapper has not counted yet (a new wrapper, after a restart) is counted only once it could be over
+ * the limit. The store's size of the head's messages bounds their tokens from above (store/thread-store.ts
+ * `readHeadBytes`); while that bound (and the input) is under `tokenLimit`, the scheduler could only say "go" before
+ * a turn and "none" after it, so the turn runs without reading the head first, and its result is not tokenized after
+ * it. Otherwise (or where the store cannot say) the head is read and counted, as every counted thread's is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { MAX_RATIO } from "../../engine/calibration.js";
@@ -23,7 +23,8 @@ export async function startsUnread(record: ThreadRecord, manager: HistoryManager
   return true;
 }
 
-async function surelyUnderLimit(manager: HistoryManager, threadId: string, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+/** Whether the stored head of `threadId` and `input` are surely under the limit (and `hardLimit`), by their size. */
+export async function surelyUnderLimit(manager: HistoryManager, threadId: string, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
   const bytes = await threadStoreFor(manager.checkpointer).readHeadBytes(threadId);
   if (bytes === undefined) return false;
   // The input in the provider's tokens, at the most the calibration allows (its ratio is not learned yet).
