@@ -15,7 +15,6 @@ import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { CompactionError } from "../../errors.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
-import { latestUsage } from "../../engine/calibration.js";
 import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import type { Strategy } from "../../strategies/types.js";
@@ -28,7 +27,7 @@ import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
 import { archiveThread } from "./archive-thread.js";
 import { pruneAfter } from "./prune-after.js";
-import { startsUnread, surelyUnderLimit } from "./unread-head.js";
+import { startsUnread, staysUncounted } from "./unread-head.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
@@ -169,12 +168,7 @@ export class ThreadCompactor {
         const state = await graph.getState({ configurable: { ...config.configurable } });
         current = storedMessages(state?.values, threadId);
       }
-      // A thread not counted yet whose stored size proves it under the limit stays uncounted (unread-head.ts).
-      if (record.count === undefined && !record.preparing && !record.ready && (await surelyUnderLimit(manager, threadId, [], options.policy))) {
-        record.schedule.overLimit = 0;
-        record.usage = latestUsage(current);
-        return undefined;
-      }
+      if (await staysUncounted(record, manager, current, options.policy)) return undefined;
       // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
       await turnOver();
       const { tokens, ratio, usage } = manager.calibration.measure(current);

@@ -6,7 +6,7 @@
  * it. Otherwise (or where the store cannot say) the head is read and counted, as every counted thread's is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { MAX_RATIO } from "../../engine/calibration.js";
+import { latestUsage, MAX_RATIO } from "../../engine/calibration.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
 import { isOverLimit, type CompactionPolicy } from "../../engine/policy.js";
 import { threadStoreFor } from "../../store/thread-store.js";
@@ -23,8 +23,21 @@ export async function startsUnread(record: ThreadRecord, manager: HistoryManager
   return true;
 }
 
+/**
+ * After a turn of `record`'s thread that is not counted yet (no compaction of it under way): whether it stays
+ * uncounted, its stored size still under the limit (`ended` could only say "none"). The provider's figures of the
+ * turn's last call are kept all the same.
+ */
+export async function staysUncounted(record: ThreadRecord, manager: HistoryManager, messages: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+  if (record.count !== undefined || record.preparing || record.ready) return false;
+  if (!(await surelyUnderLimit(manager, record.threadId, [], policy))) return false;
+  record.schedule.overLimit = 0;
+  record.usage = latestUsage(messages);
+  return true;
+}
+
 /** Whether the stored head of `threadId` and `input` are surely under the limit (and `hardLimit`), by their size. */
-export async function surelyUnderLimit(manager: HistoryManager, threadId: string, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+async function surelyUnderLimit(manager: HistoryManager, threadId: string, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
   const bytes = await threadStoreFor(manager.checkpointer).readHeadBytes(threadId);
   if (bytes === undefined) return false;
   // The input in the provider's tokens, at the most the calibration allows (its ratio is not learned yet).
