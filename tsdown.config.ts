@@ -11,7 +11,7 @@ const shared = {
   sourcemap: false,
 } as const;
 
-const library = { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", postgres: "src/postgres.ts", middleware: "src/middleware.ts", client: "src/client.ts" };
+const library = { index: "src/index.ts", sqlite: "src/sqlite.ts", openai: "src/openai.ts", postgres: "src/postgres.ts", middleware: "src/middleware.ts", client: "src/client.ts", strategies: "src/strategies.ts", internal: "src/internal.ts" };
 
 export default defineConfig([
   { ...shared, entry: { ...library, testing: "src/testing/index.ts" }, format: "esm", dts: true, shims: true, clean: true },

@@ -30,7 +30,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 const MAX_LINES = 300;
 
 /** The package's entry points: the root and its subpaths. */
-const ENTRIES = new Set(["index.ts", "sqlite.ts", "postgres.ts", "openai.ts", "middleware.ts", "client.ts"]);
+const ENTRIES = new Set(["index.ts", "sqlite.ts", "postgres.ts", "openai.ts", "middleware.ts", "client.ts", "strategies.ts", "internal.ts"]);
 
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {

@@ -66,6 +66,18 @@ await step("build + npm pack", () => {
   return `${packed!.filename}, ${packed!.files.length} files`;
 });
 
+/** The root entry stays small (what a user does: wrap, compact a stored thread, read the transcript, count, summarize). */
+const MAX_ROOT_VALUES = 25;
+
+await step(`the root's runtime names (<= ${MAX_ROOT_VALUES}); no published type can reach the store's compare-and-swap`, async () => {
+  const root = Object.keys((await import(join(ROOT, "dist/index.mjs"))) as Record<string, unknown>);
+  if (root.length > MAX_ROOT_VALUES) throw new Error(`the root entry exports ${root.length} runtime names (at most ${MAX_ROOT_VALUES}): ${root.join(", ")}`);
+  const declarations = shipped.filter((path) => /\.d\.[cm]ts$/.test(path));
+  const reaching = declarations.filter((path) => /\breplaceHead\b/.test(readFileSync(join(ROOT, path), "utf8")));
+  if (reaching.length > 0) throw new Error(`published declarations name replaceHead (a write without the engine's validation and lock): ${reaching.join(", ")}`);
+  return `${root.length} names; ${declarations.length} declaration files, none names replaceHead`;
+});
+
 await step("links of the shipped pages name shipped files", () => {
   const broken = brokenShippedLinks(shipped, (path) => readFileSync(join(ROOT, path), "utf8"));
   if (broken.length > 0) throw new Error(`links to files the tarball does not ship:\n${broken.join("\n")}`);
@@ -118,7 +130,7 @@ await step("OPENAI_API_KEY without @langchain/openai: the offline summarizer, wi
   const probe = join(consumer, "openai-fallback.mjs");
   writeFileSync(
     probe,
-    `import { createDefaultSummarizer } from "langgraph-compaction";
+    `import { createDefaultSummarizer } from "langgraph-compaction/internal";
 const warnings = [];
 process.on("warning", (warning) => warnings.push(warning));
 const first = createDefaultSummarizer({ env: { OPENAI_API_KEY: "sk-test-not-a-key" } });

@@ -1,7 +1,7 @@
 /**
  * HistoryManager: read a thread, plan the cut, summarize, and force-write a replacement checkpoint that loses
  * nothing. The parts: options (manager-options.ts), the cut (plan.ts), the summary (summarize-plan.ts), the write
- * (replacement.ts, over checkpoint/compare-and-swap.ts), applying a prepared summary to a head that may have moved
+ * (replacement.ts, over store/compare-and-swap.ts), applying a prepared summary to a head that may have moved
  * (apply-prepared.ts, rebase.ts), recovery from an overflowing turn (recover-turn.ts).
  */
 import type { BaseMessage } from "@langchain/core/messages";
@@ -27,7 +27,6 @@ import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
 import { turnOver } from "../slices.js";
 
-export { DEFAULT_BUSY_WAIT_MS, DEFAULT_MAX_WRITE_ATTEMPTS, DEFAULT_SUMMARY_TIMEOUT_MS } from "./manager-options.js";
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
 export type { PreparedCompaction } from "./apply-prepared.js";
 export type { CompactedMessages } from "./summarize-plan.js";
@@ -41,7 +40,8 @@ export class HistoryManager {
   readonly calibration: Calibration;
   /** The resolved policy every compaction of this manager follows (the wrapper's, when it made this manager). */
   readonly policy: CompactionPolicy;
-  /** The checkpointer's store: reading heads and checkpoints, the compare-and-swap, the recall index. */
+  /** The checkpointer's store (heads, checkpoints, the compare-and-swap, the recall index): its writes skip this
+   * manager's validation and lock, so it is not in the published types. @internal */
   readonly store: ThreadStore;
   private readonly settings: ManagerSettings;
   private overheadTokens?: number;

@@ -67,7 +67,7 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
    * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
    */
   recall?: boolean | RecallOptions;
-  /** Where the default summarizer looks for OPENAI_API_KEY and its settings. @default process.env */
+  /** Where the default summarizer looks for OPENAI_API_KEY and its settings (the library reads no environment of its own). @default {} */
   env?: Record<string, string | undefined>;
   /**
    * Told once per model when a reply's `usage_metadata` figure is not trusted (missing, not positive, or more than
@@ -212,7 +212,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
   }
-  const recall = resolveRecall(options.recall, options.env ?? process.env);
+  const recall = resolveRecall(options.recall, options.env ?? {});
   const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
     store: threadStoreFor(checkpointer, { recallLanguage: recall.language }),

@@ -30,9 +30,9 @@ export interface SummarizerChoice {
 }
 
 /**
- * The summarizer used when none is given: an `LlmSummarizer` over `ChatOpenAI` when `OPENAI_API_KEY` is set
- * (model `SUMMARY_MODEL`, default gpt-4o-mini; `OPENAI_BASE_URL` for any compatible server), otherwise the offline
- * `ExtractiveSummarizer`. With the key set but `@langchain/openai` not installed, the offline one, and a process
+ * The summarizer used when none is given: an `LlmSummarizer` over `ChatOpenAI` when `env` (nothing unless the caller
+ * passes it: the library reads no environment of its own) holds `OPENAI_API_KEY` (model `SUMMARY_MODEL`, default
+ * gpt-4o-mini; `OPENAI_BASE_URL` for any compatible server), otherwise the offline `ExtractiveSummarizer`. With the key set but `@langchain/openai` not installed, the offline one, and a process
  * warning (once) saying so: a missing package never stops compaction.
  */
 export function createDefaultSummarizer(options: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {}): Summarizer {
@@ -42,7 +42,7 @@ export function createDefaultSummarizer(options: { env?: Record<string, string |
 /** `given`, or the default summarizer (`createDefaultSummarizer`), with how it was chosen. */
 export function chooseSummarizer(
   given: Summarizer | undefined,
-  { env = process.env, counter }: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {},
+  { env = {}, counter }: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {},
 ): { summarizer: Summarizer; choice: SummarizerChoice } {
   const choose = (summarizer: Summarizer, source: SummarizerChoice["source"], why: string) => ({
     summarizer,
@@ -50,7 +50,7 @@ export function chooseSummarizer(
   });
   if (given) return choose(given, "given", "passed by the application");
   const apiKey = env.OPENAI_API_KEY;
-  if (!apiKey) return choose(new ExtractiveSummarizer({ counter }), "offline", "OPENAI_API_KEY is not set");
+  if (!apiKey) return choose(new ExtractiveSummarizer({ counter }), "offline", "no summarizer was given and `env` holds no OPENAI_API_KEY");
   if (!isInstalled("@langchain/openai")) {
     warnOnce();
     return choose(new ExtractiveSummarizer({ counter }), "offline-no-package", "OPENAI_API_KEY is set but @langchain/openai is not installed");

@@ -6,20 +6,21 @@ import { importOptional } from "../optional-dependency.js";
 import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
 
 export interface OpenAISummarizerOptions {
-  apiKey: string;
+  /** @default the OpenAI client's own: OPENAI_API_KEY in the process's environment */
+  apiKey?: string;
   /** @default "gpt-4o-mini" */
   model?: string;
-  /** Any OpenAI-compatible server (OPENAI_BASE_URL). */
+  /** Any OpenAI-compatible server. @default the OpenAI client's own: OPENAI_BASE_URL, else OpenAI */
   baseURL?: string;
 }
 
-export function createOpenAISummarizer({ apiKey, model = DEFAULT_SUMMARY_MODEL, baseURL }: OpenAISummarizerOptions): LlmSummarizer {
+export function createOpenAISummarizer({ apiKey, model = DEFAULT_SUMMARY_MODEL, baseURL }: OpenAISummarizerOptions = {}): LlmSummarizer {
   return new LlmSummarizer({
     modelName: model,
     loadModel: async () => {
       const { ChatOpenAI } = await importOptional("@langchain/openai", "the OpenAI summarizer", () => import("@langchain/openai"));
       return new ChatOpenAI({
-        apiKey,
+        ...(apiKey === undefined ? {} : { apiKey }),
         model,
         temperature: 0,
         // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.

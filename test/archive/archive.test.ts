@@ -14,7 +14,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { ToolOutputArchive } from "../../src/archive/archive.js";
 import { createArchiveReaderTool } from "../../src/archive/reader-tool.js";
 import { SqliteStore } from "../../src/archive/sqlite-store.js";
-import { pinMessage, validateHistory } from "../../src/index.js";
+import { pinMessage } from "../../src/index.js";
+import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { snapshot } from "../support/arbitrary-history.js";
 

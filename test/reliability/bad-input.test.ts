@@ -11,16 +11,8 @@ import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  CompactingSupervisor,
-  CompactionError,
-  ExtractiveSummarizer,
-  HistoryManager,
-  LlmSummarizer,
-  planCompaction,
-  TokenCounter,
-  type CompactingSupervisorOptions,
-} from "../../src/index.js";
+import { CompactingSupervisor, CompactionError, ExtractiveSummarizer, HistoryManager, LlmSummarizer, TokenCounter, type CompactingSupervisorOptions } from "../../src/index.js";
+import { planCompaction } from "../../src/internal.js";
 import { openPostgresStore, openSqliteStore } from "../../src/store/open.js";
 import { main } from "../../src/cli/main.js";
 import { createTestAgent, runTurns } from "../support/agents.js";

@@ -8,7 +8,8 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langcha
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { auditThread, ExtractiveSummarizer, getSummaryProvenance, HistoryManager, TokenCounter, validateHistory } from "../../src/index.js";
+import { auditThread, ExtractiveSummarizer, getSummaryProvenance, HistoryManager, TokenCounter } from "../../src/index.js";
+import { validateHistory } from "../../src/internal.js";
 import { buildHistory, history, historyShape, snapshot, text } from "../support/arbitrary-history.js";
 import { FUZZ_SEED, recordFigures, size } from "../support/reliability.js";
 

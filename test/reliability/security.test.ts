@@ -13,7 +13,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { CompactingSupervisor, CompactionError, createDefaultSummarizer, getSummaryProvenance, HistoryManager, searchHistory, type CompactionReport } from "../../src/index.js";
+import { CompactingSupervisor, CompactionError, getSummaryProvenance, HistoryManager, searchHistory, type CompactionReport } from "../../src/index.js";
+import { createDefaultSummarizer } from "../../src/internal.js";
 import { recallBackendFor } from "../../src/recall/search.js";
 import { threadKey } from "../../src/store/recall-index/sqlite-index.js";
 import { main } from "../../src/cli/main.js";
@@ -126,7 +127,9 @@ describe("security basics", () => {
     const saver = SqliteSaver.fromConnString(path);
     const errors: unknown[] = [];
     const { agent } = createTestAgent(saver);
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 250, summaryTokens: 64, background: false, circuitBreaker: false, onCompactionError: (error) => void errors.push(error) });
+    // The library reads no environment of its own: the key chooses the summarizer only through `env`.
+    expect(new CompactingSupervisor(agent, { tokenLimit: 250 }).summarizer.name).toBe("extractive");
+    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 250, summaryTokens: 64, background: false, circuitBreaker: false, env: process.env, onCompactionError: (error) => void errors.push(error) });
     expect(supervisor.summarizer.name).toBe("llm");
     await runTurns(supervisor as never, "keys", 7);
     expect(errors.length).toBeGreaterThan(0);

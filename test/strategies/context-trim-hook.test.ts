@@ -8,7 +8,9 @@ import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createContextTrimHook, TokenCounter, validateHistory, type StrategyReport } from "../../src/index.js";
+import { TokenCounter } from "../../src/index.js";
+import { createContextTrimHook, type StrategyReport } from "../../src/strategies.js";
+import { validateHistory } from "../../src/internal.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 const counter = new TokenCounter();

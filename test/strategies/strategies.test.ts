@@ -5,7 +5,9 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createPipeline, createStrategy, ExtractiveSummarizer, getSummaryProvenance, listStrategies, pinMessage, TokenCounter, validateHistory, type Strategy, type Summarizer } from "../../src/index.js";
+import { ExtractiveSummarizer, getSummaryProvenance, pinMessage, TokenCounter, type Summarizer } from "../../src/index.js";
+import { createPipeline, createStrategy, listStrategies, type Strategy } from "../../src/strategies.js";
+import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { generateHistory } from "../../scripts/workload/history.js";
 import { history, snapshot } from "../support/arbitrary-history.js";

@@ -3,7 +3,7 @@
  * spread over the whole conversation, and a scorer that finds a fact when present and misses it when removed.
  */
 import { describe, expect, it } from "vitest";
-import { validateHistory } from "../../src/index.js";
+import { validateHistory } from "../../src/internal.js";
 import { generateConversation, probeQuestion } from "../../scripts/workload/conversation.js";
 import { conversationMessages } from "../../scripts/workload/conversation-messages.js";
 import { isRetained, scoreRetention, visibleText } from "../../scripts/workload/retention.js";

@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { auditThread, CompactingSupervisor, getSummaryProvenance, validateHistory, type CompactionReport, type StrategyInput } from "../../src/index.js";
+import { auditThread, CompactingSupervisor, getSummaryProvenance, type CompactionReport } from "../../src/index.js";
+import { type StrategyInput } from "../../src/strategies.js";
+import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 

@@ -35,7 +35,7 @@ describe("the summarizer is chosen once and said once", () => {
     expect(compactions).toBeGreaterThan(1);
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ code: "SUMMARIZER_CHOSEN", source: "offline", name: "extractive" });
-    expect(notices[0]!.message).toMatch(/extractive summarizer: OPENAI_API_KEY is not set/);
+    expect(notices[0]!.message).toMatch(/extractive summarizer: no summarizer was given and `env` holds no OPENAI_API_KEY/);
     expect(supervisor.compactionHealth("notice").summarizer).toEqual(supervisor.summarizerChoice);
   });
 

@@ -110,7 +110,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.records = new ThreadRecords(resolved.maxThreads);
     this.breaker = resolved.breaker;
     // The engine, given the policy already resolved: nothing is validated or defaulted twice.
-    const recall = resolveRecall(options.recall, options.env ?? process.env);
+    const recall = resolveRecall(options.recall, options.env ?? {});
     const events = new CompactionEvents(
       { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
       resolved.summarizerChoice,

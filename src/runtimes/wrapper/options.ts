@@ -27,7 +27,7 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    * @default TOKEN_LIMIT from `env` (required when that is not set)
    */
   tokenLimit?: number;
-  /** @default ExtractiveSummarizer offline; LlmSummarizer over ChatOpenAI when OPENAI_API_KEY is set */
+  /** @default ExtractiveSummarizer, offline (an LlmSummarizer over ChatOpenAI when `env` holds OPENAI_API_KEY) */
   summarizer?: Summarizer;
   /**
    * The model the agents talk to: a name ("gpt-4o") or a chat model (its name is read). Picks the tokenizer and the
@@ -36,7 +36,8 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   model?: string | BaseChatModel;
   /**
    * Where unset options are read from: TOKEN_LIMIT, COMPACTION_RATIO and TOKEN_MODEL (as the script reads them),
-   * OPENAI_API_KEY and the rest for the default summarizer. Pass `{}` to read nothing. @default process.env
+   * OPENAI_API_KEY and the rest for the default summarizer, HISTORY_SEARCH_TOOL. The library reads no environment of
+   * its own: pass the process's environment here to configure a wrapper the way the script is. @default {} (nothing is read)
    */
   env?: Record<string, string | undefined>;
   /**
@@ -155,8 +156,8 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   if (typeof options !== "object" || options === null) {
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
   }
-  const env = options.env ?? process.env;
-  if (typeof env !== "object" || env === null) throw invalidArgument("env", env, "an object of environment variables, e.g. process.env or {}");
+  const env = options.env ?? {};
+  if (typeof env !== "object" || env === null) throw invalidArgument("env", env, "an object of environment variables, e.g. {} or the process's environment");
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
@@ -168,7 +169,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     { skip: cutInCode ? ["compactionRatio"] : [] },
   );
   const tokenLimit = merged.tokenLimit;
-  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or set TOKEN_LIMIT)");
+  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or TOKEN_LIMIT in `env`)");
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env });
   const policy = resolvePolicy(
     {
