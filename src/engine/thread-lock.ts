@@ -5,6 +5,7 @@
  */
 export class ThreadLocks {
   private readonly tails = new WeakMap<object, Map<string, Promise<unknown>>>();
+  private readonly queued = new WeakMap<object, Map<string, number>>();
 
   /** Run `task` once every earlier task on (`store`, `threadId`) has settled. */
   run<T>(store: object, threadId: string, task: () => Promise<T>): Promise<T> {
@@ -13,8 +14,20 @@ export class ThreadLocks {
       byThread = new Map();
       this.tails.set(store, byThread);
     }
+    let queued = this.queued.get(store);
+    if (!queued) {
+      queued = new Map();
+      this.queued.set(store, queued);
+    }
+    queued.set(threadId, (queued.get(threadId) ?? 0) + 1);
+    const start = () => {
+      const left = queued.get(threadId)! - 1;
+      if (left === 0) queued.delete(threadId);
+      else queued.set(threadId, left);
+      return task();
+    };
     const previous = byThread.get(threadId) ?? Promise.resolve();
-    const result = previous.then(task, task);
+    const result = previous.then(start, start);
     const tail = result.then(
       () => undefined,
       () => undefined,
@@ -24,6 +37,11 @@ export class ThreadLocks {
       if (byThread.get(threadId) === tail) byThread.delete(threadId);
     });
     return result;
+  }
+
+  /** Tasks on (`store`, `threadId`) waiting for an earlier one to settle (not started yet). */
+  waiting(store: object, threadId: string): number {
+    return this.queued.get(store)?.get(threadId) ?? 0;
   }
 
   /** Resolves once every task queued so far on (`store`, `threadId`) has settled. */

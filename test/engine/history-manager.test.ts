@@ -2,6 +2,7 @@ import { AIMessage, BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
+import { summaryLocks } from "../../src/engine/thread-lock.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
@@ -122,20 +123,28 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     await seedThread(agent, "locked", 9);
     let running = 0;
     let overlap = 0;
+    let queuedBehind = 0;
+    // The first summary holds until the other two compactions are queued behind it on the summary lock, or until a
+    // second summary starts beside it (the overlap this test exists to catch): no timer decides.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const extractive = new ExtractiveSummarizer();
-    const slow: Summarizer = {
-      name: "slow",
+    const held: Summarizer = {
+      name: "held",
       async summarize(input) {
         running++;
         overlap = Math.max(overlap, running);
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        queuedBehind = Math.max(queuedBehind, summaryLocks.waiting(store.saver, "locked"));
+        if (running > 1 || summaryLocks.waiting(store.saver, "locked") === 2) release();
+        await released;
         running--;
         return extractive.summarize(input);
       },
     };
-    const managers = [0, 1, 2].map(() => new HistoryManager({ checkpointer: store.saver, summarizer: slow }));
+    const managers = [0, 1, 2].map(() => new HistoryManager({ checkpointer: store.saver, summarizer: held }));
     const reports = await Promise.all(managers.map((manager) => manager.compactThread({ configurable: { thread_id: "locked" } })));
     expect(overlap).toBe(1);
+    expect(queuedBehind).toBe(2);
     expect(reports.every((report) => report.attempts === 1)).toBe(true);
     expect(validateHistory((await agent.getState({ configurable: { thread_id: "locked" } })).values.messages as BaseMessage[])).toEqual([]);
   });

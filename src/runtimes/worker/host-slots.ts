@@ -20,6 +20,8 @@ const RECHECK_MS = 1_000;
 export interface HostSlot {
   /** Gives the slot back (at once: the next try anywhere on the machine can take it). */
   release(): void;
+  /** Waiters (in any process) connected to this slot, to be woken when it is given back. */
+  waiting(): number;
 }
 
 export class HostSlots {
@@ -117,6 +119,7 @@ function holding(server: Server): HostSlot {
       for (const waiter of waiters.get(server) ?? []) waiter.destroy();
       waiters.delete(server);
     },
+    waiting: () => waiters.get(server)?.size ?? 0,
   };
 }
 
