@@ -3,6 +3,9 @@ import { parseArgs } from "node:util";
 import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
 import { validateKeep } from "../engine/prune.js";
 import { numberOf, resolvePolicy, withEnvironment, type CompactionPolicy } from "../engine/policy.js";
+import { TOKEN_LIMIT_RULE } from "../tokens/models.js";
+import { modelNameOf } from "../tokens/model-option.js";
+import { RATIO_RULE } from "../validate-ratio.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { createDefaultSummarizer } from "../summarizers/default.js";
@@ -164,7 +167,7 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
     // A usage error (exit 2), not a bad store (exit 4, which --db / --postgres errors map to).
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "store", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
   }
-  const counter = new TokenCounter({ model: options.model ?? (env.TOKEN_MODEL?.trim() || undefined) });
+  const counter = new TokenCounter({ model: modelNameOf(options.model, "--model") ?? (env.TOKEN_MODEL?.trim() || undefined) });
   const summarizer = createSummarizer(options, env, counter);
   const policy = resolveScriptPolicy(options, env, command, summarizer);
   const recallLanguage = options.language;
@@ -190,10 +193,10 @@ function resolveScriptPolicy(options: ParsedOptions, env: NodeJS.ProcessEnv, com
   const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
   // A number of tokens, or a fraction (<= 1) of the model's context window, as TOKEN_LIMIT (resolvePolicy checks the
   // rest); a value that is no positive number is named as typed.
-  if (rawLimit !== undefined && !(numberOf(limitFlag, rawLimit) > 0)) throw invalidArgument(limitFlag, rawLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window");
+  if (rawLimit !== undefined && !(numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE) > 0)) throw invalidArgument(limitFlag, rawLimit, TOKEN_LIMIT_RULE);
   const flags = {
-    tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit),
-    compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio),
+    tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE),
+    compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio, RATIO_RULE),
     model: options.model,
   };
   const { options: merged, names } = withEnvironment(flags, env);

@@ -17,7 +17,8 @@ import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
 import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
-import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
+import { environmentOf, isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
+import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
@@ -30,7 +31,7 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   /**
    * A policy resolved with `resolvePolicy` (shared with other entry points), instead of the policy options
    * (tokenLimit, compactionRatio, compactionTarget, keepTokens, targetTokens, summaryTokens, hardLimit,
-   * recoveryRatio, contextWindow, tokenModel), which are then not given.
+   * recoveryRatio, lateness, contextWindow, model), which are then not given.
    */
   policy?: CompactionPolicy;
   /** Default: LlmSummarizer over `summaryModel` when given, else as `createDefaultSummarizer` decides from `env`. */
@@ -43,8 +44,8 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   fallbackSummarizer?: Summarizer | "extractive";
   /** The chat model an LlmSummarizer writes the summaries with (ignored when `summarizer` is given). */
   summaryModel?: BaseChatModel;
-  /** Model name for the tokenizer and the window of fractional limits. @default "gpt-4o" */
-  tokenModel?: string;
+  /** The model the agents talk to, by name or as the chat model: the tokenizer and the window of fractional limits. @default "gpt-4o" */
+  model?: ModelOption;
   /** A shared counter (its cache makes repeated counts cheap). */
   counter?: TokenCounter;
   /** Messages never summarized, besides those marked with `pinMessage`. */
@@ -144,7 +145,7 @@ export interface ManagerSettings {
   keepCheckpoints?: number;
 }
 
-const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "tokenModel"] as const;
+const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model"] as const;
 
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
@@ -183,8 +184,10 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   const given = POLICY_KEYS.filter((key) => options[key] !== undefined);
   if (options.policy && given.length > 0) throw invalidArgument(given[0]!, options[given[0]!], `left out when a resolved policy is given (the policy sets it)`);
   const chosen = summarizer ?? (options.summaryModel ? new LlmSummarizer({ model: options.summaryModel }) : undefined);
-  const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? options.tokenModel });
-  const resolvedSummarizer = chosen ?? createDefaultSummarizer({ env: options.env, counter });
+  const model = modelNameOf(options.model);
+  const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
+  const env = environmentOf(options.env);
+  const resolvedSummarizer = chosen ?? createDefaultSummarizer({ env, counter });
   const policy =
     options.policy ??
     resolvePolicy(
@@ -199,7 +202,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
         recoveryRatio: options.recoveryRatio,
         lateness: options.lateness,
         contextWindow: options.contextWindow,
-        model: options.tokenModel ?? counter.model,
+        model: model ?? counter.model,
       },
       { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS },
     );
@@ -212,7 +215,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
   }
-  const recall = resolveRecall(options.recall, options.env ?? {});
+  const recall = resolveRecall(options.recall, env);
   const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
     store: threadStoreFor(checkpointer, { recallLanguage: recall.language }),

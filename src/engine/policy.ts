@@ -4,9 +4,10 @@
  * into one typed object that every entry point — the wrapper, `HistoryManager`, the summarize strategy, the
  * script — passes down unchanged, so the same thread with the same options gets the same plan wherever it runs.
  */
-import { CompactionError, invalidArgument } from "../errors.js";
-import { DEFAULT_MODEL, resolveModel, resolveTokenLimit } from "../tokens/models.js";
-import { validateRatio } from "../validate-ratio.js";
+import { invalidArgument } from "../errors.js";
+import { DEFAULT_MODEL, resolveModel, resolveTokenLimit, TOKEN_LIMIT_RULE } from "../tokens/models.js";
+import { RATIO_RULE, validateRatio } from "../validate-ratio.js";
+import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, type PlanOptions } from "./plan.js";
 
 /**
@@ -84,8 +85,11 @@ export interface CompactionPolicyOptions {
    * limit waits. @default 2
    */
   lateness?: number;
-  /** The model the agents talk to: picks the tokenizer and the window of fractional limits. @default "gpt-4o" */
-  model?: string;
+  /**
+   * The model the agents talk to, by name or as the chat model (its name is read): picks the tokenizer and the
+   * window of fractional limits. @default "gpt-4o"
+   */
+  model?: ModelOption;
   /** The model's context window in tokens, for fractional limits with a model this library does not know. */
   contextWindow?: number;
 }
@@ -140,8 +144,7 @@ export function isCompactionPolicy(value: unknown): value is CompactionPolicy {
 export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxTokens = Number.POSITIVE_INFINITY, names = {} }: { summarizerMaxTokens?: number; names?: OptionNames } = {}): CompactionPolicy {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
   const name = (key: keyof CompactionPolicyOptions) => names[key] ?? key;
-  const model = options.model ?? DEFAULT_MODEL;
-  if (typeof model !== "string" || model.trim() === "") throw invalidArgument(name("model"), model, 'a model name such as "gpt-4o"');
+  const model = modelNameOf(options.model, name("model")) ?? DEFAULT_MODEL;
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)) {
     throw invalidArgument(name("contextWindow"), options.contextWindow, "an integer number of tokens >= 100");
   }
@@ -204,6 +207,17 @@ export function planOptionsOf(policy: CompactionPolicy): Pick<PlanOptions, "comp
 export const POLICY_ENVIRONMENT = { tokenLimit: "TOKEN_LIMIT", compactionRatio: "COMPACTION_RATIO", model: "TOKEN_MODEL" } as const;
 
 /**
+ * The `env` option every entry point takes: where options not given are read from (nothing when not given: the
+ * library reads no environment of its own).
+ * @throws CompactionError INVALID_ARGUMENT naming `env` and its value.
+ */
+export function environmentOf(env: unknown): Record<string, string | undefined> {
+  if (env === undefined) return {};
+  if (typeof env !== "object" || env === null) throw invalidArgument("env", env, "an object of environment variables, e.g. {} or the process's environment");
+  return env as Record<string, string | undefined>;
+}
+
+/**
  * The policy options set in `env` — TOKEN_LIMIT (tokens, or a fraction <= 1 of the window), COMPACTION_RATIO and
  * TOKEN_MODEL; an empty value is unset. The wrapper and the script read them the same way: an option given in code
  * (or on the command line) wins over the environment.
@@ -213,9 +227,9 @@ export function policyFromEnv(env: Record<string, string | undefined>): Compacti
   const options: CompactionPolicyOptions = {};
   const raw = (key: string) => (env[key]?.trim() ? env[key]!.trim() : undefined);
   const limit = raw(POLICY_ENVIRONMENT.tokenLimit);
-  if (limit !== undefined) options.tokenLimit = numberOf(POLICY_ENVIRONMENT.tokenLimit, limit);
+  if (limit !== undefined) options.tokenLimit = numberOf(POLICY_ENVIRONMENT.tokenLimit, limit, TOKEN_LIMIT_RULE);
   const ratio = raw(POLICY_ENVIRONMENT.compactionRatio);
-  if (ratio !== undefined) options.compactionRatio = numberOf(POLICY_ENVIRONMENT.compactionRatio, ratio);
+  if (ratio !== undefined) options.compactionRatio = numberOf(POLICY_ENVIRONMENT.compactionRatio, ratio, RATIO_RULE);
   const model = raw(POLICY_ENVIRONMENT.model);
   if (model !== undefined) options.model = model;
   return options;
@@ -242,11 +256,12 @@ export function withEnvironment(
   return { options, names };
 }
 
-/** The number a setting spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it. */
-export function numberOf(parameter: string, raw: string): number {
+/**
+ * The number a setting typed as text spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it with `rule`
+ * (the rule of the option it sets, so a flag or a variable is refused as the option is).
+ */
+export function numberOf(parameter: string, raw: string, rule = "a number"): number {
   const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isFinite(value)) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter, value: raw, message: `${parameter} must be a number; got ${JSON.stringify(raw)}` });
-  }
+  if (raw.trim() === "" || !Number.isFinite(value)) throw invalidArgument(parameter, raw, rule);
   return value;
 }

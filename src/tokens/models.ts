@@ -131,13 +131,16 @@ export const MIN_LIMIT_TOKENS = 100;
  * @throws CompactionError INVALID_ARGUMENT naming `parameter`: not a positive number, a fraction of the window of a
  *   model whose window is unknown (pass contextWindow), or under 100 tokens once resolved.
  */
+/** What a token limit must be (`tokenLimit`, `hardLimit`, `--limit`, TOKEN_LIMIT): one rule, one message. */
+export const TOKEN_LIMIT_RULE = "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window";
+
 export function resolveTokenLimit(
   limit: unknown,
   model: string = DEFAULT_MODEL,
   { parameter = "tokenLimit", contextWindow }: { parameter?: string; contextWindow?: number } = {},
 ): number {
   if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0) {
-    throw invalidArgument(parameter, limit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window");
+    throw invalidArgument(parameter, limit, TOKEN_LIMIT_RULE);
   }
   const info = resolveModel(model);
   if (limit <= 1 && contextWindow === undefined && !info.known) {

@@ -4,14 +4,18 @@ import { countMessageTokens, REPLY_PRIMING_TOKENS } from "./chat-format.js";
 import { DEFAULT_ENGINE, ENGINE_NAMES, getEngine, type EngineName, type TokenizerEngine } from "./engines.js";
 import { DEFAULT_CACHE_BYTES, MessageTokenCache } from "./message-cache.js";
 import { DEFAULT_MODEL, resolveModel, type ModelInfo } from "./models.js";
+import { modelNameOf, type ModelOption } from "./model-option.js";
 import { countBounded, type SplitOptions } from "./split.js";
 import { countToolDefinitions, type ToolDefinitionLike } from "./tool-definitions.js";
 
 const SHORT_TEXT_LENGTH = 48;
 
 export interface TokenCounterOptions extends SplitOptions {
-  /** Picks the encoding and the context window. Unknown names fall back to o200k_base. @default "gpt-4o" */
-  model?: string;
+  /**
+   * The model, by name or as the chat model (its name is read): picks the encoding and the context window. Unknown
+   * names fall back to o200k_base. @default "gpt-4o"
+   */
+  model?: ModelOption;
   /** The tokenizer implementation. @default "gpt-tokenizer" */
   engine?: EngineName;
   /**
@@ -45,12 +49,10 @@ export class TokenCounter {
   private readonly encodeMessage = (message: BaseMessage): number => countMessageTokens(message, this.countTextBound);
   private readonly countTextBound = (text: string): number => this.countText(text);
 
-  constructor({ model = DEFAULT_MODEL, engine = DEFAULT_ENGINE, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
+  constructor({ model: given, engine = DEFAULT_ENGINE, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
     if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
     this.cache = new MessageTokenCache(cacheBytes);
-    if (typeof model !== "string" || model.trim() === "") {
-      throw invalidArgument("model", model, 'a model name such as "gpt-4o"');
-    }
+    const model = modelNameOf(given) ?? DEFAULT_MODEL;
     if (!ENGINE_NAMES.includes(engine)) {
       throw invalidArgument("engine", engine, `one of ${ENGINE_NAMES.map((name) => `"${name}"`).join(", ")}`);
     }

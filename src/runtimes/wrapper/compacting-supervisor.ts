@@ -15,7 +15,7 @@ import { TokenCounter } from "../../tokens/token-counter.js";
 import { CircuitBreaker, type BreakerHealth } from "../../engine/circuit-breaker.js";
 import { CompactionEvents } from "./compaction-events.js";
 import { resolveOptions, type CompactingSupervisorOptions } from "./options.js";
-import type { CompactionPolicy } from "../../engine/policy.js";
+import { environmentOf, type CompactionPolicy } from "../../engine/policy.js";
 import type { Summarizer } from "../../summarizers/types.js";
 import type { SummarizerChoice } from "../../summarizers/default.js";
 import { isContextOverflowError } from "./overflow.js";
@@ -110,7 +110,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.records = new ThreadRecords(resolved.maxThreads);
     this.breaker = resolved.breaker;
     // The engine, given the policy already resolved: nothing is validated or defaulted twice.
-    const recall = resolveRecall(options.recall, options.env ?? {});
+    const recall = resolveRecall(options.recall, environmentOf(options.env));
     const events = new CompactionEvents(
       { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
       resolved.summarizerChoice,
@@ -121,6 +121,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       recall: recall.enabled && { language: recall.language, announce: recall.announce },
       summaryRole: options.summaryRole,
       summaryTimeoutMs: options.summaryTimeoutMs,
+      maxWriteAttempts: options.maxWriteAttempts,
       summarizer: resolved.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
       pinned: options.pinned,

@@ -12,11 +12,12 @@ import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
 import { validateKeep } from "../../engine/prune.js";
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-import { resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
+import { environmentOf, resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
-import { DEFAULT_MODEL } from "../../tokens/models.js";
+import { modelNameOf } from "../../tokens/model-option.js";
+import { TOKEN_LIMIT_RULE } from "../../tokens/models.js";
 import type { UsageIgnoredNotice } from "../../engine/calibration.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
@@ -75,6 +76,8 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   summaryRole?: SummaryRole;
   /** A summary slower than this is abandoned; nothing is written. @default 120000 */
   summaryTimeoutMs?: number;
+  /** Compare-and-swap attempts before a compaction reports a conflict (as `HistoryManager`'s). @default 3 */
+  maxWriteAttempts?: number;
   /** Called after every compaction that wrote a checkpoint. */
   onCompaction?: (report: CompactedReport) => void | Promise<void>;
   /** Called when a compaction fails (nothing was written; the turn's result is unaffected). */
@@ -138,38 +141,23 @@ export interface ResolvedOptions {
   keepCheckpoints?: number;
 }
 
-function modelNameOf(model: CompactingSupervisorOptions["model"]): string {
-  if (model === undefined) return DEFAULT_MODEL;
-  if (typeof model === "string") {
-    if (model.trim() === "") throw invalidArgument("model", model, 'a model name such as "gpt-4o", or a chat model');
-    return model;
-  }
-  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") {
-    const candidate = model as unknown as { model?: unknown; modelName?: unknown };
-    const name = candidate.model ?? candidate.modelName;
-    return typeof name === "string" && name ? name : DEFAULT_MODEL;
-  }
-  throw invalidArgument("model", model, 'a model name such as "gpt-4o", or a chat model');
-}
-
 export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
   }
-  const env = options.env ?? {};
-  if (typeof env !== "object" || env === null) throw invalidArgument("env", env, "an object of environment variables, e.g. {} or the process's environment");
+  const env = environmentOf(options.env);
   if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   }
   // A cut chosen in code is not overruled by the environment's ratio.
   const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined;
   const { options: merged, names } = withEnvironment(
-    { tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: options.model === undefined ? undefined : modelNameOf(options.model) },
+    { tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: modelNameOf(options.model) },
     env,
     { skip: cutInCode ? ["compactionRatio"] : [] },
   );
   const tokenLimit = merged.tokenLimit;
-  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window (or TOKEN_LIMIT in `env`)");
+  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or TOKEN_LIMIT in \`env\`)`);
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env });
   const policy = resolvePolicy(
     {
@@ -181,7 +169,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
       hardLimit: options.hardLimit,
       recoveryRatio: options.recoveryRatio,
       lateness: options.lateness,
-      model: merged.model ?? DEFAULT_MODEL,
+      model: merged.model,
       contextWindow: options.contextWindow,
     },
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },

@@ -1,0 +1,177 @@
+/**
+ * One option schema: the same bad value of an option, given to the wrapper, the middleware, the node, the worker and
+ * `HistoryManager` — and, for the options the script has a flag for, to the script — is refused with the same code
+ * and the same rule, naming the option as the user spelled it and the value as it was given. Each option has one
+ * rule in one place (engine/policy.ts, engine/model-option.ts, engine/manager-options.ts, engine/prune.ts), whatever
+ * the runtime.
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CompactionError } from "../../src/errors.js";
+import { HistoryManager } from "../../src/engine/history-manager.js";
+import { main } from "../../src/cli/main.js";
+import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
+import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { CompactionWorker } from "../../src/runtimes/worker/compaction-worker.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { createStore, type TestStore } from "../support/savers.js";
+
+let store: TestStore;
+let graph: ReturnType<typeof createReactAgent>;
+beforeAll(async () => {
+  store = await createStore("sqlite");
+  graph = createReactAgent({ llm: new ScriptedChatModel({ reply: () => ({ content: "Noted." }) }), tools: [], checkpointer: store.saver });
+  await graph.invoke({ messages: [new HumanMessage("The invoice total is 4,200 EUR.")] }, { configurable: { thread_id: "stored" } });
+});
+afterAll(async () => await store.close());
+
+type Options = Record<string, unknown>;
+const BASE = { tokenLimit: 1_000 };
+
+/** Every runtime, built with `options` on top of a valid limit. */
+const RUNTIMES: Record<string, (options: Options) => unknown> = {
+  wrapper: (options) => new CompactingSupervisor(graph, { ...BASE, ...options }),
+  middleware: (options) => compactionMiddleware({ ...BASE, ...options }),
+  node: (options) => compactionNode({ ...BASE, ...options }),
+  worker: (options) => new CompactionWorker(store.saver, { ...BASE, ...options }),
+  HistoryManager: (options) => new HistoryManager({ checkpointer: store.saver, ...BASE, ...options }),
+};
+
+/** Bad values of the options every runtime takes. */
+const SHARED: Array<[string, unknown]> = [
+  ["tokenLimit", -1],
+  ["tokenLimit", "x"],
+  ["tokenLimit", 0],
+  ["compactionRatio", 1.5],
+  ["compactionRatio", 0],
+  ["compactionTarget", 2],
+  ["keepTokens", -5],
+  ["keepTokens", 1.5],
+  ["summaryTokens", 3],
+  ["hardLimit", -1],
+  ["recoveryRatio", 3],
+  ["lateness", -1],
+  ["lateness", 0.5],
+  ["model", ""],
+  ["model", 5],
+  ["contextWindow", 5],
+  ["summarizer", {}],
+  ["fallbackSummarizer", "abstractive"],
+  ["summaryTimeoutMs", -1],
+  ["maxWriteAttempts", 0],
+  ["recall", "yes"],
+  ["recall", { announce: "no" }],
+  ["summaryRole", "robot"],
+  ["pinned", "x"],
+  ["env", 5],
+];
+
+/** Options only some runtimes take, with the runtimes that take them. */
+const PARTIAL: Array<[string, unknown, string[]]> = [
+  ["keepCheckpoints", 0, ["wrapper", "worker", "HistoryManager"]],
+  ["keepCheckpoints", 1.5, ["wrapper", "worker", "HistoryManager"]],
+  ["circuitBreaker", 5, ["wrapper", "middleware", "node"]],
+  ["circuitBreaker", { failureThreshold: 0 }, ["wrapper", "middleware", "node"]],
+  ["background", "yes", ["wrapper", "middleware", "node"]],
+];
+
+/** The script's flag for an option, and the values a user would type for the bad values above. */
+const FLAGS: Array<[string, string, string]> = [
+  ["tokenLimit", "--limit", "-1"],
+  ["tokenLimit", "--limit", "x"],
+  ["tokenLimit", "--limit", "0"],
+  ["compactionRatio", "--ratio", "1.5"],
+  ["compactionRatio", "--ratio", "0"],
+  ["model", "--model", ""],
+  ["keepCheckpoints", "--keep", "0"],
+  ["keepCheckpoints", "--keep", "1.5"],
+];
+
+interface Refusal {
+  code: string;
+  parameter: string;
+  rule: string;
+  value: string;
+}
+
+/** An INVALID_ARGUMENT message read as its parts: `<parameter> must be <rule>; got <value>.` */
+function refusal(error: unknown): Refusal {
+  expect(CompactionError.isInstance(error), String(error)).toBe(true);
+  const { code, message } = error as CompactionError;
+  const parts = /^(\S+) must be (.+); got (.+)\.$/.exec(message);
+  expect(parts, message).not.toBeNull();
+  return { code, parameter: parts![1]!, rule: parts![2]!, value: parts![3]! };
+}
+
+function refusalOf(make: (options: Options) => unknown, options: Options): Refusal {
+  try {
+    make(options);
+  } catch (error) {
+    return refusal(error);
+  }
+  throw new Error(`accepted ${JSON.stringify(options)}`);
+}
+
+/** The value as an error names it: JSON, as typed. */
+const named = (value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? String(value) : JSON.stringify(value));
+
+/** Every runtime's refusal is the first one's; it names the option (or its field) and, for a plain value, the value. */
+function expectOneRefusal(option: string, value: unknown, runtimes: string[]): void {
+  const refusals = runtimes.map((runtime) => ({ runtime, ...refusalOf(RUNTIMES[runtime]!, { [option]: value }) }));
+  const { runtime: _, ...first } = refusals[0]!;
+  expect(first.code).toBe("INVALID_ARGUMENT");
+  expect(first.parameter === option || first.parameter.startsWith(`${option}.`), first.parameter).toBe(true);
+  if (typeof value !== "object" || value === null) expect(first.value).toBe(named(value));
+  for (const { runtime, ...said } of refusals) expect({ runtime, ...said }).toEqual({ runtime, ...first });
+}
+
+describe("one option schema", () => {
+  it.each(SHARED)("%s = %j: the same code and message from every runtime", (option, value) => {
+    expectOneRefusal(option, value, Object.keys(RUNTIMES));
+  });
+
+  it.each(PARTIAL)("%s = %j: the same code and message from every runtime that takes it", (option, value, runtimes) => {
+    expectOneRefusal(option, value, runtimes);
+  });
+
+  it.each(FLAGS)("the script's flag for %s (%s %j): the rule the runtimes give", async (option, flag, typed) => {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    let code: number;
+    try {
+      const command = option === "keepCheckpoints" ? ["prune", "stored"] : ["inspect", "stored"];
+      code = await main([...command, "--db", store.location.path!, `${flag}=${typed}`], {});
+    } finally {
+      write.mockRestore();
+    }
+    expect(code, lines.join("")).toBe(2);
+    const line = lines.join("").trim().replace(/^compact-thread: /, "");
+    const parts = /^(\S+) must be (.+); got (.+)\.$/.exec(line);
+    expect(parts, line).not.toBeNull();
+    const [, parameter, rule, value] = parts!;
+    // The runtimes' rule for the value the flag spells (a number where it spells one).
+    const spelled = typed.trim() !== "" && Number.isFinite(Number(typed)) ? Number(typed) : typed;
+    const runtime = option === "keepCheckpoints" ? RUNTIMES.wrapper! : RUNTIMES.middleware!;
+    expect({ parameter, rule }).toEqual({ parameter: flag, rule: refusalOf(runtime, { [option]: spelled }).rule });
+    // The value as typed, or the number it spells.
+    expect([JSON.stringify(typed), named(spelled)]).toContain(value);
+  });
+
+  it("--limit 0.5 and TOKEN_LIMIT=0.5 mean the same limit: half of the model's window", async () => {
+    const limitOf = async (args: string[], env: Record<string, string>) => {
+      const lines: string[] = [];
+      const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
+      try {
+        expect(await main(["inspect", "stored", "--db", store.location.path!, "--json", ...args], env)).toBe(0);
+      } finally {
+        write.mockRestore();
+      }
+      return (JSON.parse(lines.join("")) as { limit: number }).limit;
+    };
+    const flag = await limitOf(["--limit", "0.5"], {});
+    expect(flag).toBe(64_000);
+    expect(await limitOf([], { TOKEN_LIMIT: "0.5" })).toBe(flag);
+  });
+});
