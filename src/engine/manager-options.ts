@@ -13,7 +13,7 @@ import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { LlmSummarizer } from "../summarizers/llm.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
 import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
@@ -164,9 +164,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
       message: `checkpointer must be a LangGraph checkpoint saver (MemorySaver, SqliteSaver, PostgresSaver...); got ${checkpointer === undefined ? "none" : typeof checkpointer}`,
     });
   }
-  if (summarizer !== undefined && typeof (summarizer as Summarizer).summarize !== "function") {
-    throw invalidArgument("summarizer", summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
-  }
+  validateSummarizer(summarizer);
   const summaryTimeoutMs = options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
   if (!Number.isFinite(summaryTimeoutMs) || summaryTimeoutMs <= 0) {
     throw invalidArgument("summaryTimeoutMs", summaryTimeoutMs, "a positive number of milliseconds");

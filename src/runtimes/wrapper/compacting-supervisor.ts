@@ -9,13 +9,12 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, describeValue, requireThreadId } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import { resolveRecall } from "../../engine/manager-options.js";
 import { resolveStrategy } from "../../strategies/registry.js";
 import { TokenCounter } from "../../tokens/token-counter.js";
 import { CircuitBreaker, type BreakerHealth } from "../../engine/circuit-breaker.js";
 import { CompactionEvents } from "./compaction-events.js";
 import { resolveOptions, type CompactingSupervisorOptions } from "./options.js";
-import { environmentOf, type CompactionPolicy } from "../../engine/policy.js";
+import type { CompactionPolicy } from "../../engine/policy.js";
 import type { Summarizer } from "../../summarizers/types.js";
 import type { SummarizerChoice } from "../../summarizers/default.js";
 import { isContextOverflowError } from "./overflow.js";
@@ -109,8 +108,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
     this.records = new ThreadRecords(resolved.maxThreads);
     this.breaker = resolved.breaker;
-    // The engine, given the policy already resolved: nothing is validated or defaulted twice.
-    const recall = resolveRecall(options.recall, environmentOf(options.env));
+    // The engine, given the policy and the summarizer already resolved: nothing is validated or defaulted twice.
     const events = new CompactionEvents(
       { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
       resolved.summarizerChoice,
@@ -118,7 +116,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const manager = new HistoryManager({
       checkpointer,
       policy: resolved.policy,
-      recall: recall.enabled && { language: recall.language, announce: recall.announce },
+      recall: options.recall,
+      env: options.env,
       summaryRole: options.summaryRole,
       summaryTimeoutMs: options.summaryTimeoutMs,
       maxWriteAttempts: options.maxWriteAttempts,

@@ -15,7 +15,7 @@ import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions }
 import { environmentOf, resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
 import { modelNameOf } from "../../tokens/model-option.js";
 import { TOKEN_LIMIT_RULE } from "../../tokens/models.js";
 import type { UsageIgnoredNotice } from "../../engine/calibration.js";
@@ -146,9 +146,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
   }
   const env = environmentOf(options.env);
-  if (options.summarizer !== undefined && typeof (options.summarizer as Summarizer)?.summarize !== "function") {
-    throw invalidArgument("summarizer", options.summarizer, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
-  }
+  validateSummarizer(options.summarizer);
   // A cut chosen in code is not overruled by the environment's ratio.
   const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined;
   const { options: merged, names } = withEnvironment(
