@@ -4,4 +4,5 @@ import { listenForStop } from "../src/cli/stop-signal.js";
 // `watch` hears SIGINT and SIGTERM before anything else loads (a stop during start-up is a clean stop).
 if (process.argv.slice(2).includes("watch")) listenForStop();
 const { runCli } = await import("../src/cli/main.js");
-await runCli({ command: "npm run compact --", note: "In this repository use npm run --silent compact -- … for --json output (--silent keeps npm's banner out)." });
+const { REPOSITORY_INVOCATION } = await import("./compact-thread-invocation.js");
+await runCli(REPOSITORY_INVOCATION);

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
-import { compactThread, runTs } from "../support/run-script.js";
+import { runScript, runTs } from "../support/run-script.js";
 
 const url = inject("postgresUrl");
 const schema = `cli_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
@@ -40,15 +40,15 @@ const store = () => ["--postgres", url, "--schema", schema];
 
 describe("the compaction script on Postgres", () => {
   it("inspects, compacts, shows history and restores", async () => {
-    const inspected = JSON.parse((await compactThread(["inspect", "pg-thread", ...store(), "--json", "--limit", "900"])).stdout);
+    const inspected = JSON.parse((await runScript(["inspect", "pg-thread", ...store(), "--json", "--limit", "900"])).stdout);
     expect(inspected.compactable).toBe(true);
-    const compacted = await compactThread(["compact", "pg-thread", ...store(), "--json", "--limit", "900"]);
+    const compacted = await runScript(["compact", "pg-thread", ...store(), "--json", "--limit", "900"]);
     expect(compacted.code, compacted.stderr).toBe(0);
     const report = JSON.parse(compacted.stdout).report;
     expect(report.status).toBe("compacted");
-    const history = JSON.parse((await compactThread(["history", "pg-thread", ...store(), "--json"])).stdout);
+    const history = JSON.parse((await runScript(["history", "pg-thread", ...store(), "--json"])).stdout);
     expect(history.checkpoints.at(-1).checkpointId).toBe(report.newCheckpointId);
-    const restored = await compactThread(["restore", "pg-thread", ...store(), "--checkpoint", report.previousCheckpointId, "--json"]);
+    const restored = await runScript(["restore", "pg-thread", ...store(), "--checkpoint", report.previousCheckpointId, "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
     const fresh = PostgresSaver.fromConnString(url, { schema });
     const head = await fresh.getTuple({ configurable: { thread_id: "pg-thread", checkpoint_ns: "" } });
@@ -68,7 +68,7 @@ describe("the compaction script on Postgres", () => {
   ];
   it.each(cases)("refuses %s without adding a checkpoint row", async (_, args, code, message, env) => {
     const before = await rows();
-    const result = await compactThread(args(), { ...env, OPENAI_BASE_URL: server.url });
+    const result = await runScript(args(), { ...env, OPENAI_BASE_URL: server.url });
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(await rows()).toBe(before);

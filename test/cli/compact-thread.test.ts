@@ -12,7 +12,7 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 import { createTeam } from "../support/team.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
 import { createCustomGraph } from "../support/custom-graph.js";
-import { compactThread, ROOT, runTs } from "../support/run-script.js";
+import { runScript, ROOT, runTs } from "../support/run-script.js";
 
 const THREAD = "demo-cli";
 let dir: string;
@@ -38,7 +38,7 @@ beforeAll(async () => {
   expect(demo.code, demo.stderr).toBe(0);
   expect(demo.stdout).toContain(`npm run compact -- inspect ${THREAD} --db`);
   // A limit the demo's thread is over, whatever its summaries weigh: 90% of its tokens.
-  const inspected = await compactThread(["inspect", THREAD, "--db", db, "--json"]);
+  const inspected = await runScript(["inspect", THREAD, "--db", db, "--json"]);
   expect(inspected.code, inspected.stderr).toBe(0);
   limit = String(Math.floor(JSON.parse(inspected.stdout).tokens * 0.9));
 }, 120_000);
@@ -54,7 +54,7 @@ describe("npm start (the demo)", () => {
     expect(done, demo.stdout.slice(-400)).not.toBeNull();
     const reported = Number(done![1]);
     const printed = demo.stdout.match(/⤷ compaction: /g)?.length ?? 0;
-    const history = JSON.parse((await compactThread(["history", "demo-count", "--db", path, "--json"])).stdout) as { checkpoints: Array<{ compaction: unknown; superseded: boolean }> };
+    const history = JSON.parse((await runScript(["history", "demo-count", "--db", path, "--json"])).stdout) as { checkpoints: Array<{ compaction: unknown; superseded: boolean }> };
     const stored = history.checkpoints.filter((checkpoint) => checkpoint.compaction && !checkpoint.superseded).length;
     expect(reported).toBeGreaterThan(0);
     expect(printed).toBe(reported);
@@ -74,7 +74,7 @@ describe("npm start (the demo)", () => {
 
 describe("the compaction script on a thread written by the demo", () => {
   it("inspects, plans, compacts, shows history and restores, with --json that parses", async () => {
-    const inspected = await compactThread(["inspect", THREAD, "--db", db, "--json", "--limit", "500"]);
+    const inspected = await runScript(["inspect", THREAD, "--db", db, "--json", "--limit", "500"]);
     expect(inspected.code, inspected.stderr).toBe(0);
     const inspection = JSON.parse(inspected.stdout);
     expect(inspection.overLimit).toBe(true);
@@ -83,23 +83,23 @@ describe("the compaction script on a thread written by the demo", () => {
 
     settle(db);
     const before = sha(db);
-    const dry = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--json", "--limit", limit]);
+    const dry = await runScript(["compact", THREAD, "--db", db, "--dry-run", "--json", "--limit", limit]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout).status).toBe("dry-run");
     settle(db);
     expect(sha(db)).toBe(before);
 
-    const human = await compactThread(["compact", THREAD, "--db", db, "--dry-run", "--limit", limit]);
+    const human = await runScript(["compact", THREAD, "--db", db, "--dry-run", "--limit", limit]);
     expect(human.stdout).toMatch(/plan: summarize \d+ of \d+ messages/);
 
-    const compacted = await compactThread(["compact", THREAD, "--db", db, "--json", "--limit", limit]);
+    const compacted = await runScript(["compact", THREAD, "--db", db, "--json", "--limit", limit]);
     expect(compacted.code, compacted.stderr).toBe(0);
     const report = JSON.parse(compacted.stdout).report;
     expect(report.status).toBe("compacted");
     expect(report.newCheckpointId).toBeTruthy();
 
 
-    const history = JSON.parse((await compactThread(["history", THREAD, "--db", db, "--json"])).stdout);
+    const history = JSON.parse((await runScript(["history", THREAD, "--db", db, "--json"])).stdout);
     const marked = history.checkpoints.filter((checkpoint: { compaction: unknown }) => checkpoint.compaction);
     expect(marked.at(-1).checkpointId).toBe(report.newCheckpointId);
 
@@ -112,7 +112,7 @@ describe("the compaction script on a thread written by the demo", () => {
     expect(String(messages.at(-1)!.content)).toMatch(/^Here is what the team found/);
     saver.db.close();
 
-    const restored = await compactThread(["restore", THREAD, "--db", db, "--checkpoint", report.previousCheckpointId, "--json"]);
+    const restored = await runScript(["restore", THREAD, "--db", db, "--checkpoint", report.previousCheckpointId, "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
     const check = SqliteSaver.fromConnString(db);
     const head = await check.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } });
@@ -122,10 +122,10 @@ describe("the compaction script on a thread written by the demo", () => {
     expect(ids(head)).toEqual(ids(old));
     check.db.close();
 
-    const listed = JSON.parse((await compactThread(["list", "--db", db, "--json"])).stdout);
+    const listed = JSON.parse((await runScript(["list", "--db", db, "--json"])).stdout);
     expect(listed.threads.map((thread: { threadId: string }) => thread.threadId)).toContain(THREAD);
     for (const command of ["list", "inspect", "compact", "history", "restore"]) {
-      const help = await compactThread([command, "--help"]);
+      const help = await runScript([command, "--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/Examples:/);
     }
@@ -137,19 +137,19 @@ describe("settings from the environment", () => {
     settle(db);
     const copy = join(dir, "hint.sqlite");
     copyFileSync(db, copy);
-    const inspected = await compactThread(["inspect", THREAD, "--db", copy, "--json"], { TOKEN_LIMIT: "0.5" });
+    const inspected = await runScript(["inspect", THREAD, "--db", copy, "--json"], { TOKEN_LIMIT: "0.5" });
     expect(inspected.code, inspected.stderr).toBe(0);
     // gpt-4o's window is 128,000 tokens.
     expect(JSON.parse(inspected.stdout).limit).toBe(64_000);
 
     const plan = async (ratio: string) => {
-      const result = await compactThread(["compact", THREAD, "--db", copy, "--dry-run", "--json", "--limit", limit], { COMPACTION_RATIO: ratio });
+      const result = await runScript(["compact", THREAD, "--db", copy, "--dry-run", "--json", "--limit", limit], { COMPACTION_RATIO: ratio });
       expect(result.code, result.stderr).toBe(0);
       return JSON.parse(result.stdout).plan.summarize.messages as number;
     };
     expect(await plan("0.8")).toBeGreaterThan(await plan("0.2"));
 
-    const compacted = await compactThread(["compact", THREAD, "--db", copy, "--limit", limit]);
+    const compacted = await runScript(["compact", THREAD, "--db", copy, "--limit", limit]);
     expect(compacted.code, compacted.stderr).toBe(0);
     expect(compacted.stdout).toMatch(new RegExp(`undo with: npm run compact -- restore ${THREAD} --checkpoint [0-9a-f-]+ --db ${copy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\)`));
   });
@@ -162,14 +162,14 @@ describe("compact --all", () => {
       const seeded = await runTs("test/support/append-turns.ts", [path, thread, turns, thread]);
       expect(seeded.code, seeded.stderr).toBe(0);
     }
-    const listed = JSON.parse((await compactThread(["list", "--db", path, "--json"])).stdout) as { threads: Array<{ threadId: string; tokens: number }> };
+    const listed = JSON.parse((await runScript(["list", "--db", path, "--json"])).stdout) as { threads: Array<{ threadId: string; tokens: number }> };
     const small = listed.threads.find((thread) => thread.threadId === "small")!.tokens;
-    const result = await compactThread(["compact", "--all", "--over", String(Math.max(small + 1, 1_200)), "--db", path, "--json"]);
+    const result = await runScript(["compact", "--all", "--over", String(Math.max(small + 1, 1_200)), "--db", path, "--json"]);
     expect(result.code, result.stderr).toBe(0);
     const threads = (JSON.parse(result.stdout) as { threads: Array<{ threadId: string; status: string }> }).threads;
     expect(threads.map((thread) => thread.threadId).sort()).toEqual(["big-1", "big-2"]);
     expect(threads.every((thread) => thread.status === "compacted")).toBe(true);
-    const human = await compactThread(["compact", "--all", "--over", "100", "--db", path, "--dry-run"]);
+    const human = await runScript(["compact", "--all", "--over", "100", "--db", path, "--dry-run"]);
     expect(human.stdout).toMatch(/\[1\/3\] .*dry-run/);
   });
 });
@@ -222,7 +222,7 @@ describe("bad input: one clear line, a distinct exit code, nothing written", () 
   it.each(cases)("%s", async (_, args, code, message, env) => {
     const files = [db, busyDb, pausedDb, join(dir, "text.sqlite"), join(dir, "other.sqlite")];
     const before = files.map(sha);
-    const result = await compactThread(args(), { ...env, OPENAI_BASE_URL: server.url });
+    const result = await runScript(args(), { ...env, OPENAI_BASE_URL: server.url });
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(message);

@@ -13,7 +13,7 @@ import { HistoryManager } from "../../src/engine/history-manager.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
-import { compactThread, ROOT, runTs } from "../support/run-script.js";
+import { runScript, ROOT, runTs } from "../support/run-script.js";
 
 let dir: string;
 let seeded: string;
@@ -65,34 +65,34 @@ describe("the script honours every setting of .env.example", () => {
   it("TOKEN_LIMIT: a thread under it is not compacted, and the script says why", async () => {
     const path = copy("limit-high");
     const before = await checkpoints(path);
-    const result = await compactThread(["compact", "env-thread", "--db", path], { TOKEN_LIMIT: "100000" });
+    const result = await runScript(["compact", "env-thread", "--db", path], { TOKEN_LIMIT: "100000" });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/nothing written: [\d,]+ tokens, not over the limit of 100,000/);
     expect(await checkpoints(path)).toBe(before);
-    const low = await compactThread(["compact", "env-thread", "--db", path, "--json"], { TOKEN_LIMIT: "900" });
+    const low = await runScript(["compact", "env-thread", "--db", path, "--json"], { TOKEN_LIMIT: "900" });
     expect(JSON.parse(low.stdout).status).toBe("compacted");
     // A fraction of the model's window, as the wrapper reads it.
-    const listed = JSON.parse((await compactThread(["list", "--db", path, "--json"], { TOKEN_LIMIT: "0.5" })).stdout);
+    const listed = JSON.parse((await runScript(["list", "--db", path, "--json"], { TOKEN_LIMIT: "0.5" })).stdout);
     expect(listed.limit).toBe(64_000);
     // --limit reads a fraction as TOKEN_LIMIT does (--help and docs/script.md say so), for every command taking it.
-    const flagged = JSON.parse((await compactThread(["list", "--db", path, "--json", "--limit", "0.5"])).stdout);
+    const flagged = JSON.parse((await runScript(["list", "--db", path, "--json", "--limit", "0.5"])).stdout);
     expect(flagged.limit).toBe(64_000);
-    const inspected = await compactThread(["inspect", "env-thread", "--db", path, "--json", "--limit", "0.5"]);
+    const inspected = await runScript(["inspect", "env-thread", "--db", path, "--json", "--limit", "0.5"]);
     expect(inspected.code, inspected.stderr).toBe(0);
-    const planned = await compactThread(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "0.5"]);
+    const planned = await runScript(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "0.5"]);
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout).toMatch(/64,?000/);
-    const negative = await compactThread(["list", "--db", path, "--limit", "-3"]);
+    const negative = await runScript(["list", "--db", path, "--limit", "-3"]);
     expect(negative.code).toBe(2);
     expect(negative.stderr).toMatch(/--limit must be a positive number of tokens, or a fraction/);
-    const bad = await compactThread(["list", "--db", path], { TOKEN_LIMIT: "lots" });
+    const bad = await runScript(["list", "--db", path], { TOKEN_LIMIT: "lots" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/TOKEN_LIMIT/);
   });
 
   it("COMPACTION_RATIO: the plan summarizes that share, as HistoryManager plans it", async () => {
     const path = copy("ratio");
-    const planOf = async (env: Record<string, string>) => JSON.parse((await compactThread(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "300"], env)).stdout).plan;
+    const planOf = async (env: Record<string, string>) => JSON.parse((await runScript(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "300"], env)).stdout).plan;
     const byRatio = await planOf({ COMPACTION_RATIO: "0.3" });
     const byTarget = await planOf({});
     const { saver, messages } = await head(path);
@@ -104,7 +104,7 @@ describe("the script honours every setting of .env.example", () => {
 
   it("TOKEN_MODEL: threads are counted with that model's tokenizer", async () => {
     const path = copy("model");
-    const tokens = async (env: Record<string, string>) => JSON.parse((await compactThread(["inspect", "env-thread", "--db", path, "--json"], env)).stdout).tokens;
+    const tokens = async (env: Record<string, string>) => JSON.parse((await runScript(["inspect", "env-thread", "--db", path, "--json"], env)).stdout).tokens;
     const { saver, messages } = await head(path);
     saver.db.close();
     expect(await tokens({ TOKEN_MODEL: "gpt-4" })).toBe(new TokenCounter({ model: "gpt-4" }).countMessages(messages));
@@ -114,7 +114,7 @@ describe("the script honours every setting of .env.example", () => {
 
   it("DATABASE_PATH: the store when --db is not given", async () => {
     const path = copy("database-path");
-    const listed = await compactThread(["list", "--json"], { DATABASE_PATH: path });
+    const listed = await runScript(["list", "--json"], { DATABASE_PATH: path });
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).threads.map((thread: { threadId: string }) => thread.threadId)).toEqual(["env-thread"]);
   });
@@ -126,7 +126,7 @@ describe("the script honours every setting of .env.example", () => {
     await saver.setup();
     const appended = await runTs("test/support/append-turns.ts", [url, "pg-env", "2", "pg", schema]);
     expect(appended.code, appended.stderr).toBe(0);
-    const listed = await compactThread(["list", "--schema", schema, "--json"], { POSTGRES_URL: url });
+    const listed = await runScript(["list", "--schema", schema, "--json"], { POSTGRES_URL: url });
     await saver.end();
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).threads.map((thread: { threadId: string }) => thread.threadId)).toEqual(["pg-env"]);
@@ -135,7 +135,7 @@ describe("the script honours every setting of .env.example", () => {
   it("OPENAI_API_KEY and OPENAI_BASE_URL: the default summarizer is the wrapper's, the LLM one, on that server", async () => {
     const path = copy("openai");
     const before = server.requests.length;
-    const result = await compactThread(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], { OPENAI_API_KEY: "sk-local-test", OPENAI_BASE_URL: server.url });
+    const result = await runScript(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], { OPENAI_API_KEY: "sk-local-test", OPENAI_BASE_URL: server.url });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).report.summarizer).toBe("llm");
     expect(server.requests.length).toBeGreaterThan(before);
@@ -148,7 +148,7 @@ describe("the script honours every setting of .env.example", () => {
       [{ SUMMARY_MODEL: "", OPENAI_MODEL: "agent-model-y" }, "agent-model-y"],
     ] as const) {
       const path = copy(`model-${model}`);
-      const result = await compactThread(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], { OPENAI_API_KEY: "sk-local-test", OPENAI_BASE_URL: server.url, ...env });
+      const result = await runScript(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], { OPENAI_API_KEY: "sk-local-test", OPENAI_BASE_URL: server.url, ...env });
       expect(result.code, result.stderr).toBe(0);
       expect(server.requests.at(-1)!.body.model).toBe(model);
     }
@@ -171,8 +171,8 @@ describe("the script honours every setting of .env.example", () => {
     // A checkpoint written by a serializer this one does not know: not a store error, a bug to report.
     saver.db.prepare(`UPDATE checkpoints SET type = 'unknown-serializer' WHERE thread_id = 'env-thread'`).run();
     saver.db.close();
-    const quiet = await compactThread(["inspect", "env-thread", "--db", path]);
-    const loud = await compactThread(["inspect", "env-thread", "--db", path], { DEBUG: "1" });
+    const quiet = await runScript(["inspect", "env-thread", "--db", path]);
+    const loud = await runScript(["inspect", "env-thread", "--db", path], { DEBUG: "1" });
     expect(quiet.code).toBe(1);
     expect(loud.code).toBe(1);
     expect(quiet.stderr).not.toMatch(/\n\s+at /);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 import { seedHead } from "../../scripts/workload/seed-head.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 
@@ -60,11 +60,11 @@ describe("compact prints the plan it writes", () => {
     ["calibrated", () => ["--limit", String(calibratedLimit)]],
   ] as const) {
     it(`${thread}: the dry run's kept messages and estimate are what the write leaves`, async () => {
-      const dry = await compactThread(["compact", thread, "--db", db, "--dry-run", "--json", ...flags()]);
+      const dry = await runScript(["compact", thread, "--db", db, "--dry-run", "--json", ...flags()]);
       expect(dry.code, dry.stderr).toBe(0);
       const planned = JSON.parse(dry.stdout);
       expect(planned.status).toBe("dry-run");
-      const written = await compactThread(["compact", thread, "--db", db, "--json", ...flags()]);
+      const written = await runScript(["compact", thread, "--db", db, "--json", ...flags()]);
       expect(written.code, written.stderr).toBe(0);
       const report = JSON.parse(written.stdout).report;
       expect(report.status).toBe("compacted");
@@ -81,7 +81,7 @@ describe("compact prints the plan it writes", () => {
     const { agent } = createTestAgent(saver);
     await runTurns(agent, "readable", 20);
     saver.db.close();
-    const human = await compactThread(["compact", "readable", "--db", db, "--dry-run", "--limit", "500", "--ratio", "0.5"]);
+    const human = await runScript(["compact", "readable", "--db", db, "--dry-run", "--limit", "500", "--ratio", "0.5"]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/--ratio 0\.5 would keep \d+ messages and end at ~[\d,]+ tokens, above the ceiling of 450: the limit wins/);
   }, 60_000);

@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../support/chromium.js";
-import { compactThread, ROOT, runTs } from "../support/run-script.js";
+import { runScript, ROOT, runTs } from "../support/run-script.js";
 import type { ThreadReport } from "../../src/cli/report-data.js";
 
 const THREAD = "demo-report";
@@ -42,10 +42,10 @@ afterAll(async () => {
 describe.skipIf("skip" in chromium)("report --html in a headless browser", () => {
   it("draws the tokens over the turns with every compaction marked, and its search filters the transcript", async () => {
     const page = join(dir, "report.html");
-    const written = await compactThread(["report", THREAD, "--db", db, "--limit", LIMIT, "--html", page]);
+    const written = await runScript(["report", THREAD, "--db", db, "--limit", LIMIT, "--html", page]);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stdout).toContain(`page written: ${page}`);
-    const report = JSON.parse((await compactThread(["report", THREAD, "--db", db, "--limit", LIMIT, "--json"])).stdout) as ThreadReport;
+    const report = JSON.parse((await runScript(["report", THREAD, "--db", db, "--limit", LIMIT, "--json"])).stdout) as ThreadReport;
     expect(report.compactions.length).toBeGreaterThan(0);
 
     const tab = await browser.newPage();

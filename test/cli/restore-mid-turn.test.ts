@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 
 let dir: string;
 let db: string;
@@ -33,7 +33,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it("restore of a mid-turn checkpoint exits 11 and says the history is invalid", async () => {
   expect(midTurn).toBeDefined();
-  const result = await compactThread(["restore", "tools", "--db", db, "--checkpoint", midTurn]);
+  const result = await runScript(["restore", "tools", "--db", db, "--checkpoint", midTurn]);
   expect(result.code, result.stderr).toBe(EXIT.invalidHistory);
   expect(result.stderr).toMatch(/invalid|tool call/i);
 });

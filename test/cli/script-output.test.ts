@@ -1,5 +1,5 @@
 /**
- * The script as a person meets it (a child process on a thread the demo wrote): search prints each hit once with
+ * The script as a person meets it (its `main`, on a thread the demo wrote; a child process where a pipe matters): search prints each hit once with
  * where it is kept, --limit means the token limit everywhere and search counts hits with --hits, inspect's
  * "compactable" answers what compact would do, history shows one row per turn, a typo gets a suggestion, follow-up
  * commands are complete, and output piped into `head` ends quietly.
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHistorySearchTool } from "../../src/recall/tool.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 import { runScriptInProcess } from "../support/in-process-script.js";
-import { compactThread, runTs } from "../support/run-script.js";
+import { runScript, runTs } from "../support/run-script.js";
 
 const THREAD = "seen";
 let dir: string;
@@ -65,11 +65,11 @@ describe("counts that agree, each saying what it counts", () => {
 
 describe("search", () => {
   it("prints one block per hit: the hit, where it is kept, the messages around it, nothing twice", async () => {
-    const json = await compactThread(["search", THREAD, "rounding", "tests", "--db", db, "--json"]);
+    const json = await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json"]);
     expect(json.code, json.stderr).toBe(0);
     const { hits } = JSON.parse(json.stdout) as { hits: Array<{ messageId: string; checkpointId: string; before: Array<{ messageId: string }>; after: Array<{ messageId: string }> }> };
     expect(hits.length).toBeGreaterThan(1);
-    const text = await compactThread(["search", THREAD, "rounding", "tests", "--db", db]);
+    const text = await runScript(["search", THREAD, "rounding", "tests", "--db", db]);
     expect(text.code, text.stderr).toBe(0);
     const blocks = text.stdout.split("\n\n").slice(1);
     expect(blocks).toHaveLength(hits.length);
@@ -87,31 +87,31 @@ describe("search", () => {
   });
 
   it("counts hits with --hits; --limit, the token limit, is refused with a pointer", async () => {
-    const two = await compactThread(["search", THREAD, "rounding", "--db", db, "--hits", "2", "--json"]);
+    const two = await runScript(["search", THREAD, "rounding", "--db", db, "--hits", "2", "--json"]);
     expect(JSON.parse(two.stdout).hits).toHaveLength(2);
-    const limit = await compactThread(["search", THREAD, "rounding", "--db", db, "--limit", "2"]);
+    const limit = await runScript(["search", THREAD, "rounding", "--db", db, "--limit", "2"]);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toMatch(/search takes --hits N for the number of hits; --limit is the token limit/);
-    const misplaced = await compactThread(["list", "--db", db, "--hits", "2"]);
+    const misplaced = await runScript(["list", "--db", db, "--hits", "2"]);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toMatch(/--hits is the number of hits of search; list does not take it/);
   });
 
   it("narrows to one speaker and a date range with --speaker, --from and --to; a bad day names its flag", async () => {
-    const all = JSON.parse((await compactThread(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20"])).stdout).hits as Array<{ name?: string; role: string; date?: string }>;
+    const all = JSON.parse((await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20"])).stdout).hits as Array<{ name?: string; role: string; date?: string }>;
     const speakers = [...new Set(all.map((hit) => (hit.name || hit.role).toLowerCase()))];
     expect(speakers.length).toBeGreaterThan(1);
-    const one = await compactThread(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20", "--speaker", speakers[0]!.toUpperCase()]);
+    const one = await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20", "--speaker", speakers[0]!.toUpperCase()]);
     expect(one.code, one.stderr).toBe(0);
     const narrowed = JSON.parse(one.stdout).hits as Array<{ name?: string; role: string }>;
     expect(narrowed.length).toBeGreaterThan(0);
     for (const hit of narrowed) expect((hit.name || hit.role).toLowerCase()).toBe(speakers[0]);
-    const future = await compactThread(["search", THREAD, "rounding", "--db", db, "--json", "--from", "2999-01-01"]);
+    const future = await runScript(["search", THREAD, "rounding", "--db", db, "--json", "--from", "2999-01-01"]);
     expect(JSON.parse(future.stdout).hits).toEqual([]);
-    const bad = await compactThread(["search", THREAD, "rounding", "--db", db, "--from", "soon"]);
+    const bad = await runScript(["search", THREAD, "rounding", "--db", db, "--from", "soon"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--from must be/);
-    const misplaced = await compactThread(["list", "--db", db, "--speaker", "user"]);
+    const misplaced = await runScript(["list", "--db", db, "--speaker", "user"]);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toMatch(/--speaker narrows a search; list does not take it/);
   });
@@ -119,43 +119,43 @@ describe("search", () => {
 
 describe("inspect, history and compact", () => {
   it("inspect: compactable only when compact would compact (over the limit)", async () => {
-    const under = await compactThread(["inspect", THREAD, "--db", db, "--limit", "1000000"]);
+    const under = await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000"]);
     expect(under.stdout).toMatch(/compactable: no — [\d,]+ tokens, not over the limit of 1,000,000: compact writes nothing/);
-    expect(JSON.parse((await compactThread(["inspect", THREAD, "--db", db, "--limit", "1000000", "--json"])).stdout).compactable).toBe(false);
-    expect(JSON.parse((await compactThread(["inspect", THREAD, "--db", db, "--limit", "300", "--json"])).stdout).compactable).toBe(true);
+    expect(JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000", "--json"])).stdout).compactable).toBe(false);
+    expect(JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "300", "--json"])).stdout).compactable).toBe(true);
   });
 
   it("history: one row per turn and per compaction; --every-checkpoint and --json show every checkpoint", async () => {
-    const json = JSON.parse((await compactThread(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: Array<{ turnEnd: boolean; compaction: unknown; source: string }> };
+    const json = JSON.parse((await runScript(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: Array<{ turnEnd: boolean; compaction: unknown; source: string }> };
     const turns = json.checkpoints.filter((checkpoint) => checkpoint.source === "input").length;
     const compactions = json.checkpoints.filter((checkpoint) => checkpoint.compaction).length;
     expect(compactions).toBeGreaterThan(0);
     const rowsOf = (stdout: string) => stdout.split("\n").filter((line) => /^[0-9a-f]{8}-/.test(line)).length;
-    const shown = await compactThread(["history", THREAD, "--db", db]);
+    const shown = await runScript(["history", THREAD, "--db", db]);
     expect(rowsOf(shown.stdout)).toBeLessThanOrEqual(turns + compactions + 1);
     expect(rowsOf(shown.stdout)).toBeGreaterThanOrEqual(turns - 1);
     expect(shown.stdout).toMatch(new RegExp(`${json.checkpoints.length} checkpoints, ${compactions} compaction\\(s\\); \\d+ step\\(s\\) inside turns not shown \\(--every-checkpoint\\)`));
-    expect(rowsOf((await compactThread(["history", THREAD, "--db", db, "--every-checkpoint"])).stdout)).toBe(json.checkpoints.length);
+    expect(rowsOf((await runScript(["history", THREAD, "--db", db, "--every-checkpoint"])).stdout)).toBe(json.checkpoints.length);
     expect(json.checkpoints.at(-1)!.turnEnd).toBe(true);
   });
 
   it("compact's undo hint is a complete command", async () => {
-    const compacted = await compactThread(["compact", THREAD, "--db", db, "--limit", "900"]);
+    const compacted = await runScript(["compact", THREAD, "--db", db, "--limit", "900"]);
     expect(compacted.code, compacted.stderr).toBe(0);
     const hint = /undo with: (npm run compact -- restore .+)\)$/m.exec(compacted.stdout);
     expect(hint, compacted.stdout).not.toBeNull();
     const args = hint![1]!.replace("npm run compact -- ", "").split(" ");
-    const restored = await compactThread([...args, "--json"]);
+    const restored = await runScript([...args, "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
   });
 });
 
 describe("mistakes and pipes", () => {
   it("a mistyped command or option gets one balanced line with a suggestion", async () => {
-    const command = await compactThread(["inpsect", THREAD, "--db", db]);
+    const command = await runScript(["inpsect", THREAD, "--db", db]);
     expect(command.code).toBe(2);
     expect(command.stderr.trim()).toMatch(/^compact-thread: unknown command "inpsect". Did you mean inspect\? The commands: list, inspect, compact, [a-z, ]+\.$/);
-    const option = await compactThread(["inspect", THREAD, "--db", db, "--lmit", "3"]);
+    const option = await runScript(["inspect", THREAD, "--db", db, "--lmit", "3"]);
     expect(option.code).toBe(2);
     expect(option.stderr.trim()).toBe('compact-thread: unknown option --lmit. Did you mean --limit? Run "npm run compact -- inspect --help" for the options.');
     for (const line of [command.stderr, option.stderr]) expect((line.match(/"/g) ?? []).length % 2).toBe(0);

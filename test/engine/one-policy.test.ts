@@ -12,7 +12,7 @@ import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
 const LIMIT = 1_500;
@@ -82,7 +82,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: {} }).compactThread(config("via-manager"));
       expect(report.status, report.reason).toBe("compacted");
       const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
-      const script = await compactThread(["compact", "via-script", ...where, "--limit", String(LIMIT), "--json"]);
+      const script = await runScript(["compact", "via-script", ...where, "--limit", String(LIMIT), "--json"]);
       expect(script.code, script.stderr).toBe(0);
       expect(JSON.parse(script.stdout).status).toBe("compacted");
 
@@ -111,7 +111,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(before).toBeGreaterThan(0);
       for (let turn = 40; turn < 44; turn++) await graph.invoke({ messages: [request(turn)] }, config("again"));
       const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
-      const script = await compactThread(["compact", "again", ...where, "--limit", String(LIMIT), "--json"]);
+      const script = await runScript(["compact", "again", ...where, "--limit", String(LIMIT), "--json"]);
       expect(script.code, script.stderr).toBe(0);
       const after = shape(await headOf(await store.reopen(), "again")).summaryTokens;
       // Budgeted as the wrapper's (up to 60% of the limit): the running summary is not cut down to a small one.

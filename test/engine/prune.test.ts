@@ -18,7 +18,7 @@ import { readTranscript } from "../../src/recall/transcript.js";
 import { reindexThread } from "../../src/recall/reindex.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 import { createTeam } from "../support/team.js";
 
@@ -186,19 +186,19 @@ describe("pruning refuses bad input, deleting nothing", () => {
       [["prune", ...db], 2, /prune needs a thread id or --all/],
       [["prune", "t", "--all", ...db], 2, /not both/],
     ] as const) {
-      const result = await compactThread([...args]);
+      const result = await runScript([...args]);
       expect(result.code, result.stderr).toBe(code);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(message);
     }
     expect(await rootCheckpoints(await store.reopen(), "t")).toBe(before);
-    const oldest = (JSON.parse((await compactThread(["history", "t", ...db, "--json"])).stdout) as { checkpoints: Array<{ checkpointId: string }> }).checkpoints[0]!.checkpointId;
-    const pruned = await compactThread(["prune", "--all", ...db, "--keep", "2", "--json"]);
+    const oldest = (JSON.parse((await runScript(["history", "t", ...db, "--json"])).stdout) as { checkpoints: Array<{ checkpointId: string }> }).checkpoints[0]!.checkpointId;
+    const pruned = await runScript(["prune", "--all", ...db, "--keep", "2", "--json"]);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(JSON.parse(pruned.stdout).threads[0]).toMatchObject({ threadId: "t", status: "pruned", kept: 2 });
     expect(await rootCheckpoints(await store.reopen(), "t")).toBe(2);
     // A checkpoint history listed before the prune: restore refuses it with the reason, writing nothing.
-    const restore = await compactThread(["restore", "t", ...db, "--checkpoint", oldest]);
+    const restore = await runScript(["restore", "t", ...db, "--checkpoint", oldest]);
     expect(restore.code).toBe(8);
     expect(restore.stderr).toMatch(/or pruned \(history lists the checkpoints kept/);
     expect(await rootCheckpoints(await store.reopen(), "t")).toBe(2);

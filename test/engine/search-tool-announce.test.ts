@@ -12,7 +12,7 @@ import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { summarize } from "../../src/strategies/summarize.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
 const LIMIT = 1_200;
@@ -85,12 +85,12 @@ describe("the summary names the search tool only when the agents have it", () =>
       ["script-env", { HISTORY_SEARCH_TOOL: "true" }, true],
     ] as const) {
       await grown(thread);
-      const result = await compactThread(["compact", thread, "--db", store.location.path!, "--limit", String(LIMIT), "--json"], env);
+      const result = await runScript(["compact", thread, "--db", store.location.path!, "--limit", String(LIMIT), "--json"], env);
       expect(result.code, result.stderr).toBe(0);
       expect((await headerOf(await store.reopen(), thread))?.includes(TOOL)).toBe(named);
     }
     await grown("script-bad");
-    const bad = await compactThread(["compact", "script-bad", "--db", store.location.path!, "--limit", String(LIMIT)], { HISTORY_SEARCH_TOOL: "maybe" });
+    const bad = await runScript(["compact", "script-bad", "--db", store.location.path!, "--limit", String(LIMIT)], { HISTORY_SEARCH_TOOL: "maybe" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/HISTORY_SEARCH_TOOL must be true or false; got "maybe"/);
     expect(() => new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: { HISTORY_SEARCH_TOOL: "maybe" } })).toThrow(/HISTORY_SEARCH_TOOL/);

@@ -13,7 +13,7 @@ import { readTranscript } from "../../src/recall/transcript.js";
 import { clearToolResults } from "../../src/strategies/clear-tool-results.js";
 import { compactWithStrategy } from "../../src/strategies/strategy-compaction.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 
 const config = { configurable: { thread_id: "ordered" } };
 const ids = (messages: BaseMessage[]) => messages.map((message) => message.id);
@@ -59,7 +59,7 @@ for (const kind of SAVER_KINDS) {
       const { sent, after } = await twelveTurns(store);
       const restorePoint = after[9];
       // The script's restore to turn 9 drops turns 10 and 11 (into the transcript)...
-      const restored = await compactThread(["restore", "ordered", "--db", store.location.path!, "--checkpoint", restorePoint!, "--json"]);
+      const restored = await runScript(["restore", "ordered", "--db", store.location.path!, "--checkpoint", restorePoint!, "--json"]);
       expect(restored.code, restored.stderr).toBe(0);
       // ...then a compaction of the messages before them.
       const reader = await store.reopen();

@@ -26,7 +26,7 @@ import { buildHistory, historyShape } from "../support/arbitrary-history.js";
 import { FUZZ_SEED, size } from "../support/reliability.js";
 import { createStore, type TestStore } from "../support/savers.js";
 import { createTeam } from "../support/team.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 
 const RUNS = size("TRANSCRIPT_FUZZ_RUNS", 40, 400);
 
@@ -223,12 +223,12 @@ for (const kind of ["sqlite", "postgres"] as const) {
 
     it("the script's history --transcript prints the same conversation", async () => {
       const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
-      const result = await compactThread(["history", "team", ...where, "--transcript", "--json"]);
+      const result = await runScript(["history", "team", ...where, "--transcript", "--json"]);
       expect(result.code, result.stderr).toBe(0);
       const printed = JSON.parse(result.stdout) as { messages: Array<{ id: string; source: string; content: unknown }> };
       const transcript = await wholeTranscript(store.saver, "team");
       expect(printed.messages.map((line) => [line.id, line.source])).toEqual(transcript.map((line) => [line.message.id, line.source]));
-      const text = await compactThread(["history", "team", ...where, "--transcript"]);
+      const text = await runScript(["history", "team", ...where, "--transcript"]);
       // The summary is counted apart from the conversation's messages.
       const summaries = transcript.filter((line) => line.source === "summary").length;
       expect(text.stdout).toMatch(new RegExp(`${transcript.length - summaries} messages: \\d+ compacted out of the head \\(in the transcript\\), \\d+ in the head and the summary`));

@@ -14,7 +14,7 @@ import { auditThread } from "../../src/engine/audit.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
-import { compactThread } from "../support/run-script.js";
+import { runScript } from "../support/run-script.js";
 
 const State = new StateSchema({ messages: MessagesDeltaValue });
 let dir: string;
@@ -76,30 +76,30 @@ describe("a MessagesDeltaValue graph", () => {
     saver.db.close();
     const db = ["--db", path];
 
-    const listed = await compactThread(["list", ...db, "--json"]);
+    const listed = await runScript(["list", ...db, "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
     const row = JSON.parse(listed.stdout).threads.find((thread: { threadId: string }) => thread.threadId === "by-script");
     expect(row.messages).toBe(60);
     expect(row.idle).toBe(true);
 
-    const inspected = JSON.parse((await compactThread(["inspect", "by-script", ...db, "--json", "--limit", "1200"])).stdout);
+    const inspected = JSON.parse((await runScript(["inspect", "by-script", ...db, "--json", "--limit", "1200"])).stdout);
     expect(inspected.messages.length).toBe(60);
     expect(inspected.compactable).toBe(true);
 
-    const compacted = await compactThread(["compact", "by-script", ...db, "--limit", "1200", "--json"]);
+    const compacted = await runScript(["compact", "by-script", ...db, "--limit", "1200", "--json"]);
     expect(compacted.code, compacted.stderr).toBe(0);
     const report = JSON.parse(compacted.stdout).report;
     expect(report.status).toBe("compacted");
 
-    const searched = await compactThread(["search", "by-script", "pallet", "PL-177", ...db, "--json"]);
+    const searched = await runScript(["search", "by-script", "pallet", "PL-177", ...db, "--json"]);
     expect(searched.code, searched.stderr).toBe(0);
     expect(JSON.parse(searched.stdout).hits.some((hit: { text: string }) => hit.text.includes("PL-177"))).toBe(true);
 
-    const history = JSON.parse((await compactThread(["history", "by-script", ...db, "--json"])).stdout);
+    const history = JSON.parse((await runScript(["history", "by-script", ...db, "--json"])).stdout);
     expect(history.checkpoints.at(-1).messages).toBeLessThan(60);
     expect(history.checkpoints.find((checkpoint: { checkpointId: string }) => checkpoint.checkpointId === report.previousCheckpointId).messages).toBe(60);
 
-    const restored = await compactThread(["restore", "by-script", ...db, "--checkpoint", report.previousCheckpointId, "--json"]);
+    const restored = await runScript(["restore", "by-script", ...db, "--checkpoint", report.previousCheckpointId, "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
     const reader = SqliteSaver.fromConnString(path);
     const head = (await threadStoreFor(reader).readHead("by-script"))!;
