@@ -43,7 +43,6 @@ export type { SearchHit, RecallMessage, RecallEntry } from "./store/recall-index
 // Count.
 export { TokenCounter, type TokenCounterOptions, type CountMessagesOptions } from "./tokens/token-counter.js";
 export type { EncodingName } from "./tokens/models.js";
-export type { EngineName } from "./tokens/engines.js";
 export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-definitions.js";
 
 // Summarize.

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { invalidArgument } from "../errors.js";
 import { countMessageTokens, REPLY_PRIMING_TOKENS } from "./chat-format.js";
-import { DEFAULT_ENGINE, ENGINE_NAMES, getEngine, type EngineName, type TokenizerEngine } from "./engines.js";
+import { getEngine, type TokenizerEngine } from "./engines.js";
 import { DEFAULT_CACHE_BYTES, MessageTokenCache } from "./message-cache.js";
 import { DEFAULT_MODEL, resolveModel, type ModelInfo } from "./models.js";
 import { modelNameOf, type ModelOption } from "./model-option.js";
@@ -16,8 +16,6 @@ export interface TokenCounterOptions extends SplitOptions {
    * names fall back to o200k_base. @default "gpt-4o"
    */
   model?: ModelOption;
-  /** The tokenizer implementation. @default "gpt-tokenizer" */
-  engine?: EngineName;
   /**
    * Bytes the per-message count cache may hold (messages seen again after a checkpoint reload are answered from
    * it; long texts are kept as fingerprints). @default 16 MiB
@@ -37,7 +35,7 @@ export interface CountMessagesOptions {
  * object and by its id and content, so counting a thread after a turn encodes only the new messages, and a cached
  * count always equals a cold one. Counting never stalls on pathological text (see split.ts for the error bound).
  *
- * @throws CompactionError INVALID_ARGUMENT for a non-string model or an unknown engine.
+ * @throws CompactionError INVALID_ARGUMENT for a model that is neither a name nor a chat model.
  */
 export class TokenCounter {
   readonly model: string;
@@ -49,13 +47,10 @@ export class TokenCounter {
   private readonly encodeMessage = (message: BaseMessage): number => countMessageTokens(message, this.countTextBound);
   private readonly countTextBound = (text: string): number => this.countText(text);
 
-  constructor({ model: given, engine = DEFAULT_ENGINE, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
+  constructor({ model: given, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
     if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
     this.cache = new MessageTokenCache(cacheBytes);
     const model = modelNameOf(given) ?? DEFAULT_MODEL;
-    if (!ENGINE_NAMES.includes(engine)) {
-      throw invalidArgument("engine", engine, `one of ${ENGINE_NAMES.map((name) => `"${name}"`).join(", ")}`);
-    }
     for (const [parameter, value] of [["segmentLength", segmentLength], ["maxRunLength", maxRunLength]] as const) {
       if (value !== undefined && (!Number.isInteger(value) || value < 16)) {
         throw invalidArgument(parameter, value, "an integer >= 16");
@@ -63,7 +58,7 @@ export class TokenCounter {
     }
     this.model = model;
     this.modelInfo = resolveModel(model);
-    this.engine = getEngine(engine, this.modelInfo.encoding);
+    this.engine = getEngine(this.modelInfo.encoding);
     this.split = { segmentLength, maxRunLength };
   }
 

@@ -11,7 +11,7 @@ import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CompactingSupervisor, CompactionError, ExtractiveSummarizer, HistoryManager, LlmSummarizer, TokenCounter, type CompactingSupervisorOptions } from "../../src/index.js";
+import { CompactingSupervisor, CompactionError, ExtractiveSummarizer, HistoryManager, LlmSummarizer, type CompactingSupervisorOptions } from "../../src/index.js";
 import { planCompaction } from "../../src/internal.js";
 import { openPostgresStore, openSqliteStore } from "../../src/store/open.js";
 import { main } from "../../src/cli/main.js";
@@ -111,7 +111,6 @@ const API_CASES: Array<[string, () => unknown, string, string]> = [
   ["planCompaction of a non-array", () => planCompaction("messages" as never), "INVALID_ARGUMENT", '"messages"'],
   ["a negative keepTokens in a plan", () => planCompaction([], { keepTokens: -3 }), "INVALID_ARGUMENT", "-3"],
   ["LlmSummarizer without a model", () => new LlmSummarizer({ model: undefined }), "INVALID_ARGUMENT", "model"],
-  ["TokenCounter with an unknown engine", () => new TokenCounter({ engine: "sentencepiece" as never }), "INVALID_ARGUMENT", '"sentencepiece"'],
   ["a missing SQLite file", () => openSqliteStore(join(dir, "missing.sqlite")), "STORE_UNAVAILABLE", "missing.sqlite"],
   ["a file that is not SQLite", () => openSqliteStore(join(dir, "text.sqlite")), "INVALID_ARGUMENT", "text.sqlite"],
   ["a SQLite file that is not a checkpoint store", () => openSqliteStore(join(dir, "other.sqlite")), "INVALID_ARGUMENT", "other.sqlite"],
