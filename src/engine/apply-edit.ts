@@ -15,7 +15,7 @@ import type { ThreadHead } from "../store/read-head.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { prefixMismatch } from "./rebase.js";
 import { busyCode, type SkipCode } from "./report.js";
-import { outcomeOfWriteError, writeHistory } from "./replacement.js";
+import { outcomeOfWriteError, writeHistory } from "./write-history.js";
 
 export type EditOutcome =
   | { status: "written"; checkpointId: string; previousCheckpointId: string; messages: BaseMessage[]; appended: number; attempts: number }
@@ -52,7 +52,7 @@ export async function applyEdit(
       const written = await writeHistory(settings, threadId, messages, { expectedCheckpointId: headId, knownHead: head, metadata: metadata?.(headId) });
       return { status: "written", ...written, messages, appended, attempts: attempt };
     } catch (error) {
-      // The one mapping of a lost compare-and-swap (replacement.ts): a busy head is a skip; a moved head, a retry.
+      // The one mapping of a lost compare-and-swap (write-history.ts): a busy head is a skip; a moved head, a retry.
       const lost = outcomeOfWriteError(error);
       if (!lost) throw error;
       if (lost.status === "skipped") return { ...lost, attempts: attempt };

@@ -8,7 +8,7 @@ import { CompactionError, threadNotFound } from "../errors.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import { busyCode, type CompactedReport, type CompactionReport, type SkipCode } from "./report.js";
-import { outcomeOfWriteError, writeHistory } from "./replacement.js";
+import { outcomeOfWriteError, writeHistory } from "./write-history.js";
 import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";

@@ -19,7 +19,7 @@ import { validateHistory, type HistoryProblem } from "../messages/validate.js";
 import { editOf } from "../messages/markers.js";
 import { deserializeMessage } from "../store/recall-index/message-serde.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
-import { writtenByLibrary } from "../store/replacement.js";
+import { writtenByLibrary } from "../store/replacement-checkpoint.js";
 
 export type AuditProblemCode =
   | "INVALID_HEAD"

@@ -1,7 +1,7 @@
 /**
  * HistoryManager: read a thread, plan the cut, summarize, and force-write a replacement checkpoint that loses
  * nothing. The parts: options (manager-options.ts), the cut (plan.ts), the summary (summarize-plan.ts), the write
- * (replacement.ts, over store/compare-and-swap.ts), applying a prepared summary to a head that may have moved
+ * (write-history.ts, over store/compare-and-swap.ts), applying a prepared summary to a head that may have moved
  * (apply-prepared.ts, rebase.ts), recovery from an overflowing turn (recover-turn.ts).
  */
 import type { BaseMessage } from "@langchain/core/messages";
@@ -18,7 +18,7 @@ import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
-import { writeHistory } from "./replacement.js";
+import { writeHistory } from "./write-history.js";
 import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";

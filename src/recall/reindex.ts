@@ -15,7 +15,7 @@ import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-ind
 import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
 import { atFirstPlace, moved, recallChanges } from "../store/recall-index/entries.js";
-import { writtenByLibrary } from "../store/replacement.js";
+import { writtenByLibrary } from "../store/replacement-checkpoint.js";
 import type { RecallBackendOptions } from "./search.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
 

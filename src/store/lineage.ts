@@ -5,7 +5,7 @@
  * the write replaced), but the write no longer counts. Checkpoint ids sort in the order they were written.
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { writtenByLibrary } from "./replacement.js";
+import { writtenByLibrary } from "./replacement-checkpoint.js";
 
 const parentOf = (tuple: CheckpointTuple) => tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
 

@@ -14,7 +14,7 @@ import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
 import type { RecallChanges } from "./recall-index/types.js";
-import { buildReplacement } from "./replacement.js";
+import { buildReplacement } from "./replacement-checkpoint.js";
 import type { PrunePlan } from "./prune-plan.js";
 import type { PruneOutcome } from "./prune-writers.js";
 

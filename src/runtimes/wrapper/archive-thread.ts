@@ -6,7 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ToolOutputArchive } from "../../archive/archive.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
-import { outcomeOfWriteError } from "../../engine/replacement.js";
+import { outcomeOfWriteError } from "../../engine/write-history.js";
 
 /** The new history, or undefined when nothing changed. */
 export async function archiveThread(manager: HistoryManager, archive: ToolOutputArchive, threadId: string): Promise<BaseMessage[] | undefined> {
