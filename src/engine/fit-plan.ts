@@ -4,13 +4,14 @@
  * harder cut when the policy's would not end under them.
  */
 import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
+import { TOKENS_PER_MESSAGE } from "../tokens/chat-format.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactOverrides, PrepareOptions } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import { planOptionsOf, type CompactionPolicy } from "./policy.js";
 
-/** Tokens OpenAI adds around each message (role, separators): see tokens/chat-format.ts. */
-const MESSAGE_FRAMING_TOKENS = 4;
+/** Tokens OpenAI adds around the summary message: its separators (tokens/chat-format.ts) and its role (one token). */
+const MESSAGE_FRAMING_TOKENS = TOKENS_PER_MESSAGE + 1;
 
 /**
  * The cut of a plan: the one `overrides` gives (ratio, keepTokens or targetTokens) replaces the policy's own — a ratio
