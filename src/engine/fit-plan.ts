@@ -17,14 +17,15 @@ const MESSAGE_FRAMING_TOKENS = TOKENS_PER_MESSAGE + 1;
  * The cut of a plan: the one `overrides` gives (ratio, keepTokens or targetTokens) replaces the policy's own — a ratio
  * asked for by one call is not overruled by a default target; the policy's budgets divided by `tokenRatio`.
  */
-export function cutOf(policy: CompactionPolicy, overrides: CompactOverrides): Pick<CompactOverrides, "compactionRatio" | "keepTokens" | "targetTokens" | "summaryTokens"> {
-  const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.targetTokens !== undefined;
+export function cutOf(policy: CompactionPolicy, overrides: CompactOverrides): Pick<CompactOverrides, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
+  const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.keepMessages !== undefined || overrides.targetTokens !== undefined;
   const options = planOptionsOf(policy);
   const ratio = overrides.tokenRatio ?? 1;
   const scaled = (tokens: number | undefined) => (tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio)));
   return {
     compactionRatio: overrides.compactionRatio ?? options.compactionRatio,
     keepTokens: ownCut ? overrides.keepTokens : scaled(options.keepTokens),
+    keepMessages: ownCut ? overrides.keepMessages : options.keepMessages,
     targetTokens: ownCut ? overrides.targetTokens : scaled(options.targetTokens),
     summaryTokens: overrides.summaryTokens ?? scaled(options.summaryTokens),
   };
@@ -53,7 +54,7 @@ export function planWithin(plan: CompactionPlan, options: PrepareOptions, overhe
   const prefer = Math.min(options.preferTokensAfter ?? max, max);
   const estimate = (candidate: CompactionPlan) => candidate.tokens.afterEstimate + overhead;
   if (estimate(plan) <= prefer) return plan;
-  const harder = replan({ ...options, keepTokens: 0, targetTokens: undefined });
+  const harder = replan({ ...options, keepTokens: 0, keepMessages: undefined, targetTokens: undefined });
   if (harder.executable && estimate(harder) <= prefer) return { ...harder, reason: `${harder.reason}; cut harder to end under ${prefer} tokens` };
   const best = harder.executable && estimate(harder) < estimate(plan) ? harder : plan;
   if (estimate(plan) <= max || estimate(best) <= max) {

@@ -91,6 +91,8 @@ export interface RecallOptions {
 export interface CompactOverrides {
   compactionRatio?: number;
   keepTokens?: number;
+  /** Keep at least the newest this many messages verbatim. */
+  keepMessages?: number;
   targetTokens?: number;
   summaryTokens?: number;
   /**
@@ -145,7 +147,7 @@ export interface ManagerSettings {
   keepCheckpoints?: number;
 }
 
-const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model"] as const;
+const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model", "trigger", "keep"] as const;
 
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
@@ -195,6 +197,8 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
         compactionTarget: options.compactionTarget,
         keepTokens: options.keepTokens,
         targetTokens: options.targetTokens,
+        trigger: options.trigger,
+        keep: options.keep,
         summaryTokens: options.summaryTokens,
         hardLimit: options.hardLimit,
         recoveryRatio: options.recoveryRatio,

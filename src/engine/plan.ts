@@ -37,6 +37,11 @@ export interface PlanOptions {
   /** Instead of a ratio: keep the newest messages that fit in this many tokens, summarize the rest. */
   keepTokens?: number;
   /**
+   * Instead of a ratio: keep at least the newest this many messages verbatim (the cut falls between units, so a tool
+   * call and its results stay together), summarize the rest. `keepTokens` wins when both are given.
+   */
+  keepMessages?: number;
+  /**
    * Instead of a ratio: compact the whole history down to about this many tokens — the leading system messages, the
    * summary's budget (`summaryTokens`) and the newest messages that fit in what is left, kept verbatim.
    * `keepTokens` wins when both are given.
@@ -117,6 +122,9 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
     throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
   }
+  if (options.keepMessages !== undefined && (!Number.isInteger(options.keepMessages) || options.keepMessages < 1)) {
+    throw invalidArgument("keepMessages", options.keepMessages, "an integer >= 1");
+  }
   if (options.targetTokens !== undefined && (!Number.isInteger(options.targetTokens) || options.targetTokens < 0)) {
     throw invalidArgument("targetTokens", options.targetTokens, "a non-negative integer");
   }
@@ -161,7 +169,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     (options.targetTokens === undefined
       ? undefined
       : Math.max(0, options.targetTokens - REPLY_PRIMING_TOKENS - systemTokens - (options.summaryTokens ?? summaryBudget(before - systemTokens))));
-  const cut = chooseCut(boundaries, body.length, ratio, keepTokens, (from, to) => sum(bodyStart + from, bodyStart + to));
+  const cut = chooseCut(boundaries, body.length, ratio, keepTokens, options.keepMessages, (from, to) => sum(bodyStart + from, bodyStart + to));
   const pinnedUnits = units.filter((unit) => unit.end <= cut && body.slice(unit.start, unit.end).some((message, offset) => isPinned(message, bodyStart + unit.start + offset, options.pinned)));
   const summarizedUnits = units.filter((unit) => unit.end <= cut && !pinnedUnits.includes(unit));
   const summarize = summarizedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
@@ -202,7 +210,9 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
         ? "nothing to summarize: the history holds only system messages and a summary"
         : cut > 0
           ? "nothing to summarize: every message before the cut is pinned"
-          : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
+          : options.keepMessages !== undefined && options.keepTokens === undefined
+            ? `nothing to summarize: every cut would keep fewer than the newest ${options.keepMessages} messages`
+            : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
     return plan;
   }
   const placeholder = new HumanMessage({ id: "planned-summary", content: "(summary)" });
@@ -221,9 +231,16 @@ function chooseCut(
   bodyLength: number,
   ratio: number,
   keepTokens: number | undefined,
+  keepMessages: number | undefined,
   tokensBetween: (from: number, to: number) => number,
 ): number {
   if (boundaries.length === 0) return 0;
+  if (keepTokens === undefined && keepMessages !== undefined) {
+    // The latest boundary that keeps at least keepMessages; none when every boundary keeps fewer (nothing to cut).
+    let cut = 0;
+    for (const boundary of boundaries) if (bodyLength - boundary >= keepMessages) cut = boundary;
+    return cut;
+  }
   if (keepTokens !== undefined) {
     // The earliest boundary whose tail fits in keepTokens; the latest boundary if none does.
     for (const boundary of boundaries) {

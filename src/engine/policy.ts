@@ -8,6 +8,7 @@ import { invalidArgument } from "../errors.js";
 import { DEFAULT_MODEL, resolveModel, resolveTokenLimit, TOKEN_LIMIT_RULE } from "../tokens/models.js";
 import { RATIO_RULE, validateRatio } from "../validate-ratio.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
+import { spelledSettings, type ContextSize } from "./trigger-keep.js";
 import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, type PlanOptions } from "./plan.js";
 
 /**
@@ -92,6 +93,16 @@ export interface CompactionPolicyOptions {
   model?: ModelOption;
   /** The model's context window in tokens, for fractional limits with a model this library does not know. */
   contextWindow?: number;
+  /**
+   * When to compact, in the field's vocabulary: `{ tokens: n }` or `{ fraction: f }` of the window — `tokenLimit`'s
+   * other name (engine/trigger-keep.ts).
+   */
+  trigger?: ContextSize;
+  /**
+   * What stays verbatim after a compaction, in the field's vocabulary: `{ tokens: n }`, `{ fraction: f }` of the
+   * window, or `{ messages: n }` (the newest n messages) — instead of `compactionTarget` (engine/trigger-keep.ts).
+   */
+  keep?: ContextSize;
 }
 
 /** A resolved policy: every figure in tokens, every default applied. Build one with `resolvePolicy`. */
@@ -102,7 +113,11 @@ export interface CompactionPolicy {
   /** Compact before a turn when the stored thread plus its input exceed this; undefined without a tokenLimit. */
   readonly hardLimit: number | undefined;
   /** How the cut is chosen. */
-  readonly cut: { readonly by: "target"; readonly tokens: number } | { readonly by: "keep"; readonly tokens: number } | { readonly by: "ratio"; readonly ratio: number };
+  readonly cut:
+    | { readonly by: "target"; readonly tokens: number }
+    | { readonly by: "keep"; readonly tokens: number }
+    | { readonly by: "messages"; readonly messages: number }
+    | { readonly by: "ratio"; readonly ratio: number };
   /** The running summary's budget; undefined: 20% of what each compaction summarizes. */
   readonly summaryTokens: number | undefined;
   /** A compaction aims to end at most here (then cuts harder), and is not written above `tokenLimit`. */
@@ -150,7 +165,9 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   }
   const info = resolveModel(model);
   const contextWindow = options.contextWindow ?? info.contextWindow;
-  const tokenLimit = options.tokenLimit === undefined ? undefined : resolveTokenLimit(options.tokenLimit, model, { parameter: name("tokenLimit"), contextWindow: options.contextWindow });
+  const spelled = spelledSettings(options, contextWindow, name);
+  const limit = spelled.tokenLimit ?? options.tokenLimit;
+  const tokenLimit = limit === undefined ? undefined : resolveTokenLimit(limit, model, { parameter: spelled.tokenLimitName ?? name("tokenLimit"), contextWindow: options.contextWindow });
   const hardLimit =
     tokenLimit === undefined
       ? undefined
@@ -160,17 +177,19 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
             ? resolveTokenLimit(DEFAULT_HARD_LIMIT, model, { parameter: name("hardLimit"), contextWindow })
             : resolveTokenLimit(options.hardLimit, model, { parameter: name("hardLimit"), contextWindow: options.contextWindow }),
         );
-  if (options.hardLimit !== undefined && tokenLimit === undefined) throw invalidArgument(name("hardLimit"), options.hardLimit, `given with ${name("tokenLimit")}`);
+  if (options.hardLimit !== undefined && tokenLimit === undefined) throw invalidArgument(name("hardLimit"), options.hardLimit, `given with ${name("tokenLimit")} (or ${name("trigger")})`);
   const ratio = options.compactionRatio === undefined ? undefined : validateRatio(name("compactionRatio"), options.compactionRatio);
   const target = validateRatio(name("compactionTarget"), options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
-  const keepTokens = options.keepTokens === undefined ? undefined : nonNegativeInteger(name("keepTokens"), options.keepTokens);
+  const keepTokens = spelled.keepTokens ?? (options.keepTokens === undefined ? undefined : nonNegativeInteger(name("keepTokens"), options.keepTokens));
   const targetTokens = options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
   const recoveryRatio = validateRatio(name("recoveryRatio"), options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
   const lateness = options.lateness ?? DEFAULT_LATENESS;
   if (!Number.isInteger(lateness) || lateness < 0) throw invalidArgument(name("lateness"), lateness, "an integer >= 0 (turns or model calls)");
 
   const cut: CompactionPolicy["cut"] =
-    keepTokens !== undefined
+    spelled.keepMessages !== undefined
+      ? { by: "messages", messages: spelled.keepMessages }
+      : keepTokens !== undefined
       ? { by: "keep", tokens: keepTokens }
       : ratio !== undefined
         ? { by: "ratio", ratio }
@@ -193,11 +212,12 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
 }
 
 /** The planner's options for a policy (plan.ts), as every entry point plans. */
-export function planOptionsOf(policy: CompactionPolicy): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "targetTokens" | "summaryTokens"> {
+export function planOptionsOf(policy: CompactionPolicy): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
   const { cut } = policy;
   return {
     compactionRatio: cut.by === "ratio" ? cut.ratio : DEFAULT_COMPACTION_RATIO,
     ...(cut.by === "keep" ? { keepTokens: cut.tokens } : {}),
+    ...(cut.by === "messages" ? { keepMessages: cut.messages } : {}),
     ...(cut.by === "target" ? { targetTokens: cut.tokens } : {}),
     ...(policy.summaryTokens !== undefined ? { summaryTokens: policy.summaryTokens } : {}),
   };

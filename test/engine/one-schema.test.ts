@@ -66,6 +66,9 @@ const SHARED: Array<[string, unknown]> = [
   ["summaryRole", "robot"],
   ["pinned", "x"],
   ["env", 5],
+  ["trigger", { messages: 40 }],
+  ["keep", {}],
+  ["keep", { messages: 0 }],
 ];
 
 /** Options only some runtimes take, with the runtimes that take them. */

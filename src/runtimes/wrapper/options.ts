@@ -147,15 +147,15 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   }
   const env = environmentOf(options.env);
   validateSummarizer(options.summarizer);
-  // A cut chosen in code is not overruled by the environment's ratio.
-  const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined;
+  // A cut or a trigger chosen in code is not overruled by the environment's.
+  const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined || options.keep !== undefined;
   const { options: merged, names } = withEnvironment(
     { tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: modelNameOf(options.model) },
     env,
-    { skip: cutInCode ? ["compactionRatio"] : [] },
+    { skip: [...(cutInCode ? (["compactionRatio"] as const) : []), ...(options.trigger !== undefined ? (["tokenLimit"] as const) : [])] },
   );
   const tokenLimit = merged.tokenLimit;
-  if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or TOKEN_LIMIT in \`env\`)`);
+  if (tokenLimit === undefined && options.trigger === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env });
   const policy = resolvePolicy(
     {
@@ -163,6 +163,8 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
       compactionRatio: merged.compactionRatio,
       compactionTarget: options.compactionTarget,
       keepTokens: options.keepTokens,
+      trigger: options.trigger,
+      keep: options.keep,
       summaryTokens: options.summaryTokens,
       hardLimit: options.hardLimit,
       recoveryRatio: options.recoveryRatio,
