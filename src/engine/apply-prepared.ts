@@ -14,6 +14,7 @@ import { threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { turnOver } from "../slices.js";
 import type { ProviderUsage } from "./calibration.js";
+import { rewrittenTokens } from "./prompt-cache.js";
 
 /** First and longest pause between two looks at a busy head. */
 const BUSY_RETRY_MS = 10;
@@ -98,14 +99,17 @@ export function compactedFields(
   newCheckpointId: string,
   compacted: CompactedMessages,
   writeStarted: number,
+  replaced: readonly BaseMessage[],
   messages: readonly BaseMessage[] = compacted.messages,
 ): Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore"> {
+  const after = settings.calibration.measure(messages);
   return {
     status: "compacted" as const,
     reason,
     newCheckpointId,
     messagesAfter: messages.length,
-    tokensAfter: settings.calibration.measure(messages).tokens,
+    tokensAfter: after.tokens,
+    rewrittenTokens: rewrittenTokens(replaced, messages, settings.counter, after.ratio),
     summarizedMessages: compacted.plan.summarize.length,
     keptMessages: messages.length - compacted.plan.system.length - 1,
     summaryId: compacted.summary.id,
@@ -173,7 +177,7 @@ async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction
       prefixChanged: false,
       report: {
         ...base,
-        ...compactedFields(settings, reason, written.checkpointId, compacted, writeStarted, rebased.messages),
+        ...compactedFields(settings, reason, written.checkpointId, compacted, writeStarted, head.messages, rebased.messages),
         ...(moved ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } } : {}),
       },
     };

@@ -47,3 +47,12 @@ export function cacheSplit(previous: CallInput | undefined, current: CallInput, 
   const cached = warm ? tools + total - after - REPLY_PRIMING_TOKENS : 0;
   return { cached, fresh: tools + total - cached, sharedMessages: shared };
 }
+
+/**
+ * The tokens a rewrite of `before` into `after` takes out of the provider's cache: `after` from its first message
+ * that differs on, in the provider's tokens (`ratio` per tokenizer token).
+ */
+export function rewrittenTokens(before: readonly BaseMessage[], after: readonly BaseMessage[], counter: TokenCounter, ratio = 1): number {
+  const { after: rewritten } = counter.countMessagesFrom(after, sharedMessages(before, after));
+  return Math.round(rewritten * ratio);
+}

@@ -28,6 +28,12 @@ export interface CompactedReport extends ReportBase {
   messagesAfter: number;
   tokensBefore: number;
   tokensAfter: number;
+  /**
+   * The provider's prompt cache this compaction broke: the tokens of the new head from its first message that differs
+   * from the replaced head's on (the summary, usually, and everything after it). The next call writes them to the
+   * cache again, or pays them in full (engine/prompt-cache.ts).
+   */
+  rewrittenTokens: number;
   /** Set when a summary was written (not by a strategy that only clears or drops). */
   summarizedMessages?: number;
   keptMessages?: number;

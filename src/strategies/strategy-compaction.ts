@@ -8,6 +8,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import { threadNotFound } from "../errors.js";
 import type { HistoryManager } from "../engine/history-manager.js";
 import { busyCode, type CompactionReport } from "../engine/report.js";
+import { rewrittenTokens } from "../engine/prompt-cache.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
 import type { Strategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -93,6 +94,7 @@ export async function compactWithStrategy({ manager, strategy, threadId }: Strat
     newCheckpointId: outcome.checkpointId,
     tokensBefore: report.tokensBefore,
     tokensAfter: counter.countMessages(outcome.messages),
+    rewrittenTokens: rewrittenTokens(head.messages, outcome.messages, counter),
     messagesAfter: outcome.messages.length,
     ...(summary ? { summaryId: summary.id!, ...(getSummaryProvenance(summary)!.fallbackReason ? { fallbackReason: getSummaryProvenance(summary)!.fallbackReason } : {}) } : {}),
     ...(outcome.appended > 0 ? { rebased: { snapshotCheckpointId: headId, appendedMessages: outcome.appended } } : {}),

@@ -5,7 +5,7 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { cacheSplit, sharedMessages } from "../../src/engine/prompt-cache.js";
+import { cacheSplit, rewrittenTokens, sharedMessages } from "../../src/engine/prompt-cache.js";
 import { REPLY_PRIMING_TOKENS } from "../../src/tokens/chat-format.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 
@@ -69,5 +69,26 @@ describe("cacheSplit", () => {
     const current = thread(2);
     expect(cacheSplit(undefined, { messages: current }, counter)).toEqual({ cached: 0, fresh: counter.countMessages(current), sharedMessages: 0 });
     expect(sharedMessages([], current)).toBe(0);
+  });
+});
+
+describe("rewrittenTokens", () => {
+  it("a compaction breaks the cache from the summary on: the summary and every message kept after it", () => {
+    const before = thread(6);
+    const summary = new HumanMessage({ id: "summary-1", content: "Summary: invoices INV-0 to INV-3 were approved by Alice Moreau." });
+    const after = [system, summary, ...before.slice(9)];
+    expect(rewrittenTokens(before, after, counter)).toBe(tokensOf(after.slice(1)));
+    // In the provider's tokens: scaled by the thread's ratio.
+    expect(rewrittenTokens(before, after, counter, 1.5)).toBe(Math.round(tokensOf(after.slice(1)) * 1.5));
+  });
+
+  it("a rewrite that leaves the head as it was breaks nothing; a tool result cleared breaks from it on", () => {
+    const before = thread(3);
+    expect(rewrittenTokens(before, [...before], counter)).toBe(0);
+    const call = new AIMessage({ id: "c", content: "", tool_calls: [{ id: "t1", name: "lookup", args: { invoice: "INV-9" } }] });
+    const result = new ToolMessage({ id: "r", tool_call_id: "t1", content: "INV-9: 360 EUR, approved. ".repeat(20) });
+    const withTool = [...before, call, result, ...turn(9)];
+    const cleared = [...before, call, new ToolMessage({ id: "r", tool_call_id: "t1", content: "[cleared]" }), ...turn(9)];
+    expect(rewrittenTokens(withTool, cleared, counter)).toBe(tokensOf(cleared.slice(before.length + 1)));
   });
 });

@@ -42,6 +42,11 @@ export interface CompactionHealth extends BreakerHealth {
    */
   tokens?: number;
   providerUsage?: ProviderUsage;
+  /**
+   * The provider's prompt cache this wrapper's compactions of the thread broke, in tokens: the sum of their reports'
+   * `rewrittenTokens` (each compaction makes the next call write, or pay in full, everything from the summary on).
+   */
+  rewrittenTokens: number;
 }
 
 /**
@@ -259,6 +264,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       summarizer: this.summarizerChoice,
       ...(record?.count === undefined ? {} : { tokens: record.count }),
       ...(record?.usage ? { providerUsage: record.usage } : {}),
+      rewrittenTokens: record?.rewritten ?? 0,
     };
   }
 

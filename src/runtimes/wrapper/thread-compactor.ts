@@ -22,7 +22,7 @@ import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
-import { keepUnstreamed, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
+import { recordLanded, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
 import { archiveThread } from "./archive-thread.js";
@@ -254,10 +254,8 @@ export class ThreadCompactor {
   private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
     if (report.status === "compacted") {
       this.parts.breaker.success(report.threadId);
-      record.count = report.tokensAfter;
       landed(record.schedule);
-      record.lastLanded = report;
-      keepUnstreamed(record, report);
+      recordLanded(record, report);
       await this.parts.events.landed(report, config);
       await pruneAfter(record, this.parts, (task) => this.track(task));
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {

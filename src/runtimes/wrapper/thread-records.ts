@@ -19,6 +19,8 @@ export interface ThreadRecord {
   ratio?: number;
   /** The provider's figures of the last call counted, when its reply carried them (compactionHealth). */
   usage?: ProviderUsage;
+  /** The prompt cache this wrapper's compactions of the thread broke, in tokens (their reports' `rewrittenTokens`). */
+  rewritten?: number;
   /** Turns of this wrapper running on the thread now. */
   inFlight: number;
   /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */
@@ -51,7 +53,15 @@ function busy(record: ThreadRecord): boolean {
 export const UNSTREAMED_KEPT = 16;
 
 /** A compaction of `record` landed: kept for the next stream (the newest UNSTREAMED_KEPT). */
-export function keepUnstreamed(record: ThreadRecord, report: CompactedReport): void {
+/** A compaction landed on `record`'s thread: its count, the cache it broke, and the report kept for the streams. */
+export function recordLanded(record: ThreadRecord, report: CompactedReport): void {
+  record.count = report.tokensAfter;
+  record.rewritten = (record.rewritten ?? 0) + report.rewrittenTokens;
+  record.lastLanded = report;
+  keepUnstreamed(record, report);
+}
+
+function keepUnstreamed(record: ThreadRecord, report: CompactedReport): void {
   record.unstreamed.push(report);
   if (record.unstreamed.length > UNSTREAMED_KEPT) record.unstreamed.shift();
 }
