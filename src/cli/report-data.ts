@@ -4,6 +4,7 @@
  * order (the compacted messages from the recall index, then the head) and what the thread takes in the store.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { cacheSplit, rewrittenTokens } from "../engine/prompt-cache.js";
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../messages/summary-message.js";
 import { MAX_TRANSCRIPT_PAGE, readTranscript } from "../recall/transcript.js";
 import { recallRole, recallText } from "../store/recall-index/entries.js";
@@ -19,6 +20,11 @@ export interface ReportPoint {
   messages: number;
   kind: "turn" | "compaction" | "restore";
   ts: string;
+  /**
+   * A turn's: of its tokens, those an exact prefix of the turn before's — what the provider's prompt cache serves its
+   * first call (engine/prompt-cache.ts, at turn granularity); a compaction between them leaves little of it.
+   */
+  cached?: number;
 }
 
 export interface ReportMessage {
@@ -38,6 +44,8 @@ export interface ReportCompaction {
   messagesAfter: number;
   /** The messages the write took out of the head (summarized, or removed by a strategy). */
   removed: ReportMessage[];
+  /** The prompt cache the write broke: the new head from its first changed message on (engine/prompt-cache.ts). */
+  rewrittenTokens: number;
   summarizer?: string;
   /** The summary text the write left in the head (without its header). */
   summary?: string;
@@ -57,6 +65,8 @@ export interface ThreadReport {
   points: ReportPoint[];
   compactions: ReportCompaction[];
   transcript: TranscriptLine[];
+  /** Of the turns' tokens (every turn after the first), the share a prefix of the turn before's: see `ReportPoint.cached`. */
+  cacheShare?: number;
   storage: (ThreadStorage & { indexEntries: number }) | { checkpoints: number; indexEntries: number };
 }
 
@@ -76,11 +86,14 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
   const compactions: ReportCompaction[] = [];
   const byId = new Map(rows.map((row, index) => [row.checkpointId, index]));
   let turn = 0;
+  let lastTurn: readonly BaseMessage[] | undefined;
   for (const [index, row] of rows.entries()) {
     if (row.source === "input") turn++;
     const kind = kindOf(row);
     if (!kind) continue;
-    points.push({ checkpointId: row.checkpointId, turn, tokens: row.tokens, messages: row.messages, kind, ts: row.ts });
+    const cached = kind === "turn" && lastTurn ? cacheSplit({ messages: lastTurn }, { messages: messages[index]! }, counter).cached : undefined;
+    points.push({ checkpointId: row.checkpointId, turn, tokens: row.tokens, messages: row.messages, kind, ts: row.ts, ...(cached === undefined ? {} : { cached }) });
+    if (kind === "turn") lastTurn = messages[index]!;
     if (kind !== "compaction") continue;
     const parent = row.parentId !== null && byId.has(row.parentId) ? byId.get(row.parentId)! : index - 1;
     const before = messages[parent] ?? [];
@@ -96,6 +109,7 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
       messagesBefore: before.length,
       messagesAfter: after.length,
       removed: before.filter((message) => !kept.has(message.id) && !isSummaryMessage(message)).map(reportMessage),
+      rewrittenTokens: rewrittenTokens(before, after, counter),
       ...(summary ? { summarizer: getSummaryProvenance(summary)!.summarizer, summary: summaryText(summary) } : {}),
       superseded: row.superseded,
     });
@@ -113,6 +127,8 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
     after = page.next;
   }
   const stored = await store.storageOf(threadId);
+  const turns = points.filter((point) => point.cached !== undefined);
+  const turnTokens = turns.reduce((sum, point) => sum + point.tokens, 0);
   return {
     threadId,
     generatedAt: new Date().toISOString(),
@@ -121,6 +137,7 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
     points,
     compactions,
     transcript,
+    ...(turnTokens > 0 ? { cacheShare: turns.reduce((sum, point) => sum + point.cached!, 0) / turnTokens } : {}),
     storage: { ...(stored ?? { checkpoints: rows.length }), indexEntries },
   };
 }

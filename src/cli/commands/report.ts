@@ -7,8 +7,9 @@ import { checkpointsInWords, threadReport } from "../report-data.js";
 import { reportHtml } from "../report-html.js";
 
 export const REPORT_HELP = `report <thread> — a picture of the thread: its tokens over its turns with each compaction marked (the
-saw-tooth), what each compaction took out and what its summary kept, the whole transcript (the compacted messages
-from the recall index, then the head) and what the thread takes in the store. Prints a summary; --html <file>
+saw-tooth), what each compaction took out, what its summary kept and how much prompt cache it rewrote, the share of
+the turns' tokens a provider's prompt cache would serve, the whole transcript (the compacted messages from the recall
+index, then the head) and what the thread takes in the store. Prints a summary; --html <file>
 writes it as one self-contained page (nothing is fetched when it is viewed). Reads only.
 
 Usage: npx compact-thread report <thread> (--db <file> | --postgres <url>) [--html <file>] [--limit N] [--json]
@@ -39,7 +40,12 @@ export async function reportCommand(context: CliContext, threadId: string | unde
   const { printer } = context;
   printer.line(`thread ${threadId}: ${head?.turn ?? 0} turns, ${report.compactions.length} compaction(s); head ${number(head?.tokens)} tokens, limit ${number(report.limit)}`);
   for (const [index, compaction] of report.compactions.entries()) {
-    printer.line(`  compaction ${index + 1} after turn ${compaction.turn}: ${number(compaction.tokensBefore)} → ${number(compaction.tokensAfter)} tokens, ${compaction.removed.length} messages out${compaction.superseded ? " (superseded)" : ""}`);
+    printer.line(
+      `  compaction ${index + 1} after turn ${compaction.turn}: ${number(compaction.tokensBefore)} → ${number(compaction.tokensAfter)} tokens, ${compaction.removed.length} messages out, ${number(compaction.rewrittenTokens)} tokens of prompt cache rewritten${compaction.superseded ? " (superseded)" : ""}`,
+    );
+  }
+  if (report.cacheShare !== undefined) {
+    printer.line(`prompt cache: ${(report.cacheShare * 100).toFixed(1)}% of the turns' tokens were a prefix of the turn before (what a provider's cache serves; each turn's \`cached\` in --json)`);
   }
   const summaries = report.transcript.filter((line) => line.where === "summary").length;
   printer.line(
