@@ -1,80 +1,133 @@
 /**
- * What a conversation costs with the provider's prompt cache (`npm run bench:cost`): the retention benchmark's
- * conversations replayed through each contender at the same budget (25% of the conversation), every model call's
- * exact input recorded, split into what the cache serves (an exact prefix of the previous call's input,
- * engine/prompt-cache.ts) and what is new, and priced under two sheets (cost/pricing.ts). Beside each contender, the
- * evidence its model calls held in the same run (bench:retention's figure), so cost and what survives read together.
+ * What a conversation costs with the provider's prompt cache (`npm run bench:cost`): each workload replayed through
+ * each contender at the same budget (25% of the conversation), every model call's exact input recorded, split into
+ * what the cache serves (an exact prefix of the previous call's input, engine/prompt-cache.ts) and what is new, and
+ * priced under two sheets (cost/pricing.ts). The workloads:
+ * - each retention conversation (real, with sessions days apart: a session's first call finds the cache cold), with
+ *   the evidence its model calls held in the same run beside it (bench:retention's figure);
+ * - the generated agent conversation of bench:peers (tool calls, parallel calls, handoffs; one session, a call a
+ *   minute), with its retention of planted facts (bench:peers' figure).
+ * Contenders: no compaction, a sliding window (trimMessages before each call), langchain's summarizationMiddleware
+ * triggered at the budget keeping half of it and keeping 20 messages, and this library as wrapper and as middleware.
  * The summarizers are offline here (the library's extractive one; summarizationMiddleware over the same extractive
- * text as a chat model): their calls cost nothing. "No compaction" never passes a 128k window on these
+ * text as a chat model): their calls cost nothing. "No compaction" never passes a 128k window on the retention
  * conversations (its largest call is printed).
  * Run: npm run bench:cost [-- --data <file>]
  */
+import { SystemMessage } from "@langchain/core/messages";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { cacheSplit } from "../../src/engine/prompt-cache.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { generateConversation } from "../workload/conversation.js";
+import { conversationMessages } from "../workload/conversation-messages.js";
 import { PRICE_SHEETS, priceCalls, type PricedCall } from "./cost/pricing.js";
+import { BUDGET_SHARE, runContender } from "./peers.js";
+import { CONTENDERS as PEER_CONTENDERS, SYSTEM_PROMPT, summarizationContender as peerSummarization, type Contender } from "./peers/contenders.js";
+import { createPlayer } from "./peers/player.js";
 import { DEFAULT_DATA, runRetention, sqliteStore } from "./retention.js";
 import { loadDialogues } from "./retention/dataset.js";
-import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
+import { RETENTION_CONTENDERS, summarizationContender, type RetentionContender } from "./retention/contenders.js";
 import { printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
 const BUDGET = 0.25;
-const CONTENDERS = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (defaults, offline)", "this library as createAgent middleware"];
+/** The agent workload: bench:peers' generated conversation of this many messages. */
+const AGENT_MESSAGES = 2_000;
+const KEEP_20 = "summarizationMiddleware (keep 20 messages)";
+const RETENTION_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (defaults, offline)", "this library as createAgent middleware"];
+const PEER_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (CompactingSupervisor)"];
+const LIBRARY = new Set(["this library (defaults, offline)", "this library (CompactingSupervisor)"]);
 
 interface Run {
+  workload: string;
   name: string;
   calls: PricedCall[];
-  turns: number;
-  evidence: number;
-  scored: number;
+  /** Evidence (retention) or planted facts (agent) held, as a share; undefined when nothing was scored. */
+  held: number | undefined;
   maxInput: number;
 }
 
-export async function benchCost({ data = DEFAULT_DATA, contenders = RETENTION_CONTENDERS.filter((contender) => CONTENDERS.includes(contender.name)) }: { data?: string; contenders?: RetentionContender[] } = {}): Promise<void> {
-  const dialogues = loadDialogues(data);
+export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {}): Promise<void> {
   const counter = new TokenCounter();
   const dir = mkdtempSync(join(tmpdir(), "compaction-cost-"));
   const runs: Run[] = [];
   try {
-    for (const contender of contenders) {
-      const run: Run = { name: contender.name, calls: [], turns: 0, evidence: 0, scored: 0, maxInput: 0 };
-      for (const dialogue of dialogues) {
+    const retentionContenders: RetentionContender[] = [
+      ...RETENTION_CONTENDERS.filter((contender) => RETENTION_NAMES.includes(contender.name)),
+      summarizationContender(KEEP_20, () => ({ messages: 20 })),
+    ];
+    for (const dialogue of loadDialogues(data)) {
+      for (const contender of retentionContenders) {
         const result = await runRetention(dialogue, contender, BUDGET, counter, sqliteStore(dir));
-        run.calls.push(...result.pricedCalls);
-        run.turns += result.calls;
-        run.evidence += result.tally.evidence;
-        run.scored += result.tally.scored;
-        run.maxInput = Math.max(run.maxInput, result.tokensMax);
+        runs.push({ workload: dialogue.id, name: contender.name, calls: result.pricedCalls, held: result.tally.scored > 0 ? result.tally.evidence / result.tally.scored : undefined, maxInput: result.tokensMax });
       }
-      runs.push(run);
     }
+    runs.push(...(await agentRuns(counter, dir)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const baseline = runs.find((run) => run.name === "no compaction");
   for (const sheet of PRICE_SHEETS) {
-    const reference = baseline ? priceCalls(baseline.calls, sheet).cost : undefined;
-    printTable(
-      `What ${dialogues.length} retention conversations cost at a ${BUDGET * 100}% budget, ${sheet.name}; cost relative to no compaction with caching`,
-      runs.map((run) => {
+    const rows: Array<Record<string, string>> = [];
+    const targets: Array<Record<string, string>> = [];
+    for (const workload of [...new Set(runs.map((run) => run.workload))]) {
+      const of = (name: string) => runs.find((run) => run.workload === workload && run.name === name);
+      const cost = (run: Run | undefined) => (run ? priceCalls(run.calls, sheet).cost : Number.NaN);
+      const reference = cost(of("no compaction"));
+      for (const run of runs.filter((candidate) => candidate.workload === workload)) {
         const totals = priceCalls(run.calls, sheet);
-        return {
+        rows.push({
+          workload,
           contender: run.name,
           calls: String(totals.calls),
           "mean input/call": Math.round(totals.input / totals.calls).toLocaleString("en-US"),
           "cached share": `${((totals.cachedRead / totals.input) * 100).toFixed(1)}%`,
-          "relative cost": reference ? (totals.cost / reference).toFixed(2) : "—",
+          "relative cost": (totals.cost / reference).toFixed(2),
           "cost per call": (totals.cost / totals.calls).toFixed(0),
           "cache-breaking rewrites": String(totals.rewrites),
-          "evidence held (bench:retention)": run.scored === 0 ? "—" : `${((run.evidence / run.scored) * 100).toFixed(1)}%`,
-        };
-      }),
-    );
+          "held (evidence / facts)": run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`,
+        });
+      }
+      const library = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
+      const window = of("trimMessages (sliding window)");
+      targets.push({
+        workload,
+        "library / summarizationMiddleware keep 20 (<= 1)": (cost(library) / cost(of(KEEP_20))).toFixed(2),
+        "library / sliding window (<= 0.2)": (cost(library) / cost(window)).toFixed(2),
+        "held: library / window (>= 1.5)": library?.held !== undefined && window?.held ? (library.held / window.held).toFixed(2) : "—",
+      });
+    }
+    printTable(`What a conversation costs at a ${BUDGET * 100}% budget, ${sheet.name}; cost relative to no compaction with caching, per workload`, rows);
+    printTable(`The targets of this run, ${sheet.name}`, targets);
   }
-  if (baseline) printNote(`No compaction's largest call: ${baseline.maxInput.toLocaleString("en-US")} tokens (under a 128k window throughout).`);
+  const largest = Math.max(...runs.filter((run) => run.name === "no compaction" && run.workload !== agentWorkload()).map((run) => run.maxInput));
+  printNote(`No compaction's largest call on the retention conversations: ${largest.toLocaleString("en-US")} tokens (under a 128k window throughout).`);
+}
+
+const agentWorkload = () => `agent-${AGENT_MESSAGES}`;
+
+/** bench:peers' generated conversation through each contender, every call priced: one session, a call a minute. */
+async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
+  const conversation = generateConversation({ seed: 11, messages: AGENT_MESSAGES });
+  const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
+  const budget = Math.max(400, Math.floor(total * BUDGET_SHARE));
+  const contenders: Contender[] = [...PEER_CONTENDERS.filter((contender) => PEER_NAMES.includes(contender.name)), peerSummarization(KEEP_20, () => ({ messages: 20 }))];
+  // The same tools on every call: the cache serves them first.
+  const tools = createPlayer(conversation, counter).tools;
+  const toolTokens = counter.countMessages([], { tools }) - counter.countMessages([]);
+  const runs: Run[] = [];
+  for (const contender of contenders) {
+    const result = await runContender(contender, conversation, budget, counter, dir);
+    const calls = result.calls.map((record, index): PricedCall => {
+      const previous = result.calls[index - 1];
+      const split = cacheSplit(previous && { messages: previous.messages, toolTokens, toolsKey: "peers" }, { messages: record.messages, toolTokens, toolsKey: "peers" }, counter);
+      return { cached: split.cached, fresh: split.fresh, output: record.output, gapMinutes: previous ? 1 : Number.POSITIVE_INFINITY, rewrite: previous !== undefined && split.sharedMessages < previous.messages.length };
+    });
+    runs.push({ workload: agentWorkload(), name: contender.name, calls, held: Number.isNaN(result.retention) ? undefined : result.retention, maxInput: result.tokensMax });
+  }
+  return runs;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

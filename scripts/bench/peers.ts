@@ -13,7 +13,7 @@ import { generateConversation, probeQuestion, type Conversation } from "../workl
 import { conversationMessages } from "../workload/conversation-messages.js";
 import { QUARTERS, scoreRetention } from "../workload/retention.js";
 import { CONTENDERS, SYSTEM_PROMPT, type Contender } from "./peers/contenders.js";
-import { createPlayer } from "./peers/player.js";
+import { createPlayer, type CallRecord } from "./peers/player.js";
 import { printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
@@ -35,6 +35,8 @@ export interface PeerResult {
   retention: number;
   byQuarter: number[];
   storageBytes: number;
+  /** Every model call of the played turns, as the model received it (bench:cost prices them). */
+  calls: CallRecord[];
 }
 
 function fileBytes(path: string): number {
@@ -79,6 +81,7 @@ export async function runContender(contender: Contender, conversation: Conversat
     retention: score.share,
     byQuarter: score.byQuarter,
     storageBytes,
+    calls,
   };
 }
 

@@ -72,13 +72,13 @@ function libraryContender(name: string, strategy?: (summarizer: Summarizer) => S
   };
 }
 
-export const CONTENDERS: Contender[] = [
-  libraryContender("this library (CompactingSupervisor)"),
-  libraryContender("this library, pipeline clear-tool-results → summarize", (summarizer) =>
-    createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize", { summarizer })]),
-  ),
-  {
-    name: "summarizationMiddleware (same summarizer)",
+/**
+ * langchain's summarizationMiddleware over the same extractive text as a chat model, triggered at the budget and
+ * keeping what `keep` says.
+ */
+export function summarizationContender(name: string, keep: (budget: number) => { tokens: number } | { messages: number }): Contender {
+  return {
+    name,
     build(player, checkpointer, budget, counter) {
       const summaryModel = new ExtractiveChatModel(counter);
       const agent = createAgent({
@@ -86,11 +86,19 @@ export const CONTENDERS: Contender[] = [
         tools: player.tools,
         checkpointer,
         systemPrompt: SYSTEM_PROMPT,
-        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: { tokens: Math.floor(budget / 2) }, summaryPrompt: "{messages}" })],
+        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: keep(budget), summaryPrompt: "{messages}" })],
       });
       return { summarizer: summaryModel, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
     },
-  },
+  };
+}
+
+export const CONTENDERS: Contender[] = [
+  libraryContender("this library (CompactingSupervisor)"),
+  libraryContender("this library, pipeline clear-tool-results → summarize", (summarizer) =>
+    createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize", { summarizer })]),
+  ),
+  summarizationContender("summarizationMiddleware (same summarizer)", (budget) => ({ tokens: Math.floor(budget / 2) })),
   {
     name: "trimMessages (sliding window)",
     build(player, checkpointer, budget, counter) {

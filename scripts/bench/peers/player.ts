@@ -14,6 +14,10 @@ import { TOOL_NAMES, type Conversation, type PlannedReply } from "../../workload
 export interface CallRecord {
   tokens: number;
   rejected: boolean;
+  /** What the model received (the prompt cache's view of the call: bench:cost). */
+  messages: BaseMessage[];
+  /** Tokens of what it answered. */
+  output: number;
 }
 
 export interface Player {
@@ -39,9 +43,10 @@ export function createPlayer(conversation: Conversation, counter: TokenCounter):
     model: new ScriptedChatModel({
       reply: (messages) => {
         player.lastSeen = messages;
-        records.push({ tokens: counter.countMessages(messages), rejected: validateHistory(messages).length > 0 });
         // A ToolMessage last means the turn is under way; a fresh turn starts at its first reply.
         const reply = replies[Math.min(step, replies.length - 1)]!;
+        const output = counter.countText("text" in reply ? reply.text : JSON.stringify(reply.calls.map((call) => ({ name: call.name, args: call.args }))));
+        records.push({ tokens: counter.countMessages(messages), rejected: validateHistory(messages).length > 0, messages: [...messages], output });
         step++;
         if ("text" in reply) return { content: reply.text };
         return {

@@ -112,6 +112,32 @@ function library(name: string, makeSummarizer: (counter: TokenCounter) => Summar
   };
 }
 
+/**
+ * langchain's summarizationMiddleware over the same extractive text as a chat model, triggered at the budget and
+ * keeping what `keep` says.
+ */
+export function summarizationContender(name: string, keep: (budget: number) => { tokens: number } | { messages: number }): RetentionContender {
+  return {
+    name,
+    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
+      const summaryModel = new ExtractiveChatModel(counter);
+      const agent = createAgent({
+        model,
+        checkpointer,
+        systemPrompt,
+        name: agentName,
+        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: keep(budget), summaryPrompt: "{messages}" })],
+      });
+      return {
+        get summarizer() {
+          return { calls: summaryModel.calls, ms: summaryModel.ms };
+        },
+        invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))),
+      };
+    },
+  };
+}
+
 export const RETENTION_CONTENDERS: RetentionContender[] = [
   library("this library (defaults, offline)", (counter) => new ExtractiveSummarizer({ counter })),
   library("this library, recencyWeight 2 (newest segment first)", (counter) => new ExtractiveSummarizer({ counter, recencyWeight: 2 })),
@@ -142,25 +168,7 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
       };
     },
   },
-  {
-    name: "summarizationMiddleware (same summarizer)",
-    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
-      const summaryModel = new ExtractiveChatModel(counter);
-      const agent = createAgent({
-        model,
-        checkpointer,
-        systemPrompt,
-        name: agentName,
-        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: { tokens: Math.floor(budget / 2) }, summaryPrompt: "{messages}" })],
-      });
-      return {
-        get summarizer() {
-          return { calls: summaryModel.calls, ms: summaryModel.ms };
-        },
-        invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))),
-      };
-    },
-  },
+  summarizationContender("summarizationMiddleware (same summarizer)", (budget) => ({ tokens: Math.floor(budget / 2) })),
   {
     name: "trimMessages (sliding window)",
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
