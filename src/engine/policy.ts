@@ -180,7 +180,8 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   if (options.hardLimit !== undefined && tokenLimit === undefined) throw invalidArgument(name("hardLimit"), options.hardLimit, `given with ${name("tokenLimit")} (or ${name("trigger")})`);
   const ratio = options.compactionRatio === undefined ? undefined : validateRatio(name("compactionRatio"), options.compactionRatio);
   const target = validateRatio(name("compactionTarget"), options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
-  const keepTokens = spelled.keepTokens ?? (options.keepTokens === undefined ? undefined : nonNegativeInteger(name("keepTokens"), options.keepTokens));
+  const kept = spelled.keepTokens ?? options.keepTokens;
+  const keepTokens = kept === undefined ? undefined : nonNegativeInteger(spelled.keepTokensName ?? name("keepTokens"), kept);
   const targetTokens = options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
   const recoveryRatio = validateRatio(name("recoveryRatio"), options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
   const lateness = options.lateness ?? DEFAULT_LATENESS;

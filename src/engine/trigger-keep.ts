@@ -36,6 +36,8 @@ export interface Spelled {
   /** How errors about the limit name it: `trigger.tokens` or `trigger.fraction`. */
   tokenLimitName?: string;
   keepTokens?: number;
+  /** How errors about the kept tokens name them: `keep.tokens`. */
+  keepTokensName?: string;
   keepMessages?: number;
 }
 
@@ -67,8 +69,9 @@ export function spelledSettings(options: VocabularyOptions, contextWindow: numbe
     if (other !== undefined) throw invalidArgument(name("keep"), keep, `left out when ${name(other)} is given (both say where to cut)`);
     const value = keep[field];
     if (field === "tokens") {
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw invalidArgument(`${name("keep")}.tokens`, value, "a non-negative integer number of tokens");
+      // keepTokens' own rule checks it, naming the field it came from.
       spelled.keepTokens = value;
+      spelled.keepTokensName = `${name("keep")}.tokens`;
     } else if (field === "fraction") {
       if (typeof value !== "number" || !(value > 0 && value < 1)) throw invalidArgument(`${name("keep")}.fraction`, value, "a share of the window, 0 < f < 1");
       spelled.keepTokens = Math.floor(value * contextWindow);
