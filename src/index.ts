@@ -29,6 +29,7 @@ export {
 export { resolvePolicy, policyFromEnv, type CompactionPolicy, type CompactionPolicyOptions } from "./engine/policy.js";
 export type { CompactionPlan, PlanOptions } from "./engine/plan.js";
 export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./engine/report.js";
+export type { SummarizerTokens } from "./engine/summarizer-tokens.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./engine/audit.js";
 export { pruneThread, type PruneOptions, type PruneReport } from "./engine/prune.js";
 
@@ -48,7 +49,7 @@ export type { OpenAIToolDefinition, ToolDefinitionLike } from "./tokens/tool-def
 // Summarize.
 export { ExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./summarizers/extractive.js";
 export { LlmSummarizer, type LlmSummarizerOptions } from "./summarizers/llm.js";
-export type { Summarizer, SummarizeInput } from "./summarizers/types.js";
+export type { Summarizer, SummarizeInput, SummarizerUsage } from "./summarizers/types.js";
 export type { SummarizerChoice } from "./summarizers/default.js";
 
 // Messages: summaries, pins.

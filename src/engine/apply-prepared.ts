@@ -116,6 +116,7 @@ export function compactedFields(
     summarizer: compacted.summarizer.name,
     ...(compacted.fallbackReason ? { fallbackReason: compacted.fallbackReason } : {}),
     summarizerMs: compacted.summarizerMs,
+    ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
     writeMs: performance.now() - writeStarted,
   };
 }

@@ -20,9 +20,9 @@ import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
 import { writeHistory } from "./write-history.js";
 import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
-import { summarizePlan, type CompactedMessages } from "./summarize-plan.js";
+import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
-import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, validateKeep, type PruneOptions, type PruneReport } from "./prune.js";
+import { DEFAULT_KEEP_CHECKPOINTS, pruneAfterCompaction, pruneStoredThread, validateKeep, type PruneOptions, type PruneReport } from "./prune.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
 import { turnOver } from "../slices.js";
@@ -168,7 +168,7 @@ export class HistoryManager {
         const prepared = attempt === 1 && first ? first : await this.prepareUnlocked(threadId, overrides, !overrides.force);
         if (prepared.status !== "prepared") return { ...prepared, attempts: attempt };
         const { report, prefixChanged } = await applyPrepared(this.settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
-        if (!prefixChanged) return this.pruneAfter(report);
+        if (!prefixChanged) return pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report);
         last = report;
       }
       return { ...last!, reason: `gave up after ${maxWriteAttempts} summaries: ${last!.reason}`, attempts: maxWriteAttempts };
@@ -196,7 +196,7 @@ export class HistoryManager {
    * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
    */
   async applyCompaction(prepared: PreparedCompaction, { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {}): Promise<CompactionReport> {
-    return this.pruneAfter((await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report);
+    return pruneAfterCompaction(this.store, this.settings.keepCheckpoints, (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report);
   }
 
   /**
@@ -207,18 +207,6 @@ export class HistoryManager {
     const threadId = requireThreadId(config, "pruneThread");
     const count = validateKeep(keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS);
     return storeErrors(threadId, pruneStoredThread(this.store, threadId, count, dryRun));
-  }
-
-  /** With `keepCheckpoints`, a landed compaction is followed by a prune; its outcome goes into the report. */
-  private async pruneAfter(report: CompactionReport): Promise<CompactionReport> {
-    const keep = this.settings.keepCheckpoints;
-    if (keep === undefined || report.status !== "compacted") return report;
-    try {
-      const pruned = await pruneStoredThread(this.store, report.threadId, keep, false);
-      return { ...report, pruned: { status: pruned.status, removed: pruned.removed, backfilled: pruned.backfilled, ...(pruned.reason ? { reason: pruned.reason } : {}) } };
-    } catch (error) {
-      return { ...report, pruned: { status: "failed", removed: 0, backfilled: 0, reason: error instanceof Error ? error.message : String(error) } };
-    }
   }
 
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
@@ -233,7 +221,11 @@ export class HistoryManager {
       return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
     const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, ...given }, headId);
-    if ("skipped" in compacted) return { ...base, status: "skipped", code: compacted.code, reason: compacted.skipped, ...(compacted.summarizerMs === undefined ? {} : { summarizerMs: compacted.summarizerMs }) };
+    if ("skipped" in compacted) {
+      // The code, and what a summary that did not fit cost (summarizerMs, summarizerTokens), carried as they are.
+      const { skipped: reason, ...outcome } = compacted;
+      return { ...base, status: "skipped", reason, ...outcome };
+    }
     return rememberSnapshot(
       {
         status: "prepared",
@@ -260,7 +252,7 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     given: PrepareOptions = {},
     replacedCheckpointId?: string,
-  ): Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }> {
+  ): Promise<CompactedMessages | UnwrittenSummary> {
     const options = withinPolicy(this.policy, given);
     // Planning, summarizing and counting the result are phases of their own (slices.ts).
     await turnOver();
@@ -275,6 +267,7 @@ export class HistoryManager {
         return {
           code: "WONT_FIT",
           summarizerMs: compacted.summarizerMs,
+          ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
           skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
         };
       }

@@ -9,6 +9,7 @@ import { invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { messageIdsOf, planPrune, type PrunePlan } from "../store/prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type StoredCheckpoint, type ThreadStore } from "../store/thread-store.js";
+import type { CompactionReport } from "./report.js";
 
 export const DEFAULT_KEEP_CHECKPOINTS = 3;
 const ATTEMPTS = 3;
@@ -89,4 +90,15 @@ async function planByReading(store: ThreadStore, threadId: string, keep: number)
   const checkpoints = (await store.listCheckpoints(threadId)).reverse();
   if (checkpoints.length === 0) throw threadNotFound(threadId);
   return withSubgraphs(store, threadId, checkpoints, planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))));
+}
+
+/** With `keepCheckpoints` (`keep`), a landed compaction is followed by a prune; its outcome goes into the report. */
+export async function pruneAfterCompaction(store: ThreadStore, keep: number | undefined, report: CompactionReport): Promise<CompactionReport> {
+  if (keep === undefined || report.status !== "compacted") return report;
+  try {
+    const pruned = await pruneStoredThread(store, report.threadId, keep, false);
+    return { ...report, pruned: { status: pruned.status, removed: pruned.removed, backfilled: pruned.backfilled, ...(pruned.reason ? { reason: pruned.reason } : {}) } };
+  } catch (error) {
+    return { ...report, pruned: { status: "failed", removed: 0, backfilled: 0, reason: error instanceof Error ? error.message : String(error) } };
+  }
 }

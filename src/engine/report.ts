@@ -1,4 +1,5 @@
 import type { ProviderUsage } from "./calibration.js";
+import type { SummarizerTokens } from "./summarizer-tokens.js";
 
 /** What a compaction did, or why it did nothing: a union on `status`. */
 interface ReportBase {
@@ -41,6 +42,8 @@ export interface CompactedReport extends ReportBase {
   /** Why the configured summarizer was passed over for `fallbackSummarizer`, when it was. */
   fallbackReason?: string;
   summarizerMs: number;
+  /** The summarizer's own tokens, when it reported them. */
+  summarizerTokens?: SummarizerTokens;
   writeMs: number;
   /**
    * Set when the summary was computed on an earlier head and carried over to the current one (a rebase): the
@@ -83,6 +86,8 @@ export interface SkippedReport extends ReportBase {
   code: SkipCode;
   /** Set when a summary was written but not applied (it would not have ended under the ceiling). */
   summarizerMs?: number;
+  /** That summary's tokens, when its summarizer reported them. */
+  summarizerTokens?: SummarizerTokens;
 }
 
 /**

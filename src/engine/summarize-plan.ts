@@ -8,9 +8,11 @@ import { CompactionError } from "../errors.js";
 import { createSummaryMessage, getSummaryProvenance, summaryText, type SummaryProvenance } from "../messages/summary-message.js";
 import { validateHistory } from "../messages/validate.js";
 import { validateSummaryText } from "../summarizers/output.js";
-import type { Summarizer } from "../summarizers/types.js";
+import type { Summarizer, SummarizerUsage } from "../summarizers/types.js";
 import type { ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
+import type { SkipCode } from "./report.js";
+import { addSummarizerTokens, type SummarizerTokens } from "./summarizer-tokens.js";
 
 export interface CompactedMessages {
   /** `[leading system messages, summary, kept messages]`. */
@@ -22,6 +24,17 @@ export interface CompactedMessages {
   summarizer: Summarizer;
   /** Why the configured summarizer was passed over for the fallback, if it was. */
   fallbackReason?: string;
+  /** The summarizers' own tokens (the failed one's too), when they reported them. */
+  summarizerTokens?: SummarizerTokens;
+}
+
+/** A plan summarized that would not end under the ceiling, or why nothing was summarized: nothing to write. */
+export interface UnwrittenSummary {
+  skipped: string;
+  code: SkipCode;
+  /** Set when a summary was written (it would not fit). */
+  summarizerMs?: number;
+  summarizerTokens?: SummarizerTokens;
 }
 
 /** What summarizing needs of the manager's settings (a strategy passes its own). */
@@ -40,13 +53,17 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
   let summarizer = settings.summarizer;
   let fallbackReason: string | undefined;
   let text: string;
+  let tokens: SummarizerTokens | undefined;
+  const onUsage = (usage: SummarizerUsage) => {
+    tokens = addSummarizerTokens(tokens, { input: usage.inputTokens, output: usage.outputTokens, cachedInput: usage.cachedInputTokens ?? 0, calls: 1 });
+  };
   try {
-    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal);
+    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal, onUsage);
   } catch (error) {
     if (signal?.aborted || !settings.fallbackSummarizer || !CompactionError.isInstance(error) || error.code !== "SUMMARIZER_FAILED") throw error;
     fallbackReason = error.message;
     summarizer = settings.fallbackSummarizer;
-    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal);
+    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal, onUsage);
   }
   const summarizerMs = performance.now() - started;
   const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
@@ -73,7 +90,7 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
   if (problems.length > 0) {
     throw new CompactionError({ code: "INVALID_HISTORY", message: `the compacted history would be invalid: ${problems[0]!.message}` });
   }
-  return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason };
+  return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason, ...(tokens ? { summarizerTokens: tokens } : {}) };
 }
 
 /** The provenance's `pins`, when the plan moves pinned messages after the summary and keeps a message after them. */
@@ -84,7 +101,7 @@ function pinsOf(plan: CompactionPlan): Pick<SummaryProvenance, "pins"> {
   return { pins: { ids: plan.pinned.flatMap((message) => (message.id ? [message.id] : [])), keptId, followedId } };
 }
 
-async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number, stop?: AbortSignal): Promise<string> {
+async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number, stop: AbortSignal | undefined, onUsage: (usage: SummarizerUsage) => void): Promise<string> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let stopped: (() => void) | undefined;
@@ -106,6 +123,7 @@ async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeo
         messages: plan.summarize,
         tokenBudget: plan.tokens.summaryBudget,
         signal: controller.signal,
+        onUsage,
       }),
       timeout,
     ]);

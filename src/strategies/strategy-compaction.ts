@@ -8,6 +8,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import { threadNotFound } from "../errors.js";
 import type { HistoryManager } from "../engine/history-manager.js";
 import { busyCode, type CompactionReport } from "../engine/report.js";
+import { addSummarizerTokens, type SummarizerTokens } from "../engine/summarizer-tokens.js";
 import { rewrittenTokens } from "../engine/prompt-cache.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
 import type { Strategy } from "./types.js";
@@ -72,17 +73,23 @@ export async function compactWithStrategy({ manager, strategy, threadId }: Strat
   if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
   const started = performance.now();
   // The strategy transforms; a summarizing step asks the engine, so it summarizes as every entry point does.
-  const compact = (messages: readonly BaseMessage[], replacedCheckpointId?: string) => manager.compactWithinPolicy(messages, {}, replacedCheckpointId);
+  const summaries: Array<SummarizerTokens | undefined> = [];
+  const compact = async (messages: readonly BaseMessage[], replacedCheckpointId?: string) => {
+    const compacted = await manager.compactWithinPolicy(messages, {}, replacedCheckpointId);
+    summaries.push(compacted.summarizerTokens);
+    return compacted;
+  };
   const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, compact });
   if (report.changed === 0) return { ...base, status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: report.note, tokensBefore: report.tokensBefore };
   const removed = uncovered(head.messages, messages);
   const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;
   const summarizerMs = performance.now() - started;
+  const summarizerTokens = summaries.reduce(addSummarizerTokens, undefined);
   const writeStarted = performance.now();
   // The engine writes: the ceiling, a busy head, the compare-and-swap, the rebase onto turns that landed meanwhile.
   const outcome = await manager.applyEdit(threadId, head, result, (replaced) => ({ compaction: { replacedCheckpointId: replaced, strategy: strategy.name, removed: removed.length } }));
   const attempts = Math.max(1, outcome.attempts);
-  if (outcome.status === "skipped") return { ...base, attempts, status: "skipped", code: outcome.code, reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs };
+  if (outcome.status === "skipped") return { ...base, attempts, status: "skipped", code: outcome.code, reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs, ...(summarizerTokens ? { summarizerTokens } : {}) };
   if (outcome.status === "conflict") return { ...base, attempts, status: "conflict", reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs };
   const summary = outcome.messages.find((message) => getSummaryProvenance(message)?.summarizer !== strategy.name && getSummaryProvenance(message) !== undefined);
   return {
@@ -99,6 +106,8 @@ export async function compactWithStrategy({ manager, strategy, threadId }: Strat
     ...(summary ? { summaryId: summary.id!, ...(getSummaryProvenance(summary)!.fallbackReason ? { fallbackReason: getSummaryProvenance(summary)!.fallbackReason } : {}) } : {}),
     ...(outcome.appended > 0 ? { rebased: { snapshotCheckpointId: headId, appendedMessages: outcome.appended } } : {}),
     summarizerMs,
+    ...(summarizerTokens ? { summarizerTokens } : {}),
     writeMs: performance.now() - writeStarted,
   };
 }
+

@@ -3,8 +3,7 @@
  * (messages it changes are replaced by new objects) and never breaks a tool call from its results.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { SkipCode } from "../engine/report.js";
-import type { CompactedMessages } from "../engine/summarize-plan.js";
+import type { CompactedMessages, UnwrittenSummary } from "../engine/summarize-plan.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyContext {
@@ -19,7 +18,7 @@ export interface StrategyContext {
    * of the wrapper's manager): a summarizing step calls it, so its cut, its summary's budget, role, timeout and
    * fallback summarizer, and the ceiling it must end under are those of every other entry point.
    */
-  compact?: (messages: readonly BaseMessage[], replacedCheckpointId?: string) => Promise<CompactedMessages | { skipped: string; code: SkipCode; summarizerMs?: number }>;
+  compact?: (messages: readonly BaseMessage[], replacedCheckpointId?: string) => Promise<CompactedMessages | UnwrittenSummary>;
 }
 
 export interface StrategyReport {

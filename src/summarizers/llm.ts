@@ -10,13 +10,13 @@
  *   the compaction writes nothing.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, SystemMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { CompactionError, invalidArgument } from "../errors.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
 import { anchorSummary, lastUserRequest } from "./anchored.js";
 import { contentText } from "../messages/content.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer } from "./types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer, type SummarizerUsage } from "./types.js";
 
 export interface LlmSummarizerOptions {
   /** The chat model. Required unless `loadModel` is given. */
@@ -94,7 +94,7 @@ export class LlmSummarizer implements Summarizer {
     return this.loading;
   }
 
-  async summarize({ previousSummary, messages, tokenBudget, signal }: SummarizeInput): Promise<string> {
+  async summarize({ previousSummary, messages, tokenBudget, signal, onUsage }: SummarizeInput): Promise<string> {
     // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
     const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
     const modelBudget = Math.max(FLOOR_MODEL_BUDGET, tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0));
@@ -114,6 +114,8 @@ export class LlmSummarizer implements Summarizer {
           runName: "compaction-summary",
           signal,
         });
+        const usage = usageOf(response);
+        if (usage) onUsage?.(usage);
         const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
         if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
           throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer answered with a tool call instead of text" });
@@ -132,4 +134,12 @@ export class LlmSummarizer implements Summarizer {
       cause: lastError,
     });
   }
+}
+
+/** The provider's figures on a reply (`usage_metadata`), when it carries them. */
+function usageOf(response: BaseMessage): SummarizerUsage | undefined {
+  const usage = (response as AIMessage).usage_metadata;
+  if (typeof usage?.input_tokens !== "number" || typeof usage.output_tokens !== "number") return undefined;
+  const cached = usage.input_token_details?.cache_read;
+  return { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}) };
 }

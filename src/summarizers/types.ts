@@ -12,6 +12,20 @@ export interface SummarizeInput {
   tokenBudget: number;
   /** Aborted when the compaction's timeout expires. */
   signal?: AbortSignal;
+  /**
+   * Told the tokens of each model call the summary makes, as its provider reports them (a failed attempt's too: it
+   * was billed). LlmSummarizer calls it; a summarizer without a model never does. The compaction's report sums them
+   * (`summarizerTokens`).
+   */
+  onUsage?: (usage: SummarizerUsage) => void;
+}
+
+/** The tokens one model call of a summary read and wrote, as its provider reported them. */
+export interface SummarizerUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache, when it says. */
+  cachedInputTokens?: number;
 }
 
 /**

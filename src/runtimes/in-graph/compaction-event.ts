@@ -2,6 +2,7 @@
  * What an in-graph compaction tells: `onCompaction`'s event, and the same on the graph's "custom" stream for a UI
  * (types only, shared with the browser entry, src/client.ts).
  */
+import type { SummarizerTokens } from "../../engine/summarizer-tokens.js";
 
 export interface InGraphCompactionEvent {
   threadId: string | undefined;
@@ -17,6 +18,13 @@ export interface InGraphCompactionEvent {
   summaryId: string;
   /** Messages this compaction took out of the head (in the transcript, `readTranscript` or the client's reader). */
   removed: number;
+  /**
+   * The provider's prompt cache this compaction broke: the tokens of the new context from its first message that
+   * differs on (the next model call writes them again, or pays them in full).
+   */
+  rewrittenTokens: number;
+  /** The summarizer's own tokens for this summary, when it reported them (LlmSummarizer). */
+  summarizerTokens?: SummarizerTokens;
 }
 
 /**

@@ -28,7 +28,8 @@ import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { createCircuitBreaker, type CircuitBreaker } from "../../engine/circuit-breaker.js";
 import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules, type ScheduleState, type ThreadSchedule } from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
-import type { CompactedMessages } from "../../engine/summarize-plan.js";
+import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
+import { rewrittenTokens } from "../../engine/prompt-cache.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
@@ -48,7 +49,7 @@ interface Pending {
   snapshot: readonly BaseMessage[];
   /** What the snapshot counted when the summary started (calibrated). */
   tokens: number;
-  result: Promise<CompactedMessages | { skipped: string; summarizerMs?: number } | { error: unknown }>;
+  result: Promise<CompactedMessages | UnwrittenSummary | { error: unknown }>;
   settled: boolean;
 }
 
@@ -177,6 +178,8 @@ export class InGraphCompactor {
       appended: rebased.appended,
       summaryId: outcome.summary.id!,
       removed: messages.filter((message) => !kept.has(message.id)).length,
+      rewrittenTokens: rewrittenTokens(messages, rebased.messages, this.manager.counter, measured.ratio),
+      ...(outcome.summarizerTokens ? { summarizerTokens: outcome.summarizerTokens } : {}),
     };
     this.options.onCompaction?.(event);
     // The graph's "custom" stream (a UI's marker): the node's `config.writer`, the middleware's `runtime.writer`.

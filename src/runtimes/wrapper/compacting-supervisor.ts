@@ -23,6 +23,7 @@ import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-c
 import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 import type { ProviderUsage } from "../../engine/calibration.js";
+import type { SummarizerTokens } from "../../engine/summarizer-tokens.js";
 
 export { COMPACTION_EVENT } from "./compaction-events.js";
 
@@ -47,6 +48,11 @@ export interface CompactionHealth extends BreakerHealth {
    * `rewrittenTokens` (each compaction makes the next call write, or pay in full, everything from the summary on).
    */
   rewrittenTokens: number;
+  /**
+   * The tokens of the summarizer's own model calls for the thread (LlmSummarizer's, as its provider reported them;
+   * zero for a summarizer without a model), summaries that did not land included.
+   */
+  summarizerTokens: SummarizerTokens;
 }
 
 /**
@@ -265,6 +271,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       ...(record?.count === undefined ? {} : { tokens: record.count }),
       ...(record?.usage ? { providerUsage: record.usage } : {}),
       rewrittenTokens: record?.rewritten ?? 0,
+      summarizerTokens: { ...(record?.summarizerTokens ?? { input: 0, output: 0, cachedInput: 0, calls: 0 }) },
     };
   }
 

@@ -22,7 +22,7 @@ import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ResolvedOptions } from "./options.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
-import { recordLanded, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
+import { recordLanded, recordSummarizerTokens, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
 import { archiveThread } from "./archive-thread.js";
@@ -259,6 +259,7 @@ export class ThreadCompactor {
       await this.parts.events.landed(report, config);
       await pruneAfter(record, this.parts, (task) => this.track(task));
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
+      recordSummarizerTokens(record, report.summarizerTokens);
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
       // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)

@@ -7,6 +7,7 @@
 import type { PreparedCompaction } from "../../engine/history-manager.js";
 import type { ProviderUsage } from "../../engine/calibration.js";
 import type { CompactedReport } from "../../engine/report.js";
+import { addSummarizerTokens, type SummarizerTokens } from "../../engine/summarizer-tokens.js";
 import { newSchedule, type ThreadSchedule } from "../../engine/scheduler.js";
 
 export const DEFAULT_MAX_THREADS = 10_000;
@@ -21,6 +22,8 @@ export interface ThreadRecord {
   usage?: ProviderUsage;
   /** The prompt cache this wrapper's compactions of the thread broke, in tokens (their reports' `rewrittenTokens`). */
   rewritten?: number;
+  /** The tokens of the summarizer's own calls for the thread (their reports' `summarizerTokens`, unapplied ones too). */
+  summarizerTokens?: SummarizerTokens;
   /** Turns of this wrapper running on the thread now. */
   inFlight: number;
   /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */
@@ -52,13 +55,21 @@ function busy(record: ThreadRecord): boolean {
 /** Landed compactions kept per thread for the next `streamTokens` stream (a thread only ever invoked keeps the newest). */
 export const UNSTREAMED_KEPT = 16;
 
-/** A compaction of `record` landed: kept for the next stream (the newest UNSTREAMED_KEPT). */
-/** A compaction landed on `record`'s thread: its count, the cache it broke, and the report kept for the streams. */
+/**
+ * A compaction landed on `record`'s thread: its count, the cache it broke, its summarizer's tokens, and the report
+ * kept for the streams (the newest UNSTREAMED_KEPT).
+ */
 export function recordLanded(record: ThreadRecord, report: CompactedReport): void {
   record.count = report.tokensAfter;
   record.rewritten = (record.rewritten ?? 0) + report.rewrittenTokens;
+  recordSummarizerTokens(record, report.summarizerTokens);
   record.lastLanded = report;
   keepUnstreamed(record, report);
+}
+
+/** A summary's own tokens, added to the thread's (whether it landed or not: it was billed). */
+export function recordSummarizerTokens(record: ThreadRecord, tokens: SummarizerTokens | undefined): void {
+  record.summarizerTokens = addSummarizerTokens(record.summarizerTokens, tokens);
 }
 
 function keepUnstreamed(record: ThreadRecord, report: CompactedReport): void {

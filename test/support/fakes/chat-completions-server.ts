@@ -17,7 +17,12 @@ export interface ChatCompletionsRequest {
 }
 
 export type ServerReply =
-  | { content?: string; toolCalls?: Array<{ name: string; arguments: string; id?: string }> }
+  | {
+      content?: string;
+      toolCalls?: Array<{ name: string; arguments: string; id?: string }>;
+      /** The usage to report (else estimated from the request and reply), with the prompt tokens read from a cache. */
+      usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
+    }
   | { status: number; error: { message: string; type?: string; code?: string | null; param?: string | null } };
 
 /** Answers a request; a promise holds the response back until it settles (for tests that order events). */
@@ -89,9 +94,14 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
         function: { name: call.name, arguments: call.arguments },
       }));
       const content = reply.content ?? "";
-      const promptTokens = estimateTokens(body);
-      const completionTokens = Math.ceil(content.length / 4) + toolCalls.length * 8;
-      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      const promptTokens = reply.usage?.promptTokens ?? estimateTokens(body);
+      const completionTokens = reply.usage?.completionTokens ?? Math.ceil(content.length / 4) + toolCalls.length * 8;
+      const usage = {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+        ...(reply.usage?.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: reply.usage.cachedTokens } } : {}),
+      };
       const finish = toolCalls.length > 0 ? "tool_calls" : "stop";
       if (!body.stream) {
         return send(response, 200, {
