@@ -8,7 +8,10 @@
  * - the generated agent conversation of bench:peers (tool calls, parallel calls, handoffs; one session, a call a
  *   minute), with its retention of planted facts (bench:peers' figure).
  * Contenders: no compaction, a sliding window (trimMessages before each call), langchain's summarizationMiddleware
- * triggered at the budget keeping half of it and keeping 20 messages, and this library as wrapper and as middleware.
+ * triggered at the budget keeping half of it and keeping 20 messages, and this library as wrapper and as middleware,
+ * and with lower low-water marks (LOW_WATER). The targets table adds the bound of any scheduling (the defaults' calls
+ * priced as if no compaction broke the cache: cost/priced-call.ts) and the library at about the keep-20 middleware's
+ * cost.
  * The summarizers are offline here (the library's extractive one; summarizationMiddleware over the same extractive
  * text as a chat model): their calls cost nothing. "No compaction" never passes a 128k window on the retention
  * conversations (its largest call is printed).
@@ -19,17 +22,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { cacheSplit } from "../../src/engine/prompt-cache.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateConversation } from "../workload/conversation.js";
 import { conversationMessages } from "../workload/conversation-messages.js";
 import { PRICE_SHEETS, priceCalls, type PricedCall } from "./cost/pricing.js";
+import { pricedCall } from "./cost/priced-call.js";
 import { BUDGET_SHARE, runContender } from "./peers.js";
-import { CONTENDERS as PEER_CONTENDERS, SYSTEM_PROMPT, summarizationContender as peerSummarization, type Contender } from "./peers/contenders.js";
+import { CONTENDERS as PEER_CONTENDERS, libraryContender, SYSTEM_PROMPT, summarizationContender as peerSummarization, type Contender } from "./peers/contenders.js";
 import { createPlayer } from "./peers/player.js";
 import { DEFAULT_DATA, runRetention, sqliteStore } from "./retention.js";
 import { loadDialogues } from "./retention/dataset.js";
-import { RETENTION_CONTENDERS, summarizationContender, type RetentionContender } from "./retention/contenders.js";
+import { library, RETENTION_CONTENDERS, summarizationContender, type RetentionContender } from "./retention/contenders.js";
 import { printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
@@ -40,6 +44,16 @@ const KEEP_20 = "summarizationMiddleware (keep 20 messages)";
 const RETENTION_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (defaults, offline)", "this library as createAgent middleware"];
 const PEER_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (CompactingSupervisor)"];
 const LIBRARY = new Set(["this library (defaults, offline)", "this library (CompactingSupervisor)"]);
+/**
+ * The library with a lower low-water mark (a compaction brings the thread down to `compactionTarget` of the limit, the
+ * summary's budget `summaryShare` of it): what a deeper compaction saves and what it gives up. The last one costs
+ * about what summarizationMiddleware keeping 20 messages does: the targets table reads the two at equal cost.
+ */
+const LOW_WATER = [
+  { name: "this library, low-water 0.6", compactionTarget: 0.6 },
+  { name: "this library, low-water 0.4, summary 0.3", compactionTarget: 0.4, summaryShare: 0.3 },
+] as const;
+const EQUAL_COST = LOW_WATER[1].name;
 
 interface Run {
   workload: string;
@@ -58,6 +72,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
     const retentionContenders: RetentionContender[] = [
       ...RETENTION_CONTENDERS.filter((contender) => RETENTION_NAMES.includes(contender.name)),
       summarizationContender(KEEP_20, () => ({ messages: 20 })),
+      ...LOW_WATER.map(({ name, ...variant }) => library(name, (counter) => new ExtractiveSummarizer({ counter }), variant)),
     ];
     for (const dialogue of loadDialogues(data)) {
       for (const contender of retentionContenders) {
@@ -90,13 +105,18 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
           "held (evidence / facts)": run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`,
         });
       }
-      const library = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
+      const defaults = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
       const window = of("trimMessages (sliding window)");
+      const keep20 = of(KEEP_20);
+      const equalCost = of(EQUAL_COST);
+      const heldRatio = (a: Run | undefined, b: Run | undefined) => (a?.held !== undefined && b?.held ? (a.held / b.held).toFixed(2) : "—");
       targets.push({
         workload,
-        "library / summarizationMiddleware keep 20 (<= 1)": (cost(library) / cost(of(KEEP_20))).toFixed(2),
-        "library / sliding window (<= 0.2)": (cost(library) / cost(window)).toFixed(2),
-        "held: library / window (>= 1.5)": library?.held !== undefined && window?.held ? (library.held / window.held).toFixed(2) : "—",
+        "library / summarizationMiddleware keep 20 (<= 1)": (cost(defaults) / cost(keep20)).toFixed(2),
+        "library / sliding window (<= 0.2)": (cost(defaults) / cost(window)).toFixed(2),
+        "held: library / window (>= 1.5)": heldRatio(defaults, window),
+        "bound: library, no compaction breaking the cache / keep 20": defaults ? (priceCalls(defaults.calls, sheet, { unbroken: true }).cost / cost(keep20)).toFixed(2) : "—",
+        "low-water 0.4, summary 0.3 / keep 20: cost, held": `${(cost(equalCost) / cost(keep20)).toFixed(2)}, ${heldRatio(equalCost, keep20)}`,
       });
     }
     printTable(`What a conversation costs at a ${BUDGET * 100}% budget, ${sheet.name}; cost relative to no compaction with caching, per workload`, rows);
@@ -113,7 +133,11 @@ async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
   const conversation = generateConversation({ seed: 11, messages: AGENT_MESSAGES });
   const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
   const budget = Math.max(400, Math.floor(total * BUDGET_SHARE));
-  const contenders: Contender[] = [...PEER_CONTENDERS.filter((contender) => PEER_NAMES.includes(contender.name)), peerSummarization(KEEP_20, () => ({ messages: 20 }))];
+  const contenders: Contender[] = [
+    ...PEER_CONTENDERS.filter((contender) => PEER_NAMES.includes(contender.name)),
+    peerSummarization(KEEP_20, () => ({ messages: 20 })),
+    ...LOW_WATER.map(({ name, ...lowWater }) => libraryContender(name, undefined, lowWater)),
+  ];
   // The same tools on every call: the cache serves them first.
   const tools = createPlayer(conversation, counter).tools;
   const toolTokens = counter.countMessages([], { tools }) - counter.countMessages([]);
@@ -122,8 +146,7 @@ async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
     const result = await runContender(contender, conversation, budget, counter, dir);
     const calls = result.calls.map((record, index): PricedCall => {
       const previous = result.calls[index - 1];
-      const split = cacheSplit(previous && { messages: previous.messages, toolTokens, toolsKey: "peers" }, { messages: record.messages, toolTokens, toolsKey: "peers" }, counter);
-      return { cached: split.cached, fresh: split.fresh, output: record.output, gapMinutes: previous ? 1 : Number.POSITIVE_INFINITY, rewrite: previous !== undefined && split.sharedMessages < previous.messages.length };
+      return pricedCall(previous, record, { counter, output: record.output, gapMinutes: previous ? 1 : Number.POSITIVE_INFINITY, tools: { toolTokens, toolsKey: "peers" } });
     });
     runs.push({ workload: agentWorkload(), name: contender.name, calls, held: Number.isNaN(result.retention) ? undefined : result.retention, maxInput: result.tokensMax });
   }

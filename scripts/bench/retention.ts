@@ -23,8 +23,8 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
-import { cacheSplit } from "../../src/engine/prompt-cache.js";
 import type { PricedCall } from "./cost/pricing.js";
+import { pricedCall } from "./cost/priced-call.js";
 import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from "./retention/score.js";
 import { readmeBlock } from "./readme-block.js";
 import { median, printNote, printTable } from "./table.js";
@@ -235,15 +235,12 @@ export async function runRetention(
   const tokens = player.records.map((record) => record.tokens);
   const pricedCalls = player.records.map((record, index): PricedCall => {
     const previous = player.records[index - 1];
-    const split = cacheSplit(previous && { messages: previous.messages }, { messages: record.messages }, counter);
     const reply = groups[record.group]!.reply;
-    return {
-      cached: split.cached,
-      fresh: split.fresh,
+    return pricedCall(previous, record, {
+      counter,
       output: reply ? counter.countText(reply.text) : 0,
       gapMinutes: previous && groups[previous.group]!.session === groups[record.group]!.session ? 1 : Number.POSITIVE_INFINITY,
-      rewrite: previous !== undefined && split.sharedMessages < previous.messages.length,
-    };
+    });
   });
   return {
     contender: contender.name,

@@ -28,6 +28,11 @@ export interface PricedCall {
   cached: number;
   /** Input tokens after that prefix. */
   fresh: number;
+  /**
+   * Input tokens new to the conversation (after the last message the previous call sent too): `fresh` unless the
+   * call rewrote the history. Prices the bound of scheduling: a compaction that broke no cache.
+   */
+  appended: number;
   output: number;
   /** Minutes of model time since the previous call (Infinity: another session, or the first call). */
   gapMinutes: number;
@@ -43,11 +48,16 @@ export interface CostTotals {
   rewrites: number;
 }
 
-export function priceCalls(calls: readonly PricedCall[], sheet: PriceSheet): CostTotals {
+/**
+ * The cost of `calls` under `sheet`. `unbroken`: price each rewrite as if it broke no cache (everything but what it
+ * appends read from the cache, when the cache is warm) — what no scheduling can beat.
+ */
+export function priceCalls(calls: readonly PricedCall[], sheet: PriceSheet, { unbroken = false }: { unbroken?: boolean } = {}): CostTotals {
   let cost = 0;
   let input = 0;
   let cachedRead = 0;
-  for (const call of calls) {
+  for (const original of calls) {
+    const call = unbroken && original.rewrite ? { ...original, cached: original.cached + original.fresh - original.appended, fresh: original.appended } : original;
     const hit = call.gapMinutes <= sheet.ttlMinutes && call.cached >= sheet.minimumTokens ? call.cached : 0;
     cost += hit * sheet.read + (call.cached - hit + call.fresh) * sheet.write + call.output * sheet.output;
     input += call.cached + call.fresh;

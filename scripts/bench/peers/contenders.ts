@@ -50,8 +50,11 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
   };
 }
 
-/** This library around a createAgent graph; `strategy` builds the `strategy` option from the counting summarizer. */
-function libraryContender(name: string, strategy?: (summarizer: Summarizer) => Strategy): Contender {
+/**
+ * This library around a createAgent graph; `strategy` builds the `strategy` option from the counting summarizer;
+ * `lowWater`: the low-water mark (`compactionTarget`) and the summary's share of the budget (`summaryTokens`).
+ */
+export function libraryContender(name: string, strategy?: (summarizer: Summarizer) => Strategy, lowWater: { compactionTarget?: number; summaryShare?: number } = {}): Contender {
   return {
     name,
     build(player, checkpointer, budget, counter) {
@@ -63,6 +66,8 @@ function libraryContender(name: string, strategy?: (summarizer: Summarizer) => S
         hardLimit: budget,
         background: false,
         circuitBreaker: false,
+        ...(lowWater.compactionTarget !== undefined ? { compactionTarget: lowWater.compactionTarget } : {}),
+        ...(lowWater.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * lowWater.summaryShare) } : {}),
         // A pipeline's summarize step asks the wrapper's engine: its summarizer is the counting one too.
         summarizer,
         ...(strategy ? { strategy: strategy(summarizer) } : {}),

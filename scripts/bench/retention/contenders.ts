@@ -81,13 +81,16 @@ function searchOf(checkpointer: BaseCheckpointSaver): NonNullable<RunningContend
   return (threadId, query, filters = {}) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT, ...filters });
 }
 
-interface LibraryVariant {
+export interface LibraryVariant {
   strategy?: (summarizer: Summarizer) => StrategyInput;
   compactionRatio?: number;
+  /** The low-water mark (`compactionTarget`) and the summary's budget as a share of the budget (`summaryTokens`). */
+  compactionTarget?: number;
+  summaryShare?: number;
 }
 
 /** This library around the agent, with its defaults unless `variant` says otherwise; compaction applied before the next turn. */
-function library(name: string, makeSummarizer: (counter: TokenCounter) => Summarizer, variant: LibraryVariant = {}): RetentionContender {
+export function library(name: string, makeSummarizer: (counter: TokenCounter) => Summarizer, variant: LibraryVariant = {}): RetentionContender {
   return {
     name,
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
@@ -97,6 +100,8 @@ function library(name: string, makeSummarizer: (counter: TokenCounter) => Summar
       const supervisor = new CompactingSupervisor(agent, {
         tokenLimit: budget,
         ...(variant.compactionRatio !== undefined ? { compactionRatio: variant.compactionRatio } : {}),
+        ...(variant.compactionTarget !== undefined ? { compactionTarget: variant.compactionTarget } : {}),
+        ...(variant.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * variant.summaryShare) } : {}),
         ...(variant.strategy ? { strategy: variant.strategy(summarizer) } : { summarizer }),
       });
       return {
