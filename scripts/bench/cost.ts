@@ -9,7 +9,8 @@
  *   minute), with its retention of planted facts (bench:peers' figure).
  * Contenders: no compaction, a sliding window (trimMessages before each call), langchain's summarizationMiddleware
  * triggered at the budget keeping half of it and keeping 20 messages, and this library as wrapper and as middleware,
- * and with lower low-water marks (LOW_WATER). The targets table adds the bound of any scheduling (the defaults' calls
+ * and with lower low-water marks (LOW_WATER); on the retention conversations also a prototype of cache-aware
+ * scheduling (COLD_START: a compaction at each session's first turn, where the cache is cold). The targets table adds the bound of any scheduling (the defaults' calls
  * priced as if no compaction broke the cache: cost/priced-call.ts) and the library at about the keep-20 middleware's
  * cost.
  * The summarizers are offline here (the library's extractive one; summarizationMiddleware over the same extractive
@@ -33,7 +34,7 @@ import { CONTENDERS as PEER_CONTENDERS, libraryContender, SYSTEM_PROMPT, summari
 import { createPlayer } from "./peers/player.js";
 import { DEFAULT_DATA, runRetention, sqliteStore } from "./retention.js";
 import { loadDialogues } from "./retention/dataset.js";
-import { library, RETENTION_CONTENDERS, summarizationContender, type RetentionContender } from "./retention/contenders.js";
+import { coldStartContender, library, RETENTION_CONTENDERS, summarizationContender, type RetentionContender } from "./retention/contenders.js";
 import { printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
@@ -54,6 +55,14 @@ const LOW_WATER = [
   { name: "this library, low-water 0.4, summary 0.3", compactionTarget: 0.4, summaryShare: 0.3 },
 ] as const;
 const EQUAL_COST = LOW_WATER[1].name;
+/**
+ * Cache-aware scheduling's prototype (retention/contenders.ts): a compaction at each turn that finds the cache cold,
+ * when the thread holds `mark` of the limit or more (the low-water mark itself, or nearly the limit).
+ */
+const COLD_START = [
+  { name: "prototype: compacting at a cold session start from 0.8", mark: 0.8 },
+  { name: "prototype: compacting at a cold session start from 0.95", mark: 0.95 },
+];
 
 interface Run {
   workload: string;
@@ -73,6 +82,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
       ...RETENTION_CONTENDERS.filter((contender) => RETENTION_NAMES.includes(contender.name)),
       summarizationContender(KEEP_20, () => ({ messages: 20 })),
       ...LOW_WATER.map(({ name, ...variant }) => library(name, (counter) => new ExtractiveSummarizer({ counter }), variant)),
+      ...COLD_START.map(({ name, mark }) => coldStartContender(name, mark)),
     ];
     for (const dialogue of loadDialogues(data)) {
       for (const contender of retentionContenders) {

@@ -182,7 +182,7 @@ export async function runRetention(
   try {
     for (const [index, group] of groups.entries()) {
       player.begin(index);
-      await running.invoke(group.inputs.map(userMessage), dialogue.id);
+      await running.invoke(group.inputs.map(userMessage), dialogue.id, { coldCache: index > 0 && groups[index - 1]!.session !== group.session });
     }
     playMs = performance.now() - started;
     // One search per question in the compacted thread, against what the model received last.

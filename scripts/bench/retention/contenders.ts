@@ -17,6 +17,7 @@ import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
 import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
 import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
+import { HistoryManager } from "../../../src/engine/history-manager.js";
 import { compactionMiddleware } from "../../../src/runtimes/in-graph/compaction-middleware.js";
 import { searchHistory } from "../../../src/recall/search.js";
 import type { SearchHit } from "../../../src/store/recall-index/types.js";
@@ -33,8 +34,11 @@ export interface SummarizerStats {
 }
 
 export interface RunningContender {
-  /** One turn: the user's new messages (maybe none), answered by the replaying model. */
-  invoke(messages: BaseMessage[], threadId: string): Promise<void>;
+  /**
+   * One turn: the user's new messages (maybe none), answered by the replaying model. `coldCache`: the turn opens a
+   * session (days after the previous one): the provider's prompt cache is cold.
+   */
+  invoke(messages: BaseMessage[], threadId: string, turn?: { coldCache: boolean }): Promise<void>;
   summarizer: SummarizerStats;
   /** One search of the messages compacted out of the thread (this library's contenders). */
   search?(threadId: string, query: string, filters?: RecallFilterOptions): Promise<SearchHit[]>;
@@ -110,6 +114,34 @@ export function library(name: string, makeSummarizer: (counter: TokenCounter) =>
         async invoke(messages, threadId) {
           await supervisor.invoke({ messages }, threadConfig(threadId));
           // Background compaction (the default) finishes before the next turn is measured, whatever the machine's speed.
+          await supervisor.flush();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A prototype of cache-aware scheduling, not a library option: the defaults, plus a compaction (to the same low-water
+ * mark) at every turn that finds the prompt cache cold (a new session) while the thread holds `mark` of the limit or
+ * more — the rewrite is free there, and the next warm one comes later. bench:cost prices it against simply a lower
+ * low-water mark.
+ */
+export function coldStartContender(name: string, mark: number): RetentionContender {
+  return {
+    name,
+    build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
+      const stats = { calls: 0, ms: 0 };
+      const summarizer = timed(new ExtractiveSummarizer({ counter }), stats);
+      const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
+      const supervisor = new CompactingSupervisor(agent, { tokenLimit: budget, summarizer });
+      const manager = new HistoryManager({ checkpointer, tokenLimit: budget, summarizer });
+      return {
+        summarizer: stats,
+        async invoke(messages, threadId, turn) {
+          const config = threadConfig(threadId);
+          if (turn?.coldCache && (supervisor.compactionHealth(threadId).tokens ?? 0) >= budget * mark) await manager.compactThread(config, { force: true });
+          await supervisor.invoke({ messages }, config);
           await supervisor.flush();
         },
       };
