@@ -37,13 +37,15 @@ mkdirSync(dirname(databasePath), { recursive: true });
 const saver = SqliteSaver.fromConnString(databasePath);
 const { models: teamModels, label } = models();
 const team = createTeam(saver, teamModels);
-const summarizer = createDefaultSummarizer();
-// The rest of the policy (COMPACTION_RATIO, TOKEN_MODEL) the wrapper reads from the environment, as the script does.
+// OPENAI_API_KEY picks the LLM summarizer, as it picks the models; the rest of the policy (COMPACTION_RATIO,
+// TOKEN_MODEL) the wrapper reads from the environment given to it, as the script does.
+const summarizer = createDefaultSummarizer({ env });
 // Every compaction that lands, as it lands (most land between turns, outside any stream): the true count.
 const landed: CompactedReport[] = [];
 const supervisor = new CompactingSupervisor(team, {
   tokenLimit,
   summarizer,
+  env,
   onCompaction: (report) => void landed.push(report),
   onCompactionError: (error) => console.error(paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`)),
 });

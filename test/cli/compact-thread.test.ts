@@ -72,6 +72,27 @@ describe("npm start (the demo)", () => {
   }, 120_000);
 });
 
+describe("npm start with OPENAI_API_KEY", () => {
+  it("sends the team's calls and the summaries to OpenAI (a local Chat Completions server)", async () => {
+    const server = await startChatCompletionsServer((request) =>
+      String(request.messages[0]?.content ?? "").startsWith("You maintain the running summary")
+        ? { content: "## Facts and figures\n- The team discussed the rounding test of the billing service" }
+        : { content: "Understood: the rounding test of the billing service is noted, with the figures you gave." },
+    );
+    try {
+      const path = join(dir, "demo-openai.sqlite");
+      const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: path, DEMO_THREAD_ID: "demo-openai", DEMO_TURNS: "12", DEMO_TOKEN_LIMIT: "700", OPENAI_API_KEY: "sk-test-not-a-real-key", OPENAI_BASE_URL: server.url });
+      expect(demo.code, demo.stderr).toBe(0);
+      expect(demo.stdout).toMatch(/OpenAI gpt-4o-mini · summarizer: llm · limit 700 tokens/);
+      const summaries = server.requests.filter((request) => String(request.body.messages[0]?.content ?? "").startsWith("You maintain the running summary"));
+      expect(summaries.length).toBeGreaterThan(0);
+      expect(Number(/Done: 12 turns, (\d+) compactions\./.exec(demo.stdout)?.[1])).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
+
 describe("the compaction script on a thread written by the demo", () => {
   it("inspects, plans, compacts, shows history and restores, with --json that parses", async () => {
     const inspected = await runScript(["inspect", THREAD, "--db", db, "--json", "--limit", "500"]);
