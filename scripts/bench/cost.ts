@@ -14,7 +14,8 @@
  * priced as if no compaction broke the cache: cost/priced-call.ts) and the library at about the keep-20 middleware's
  * cost.
  * The summarizers are offline here (the library's extractive one; summarizationMiddleware over the same extractive
- * text as a chat model): their calls cost nothing. "No compaction" never passes a 128k window on the retention
+ * text as a chat model): their calls cost nothing. With OPENAI_API_KEY the library also runs with LlmSummarizer, and
+ * the tokens its summaries' calls reported (`compactionHealth().summarizerTokens`) are priced on top. "No compaction" never passes a 128k window on the retention
  * conversations (its largest call is printed).
  * Run: npm run bench:cost [-- --data <file>]
  */
@@ -27,7 +28,8 @@ import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateConversation } from "../workload/conversation.js";
 import { conversationMessages } from "../workload/conversation-messages.js";
-import { PRICE_SHEETS, priceCalls, type PricedCall } from "./cost/pricing.js";
+import { PRICE_SHEETS, priceCalls, priceSummarizer, type PriceSheet, type PricedCall } from "./cost/pricing.js";
+import type { SummarizerTokens } from "../../src/engine/summarizer-tokens.js";
 import { pricedCall } from "./cost/priced-call.js";
 import { BUDGET_SHARE, runContender } from "./peers.js";
 import { CONTENDERS as PEER_CONTENDERS, libraryContender, SYSTEM_PROMPT, summarizationContender as peerSummarization, type Contender } from "./peers/contenders.js";
@@ -44,6 +46,8 @@ const AGENT_MESSAGES = 2_000;
 const KEEP_20 = "summarizationMiddleware (keep 20 messages)";
 const RETENTION_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (defaults, offline)", "this library as createAgent middleware"];
 const PEER_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (CompactingSupervisor)"];
+/** This library with the LLM summarizer: run only with OPENAI_API_KEY, its summaries' tokens priced too. */
+const LLM_SUMMARIZER = "this library, LlmSummarizer (OPENAI_API_KEY)";
 const LIBRARY = new Set(["this library (defaults, offline)", "this library (CompactingSupervisor)"]);
 /**
  * The library with a lower low-water mark (a compaction brings the thread down to `compactionTarget` of the limit, the
@@ -71,6 +75,13 @@ interface Run {
   /** Evidence (retention) or planted facts (agent) held, as a share; undefined when nothing was scored. */
   held: number | undefined;
   maxInput: number;
+  /** The summarizer's own tokens, when it reported them (LlmSummarizer): priced on top of the model's calls. */
+  summarizer?: SummarizerTokens;
+}
+
+/** Everything `run` costs under `sheet`: its model calls, and its summarizer's own calls. */
+function costOf(run: Run, sheet: PriceSheet): number {
+  return priceCalls(run.calls, sheet).cost + priceSummarizer(run.summarizer, sheet);
 }
 
 export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {}): Promise<void> {
@@ -79,7 +90,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
   const runs: Run[] = [];
   try {
     const retentionContenders: RetentionContender[] = [
-      ...RETENTION_CONTENDERS.filter((contender) => RETENTION_NAMES.includes(contender.name)),
+      ...RETENTION_CONTENDERS.filter((contender) => RETENTION_NAMES.includes(contender.name) || (contender.name === LLM_SUMMARIZER && !contender.skip?.())),
       summarizationContender(KEEP_20, () => ({ messages: 20 })),
       ...LOW_WATER.map(({ name, ...variant }) => library(name, (counter) => new ExtractiveSummarizer({ counter }), variant)),
       ...COLD_START.map(({ name, mark }) => coldStartContender(name, mark)),
@@ -87,7 +98,8 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
     for (const dialogue of loadDialogues(data)) {
       for (const contender of retentionContenders) {
         const result = await runRetention(dialogue, contender, BUDGET, counter, sqliteStore(dir));
-        runs.push({ workload: dialogue.id, name: contender.name, calls: result.pricedCalls, held: result.tally.scored > 0 ? result.tally.evidence / result.tally.scored : undefined, maxInput: result.tokensMax });
+        const held = result.tally.scored > 0 ? result.tally.evidence / result.tally.scored : undefined;
+        runs.push({ workload: dialogue.id, name: contender.name, calls: result.pricedCalls, held, maxInput: result.tokensMax, ...(result.summarizerTokens ? { summarizer: result.summarizerTokens } : {}) });
       }
     }
     runs.push(...(await agentRuns(counter, dir)));
@@ -99,20 +111,22 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
     const targets: Array<Record<string, string>> = [];
     for (const workload of [...new Set(runs.map((run) => run.workload))]) {
       const of = (name: string) => runs.find((run) => run.workload === workload && run.name === name);
-      const cost = (run: Run | undefined) => (run ? priceCalls(run.calls, sheet).cost : Number.NaN);
+      const cost = (run: Run | undefined) => (run ? costOf(run, sheet) : Number.NaN);
       const reference = cost(of("no compaction"));
       for (const run of runs.filter((candidate) => candidate.workload === workload)) {
         const totals = priceCalls(run.calls, sheet);
+        const total = costOf(run, sheet);
         rows.push({
           workload,
           contender: run.name,
           calls: String(totals.calls),
           "mean input/call": Math.round(totals.input / totals.calls).toLocaleString("en-US"),
           "cached share": `${((totals.cachedRead / totals.input) * 100).toFixed(1)}%`,
-          "relative cost": (totals.cost / reference).toFixed(2),
-          "cost per call": (totals.cost / totals.calls).toFixed(0),
+          "relative cost": (total / reference).toFixed(2),
+          "cost per call": (total / totals.calls).toFixed(0),
           "cache-breaking rewrites": String(totals.rewrites),
           "held (evidence / facts)": run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`,
+          "summarizer tokens in / out": run.summarizer ? `${run.summarizer.input.toLocaleString("en-US")} / ${run.summarizer.output.toLocaleString("en-US")}` : "0",
         });
       }
       const defaults = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
@@ -125,7 +139,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
         "library / summarizationMiddleware keep 20 (<= 1)": (cost(defaults) / cost(keep20)).toFixed(2),
         "library / sliding window (<= 0.2)": (cost(defaults) / cost(window)).toFixed(2),
         "held: library / window (>= 1.5)": heldRatio(defaults, window),
-        "bound: library, no compaction breaking the cache / keep 20": defaults ? (priceCalls(defaults.calls, sheet, { unbroken: true }).cost / cost(keep20)).toFixed(2) : "—",
+        "bound: library, no compaction breaking the cache / keep 20": defaults ? ((priceCalls(defaults.calls, sheet, { unbroken: true }).cost + priceSummarizer(defaults.summarizer, sheet)) / cost(keep20)).toFixed(2) : "—",
         "low-water 0.4, summary 0.3 / keep 20: cost, held": `${(cost(equalCost) / cost(keep20)).toFixed(2)}, ${heldRatio(equalCost, keep20)}`,
       });
     }
@@ -134,6 +148,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
   }
   const largest = Math.max(...runs.filter((run) => run.name === "no compaction" && run.workload !== agentWorkload()).map((run) => run.maxInput));
   printNote(`No compaction's largest call on the retention conversations: ${largest.toLocaleString("en-US")} tokens (under a 128k window throughout).`);
+  printNote(`"summarizer tokens": what the summarizer's own calls read and wrote, priced into the cost (0 for the offline summarizers; the LlmSummarizer row runs with OPENAI_API_KEY${process.env.OPENAI_API_KEY ? "" : ", not set in this run"}).`);
 }
 
 const agentWorkload = () => `agent-${AGENT_MESSAGES}`;

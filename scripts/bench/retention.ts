@@ -20,6 +20,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
+import type { SummarizerTokens } from "../../src/engine/summarizer-tokens.js";
 import { RETENTION_CONTENDERS, type RetentionContender } from "./retention/contenders.js";
 import { loadDialogues, type Dialogue } from "./retention/dataset.js";
 import { createPlayer, groupTurns, userMessage, type TurnGroup } from "./retention/player.js";
@@ -66,6 +67,8 @@ export interface RetentionResult {
   fillerLines: number;
   summarizerCalls: number;
   summarizerMs: number;
+  /** The summarizer's own tokens, when its contender reports them (this library's wrapper with LlmSummarizer). */
+  summarizerTokens?: SummarizerTokens;
   playMs: number;
   /** One search per question in the compacted thread (this library's contenders). */
   recall?: RecallTally;
@@ -177,6 +180,7 @@ export async function runRetention(
   const started = performance.now();
   let playMs = 0;
   let recall: RecallTally | undefined;
+  let summarizerTokens: SummarizerTokens | undefined;
   let recallFiltered: RecallTally | undefined;
   const scorer = new DialogueScorer(dialogue);
   try {
@@ -185,6 +189,7 @@ export async function runRetention(
       await running.invoke(group.inputs.map(userMessage), dialogue.id, { coldCache: index > 0 && groups[index - 1]!.session !== group.session });
     }
     playMs = performance.now() - started;
+    summarizerTokens = running.summarizerTokens?.(dialogue.id);
     // One search per question in the compacted thread, against what the model received last.
     if (running.search) {
       const last = player.records.at(-1)!;
@@ -258,6 +263,7 @@ export async function runRetention(
     fillerLines: fillerCount,
     summarizerCalls: running.summarizer.calls,
     summarizerMs: running.summarizer.ms,
+    ...(summarizerTokens ? { summarizerTokens } : {}),
     playMs,
     ...(recall ? { recall } : {}),
     ...(recallFiltered ? { recallFiltered } : {}),

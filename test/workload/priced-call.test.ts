@@ -1,12 +1,13 @@
 /**
  * The cost benchmark's pricing of a call (scripts/bench/cost): what a rewrite costs, and the bound it prints beside
- * the defaults — the same calls priced as if no compaction had broken the cache, so only what a call appends is new.
+ * the defaults — the same calls priced as if no compaction had broken the cache, so only what a call appends is new —
+ * and a summarizer's own calls, priced on top.
  * Hand-computed from the tokenizer's count of each message.
  */
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { appendedTokens, pricedCall } from "../../scripts/bench/cost/priced-call.js";
-import { PRICE_SHEETS, priceCalls } from "../../scripts/bench/cost/pricing.js";
+import { PRICE_SHEETS, priceCalls, priceSummarizer } from "../../scripts/bench/cost/pricing.js";
 import { REPLY_PRIMING_TOKENS } from "../../src/tokens/chat-format.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 
@@ -19,7 +20,7 @@ const turn = (n: number): BaseMessage[] => [
 ];
 const anthropic = PRICE_SHEETS[0]!;
 
-describe("the cost benchmark's bound of scheduling", () => {
+describe("the cost benchmark's pricing", () => {
   const before = [system, ...turn(0), ...turn(1), ...turn(2), ...turn(3)];
   const summary = new HumanMessage({ id: "summary", content: "Summary: invoices 0 to 2 approved by Alice Moreau." });
   // A compaction: the summary replaces turns 0–2, turn 3 is kept, and the call appends turn 4's question.
@@ -47,5 +48,11 @@ describe("the cost benchmark's bound of scheduling", () => {
     expect(priceCalls([warm], anthropic, { unbroken: true }).cost).toBeCloseTo((total - warm.appended) * 0.1 + warm.appended * 1.25);
     const cold = { ...warm, gapMinutes: Number.POSITIVE_INFINITY };
     expect(priceCalls([cold], anthropic, { unbroken: true }).cost).toBeCloseTo(total * 1.25);
+  });
+
+  it("a summarizer's own calls are priced on top: what the provider read from its cache at the read price, the rest written", () => {
+    expect(priceSummarizer(undefined, anthropic)).toBe(0);
+    expect(priceSummarizer({ input: 2_000, output: 300, cachedInput: 1_500, calls: 2 }, anthropic)).toBeCloseTo(1_500 * 0.1 + 500 * 1.25 + 300 * 5);
+    expect(priceSummarizer({ input: 2_000, output: 300, cachedInput: 0, calls: 1 }, PRICE_SHEETS[1]!)).toBeCloseTo(2_000 * 1 + 300 * 4);
   });
 });

@@ -8,6 +8,8 @@
  * `minimumTokens` (1,024). A call's model time: one minute after the previous call of its session; a new session of
  * a recorded conversation (days later) finds the cache cold.
  */
+import type { SummarizerTokens } from "../../../src/engine/summarizer-tokens.js";
+
 export interface PriceSheet {
   name: string;
   read: number;
@@ -64,4 +66,13 @@ export function priceCalls(calls: readonly PricedCall[], sheet: PriceSheet, { un
     cachedRead += hit;
   }
   return { cost, input, cachedRead, calls: calls.length, rewrites: calls.filter((call) => call.rewrite).length };
+}
+
+/**
+ * What a summarizer's own calls cost under `sheet` (their input read from the cache as far as the provider said,
+ * the rest written or paid in full, their output), in the same units as `priceCalls`: zero for none.
+ */
+export function priceSummarizer(tokens: SummarizerTokens | undefined, sheet: PriceSheet): number {
+  if (!tokens) return 0;
+  return tokens.cachedInput * sheet.read + (tokens.input - tokens.cachedInput) * sheet.write + tokens.output * sheet.output;
 }

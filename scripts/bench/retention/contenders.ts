@@ -15,6 +15,7 @@ import { createAgent, summarizationMiddleware } from "langchain";
 import { createDefaultSummarizer } from "../../../src/summarizers/default.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
+import type { SummarizerTokens } from "../../../src/engine/summarizer-tokens.js";
 import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
 import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
 import { HistoryManager } from "../../../src/engine/history-manager.js";
@@ -40,6 +41,8 @@ export interface RunningContender {
    */
   invoke(messages: BaseMessage[], threadId: string, turn?: { coldCache: boolean }): Promise<void>;
   summarizer: SummarizerStats;
+  /** The summarizer's own tokens for the thread, as its provider reported them (this library's wrapper). */
+  summarizerTokens?(threadId: string): SummarizerTokens;
   /** One search of the messages compacted out of the thread (this library's contenders). */
   search?(threadId: string, query: string, filters?: RecallFilterOptions): Promise<SearchHit[]>;
 }
@@ -111,6 +114,7 @@ export function library(name: string, makeSummarizer: (counter: TokenCounter) =>
       return {
         summarizer: stats,
         search: searchOf(checkpointer),
+        summarizerTokens: (threadId) => supervisor.compactionHealth(threadId).summarizerTokens,
         async invoke(messages, threadId) {
           await supervisor.invoke({ messages }, threadConfig(threadId));
           // Background compaction (the default) finishes before the next turn is measured, whatever the machine's speed.
@@ -184,7 +188,7 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
     strategy: (summarizer) => [createStrategy("smart-trim"), createStrategy("summarize", { summarizer })],
   }),
   {
-    ...library("this library, LlmSummarizer (OPENAI_API_KEY)", () => createDefaultSummarizer()),
+    ...library("this library, LlmSummarizer (OPENAI_API_KEY)", (counter) => createDefaultSummarizer({ env: process.env, counter })),
     skip: () => (process.env.OPENAI_API_KEY ? undefined : "OPENAI_API_KEY is not set"),
   },
   {
