@@ -55,6 +55,9 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
   let text: string;
   let tokens: SummarizerTokens | undefined;
   const onUsage = (usage: SummarizerUsage) => {
+    // A custom summarizer's figures that are not counts are left out (never a NaN in the report).
+    const counts = [usage.inputTokens, usage.outputTokens, usage.cachedInputTokens ?? 0];
+    if (!counts.every((count) => Number.isFinite(count) && count >= 0)) return;
     tokens = addSummarizerTokens(tokens, { input: usage.inputTokens, output: usage.outputTokens, cachedInput: usage.cachedInputTokens ?? 0, calls: 1 });
   };
   try {

@@ -17,6 +17,7 @@ import type { InGraphCompactionEvent } from "../../src/runtimes/in-graph/compact
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
+import type { Summarizer } from "../../src/summarizers/types.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { startChatCompletionsServer, type ChatCompletionsServer, type ServerPolicy } from "../support/fakes/chat-completions-server.js";
@@ -106,6 +107,25 @@ describe("the summarizer's own tokens", () => {
     for (let turn = 0; turn < 30 && landed.length === 0; turn++) await supervisor.invoke(question(turn), config);
     expect(landed[0]?.fallbackReason).toMatch(/tool call/);
     expect(landed[0]!.summarizerTokens).toEqual(reported(0, 2));
+  });
+
+  it("a custom summarizer reports through onUsage; figures that are not counts are left out", async () => {
+    const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
+    const landed: CompactedReport[] = [];
+    const inner = new ExtractiveSummarizer();
+    const summarizer: Summarizer = {
+      name: "custom",
+      async summarize(input) {
+        input.onUsage?.({ inputTokens: Number.NaN, outputTokens: 5 });
+        input.onUsage?.({ inputTokens: -1, outputTokens: 5 });
+        input.onUsage?.({ inputTokens: 300, outputTokens: 20, cachedInputTokens: 100 });
+        return inner.summarize(input);
+      },
+    };
+    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, background: false, summarizer, onCompaction: (report) => void landed.push(report) });
+    const config = { configurable: { thread_id: "custom" } };
+    for (let turn = 0; turn < 30 && landed.length === 0; turn++) await supervisor.invoke(question(turn), config);
+    expect(landed[0]?.summarizerTokens).toEqual({ input: 300, output: 20, cachedInput: 100, calls: 1 });
   });
 
   it("an offline summarizer reports none: no figure in the report, zeros in the health", async () => {
