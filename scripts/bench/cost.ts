@@ -126,7 +126,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
           "cost per call": (total / totals.calls).toFixed(0),
           "cache-breaking rewrites": String(totals.rewrites),
           "held (evidence / facts)": run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`,
-          "summarizer tokens in / out": run.summarizer ? `${run.summarizer.input.toLocaleString("en-US")} / ${run.summarizer.output.toLocaleString("en-US")}` : "0",
+          "summarizer tokens in / out": run.summarizer && run.summarizer.calls > 0 ? `${run.summarizer.input.toLocaleString("en-US")} / ${run.summarizer.output.toLocaleString("en-US")}` : "0",
         });
       }
       const defaults = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
