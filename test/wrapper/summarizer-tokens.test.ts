@@ -15,6 +15,7 @@ import type { SummarizerTokens } from "../../src/engine/summarizer-tokens.js";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import type { InGraphCompactionEvent } from "../../src/runtimes/in-graph/compaction-event.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import type { CompactingSupervisorOptions } from "../../src/runtimes/wrapper/options.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
@@ -56,62 +57,52 @@ function reported(from: number, to: number): SummarizerTokens {
 const agentModel = () => new ScriptedChatModel({ reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
 const question = (turn: number) => ({ messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)] });
 
+/**
+ * The wrapper around a scripted agent (limit 600, compaction inside the turn) with `options`, the reports that landed
+ * (with how many requests the server had received by then), and `play`: turns until `turns`, or the first landing.
+ */
+function wrapped(threadId: string, options: Omit<CompactingSupervisorOptions, "tokenLimit" | "onCompaction">) {
+  const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
+  const landed: Array<{ report: CompactedReport; requests: number }> = [];
+  const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, background: false, ...options, onCompaction: (report) => void landed.push({ report, requests: server?.requests.length ?? 0 }) });
+  const play = async (turns: number, { untilLanded = false } = {}) => {
+    for (let turn = 0; turn < turns && !(untilLanded && landed.length > 0); turn++) await supervisor.invoke(question(turn), { configurable: { thread_id: threadId } });
+  };
+  return { supervisor, landed, play };
+}
+
+/** Each landed report carries exactly the usage of the server's requests since the one before it. */
+function expectEachReportBilled(landed: ReadonlyArray<{ report: CompactedReport; requests: number }>): void {
+  expect(landed.length).toBeGreaterThan(1);
+  landed.forEach(({ report, requests }, index) => expect(report.summarizerTokens).toEqual(reported(landed[index - 1]?.requests ?? 0, requests)));
+}
+
 describe("the summarizer's own tokens", () => {
   it("each report carries its summary's calls, and the thread's health sums them", async () => {
     const model = await summaryModel((_, index) => ({ content: SUMMARY, usage: usageOf(index) }));
-    const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
-    const landed: Array<{ report: CompactedReport; requests: number }> = [];
-    const supervisor = new CompactingSupervisor(graph, {
-      tokenLimit: 600,
-      background: false,
-      summarizer: new LlmSummarizer({ model }),
-      onCompaction: (report) => void landed.push({ report, requests: server!.requests.length }),
-    });
-    const config = { configurable: { thread_id: "billed" } };
-    for (let turn = 0; turn < 30; turn++) await supervisor.invoke(question(turn), config);
-    expect(landed.length).toBeGreaterThan(1);
-    landed.forEach(({ report, requests }, index) => expect(report.summarizerTokens).toEqual(reported(landed[index - 1]?.requests ?? 0, requests)));
+    const { supervisor, landed, play } = wrapped("billed", { summarizer: new LlmSummarizer({ model }) });
+    await play(30);
+    expectEachReportBilled(landed);
     expect(supervisor.compactionHealth("billed").summarizerTokens).toEqual(reported(0, server!.requests.length));
   });
 
   it("a strategy's summary is counted as the default policy's is", async () => {
     const model = await summaryModel((_, index) => ({ content: SUMMARY, usage: usageOf(index) }));
-    const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
-    const landed: Array<{ report: CompactedReport; requests: number }> = [];
-    const supervisor = new CompactingSupervisor(graph, {
-      tokenLimit: 600,
-      background: false,
-      strategy: "summarize",
-      summarizer: new LlmSummarizer({ model }),
-      onCompaction: (report) => void landed.push({ report, requests: server!.requests.length }),
-    });
-    const config = { configurable: { thread_id: "strategy" } };
-    for (let turn = 0; turn < 30; turn++) await supervisor.invoke(question(turn), config);
-    expect(landed.length).toBeGreaterThan(1);
-    landed.forEach(({ report, requests }, index) => expect(report.summarizerTokens).toEqual(reported(landed[index - 1]?.requests ?? 0, requests)));
+    const { landed, play } = wrapped("strategy", { strategy: "summarize", summarizer: new LlmSummarizer({ model }) });
+    await play(30);
+    expectEachReportBilled(landed);
   });
 
   it("a failed attempt is billed too: the report of the fallback's summary counts it", async () => {
     // The model answers with a tool call instead of text: an attempt the provider billed, and a failure.
     const model = await summaryModel((_, index) => ({ toolCalls: [{ name: "lookup", arguments: "{}" }], usage: usageOf(index) }));
-    const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
-    const landed: CompactedReport[] = [];
-    const supervisor = new CompactingSupervisor(graph, {
-      tokenLimit: 600,
-      background: false,
-      summarizer: new LlmSummarizer({ model, maxAttempts: 2, retryDelayMs: 0 }),
-      fallbackSummarizer: new ExtractiveSummarizer(),
-      onCompaction: (report) => void landed.push(report),
-    });
-    const config = { configurable: { thread_id: "fallback" } };
-    for (let turn = 0; turn < 30 && landed.length === 0; turn++) await supervisor.invoke(question(turn), config);
-    expect(landed[0]?.fallbackReason).toMatch(/tool call/);
-    expect(landed[0]!.summarizerTokens).toEqual(reported(0, 2));
+    const { landed, play } = wrapped("fallback", { summarizer: new LlmSummarizer({ model, maxAttempts: 2, retryDelayMs: 0 }), fallbackSummarizer: new ExtractiveSummarizer() });
+    await play(30, { untilLanded: true });
+    expect(landed[0]?.report.fallbackReason).toMatch(/tool call/);
+    expect(landed[0]!.report.summarizerTokens).toEqual(reported(0, 2));
   });
 
   it("a custom summarizer reports through onUsage; figures that are not counts are left out", async () => {
-    const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
-    const landed: CompactedReport[] = [];
     const inner = new ExtractiveSummarizer();
     const summarizer: Summarizer = {
       name: "custom",
@@ -122,20 +113,16 @@ describe("the summarizer's own tokens", () => {
         return inner.summarize(input);
       },
     };
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, background: false, summarizer, onCompaction: (report) => void landed.push(report) });
-    const config = { configurable: { thread_id: "custom" } };
-    for (let turn = 0; turn < 30 && landed.length === 0; turn++) await supervisor.invoke(question(turn), config);
-    expect(landed[0]?.summarizerTokens).toEqual({ input: 300, output: 20, cachedInput: 100, calls: 1 });
+    const { landed, play } = wrapped("custom", { summarizer });
+    await play(30, { untilLanded: true });
+    expect(landed[0]?.report.summarizerTokens).toEqual({ input: 300, output: 20, cachedInput: 100, calls: 1 });
   });
 
   it("an offline summarizer reports none: no figure in the report, zeros in the health", async () => {
-    const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
-    const landed: CompactedReport[] = [];
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, background: false, summarizer: new ExtractiveSummarizer(), onCompaction: (report) => void landed.push(report) });
-    const config = { configurable: { thread_id: "offline" } };
-    for (let turn = 0; turn < 20; turn++) await supervisor.invoke(question(turn), config);
+    const { supervisor, landed, play } = wrapped("offline", { summarizer: new ExtractiveSummarizer() });
+    await play(20);
     expect(landed.length).toBeGreaterThan(0);
-    expect(landed.every((report) => report.summarizerTokens === undefined)).toBe(true);
+    expect(landed.every(({ report }) => report.summarizerTokens === undefined)).toBe(true);
     expect(supervisor.compactionHealth("offline").summarizerTokens).toEqual({ input: 0, output: 0, cachedInput: 0, calls: 0 });
   });
 
