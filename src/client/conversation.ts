@@ -10,7 +10,7 @@
 import { provenanceOf } from "../messages/provenance.js";
 import { orderConversation } from "../recall/conversation-order.js";
 import { entryOfItem, transcriptNamespace } from "../store/recall-index/transcript-items.js";
-import type { RecallEntry } from "../store/recall-index/types.js";
+import type { RecallEntry, RecallVersion } from "../store/recall-index/types.js";
 
 /** A message as the SDK gives it (the JSON of a LangChain message): `type`, `content`, `id` and the rest. */
 export interface PlainMessage {
@@ -36,8 +36,13 @@ export interface ConversationMessage {
   message: PlainMessage;
   /** "transcript": compaction took it out of the state; "head": in the state; "summary": a summary in the state. */
   source: "transcript" | "head" | "summary";
-  /** The state holds this message edited (cleared, clipped, archived); this is the original. */
+  /**
+   * The message was edited: the state holds it cleared, clipped or archived (this is the original), or the
+   * application wrote over it under its id (this is the state's version; `versions` holds the earlier ones).
+   */
   edited?: true;
+  /** The message's other versions the transcript holds (an edit that kept its id), oldest first. */
+  versions?: PlainMessage[];
   /** Only its indexed text could be recovered (an entry without its stored message). */
   partial?: true;
   /**
@@ -103,14 +108,17 @@ export async function readConversation(client: ConversationClient, threadId: str
   const start = after === undefined ? 0 : after + 1;
   const page = slots.slice(start, start + limit).map((slot, index): ConversationMessage => {
     const position = start + index;
-    if (slot.head) return { position, message: slot.head, source: slot.source };
+    const versions = slot.versions ? { versions: slot.versions.map((version) => versionMessage(version, slot.entry?.messageId ?? slot.head?.id)) } : {};
+    const edited = slot.edited ? { edited: true as const } : {};
+    if (slot.head) return { position, message: slot.head, source: slot.source, ...edited, ...versions };
     const entry = slot.entry!;
     const { message, partial } = messageOf(entry);
     return {
       position,
       message,
       source: slot.source,
-      ...(slot.edited ? { edited: true as const } : {}),
+      ...edited,
+      ...versions,
       ...(partial ? { partial } : {}),
       ...(slot.source === "transcript" ? { compaction: entry.checkpointId } : {}),
     };
@@ -127,6 +135,11 @@ function messageOf(entry: RecallEntry): { message: PlainMessage; partial?: true 
   const stored = entry.message ? plain(JSON.parse(entry.message)) : undefined;
   if (stored) return { message: stored };
   return { message: { type: ROLE_TYPES[entry.role], content: entry.text, id: entry.messageId, ...(entry.name ? { name: entry.name } : {}) }, partial: true };
+}
+
+/** A version of a message: its stored form, else its text under the message's id. */
+function versionMessage(version: RecallVersion, id: string | undefined): PlainMessage {
+  return (version.message ? plain(JSON.parse(version.message)) : undefined) ?? { type: "human", content: version.text, ...(id ? { id } : {}) };
 }
 
 /** `{ lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs }` as `{ type: "human", ...kwargs }`. */

@@ -8,7 +8,8 @@ import { editOf } from "../messages/markers.js";
 import { recallText, typeOf, type MessageShape } from "../messages/message-shape.js";
 import { provenanceOf } from "../messages/provenance.js";
 import { hasLeft } from "../store/recall-index/transcript-items.js";
-import type { RecallEntry } from "../store/recall-index/types.js";
+import type { RecallEntry, RecallVersion } from "../store/recall-index/types.js";
+import { versionOf } from "../store/recall-index/versions.js";
 
 /** The head's messages as the index sees them: by id, each one's text computed only when an entry asks. */
 export class HeadView<M extends MessageShape = MessageShape> {
@@ -43,6 +44,8 @@ export interface Slot<M extends MessageShape> {
   edited?: true;
   head?: M;
   entry?: RecallEntry;
+  /** The message's other versions the transcript holds (an edit that kept its id), oldest first. */
+  versions?: RecallVersion[];
 }
 
 /** `a` left the head before `b`: at an earlier checkpoint, or earlier in the same one. */
@@ -169,14 +172,25 @@ export function orderConversation<M extends MessageShape>(messages: readonly M[]
   const view = new HeadView(messages);
   const inHead = new Set(messages.map((message) => message.id).filter((id): id is string => typeof id === "string"));
   const out = entries.filter((entry) => view.outOfHead(entry));
-  // The original of a message the head holds edited takes the edited copy's place.
+  const entryOf = new Map(entries.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
+  // The original of a message the head holds edited by this library takes the edited copy's place.
   const originals = new Map(out.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
   const fromHead = (message: M): Slot<M> => {
     if (provenanceOf(message)) return { source: "summary", head: message };
-    const original = message.id ? originals.get(message.id) : undefined;
-    return original ? { source: "head", edited: true, entry: original } : { source: "head", head: message };
+    const entry = message.id ? entryOf.get(message.id) : undefined;
+    if (!entry) return { source: "head", head: message };
+    if (editOf(message) && originals.has(entry.messageId)) return { source: "head", edited: true, entry, ...withVersions(entry.versions) };
+    // Edited under its id by the application (`updateState`, an `Overwrite`): the head's version, with the others.
+    if (originals.has(entry.messageId)) return { source: "head", head: message, edited: true, ...withVersions([...(entry.versions ?? []), versionOf(entry)]) };
+    return { source: "head", head: message, ...withVersions(entry.versions) };
   };
   // Head messages that left once and came back (a restore): an original whose edited copy never left has no place.
   const returned = new Map(entries.filter((entry) => inHead.has(entry.messageId) && hasLeft(entry)).map((entry) => [entry.messageId, entry]));
-  return conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)), returned);
+  const slots = conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)), returned);
+  return slots.map((slot) => (slot.source === "transcript" && slot.entry?.versions ? { ...slot, versions: slot.entry.versions } : slot));
+}
+
+function withVersions(versions: RecallVersion[] | undefined): { versions?: RecallVersion[] } {
+  if (!versions || versions.length === 0) return {};
+  return { versions: [...versions].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : 0)) };
 }

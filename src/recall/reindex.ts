@@ -14,7 +14,8 @@ import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
 import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
-import { atFirstPlace, moved, recallChanges } from "../store/recall-index/entries.js";
+import { moved, recallChanges } from "../store/recall-index/entries.js";
+import { mergeEntries } from "../store/recall-index/versions.js";
 import { writtenByLibrary } from "../store/replacement-checkpoint.js";
 import type { RecallBackendOptions } from "./search.js";
 import type { RecallEntry } from "../store/recall-index/types.js";
@@ -42,8 +43,9 @@ async function reindex(checkpointer: BaseCheckpointSaver, threadId: string, opti
   const history = await store.listCheckpoints(threadId);
   if (history.length === 0) throw threadNotFound(threadId);
   const indexed = await store.recall.entries(threadId);
-  // A message whose first leaving the history no longer holds (pruned) keeps the place the index gave it then.
-  const rebuilt = atFirstPlace(replayedEntries(threadId, history), new Map(indexed.map((entry) => [entry.messageId, entry])));
+  // A message whose first leaving the history no longer holds (pruned) keeps the place the index gave it then, and
+  // every version the index holds.
+  const rebuilt = mergeEntries(replayedEntries(threadId, history), new Map(indexed.map((entry) => [entry.messageId, entry])));
   // Entries the history can no longer produce — the write that made them, or the checkpoint before it, was pruned;
   // or a prune wrote them — are the only copy of their message: they stay as they are.
   const produced = new Set(rebuilt.map((entry) => entry.messageId));
@@ -65,7 +67,7 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
     const before = typeof beforeId === "string" ? byId.get(beforeId) : undefined;
     if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
     const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
-    for (const entry of atFirstPlace(changes.add, entries)) entries.set(entry.messageId, entry);
+    for (const entry of mergeEntries(changes.add, entries)) entries.set(entry.messageId, entry);
     for (const place of changes.move ?? []) {
       const entry = entries.get(place.messageId);
       if (entry) entries.set(place.messageId, moved(entry, place));

@@ -8,7 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
 import { deserializeMessage } from "../store/recall-index/message-serde.js";
-import type { RecallEntry } from "../store/recall-index/types.js";
+import type { RecallEntry, RecallVersion } from "../store/recall-index/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import type { TranscriptStoreOption } from "./search.js";
@@ -26,8 +26,17 @@ export interface TranscriptMessage {
    * holds it edited: `edited`); "summary": a summary in the head.
    */
   source: "transcript" | "head" | "summary";
-  /** The head holds this message edited (cleared, clipped, archived); this is the original. */
+  /**
+   * The message was edited: the head holds it cleared, clipped or archived by this library (this is the original),
+   * or the application wrote over it under its id (`updateState`, an `Overwrite`: this is the head's version, and
+   * `versions` holds the earlier ones).
+   */
   edited?: true;
+  /**
+   * The message's other versions, oldest first: what the thread held under the same id before or after an edit that
+   * kept the id. Absent for a message that was never edited.
+   */
+  versions?: BaseMessage[];
   /**
    * Only its indexed text could be recovered (an entry written before the transcript existed, whose checkpoint is
    * gone): `reindexThread` before pruning avoids it.
@@ -64,6 +73,13 @@ async function messageOf(store: ThreadStore, threadId: string, entry: RecallEntr
   return { message, partial: true };
 }
 
+/** A version of a message: its stored form, else its text under the message's id. */
+async function versionMessage(id: string | undefined, version: RecallVersion): Promise<BaseMessage> {
+  if (version.message) return deserializeMessage(version.message);
+  const { HumanMessage } = await import("@langchain/core/messages");
+  return new HumanMessage({ content: version.text, ...(id ? { id } : {}) });
+}
+
 /**
  * A page of the thread's whole conversation, in order. Reads only.
  * @throws CompactionError MISSING_THREAD_ID; THREAD_NOT_FOUND; INVALID_ARGUMENT for a bad `after` or `limit`.
@@ -86,9 +102,11 @@ export async function readTranscript(checkpointer: BaseCheckpointSaver, config: 
     const read = await Promise.all(
       page.map(async (slot, index): Promise<TranscriptMessage> => {
         const position = start + index;
-        if (slot.head) return { position, message: slot.head, source: slot.source };
+        const versions = slot.versions ? { versions: await Promise.all(slot.versions.map((version) => versionMessage(slot.entry?.messageId ?? slot.head?.id, version))) } : {};
+        const edited = slot.edited ? { edited: true as const } : {};
+        if (slot.head) return { position, message: slot.head, source: slot.source, ...edited, ...versions };
         const { message, partial } = await messageOf(store, threadId, slot.entry!, checkpoints);
-        return { position, message, source: slot.source, ...(slot.edited ? { edited: true as const } : {}), ...(partial ? { partial } : {}) };
+        return { position, message, source: slot.source, ...edited, ...(partial ? { partial } : {}), ...versions };
       }),
     );
     const end = start + page.length;

@@ -16,7 +16,8 @@ import type { RecallVectors } from "./recall-index/vectors.js";
 import type { RecallFilter } from "./recall-index/filter.js";
 import type { PrunePlan } from "./prune-plan.js";
 import { MemoryLeases, PostgresLeases, SqliteLeases, type LeaseBackend } from "./leases.js";
-import { planSqlitePruneByIds } from "./prune-by-ids.js";
+import type { PruneTables } from "./prune-by-ids.js";
+import { postgresPruneTables, sqlitePruneTables } from "./prune-tables.js";
 import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
@@ -32,8 +33,8 @@ export interface Backend {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver. */
   prunable: boolean;
-  /** A prune's plan from the store's tables, reading no checkpoint (prune-by-ids.ts); undefined where it cannot tell. */
-  planPruneByIds?(threadId: string, keep: number): Promise<PrunePlan | undefined>;
+  /** What a prune's plan reads of the store's tables (prune-by-ids.ts); absent where the saver has none. */
+  pruneTables?: Omit<PruneTables, "namespacesBefore">;
   /** The thread's subgraph namespaces whose newest checkpoint is older than `before` (those a prune deletes whole). */
   namespacesBefore(threadId: string, before: string): Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
@@ -49,8 +50,11 @@ export interface RecallBackend {
   search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
   neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
   entries(threadId: string): Promise<RecallEntry[]>;
-  /** Which of `messageIds` the transcript holds with their stored message: an indexed lookup, not a read of every entry. */
-  recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Which of `messageIds` the transcript holds with their stored message, each with the texts of the versions it holds
+   * (recall-index/versions.ts): an indexed lookup, not a read of every entry.
+   */
+  recorded(threadId: string, messageIds: readonly string[]): Promise<Map<string, Set<string>>>;
   replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
   /** Writes `changes` on their own (not with a head write), idempotently by message id. */
   record(changes: RecallChanges): Promise<void>;
@@ -96,6 +100,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
       prunable: true,
       prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
+      pruneTables: postgresPruneTables(pool, schema),
       namespacesBefore: async (threadId, before) => {
         const result = await pool.query(`SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2`, [threadId, before]);
         return result.rows.map((row) => String(row.checkpoint_ns));
@@ -162,7 +167,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       recall: new SqliteRecall(db),
       prunable: true,
       prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
-      planPruneByIds: (threadId, keep) => planSqlitePruneByIds(db, threadId, keep),
+      pruneTables: sqlitePruneTables(db),
       namespacesBefore: async (threadId, before) => {
         const rows = db.prepare(`SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?`).all(threadId, before) as Array<{ checkpoint_ns: string }>;
         return rows.map((row) => String(row.checkpoint_ns));

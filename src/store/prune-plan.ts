@@ -7,6 +7,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { INTERRUPT } from "@langchain/langgraph-checkpoint";
+import { editOf } from "../messages/markers.js";
 import { getSummaryProvenance } from "../messages/summary-message.js";
 import { holdsOwnMessages } from "./checkpoint-messages.js";
 import { followedIn, recallEntry, recallText } from "./recall-index/entries.js";
@@ -42,9 +43,10 @@ export function messageIdsOf(checkpoints: readonly StoredCheckpoint[]): string[]
 
 /**
  * `checkpoints`: the thread's root namespace, oldest first. `recorded`: which of their messages the transcript
- * already holds with the message itself (`messageIdsOf` names the ids to ask the store about).
+ * already holds with the message itself, with the texts of the versions it holds (`messageIdsOf` names the ids to ask
+ * the store about). Every version of a message a deleted checkpoint holds is backfilled unless it is safe.
  */
-export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number, recorded: ReadonlySet<string>): PrunePlan {
+export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number, recorded: ReadonlyMap<string, ReadonlySet<string>>): PrunePlan {
   const ids = checkpoints.map(({ tuple }) => tuple.checkpoint.id);
   const byId = new Map(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
   const kept = new Set(ids.slice(-keep));
@@ -63,15 +65,23 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
     }
   }
   const remove = ids.filter((id) => !kept.has(id));
-  const stays = new Map<string, string>();
-  for (const id of kept) for (const message of byId.get(id)!.messages) if (message.id) stays.set(message.id, recallText(message));
-  // The last place each uncovered message was seen among the checkpoints that go.
+  // Each version of a message (its id and text: an edit that keeps the id makes two) is safe where a kept checkpoint
+  // holds it or the transcript records it.
+  const safe = new Map<string, Set<string>>([...recorded].map(([id, texts]) => [id, new Set(texts)]));
+  for (const id of kept) {
+    for (const message of byId.get(id)!.messages) if (message.id) (safe.get(message.id) ?? safe.set(message.id, new Set()).get(message.id)!).add(recallText(message));
+  }
+  // The last place each other version was seen among the checkpoints that go.
   const last = new Map<string, { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage; previousId?: string }>();
   for (const id of remove) {
     const { messages } = byId.get(id)!;
     messages.forEach((message, ordinal) => {
-      if (!message.id || getSummaryProvenance(message) || recorded.has(message.id) || stays.get(message.id) === recallText(message)) return;
-      last.set(message.id, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1], previousId: followedIn(messages, ordinal) } : {}) });
+      if (!message.id || getSummaryProvenance(message)) return;
+      // A copy this library edited (cleared, clipped, archived) is derived: its original is what the transcript keeps.
+      if (editOf(message) && recorded.has(message.id)) return;
+      const text = recallText(message);
+      if (safe.get(message.id)?.has(text)) return;
+      last.set(`${message.id}\u0000${text}`, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1], previousId: followedIn(messages, ordinal) } : {}) });
     });
   }
   const backfill = [...last.values()].map(({ message, checkpointId, ordinal, previous, previousId }) => recallEntry(message, checkpointId, ordinal, previous, undefined, previousId));

@@ -16,6 +16,7 @@ import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
 import type { RecallChanges } from "./recall-index/types.js";
 import { buildReplacement } from "./replacement-checkpoint.js";
 import type { PrunePlan } from "./prune-plan.js";
+import { planPruneByIds } from "./prune-by-ids.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
 export type { RecallBackend, StoredCheckpoint, ThreadRow, ThreadStorage };
@@ -196,7 +197,8 @@ class BackendThreadStore implements ThreadStore {
 
   async planPruneByIds(threadId: string, keep: number): Promise<PrunePlan | undefined> {
     try {
-      return await this.parts.planPruneByIds?.(threadId, keep);
+      const tables = this.parts.pruneTables;
+      return tables ? await planPruneByIds({ ...tables, namespacesBefore: this.parts.namespacesBefore }, threadId, keep) : undefined;
     } catch (error) {
       throw asStoreReadError(error, threadId);
     }

@@ -1,40 +1,32 @@
 /**
- * A prune planned from the store's tables (store/prune-by-ids.ts), on a SQLite file: between prunes a thread's turns
- * only append, so a prune reads no checkpoint, deletes what the plan of record would delete, and loses nothing. A
- * list that is not a prefix of the kept one (a message edited in place, a compaction, a removal) sends the prune to
- * the plan of record, which reads the checkpoints and writes what only the deleted ones held to the transcript.
+ * A prune planned from the store's tables (store/prune-by-ids.ts), on a SQLite file and on Postgres: a list that goes
+ * and is, as stored, the start of the oldest kept one loses nothing, so the prune reads no checkpoint and deletes what
+ * the plan of record would. Anything else — a message edited in place, a compaction, a removal, an `Overwrite` of
+ * the channel — sends the prune to the plan of record, which reads the checkpoints and writes what only the deleted
+ * ones held to the transcript.
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { MessagesAnnotation, Overwrite, START, StateGraph } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import Database from "better-sqlite3";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { pruneThread } from "../../src/engine/prune.js";
 import { readTranscript } from "../../src/recall/transcript.js";
+import { createStore, type SaverKind, type TestStore } from "../support/savers.js";
 
-/** A SqliteSaver that counts the reads of whole checkpoints (`list`), which a prune planned from ids never makes. */
-class CountingSaver extends SqliteSaver {
-  lists = 0;
-  override list(...args: Parameters<SqliteSaver["list"]>) {
-    this.lists++;
-    return super.list(...args);
-  }
-}
-
-let dir: string;
-let saver: CountingSaver;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "compaction-prune-ids-"));
-  saver = new CountingSaver(new Database(join(dir, "prune.sqlite")));
+for (const kind of ["sqlite", "postgres"] satisfies SaverKind[]) {
+describe(`on ${kind}`, () => {
+/** The reads of whole checkpoints (`list`), which a prune planned from the tables never makes. */
+let lists: { readonly count: number };
+let store: TestStore;
+let saver: BaseCheckpointSaver;
+beforeEach(async () => {
+  store = await createStore(kind);
+  saver = store.saver;
+  const spy = vi.spyOn(saver, "list");
+  lists = { get count() { return spy.mock.calls.length; } };
 });
-afterEach(() => {
-  saver.db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(async () => await store.close());
 
 const config = (thread: string): RunnableConfig => ({ configurable: { thread_id: thread } });
 
@@ -47,7 +39,8 @@ function echoGraph() {
 
 async function transcriptOf(thread: string): Promise<Array<[string | undefined, string]>> {
   const page = await readTranscript(saver, config(thread), { limit: 10_000 });
-  return page.messages.map((line) => [line.message.id, String(line.message.content)]);
+  // Each line's message, then the message's other versions (an edit that kept its id).
+  return page.messages.flatMap((line) => [line.message, ...(line.versions ?? [])].map((message): [string | undefined, string] => [message.id, String(message.content)]));
 }
 
 it("turns that only append: each prune reads no checkpoint, keeps the newest, and the thread's messages are all in the head", async () => {
@@ -56,9 +49,9 @@ it("turns that only append: each prune reads no checkpoint, keeps the newest, an
   for (let turn = 0; turn < 8; turn++) {
     await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("append"));
     sent.push(`ask-${turn}`, `reply-${2 * turn + 1}`);
-    const before = saver.lists;
+    const before = lists.count;
     const report = await pruneThread(saver, config("append"), { keep: 2 });
-    expect(saver.lists - before).toBe(0);
+    expect(lists.count - before).toBe(0);
     expect(report).toMatchObject({ status: "pruned", kept: 2, backfilled: 0 });
     let stored = 0;
     for await (const _ of saver.list({ configurable: { thread_id: "append", checkpoint_ns: "" } })) stored++;
@@ -71,9 +64,9 @@ it("turns that only append: each prune reads no checkpoint, keeps the newest, an
 it("no more checkpoints than kept: nothing to delete, said without reading one", async () => {
   const graph = echoGraph();
   await graph.invoke({ messages: [new HumanMessage({ id: "ask-0", content: "Where is parcel PX-0?" })] }, config("few"));
-  const before = saver.lists;
+  const before = lists.count;
   const report = await pruneThread(saver, config("few"), { keep: 50 });
-  expect(saver.lists - before).toBe(0);
+  expect(lists.count - before).toBe(0);
   expect(report).toMatchObject({ status: "nothing", removed: 0 });
   expect(report.kept).toBe(report.checkpointsBefore);
 });
@@ -84,9 +77,9 @@ it("a message edited in place: the prune reads the checkpoints, and the transcri
   await pruneThread(saver, config("edited"), { keep: 2 });
   // The application rewrites an earlier reply under its id (same place in the list, other content).
   await graph.updateState(config("edited"), { messages: [new AIMessage({ id: "reply-1", content: "Noted, corrected: PX-0 is in Leeds." })] });
-  const before = saver.lists;
+  const before = lists.count;
   const report = await pruneThread(saver, config("edited"), { keep: 1 });
-  expect(saver.lists - before).toBeGreaterThan(0);
+  expect(lists.count - before).toBeGreaterThan(0);
   expect(report).toMatchObject({ status: "pruned", kept: 1 });
   expect(report.backfilled).toBeGreaterThan(0);
   const transcript = await transcriptOf("edited");
@@ -107,10 +100,10 @@ it("a graph step that writes over an earlier message (its id): the list grows by
     .compile({ checkpointer: saver });
   for (let turn = 0; turn < 4; turn++) {
     await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("rewritten"));
-    const before = saver.lists;
+    const before = lists.count;
     const report = await pruneThread(saver, config("rewritten"), { keep: 1 });
     if (turn > 0) {
-      expect(saver.lists - before).toBeGreaterThan(0);
+      expect(lists.count - before).toBeGreaterThan(0);
       expect(report.backfilled).toBeGreaterThan(0);
     }
   }
@@ -125,3 +118,38 @@ it("the same plan as the plan of record on a thread of turns (what it keeps and 
   for await (const tuple of saver.list({ configurable: { thread_id: "same", checkpoint_ns: "" } })) ids.push(tuple.checkpoint.id);
   expect(dry).toMatchObject({ status: "dry-run", checkpointsBefore: ids.length, kept: 3, removed: ids.length - 3, backfilled: 0, headCheckpointId: ids[0] });
 });
+
+/** A graph whose fourth turn replaces the channel with `Overwrite` (how LangGraph documents replacing a value). */
+function overwritingGraph(rewrite: (messages: BaseMessage[], replies: BaseMessage[]) => BaseMessage[]) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => {
+      const replies = [new AIMessage({ id: `reply-${state.messages.length}`, content: `Noted: ${String(state.messages.at(-1)?.content)}` })];
+      if (String(state.messages.at(-1)?.content) !== "rewrite") return { messages: replies };
+      return { messages: new Overwrite(rewrite(state.messages, [...replies, new AIMessage({ id: `extra-${state.messages.length}`, content: "And one more thing." })])) };
+    })
+    .addEdge(START, "agent")
+    .compile({ checkpointer: saver });
+}
+
+it.each([
+  ["drops the oldest message and adds two replies (one longer than before)", (messages: BaseMessage[], replies: BaseMessage[]) => [...messages.filter((message) => message.id !== "ask-0"), ...replies]],
+  [
+    "edits the oldest message in place and adds one reply",
+    (messages: BaseMessage[], replies: BaseMessage[]) => [new HumanMessage({ id: "ask-0", content: "Where is parcel PX-0? (edited)" }), ...messages.slice(1), replies[0]!],
+  ],
+])("a step that %s with Overwrite: the prune reads the checkpoints and the transcript keeps what the head lost", async (_, rewrite) => {
+  const graph = overwritingGraph(rewrite);
+  for (let turn = 0; turn < 3; turn++) await graph.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Where is parcel PX-${turn}?` })] }, config("overwrite"));
+  await graph.invoke({ messages: [new HumanMessage({ id: "ask-3", content: "rewrite" })] }, config("overwrite"));
+  const before = lists.count;
+  const report = await pruneThread(saver, config("overwrite"), { keep: 1 });
+  expect(lists.count - before).toBeGreaterThan(0);
+  expect(report).toMatchObject({ status: "pruned", kept: 1 });
+  expect(report.backfilled).toBeGreaterThan(0);
+  const head = (await graph.getState(config("overwrite"))).values.messages as BaseMessage[];
+  const original = head.find((message) => message.id === "ask-0");
+  if (original?.content !== "Where is parcel PX-0?") expect(await transcriptOf("overwrite")).toContainEqual(["ask-0", "Where is parcel PX-0?"]);
+});
+
+});
+}

@@ -14,7 +14,8 @@
 import type { RecallFilter } from "./filter.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RecallBackend } from "../thread-store.js";
-import { atFirstPlace, hasLeft, moved } from "./entries.js";
+import { hasLeft, moved } from "./entries.js";
+import { mergeEntries, versionTexts } from "./versions.js";
 import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
@@ -44,10 +45,15 @@ export class BaseStoreRecall implements RecallBackend {
     return (await this.indexOf(threadId)).neighbours(threadId, at, count);
   }
 
-  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Map<string, Set<string>>> {
     const namespace = transcriptNamespace(threadId);
     const items = await Promise.all(messageIds.map((id) => this.store.get(namespace, id)));
-    return new Set(messageIds.filter((_, index) => typeof items[index]?.value.message === "string"));
+    const recorded = new Map<string, Set<string>>();
+    messageIds.forEach((id, index) => {
+      const entry = items[index] ? entryOf(items[index]!.value) : undefined;
+      if (entry?.message !== undefined) recorded.set(id, new Set(versionTexts(entry)));
+    });
+    return recorded;
   }
 
   async record({ threadId, add, move = [] }: RecallChanges): Promise<void> {
@@ -57,7 +63,7 @@ export class BaseStoreRecall implements RecallBackend {
       const entry = stored ? entryOf(stored.value) : undefined;
       if (entry && !hasLeft(entry)) await this.store.put(namespace, place.messageId, { ...moved(entry, place) }, false);
     }
-    // Entries indexed before keep their first place (atFirstPlace).
+    // Entries indexed before keep their versions and first place (versions.ts).
     const known = await Promise.all(add.map((entry) => this.store.get(namespace, entry.messageId)));
     const indexed = new Map(
       add.flatMap((entry, index) => {
@@ -65,7 +71,7 @@ export class BaseStoreRecall implements RecallBackend {
         return place ? [[entry.messageId, place] as const] : [];
       }),
     );
-    for (const entry of atFirstPlace(add, indexed)) await this.store.put(namespace, entry.messageId, { ...entry }, false);
+    for (const entry of mergeEntries(add, indexed)) await this.store.put(namespace, entry.messageId, { ...entry }, false);
   }
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {

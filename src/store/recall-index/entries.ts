@@ -164,27 +164,6 @@ export function recallMessage(entry: RecallEntry): RecallMessage {
   return message;
 }
 
-/** Where an entry left the head: the checkpoint, its place there, and the message before it. */
-export interface EntryPlace {
-  checkpointId: string;
-  ordinal: number;
-  previousId?: string | null;
-}
-
-/**
- * A message indexed before (it left the head, came back with a restore, left again) keeps the place where it first
- * left: that is where the conversation had it, and readTranscript orders by it. Its content is written as it left last.
- */
-export function atFirstPlace(add: readonly RecallEntry[], indexed: ReadonlyMap<string, EntryPlace>): RecallEntry[] {
-  if (indexed.size === 0) return [...add];
-  return add.map((entry) => {
-    const place = indexed.get(entry.messageId);
-    if (!place || !hasLeft(place)) return entry;
-    const { previousId: _previousId, ...rest } = entry;
-    return { ...rest, checkpointId: place.checkpointId, ordinal: place.ordinal, ...(place.previousId ? { previousId: place.previousId } : {}) };
-  });
-}
-
 /**
  * The entry `move` leaves: the place where the edited copy left, when the original has none yet (`NOT_LEFT`); an
  * entry that has one (the message left before, came back with a restore, and its edited copy left again) keeps it.

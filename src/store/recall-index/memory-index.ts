@@ -10,7 +10,8 @@
  */
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
-import { atFirstPlace, moved, recallLabel, recallMessage } from "./entries.js";
+import { moved, recallLabel, recallMessage } from "./entries.js";
+import { mergeEntries, versionTexts } from "./versions.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
@@ -103,7 +104,7 @@ export class MemoryRecall {
       const known = thread.documents.get(entry.messageId)?.entry;
       return known ? [[entry.messageId, known] as const] : [];
     }));
-    for (const entry of atFirstPlace(add, indexed)) thread.add(entry);
+    for (const entry of mergeEntries(add, indexed)) thread.add(entry);
   }
 
   async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
@@ -121,9 +122,14 @@ export class MemoryRecall {
     return this.threads.get(threadId)?.sorted() ?? [];
   }
 
-  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Map<string, Set<string>>> {
     const documents = this.threads.get(threadId)?.documents;
-    return new Set(messageIds.filter((id) => documents?.get(id)?.entry.message !== undefined));
+    const recorded = new Map<string, Set<string>>();
+    for (const id of messageIds) {
+      const entry = documents?.get(id)?.entry;
+      if (entry?.message !== undefined) recorded.set(id, new Set(versionTexts(entry)));
+    }
+    return recorded;
   }
 
   async record(changes: RecallChanges): Promise<void> {

@@ -3,11 +3,12 @@
  * caller's transaction (the compare-and-swap's, a prune's backfill). The index and its search: postgres-index.ts.
  */
 import { quoteIdentifier } from "../sql.js";
-import { atFirstPlace, recallLabel } from "./entries.js";
+import { recallLabel } from "./entries.js";
+import { mergeEntries } from "./versions.js";
 import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, type PostgresQueryable } from "./postgres-setup.js";
 import { indexTerms } from "./query.js";
-import type { RecallChanges } from "./types.js";
+import type { RecallChanges, RecallEntry } from "./types.js";
 
 /** Per word, how many of the texts (each a list of its words) hold it, times `sign`, added into `counts`. */
 function countWords(counts: Map<string, number>, texts: ReadonlyArray<readonly string[]>, sign: 1 | -1): void {
@@ -35,8 +36,10 @@ export async function applyPostgresRecall(
   client: PostgresQueryable,
   schema: string,
   language: string,
-  { threadId, add: given, move = [] }: RecallChanges,
+  { threadId, add: written, move = [] }: RecallChanges,
 ): Promise<void> {
+  // Texts as the index stores them, so a version is compared with what the index holds.
+  const given = written.map((entry) => ({ ...entry, text: pgText(entry.text) }));
   if (given.length === 0 && move.length === 0) return;
   await ensurePostgresRecall(client, schema);
   const s = quoteIdentifier(schema);
@@ -50,14 +53,15 @@ export async function applyPostgresRecall(
   }
   if (given.length === 0) return;
   const counts = new Map<string, number>();
-  // A message indexed before (it left the head, came back, left again) is indexed as it left last: its old row goes,
-  // and its words leave the thread's term statistics.
+  // A message indexed before keeps every version and the place where it first left (versions.ts): its old row goes,
+  // with its words from the thread's term statistics, and the merged one is written.
   const gone = await client.query(
-    `DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[]) RETURNING message_id, checkpoint_id, ordinal, previous_id, text`,
+    `DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[])
+     RETURNING message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions`,
     [threadId, given.map((entry) => pgText(entry.messageId))],
   );
   countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
-  const add = atFirstPlace(given, new Map(gone.rows.map((row) => [String(row.message_id), { checkpointId: String(row.checkpoint_id), ordinal: Number(row.ordinal), previousId: row.previous_id as string | null }])));
+  const add = mergeEntries(given, new Map(gone.rows.map((row) => [String(row.message_id), entryOfRow(row)])));
   const words = add.map((entry) => wordsOf(entry.text));
   countWords(counts, words, 1);
   if (add.length > 0) {
@@ -74,11 +78,11 @@ export async function applyPostgresRecall(
     await client.query(
       `WITH m AS (
          SELECT x.*, to_tsvector($2::regconfig, x.terms) AS body
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[])
-           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, message, previous_id, position)
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::text[])
+           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, message, previous_id, versions, position)
        )
-       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, document)
-       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text, m.message, m.previous_id,
+       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions, document)
+       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text, m.message, m.previous_id, m.versions,
               m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
                 || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C')
        FROM m LEFT JOIN m p ON p.position = m.context_of`,
@@ -98,6 +102,7 @@ export async function applyPostgresRecall(
         contextOf,
         add.map((entry) => (entry.message === undefined ? null : pgText(entry.message))),
         add.map((entry) => pgText(entry.previousId ?? null)),
+        add.map((entry) => (entry.versions ? pgText(JSON.stringify(entry.versions)) : null)),
       ],
     );
   }
@@ -114,4 +119,21 @@ export async function applyPostgresRecall(
     [threadId, changed.map(([term]) => pgText(term)), changed.map(([, delta]) => delta)],
   );
   if (changed.some(([, delta]) => delta < 0)) await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
+}
+
+/** A row of the index as the entry it holds. */
+export function entryOfRow(row: Record<string, unknown>): RecallEntry {
+  const optional = (key: string, column: string) => (typeof row[column] === "string" && row[column] !== "" ? { [key]: row[column] as string } : {});
+  return {
+    messageId: String(row.message_id),
+    role: row.role as RecallEntry["role"],
+    checkpointId: String(row.checkpoint_id),
+    ordinal: Number(row.ordinal),
+    text: String(row.text),
+    ...optional("name", "name"),
+    ...optional("date", "date"),
+    ...optional("message", "message"),
+    ...optional("previousId", "previous_id"),
+    ...(typeof row.versions === "string" ? { versions: JSON.parse(row.versions) as RecallEntry["versions"] } : {}),
+  };
 }

@@ -28,7 +28,8 @@ import { tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
-import { applyPostgresRecall } from "./postgres-apply.js";
+import { applyPostgresRecall, entryOfRow } from "./postgres-apply.js";
+import { versionTexts } from "./versions.js";
 
 export { applyPostgresRecall } from "./postgres-apply.js";
 
@@ -164,22 +165,24 @@ export class PostgresRecall {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
     const result = await this.pool.query(
-      // to_jsonb: an index written before the transcript (no message column yet) reads as entries without one.
-      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'previous_id' AS previous_id FROM ${s}.compaction_recall r WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
+      // to_jsonb: an index written before the transcript or its versions (columns missing) reads as entries without them.
+      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'previous_id' AS previous_id,
+         to_jsonb(r) ->> 'versions' AS versions FROM ${s}.compaction_recall r WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
       [threadId],
     );
-    return result.rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: String(row.message) } : {}), ...(row.previous_id ? { previousId: String(row.previous_id) } : {}) }));
+    return result.rows.map(entryOfRow);
   }
 
-  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
-    if (messageIds.length === 0 || !(await this.present())) return new Set();
+  /** Which of `messageIds` the transcript holds with their stored message, and the texts of their versions. */
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Map<string, Set<string>>> {
+    if (messageIds.length === 0 || !(await this.present())) return new Map();
     const s = quoteIdentifier(this.schema);
     const result = await this.pool.query(
-      // to_jsonb: an index written before the transcript (no message column yet) holds no stored message.
-      `SELECT message_id FROM ${s}.compaction_recall r WHERE thread_id = $1 AND message_id = ANY($2::text[]) AND to_jsonb(r) ->> 'message' IS NOT NULL`,
+      `SELECT message_id, role, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'versions' AS versions FROM ${s}.compaction_recall r
+       WHERE thread_id = $1 AND message_id = ANY($2::text[]) AND to_jsonb(r) ->> 'message' IS NOT NULL`,
       [threadId, [...messageIds]],
     );
-    return new Set(result.rows.map((row) => String(row.message_id)));
+    return new Map(result.rows.map((row) => [String(row.message_id), new Set(versionTexts(entryOfRow(row)))]));
   }
 
   async record(changes: RecallChanges): Promise<void> {

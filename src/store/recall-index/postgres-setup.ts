@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
   text TEXT NOT NULL,
   message TEXT,
   previous_id TEXT,
+  versions TEXT,
   document TSVECTOR NOT NULL,
   PRIMARY KEY (thread_id, message_id)
 );
@@ -65,18 +66,18 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_vectors (
  * transactional in Postgres, so tables created by a write that rolled back are gone again.
  */
 export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
-  // The transcript's column is the newest part of the schema: present, every table is.
+  // The versions column is the newest part of the schema: present, every table is.
   const found = await client.query(
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'previous_id'`,
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'versions'`,
     [schema],
   );
   if (found.rows.length > 0) return;
   // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
   await client.query(postgresRecallSchemaSql(schema));
-  // An index written before the transcript gains the column (NULL in its old rows until reindex).
+  // An index written before the transcript or its versions gains the columns (NULL in its old rows).
   const s = quoteIdentifier(schema);
-  await client.query(`ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT`);
+  await client.query(`ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT, ADD COLUMN IF NOT EXISTS versions TEXT`);
 }
 
 /**

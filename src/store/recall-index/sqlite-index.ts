@@ -15,7 +15,8 @@
  */
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 import { createHash } from "node:crypto";
-import { atFirstPlace, recallLabel } from "./entries.js";
+import { recallLabel } from "./entries.js";
+import { mergeEntries, versionTexts } from "./versions.js";
 import { CONTEXT_WEIGHT, NAME_WEIGHT } from "./bm25.js";
 import { fts5Expression, indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
@@ -35,6 +36,7 @@ CREATE TABLE IF NOT EXISTS compaction_recall (
   text TEXT NOT NULL,
   message TEXT,
   previous_id TEXT,
+  versions TEXT,
   UNIQUE (thread_id, message_id)
 );
 CREATE INDEX IF NOT EXISTS compaction_recall_order ON compaction_recall (thread_id, checkpoint_id, ordinal);
@@ -77,6 +79,7 @@ export function ensureSqliteRecall(db: Database): void {
   const columns = db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
   if (!columns.some((column) => column.name === "message")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN message TEXT`);
   if (!columns.some((column) => column.name === "previous_id")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN previous_id TEXT`);
+  if (!columns.some((column) => column.name === "versions")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN versions TEXT`);
   if (!db.inTransaction) ready.add(db);
 }
 
@@ -99,20 +102,18 @@ export function applySqliteRecall(db: Database, { threadId, add: given, move = [
   for (const { messageId, checkpointId, ordinal, previousId } of move) moved.run(checkpointId, ordinal, previousId ?? null, threadId, messageId);
   if (given.length === 0) return;
   const key = threadKey(threadId);
-  // A message indexed before (it left the head, came back, left again) is indexed as it left last, at the place it
-  // first left (atFirstPlace): its old row goes (one statement for all ids; the trigger removes its words).
+  // A message indexed before keeps every version and the place where it first left (versions.ts): its old row goes
+  // (one statement for all ids; the trigger removes its words) and the merged one is written.
   const ids = JSON.stringify(given.map((entry) => entry.messageId));
-  const indexed = db
-    .prepare(`SELECT message_id, checkpoint_id, ordinal, previous_id FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`)
-    .all(threadId, ids) as Array<{ message_id: string; checkpoint_id: string; ordinal: number; previous_id: string | null }>;
-  const add = atFirstPlace(given, new Map(indexed.map((row) => [row.message_id, { checkpointId: row.checkpoint_id, ordinal: row.ordinal, previousId: row.previous_id }])));
+  const indexed = db.prepare(SOME_ROWS).all(threadId, ids) as Row[];
+  const add = mergeEntries(given, new Map(indexed.map((row) => [row.message_id, toEntry(row)])));
   if (indexed.length > 0) db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
-  const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // The words go to the contentless FTS5 table only: the row keeps the text, not a second copy of it.
   const words = db.prepare(`INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (?, ?, ?, ?)`);
   let previous: { entry: RecallEntry; terms: string } | undefined;
   for (const entry of add) {
-    const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text, entry.message ?? null, entry.previousId ?? null);
+    const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text, entry.message ?? null, entry.previousId ?? null, entry.versions ? JSON.stringify(entry.versions) : null);
     const terms = withoutKeys(indexTerms(entry.text));
     // The context is most often the whole text of the entry before: its words are cut once.
     const context = !entry.context ? "" : previous && previous.entry.text === entry.context ? previous.terms : withoutKeys(indexTerms(entry.context));
@@ -132,6 +133,24 @@ interface Row {
   context?: string | null;
   message?: string | null;
   previous_id?: string | null;
+  versions?: string | null;
+}
+
+/**
+ * Whole entries are read with every column the file has (`*`): a file indexed before the transcript or its versions
+ * lacks their columns until its next write, and its rows read as entries without them.
+ */
+const ALL_ROWS = `SELECT * FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`;
+const SOME_ROWS = `SELECT * FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`;
+
+/** A whole entry, as the transcript holds it. */
+function toEntry(row: Row): RecallEntry {
+  return {
+    ...toMessage(row),
+    ...(row.message ? { message: row.message } : {}),
+    ...(row.previous_id ? { previousId: row.previous_id } : {}),
+    ...(row.versions ? { versions: JSON.parse(row.versions) as RecallEntry["versions"] } : {}),
+  };
 }
 
 function toMessage(row: Row): RecallMessage & { ordinal: number } {
@@ -207,25 +226,16 @@ export class SqliteRecall {
   async entries(threadId: string): Promise<RecallEntry[]> {
     if (!exists(this.db)) return [];
     // An index written before the transcript, not yet written to since, has no message column: its entries have none.
-    const columns = recallColumns(this.db);
-    const rows = this.db
-      .prepare(
-        columns.has("message") && columns.has("previous_id")
-          ? `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`
-          : `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? ORDER BY checkpoint_id, ordinal`,
-      )
-      .all(threadId) as Row[];
-    return rows.map((row) => ({ ...toMessage(row), ...(row.message ? { message: row.message } : {}), ...(row.previous_id ? { previousId: row.previous_id } : {}) }));
+    const rows = this.db.prepare(ALL_ROWS).all(threadId) as Row[];
+    return rows.map(toEntry);
   }
 
-  /** Which of `messageIds` the transcript holds with their stored message (one indexed lookup per id). */
-  async recorded(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
-    if (messageIds.length === 0 || !exists(this.db)) return new Set();
-    if (!recallColumns(this.db).has("message")) return new Set();
-    const rows = this.db
-      .prepare(`SELECT message_id FROM compaction_recall WHERE thread_id = ? AND message IS NOT NULL AND message_id IN (SELECT value FROM json_each(?))`)
-      .all(threadId, JSON.stringify(messageIds)) as Array<{ message_id: string }>;
-    return new Set(rows.map((row) => row.message_id));
+  /** Which of `messageIds` the transcript holds with their stored message, and the texts of their versions. */
+  async recorded(threadId: string, messageIds: readonly string[]): Promise<Map<string, Set<string>>> {
+    if (messageIds.length === 0 || !exists(this.db)) return new Map();
+    if (!recallColumns(this.db).has("message")) return new Map();
+    const rows = (this.db.prepare(SOME_ROWS).all(threadId, JSON.stringify(messageIds)) as Row[]).filter((row) => row.message);
+    return new Map(rows.map((row) => [row.message_id, new Set(versionTexts(toEntry(row)))]));
   }
 
   /** Writes `changes` in one transaction, idempotently by message id (the in-graph runtime, before its state update). */

@@ -3,7 +3,7 @@
  * by the store's recall backend (base-store-index.ts) and by a browser reading the Agent Server's store through the
  * SDK (src/client.ts). Plain data: no Node built-ins, nothing of LangChain at run time.
  */
-import type { RecallEntry } from "./types.js";
+import type { RecallEntry, RecallVersion } from "./types.js";
 
 /** The namespace prefix of the transcript in a BaseStore; the thread id (escaped) is the next label. */
 export const TRANSCRIPT_NAMESPACE = ["langgraph-compaction", "transcript"] as const;
@@ -35,7 +35,25 @@ export function entryOfItem(value: Record<string, unknown>): RecallEntry | undef
   const { messageId, role, checkpointId, ordinal, text } = value;
   if (typeof messageId !== "string" || typeof role !== "string" || !ROLES.has(role) || typeof checkpointId !== "string" || typeof ordinal !== "number" || typeof text !== "string") return undefined;
   const optional = (key: string) => (typeof value[key] === "string" ? { [key]: value[key] as string } : {});
-  return { messageId, role: role as RecallEntry["role"], checkpointId, ordinal, text, ...optional("name"), ...optional("date"), ...optional("context"), ...optional("message"), ...optional("previousId") };
+  const versions = Array.isArray(value.versions) ? value.versions.filter(isVersion) : [];
+  return {
+    messageId,
+    role: role as RecallEntry["role"],
+    checkpointId,
+    ordinal,
+    text,
+    ...optional("name"),
+    ...optional("date"),
+    ...optional("context"),
+    ...optional("message"),
+    ...optional("previousId"),
+    ...(versions.length > 0 ? { versions } : {}),
+  };
+}
+
+function isVersion(value: unknown): value is RecallVersion {
+  const version = value as Partial<RecallVersion> | null;
+  return typeof version === "object" && version !== null && typeof version.checkpointId === "string" && typeof version.text === "string" && (version.message === undefined || typeof version.message === "string");
 }
 
 /** Whether an entry's message has left the head (an original indexed while its edited copy stays has not: ordinal -1). */

@@ -37,6 +37,21 @@ export interface RecallEntry {
    * written before the transcript existed, and for the first message.
    */
   previousId?: string;
+  /**
+   * The message's other versions: what the thread held under the same id before or after an edit that kept the id
+   * (`updateState`, an `Overwrite`, a graph step writing over it), oldest first, each as a checkpoint held it
+   * (versions.ts). Absent for a message that was never edited.
+   */
+  versions?: RecallVersion[];
+}
+
+/** One version of a message the transcript holds under the same id as its entry. */
+export interface RecallVersion {
+  /** A checkpoint that held this version (checkpoint ids sort by time: the versions' order). */
+  checkpointId: string;
+  text: string;
+  /** The message as that checkpoint held it (message-serde.ts). */
+  message?: string;
 }
 
 /**
