@@ -112,6 +112,7 @@ export function compactedFields(
     rewrittenTokens: rewrittenTokens(replaced, messages, settings.counter, after.ratio),
     summarizedMessages: compacted.plan.summarize.length,
     keptMessages: messages.length - compacted.plan.system.length - 1,
+    ...(compacted.plan.keptLess ? { keptLess: compacted.plan.keptLess } : {}),
     summaryId: compacted.summary.id,
     summarizer: compacted.summarizer.name,
     ...(compacted.fallbackReason ? { fallbackReason: compacted.fallbackReason } : {}),

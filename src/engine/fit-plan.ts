@@ -31,6 +31,18 @@ export function cutOf(policy: CompactionPolicy, overrides: CompactOverrides): Pi
   };
 }
 
+/**
+ * The `keep` a plan was asked to honour, in words, when one was (a call's own `keepTokens` or `keepMessages`, else the
+ * policy's `keep`): a compaction that cannot honour it and end under the ceiling keeps as much as fits.
+ */
+export function keepAskedOf(policy: CompactionPolicy, overrides: CompactOverrides): string | undefined {
+  if (overrides.keepMessages !== undefined) return `keep.messages ${overrides.keepMessages}`;
+  if (overrides.keepTokens !== undefined) return `keep.tokens ${overrides.keepTokens}`;
+  if (overrides.compactionRatio !== undefined || overrides.targetTokens !== undefined) return undefined;
+  const { cut } = policy;
+  return cut.by === "messages" ? `keep.messages ${cut.messages}` : cut.by === "keep" ? `keep.tokens ${cut.tokens}` : undefined;
+}
+
 /** With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit. */
 export function withinPolicy(policy: CompactionPolicy, given: PrepareOptions): PrepareOptions {
   const { tokenLimit, ceiling } = policy;
@@ -45,24 +57,42 @@ export function summaryOverhead(counter: TokenCounter, announce: boolean): numbe
 }
 
 /**
- * A plan that ends under `preferTokensAfter` (the plan, else the hardest cut from `replan`: everything before the
- * latest turn), else one that ends under `maxTokensAfter` (saying it ends above the aim); or why none does, and then
- * nothing is summarized. The running summary's budget is never shrunk to make a plan fit: that drops facts for good.
+ * A plan that ends under `preferTokensAfter`, else one that ends under `maxTokensAfter` (saying it ends above the
+ * aim); or why none does, and then nothing is summarized. The running summary's budget is never shrunk to make a plan
+ * fit: that drops facts for good. When the plan would not: with a `keep` asked for (`keepAsked`, in words), the plan
+ * that keeps as much as fits under the aim (`keptLess` says so; a `keep` that keeps the whole thread is the same
+ * case); otherwise the hardest cut from `replan` (everything before the latest turn).
  */
-export function planWithin(plan: CompactionPlan, options: PrepareOptions, overhead: number, replan: (overrides: PrepareOptions) => CompactionPlan): CompactionPlan | string {
+export function planWithin(plan: CompactionPlan, options: PrepareOptions, overhead: number, replan: (overrides: PrepareOptions) => CompactionPlan, keepAsked?: string): CompactionPlan | string {
   const max = options.maxTokensAfter ?? Infinity;
   const prefer = Math.min(options.preferTokensAfter ?? max, max);
   const estimate = (candidate: CompactionPlan) => candidate.tokens.afterEstimate + overhead;
-  if (estimate(plan) <= prefer) return plan;
+  if (plan.executable && estimate(plan) <= prefer) return plan;
   const harder = replan({ ...options, keepTokens: 0, keepMessages: undefined, targetTokens: undefined });
+  if (!plan.executable && !(keepAsked && harder.executable)) return plan.reason;
+  if (keepAsked && harder.executable) {
+    // What the tail may hold: the aim less everything but the tail in the hardest cut, whose summary budget is the
+    // largest any cut gets (it summarizes the most).
+    const tail = prefer - overhead - (harder.tokens.afterEstimate - harder.tokens.kept);
+    const most = replan({ ...options, keepTokens: Math.max(0, tail), keepMessages: undefined, targetTokens: undefined });
+    const kept = most.executable && estimate(most) <= prefer ? most : harder;
+    if (estimate(kept) <= prefer || (!plan.executable && estimate(kept) <= max)) {
+      return { ...kept, keptLess: keepAsked, reason: `${kept.reason}; kept less than ${keepAsked} to end under ${Math.max(prefer, estimate(kept))} tokens` };
+    }
+    if (!plan.executable) return wontFit(kept, max, estimate(kept));
+  }
   if (harder.executable && estimate(harder) <= prefer) return { ...harder, reason: `${harder.reason}; cut harder to end under ${prefer} tokens` };
   const best = harder.executable && estimate(harder) < estimate(plan) ? harder : plan;
   if (estimate(plan) <= max || estimate(best) <= max) {
     const chosen = estimate(plan) <= max ? plan : best;
     return { ...chosen, reason: `${chosen.reason}; ends at about ${estimate(chosen)} tokens, above the ${prefer} aimed at (the latest turn and the summary alone take that much)` };
   }
+  return wontFit(best, max, estimate(best));
+}
+
+function wontFit(best: CompactionPlan, max: number, estimate: number): string {
   return (
-    `compacting would leave about ${estimate(best)} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
+    `compacting would leave about ${estimate} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
     `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}`
   );
 }

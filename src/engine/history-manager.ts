@@ -12,7 +12,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Calibration } from "./calibration.js";
 import { validateRatio } from "../validate-ratio.js";
 import { isOverLimit, type CompactionPolicy } from "./policy.js";
-import { cutOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
+import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
@@ -26,6 +26,7 @@ import { DEFAULT_KEEP_CHECKPOINTS, pruneAfterCompaction, pruneStoredThread, vali
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
 import { turnOver } from "../slices.js";
+import type { Notices } from "./notices.js";
 
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
 export type { PreparedCompaction } from "./apply-prepared.js";
@@ -43,6 +44,8 @@ export class HistoryManager {
   /** The checkpointer's store (heads, checkpoints, the compare-and-swap, the recall index): its writes skip this
    * manager's validation and lock, so it is not in the published types. @internal */
   readonly store: ThreadStore;
+  /** What compactions of this manager tell the user when they do less than configured (engine/notices.ts). @internal */
+  readonly notices: Notices;
   private readonly settings: ManagerSettings;
   private overheadTokens?: number;
 
@@ -52,6 +55,7 @@ export class HistoryManager {
     ({ summarizer: this.summarizer, fallbackSummarizer: this.fallbackSummarizer, counter: this.counter, calibration: this.calibration, policy: this.policy } = this.settings);
     this.store = this.settings.store;
     this.checkpointer = this.store.saver;
+    this.notices = this.settings.notices;
   }
 
   /** The Postgres text search configuration of this manager's recall index. */
@@ -220,7 +224,7 @@ export class HistoryManager {
     if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore)) {
       return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
-    const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, ...given }, headId);
+    const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, threadId, ...given }, headId);
     if ("skipped" in compacted) {
       // The code, and what a summary that did not fit cost (summarizerMs, summarizerTokens), carried as they are.
       const { skipped: reason, ...outcome } = compacted;
@@ -258,6 +262,10 @@ export class HistoryManager {
     await turnOver();
     const fitted = this.fitPlan(messages, given);
     if ("skipped" in fitted) return fitted;
+    const { keptLess } = fitted.plan;
+    if (keptLess && given.threadId !== undefined) {
+      this.notices.once({ code: "KEPT_LESS", threadId: given.threadId, asked: keptLess, message: `thread ${JSON.stringify(given.threadId)}: a compaction kept less than ${keptLess}, which would not have ended under the ceiling of ${options.preferTokensAfter ?? options.maxTokensAfter} tokens (the limit is ${this.policy.tokenLimit}); lower keep or raise the limit to keep that much.` });
+    }
     await turnOver();
     const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
     if (options.maxTokensAfter !== undefined) {
@@ -283,11 +291,13 @@ export class HistoryManager {
   fitPlan(messages: readonly BaseMessage[], given: PrepareOptions = {}): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
     const options = withinPolicy(this.policy, given);
     const plan = this.planCompaction(messages, options);
-    if (!plan.executable) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
+    const limited = options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined;
+    const keepAsked = keepAskedOf(this.policy, options);
+    if (!plan.executable && !(limited && keepAsked)) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
     const overhead = (this.overheadTokens ??= summaryOverhead(this.counter, this.settings.recall.announce));
-    if (options.maxTokensAfter === undefined && options.preferTokensAfter === undefined) return { plan, estimate: plan.tokens.afterEstimate + overhead };
-    const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides));
-    if (typeof fitted === "string") return { skipped: fitted, code: "WONT_FIT" };
+    if (!limited) return { plan, estimate: plan.tokens.afterEstimate + overhead };
+    const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides), keepAsked);
+    if (typeof fitted === "string") return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };
     return { plan: fitted, estimate: fitted.tokens.afterEstimate + overhead };
   }
 }

@@ -17,6 +17,7 @@ import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizer
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
 import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
+import { Notices, type EngineNotice } from "./notices.js";
 import { environmentOf, isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 
@@ -75,6 +76,12 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
    * 4× from the tokenizer's count): counts of its threads use the tokenizer (tokens/calibration.ts).
    */
   onUsageIgnored?: (notice: UsageIgnoredNotice) => void;
+  /**
+   * Told when a compaction does less than configured, once per thread: it kept less than `keep` asked for
+   * (`KEPT_LESS`), because that much would not have ended under the ceiling. Without it, a process warning
+   * (engine/notices.ts). @default process.emitWarning
+   */
+  onCompactionNotice?: (notice: EngineNotice) => void;
 }
 
 export interface RecallOptions {
@@ -127,6 +134,8 @@ export interface PrepareOptions extends CompactOverrides {
   orHead?: boolean;
   /** Abandons the summary in flight when it aborts (a worker stopping): nothing is written. */
   signal?: AbortSignal;
+  /** The thread being compacted: its notices (a `keep` kept less) are said once per thread. */
+  threadId?: string;
 }
 
 /** The options, validated and defaulted. */
@@ -145,6 +154,7 @@ export interface ManagerSettings {
   busyWaitMs: number;
   recall: { enabled: boolean; announce: boolean; language: string };
   keepCheckpoints?: number;
+  notices: Notices;
 }
 
 const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model", "trigger", "keep"] as const;
@@ -213,6 +223,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
   }
   if (options.onUsageIgnored !== undefined && typeof options.onUsageIgnored !== "function") throw invalidArgument("onUsageIgnored", options.onUsageIgnored, "a function");
+  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
@@ -233,6 +244,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     busyWaitMs,
     recall,
     ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
+    notices: new Notices(options.onCompactionNotice),
   };
 }
 

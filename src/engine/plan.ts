@@ -97,6 +97,11 @@ export interface CompactionPlan {
   };
   /** Problems `validateHistory` found in the planned result (empty when valid). */
   problems: HistoryProblem[];
+  /**
+   * Set when the plan keeps less than the `keep` asked for (which would not end under the ceiling, or keeps the whole
+   * thread): what was asked, in words ("keep.messages 1000").
+   */
+  keptLess?: string;
 }
 
 /** Smallest budget ever given, however short the segment. */

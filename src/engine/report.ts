@@ -38,6 +38,8 @@ export interface CompactedReport extends ReportBase {
   /** Set when a summary was written (not by a strategy that only clears or drops). */
   summarizedMessages?: number;
   keptMessages?: number;
+  /** Set when the compaction kept less than `keep` asked for (that would not have ended under the ceiling): what was asked. */
+  keptLess?: string;
   summaryId?: string;
   /** Why the configured summarizer was passed over for `fallbackSummarizer`, when it was. */
   fallbackReason?: string;

@@ -14,7 +14,6 @@ import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { CompactionReport } from "../../src/engine/report.js";
 import type { CompactionNotice } from "../../src/runtimes/wrapper/options.js";
-import type { UsageIgnoredNotice } from "../../src/engine/calibration.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
@@ -130,7 +129,7 @@ describe("the trigger counts what the provider counts", () => {
   });
 
   it("the in-graph runtimes tell an absurd figure once, through onCompactionNotice", async () => {
-    const notices: UsageIgnoredNotice[] = [];
+    const notices: Array<{ code: string }> = [];
     const model = new ScriptedChatModel({ modelName: "claude-sonnet", reply: () => ({ content: "Noted." }), usage: () => ({ input_tokens: -1, output_tokens: 1, total_tokens: 0 }) });
     const middleware = compactionMiddleware({ tokenLimit: LIMIT, env: {}, onCompactionNotice: (notice) => void notices.push(notice) });
     const agent = createAgent({ model, tools: [], checkpointer: store.saver, middleware: [middleware] });

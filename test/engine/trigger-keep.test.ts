@@ -1,15 +1,22 @@
 /**
  * `trigger` and `keep`, the cut in the field's vocabulary (engine/trigger-keep.ts): each spelling resolves to the
  * policy its own settings make, `keep: { messages }` keeps the newest messages verbatim through a real compaction,
- * and a spelling beside the setting it spells, or one this library cannot honour, is refused naming it.
+ * and a spelling beside the setting it spells, or one this library cannot honour, is refused naming it. A `keep` that
+ * would not end under the ceiling (or keeps the whole thread) keeps as much as fits, once said, and counted.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { resolvePolicy, type CompactionPolicyOptions } from "../../src/engine/policy.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
+import type { InGraphCompactionEvent } from "../../src/runtimes/in-graph/compaction-event.js";
+import type { CompactedReport } from "../../src/engine/report.js";
+import type { CompactionNotice } from "../../src/runtimes/wrapper/options.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
@@ -87,5 +94,71 @@ describe("keep { messages } through a real compaction", () => {
     expect(three.length).toBeGreaterThan(1);
     // Without tool calls every message is a unit of its own: the cut keeps exactly three.
     expect(three.every((count) => count === 3)).toBe(true);
+  });
+});
+
+describe("a keep that cannot be honoured under the ceiling keeps as much as fits, and says so", () => {
+  let store: TestStore;
+  beforeEach(async () => (store = await createStore("sqlite")));
+  afterEach(async () => await store.close());
+
+  const LIMIT = 1_500;
+  const reply = (messages: BaseMessage[]) => ({ content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14 after the second review.` });
+  const ask = (thread: string, turn: number) => ({ messages: [new HumanMessage({ id: `${thread}-ask-${turn}`, content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when was it paid?` })] });
+  const counter = new TokenCounter();
+
+  it.each<[string, { messages: number } | { tokens: number }]>([
+    ["keep.messages larger than the thread", { messages: 1_000 }],
+    ["keep.tokens above the ceiling", { tokens: 1_200 }],
+    ["keep.tokens of a billion", { tokens: 1e9 }],
+  ])("the wrapper, %s: compacts on time, keeps more than the latest turn, one notice, counted in compactionHealth", async (_, keep) => {
+    const graph = createReactAgent({ llm: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver });
+    const notices: CompactionNotice[] = [];
+    const reports: CompactedReport[] = [];
+    const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: LIMIT }, keep, background: false, onCompaction: (report) => void reports.push(report), onCompactionNotice: (notice) => void notices.push(notice) });
+    const config = { configurable: { thread_id: "keep-less" } };
+    let peak = 0;
+    for (let turn = 0; turn < 40; turn++) {
+      await supervisor.invoke(ask("keep-less", turn), config);
+      peak = Math.max(peak, counter.countMessages((await graph.getState(config)).values.messages as BaseMessage[]));
+    }
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports.every((report) => report.keptLess !== undefined)).toBe(true);
+    // As much as fits, not the minimum: more than the latest question and its answer.
+    expect(Math.max(...reports.map((report) => report.keptMessages!))).toBeGreaterThan(2);
+    // The thread never passed the trigger by more than a turn.
+    expect(peak).toBeLessThan(LIMIT + 200);
+    expect(notices.filter((notice) => notice.code === "KEPT_LESS")).toEqual([expect.objectContaining({ code: "KEPT_LESS", threadId: "keep-less", asked: expect.stringMatching(/^keep\./) })]);
+    expect(supervisor.compactionHealth("keep-less").keptLess).toBe(reports.length);
+  });
+
+  it("the wrapper without a notice handler: a process warning, once", async () => {
+    const graph = createReactAgent({ llm: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver });
+    const warnings: Array<{ name: string; code?: string; message: string }> = [];
+    const listen = (warning: Error & { code?: string }) => void warnings.push({ name: warning.name, code: warning.code, message: warning.message });
+    process.on("warning", listen);
+    try {
+      const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: LIMIT }, keep: { messages: 1_000 }, background: false });
+      for (let turn = 0; turn < 30; turn++) await supervisor.invoke(ask("warned", turn), { configurable: { thread_id: "warned" } });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", listen);
+    }
+    expect(warnings.filter((warning) => warning.code === "LANGGRAPH_COMPACTION_KEPT_LESS")).toEqual([expect.objectContaining({ message: expect.stringContaining("keep.messages 1000") })]);
+  });
+
+  it("the middleware, keep.messages larger than the thread: compacts, its event says what it kept less of", async () => {
+    const events: InGraphCompactionEvent[] = [];
+    const notices: Array<{ code: string }> = [];
+    const middleware = compactionMiddleware({ trigger: { tokens: LIMIT }, keep: { messages: 1_000 }, background: false, env: {}, onCompaction: (event) => void events.push(event), onCompactionNotice: (notice) => void notices.push(notice) });
+    const agent = createAgent({ model: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver, middleware: [middleware] });
+    const config = { configurable: { thread_id: "middleware-keep" } };
+    for (let turn = 0; turn < 40; turn++) await agent.invoke(ask("middleware-keep", turn), config);
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(events.every((event) => event.keptLess === "keep.messages 1000")).toBe(true);
+    expect(notices.filter((notice) => notice.code === "KEPT_LESS")).toHaveLength(1);
+    const head = (await agent.graph.getState(config)).values.messages as BaseMessage[];
+    expect(counter.countMessages(head)).toBeLessThan(LIMIT + 200);
   });
 });

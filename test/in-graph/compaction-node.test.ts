@@ -108,6 +108,28 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     expect(told).toHaveLength(1);
     expect(String((told[0] as Error).message)).toMatch(/CompactionAgentState/);
   });
+
+  it("without it and without any handler: a process warning, at the first model call after the first compaction", async () => {
+    const compactedAt: number[] = [];
+    const warnedAt: number[] = [];
+    let turn = 0;
+    const listen = (warning: Error & { code?: string }) => void (warning.code === "LANGGRAPH_COMPACTION_CANNOT_COMPACT" && warnedAt.push(turn));
+    process.on("warning", listen);
+    try {
+      const graph = team(compactionNode({ tokenLimit: 1_500, hardLimit: 2_000, env: {}, prompt: PROMPT_TEAM, onCompaction: () => void compactedAt.push(turn) }), false);
+      const config = { configurable: { thread_id: "team-no-schema-warned" } };
+      for (turn = 0; turn < 16; turn++) {
+        await graph.invoke(ask(turn), config);
+        // Warnings are emitted on the next tick.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      process.off("warning", listen);
+    }
+    expect(compactedAt.length).toBeGreaterThan(0);
+    expect(warnedAt).toHaveLength(1);
+    expect(warnedAt[0]).toBeLessThanOrEqual(compactedAt[0]! + 1);
+  });
 });
 
 describe("compactionNode refuses bad options and bad state", () => {

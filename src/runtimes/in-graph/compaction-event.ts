@@ -25,6 +25,8 @@ export interface InGraphCompactionEvent {
   rewrittenTokens: number;
   /** The summarizer's own tokens for this summary, when it reported them (LlmSummarizer). */
   summarizerTokens?: SummarizerTokens;
+  /** Set when the compaction kept less than `keep` asked for (that would not have ended under the ceiling): what was asked. */
+  keptLess?: string;
 }
 
 /**

@@ -11,13 +11,13 @@
  *
  * In a graph that is itself a node of a parent (createSupervisor's supervisor agent), the parent merges the
  * subgraph's messages by id and would keep what the compaction removed: give the graph `CompactionAgentState`
- * (messages-reducer.ts) as its state schema. A state that holds two summaries says it was not: told once to
- * `onCompactionError`.
+ * (messages-reducer.ts) as its state schema. A state that holds a message beside the summary covering it says it was
+ * not: told once per thread (a `CANNOT_COMPACT` notice, a process warning without `onCompactionNotice`, and
+ * `onCompactionError`).
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Overwrite, type OverwriteValue } from "@langchain/langgraph";
-import { CompactionError, invalidArgument } from "../../errors.js";
-import { isSummaryMessage } from "../../messages/summary-message.js";
+import { invalidArgument } from "../../errors.js";
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
 import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
 
@@ -49,20 +49,8 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
   const overhead =
     (prompt === undefined ? 0 : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
-  let toldSchema = false;
   const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
     if (!Array.isArray(state?.messages)) throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
-    if (!toldSchema && state.messages.filter((message) => isSummaryMessage(message)).length > 1) {
-      toldSchema = true;
-      rest.onCompactionError?.(
-        new CompactionError({
-          code: "INVALID_ARGUMENT",
-          parameter: "stateSchema",
-          message:
-            "the state holds more than one compaction summary: this node runs in a subgraph whose parent merges its messages by id (createSupervisor's supervisor), so what a compaction removes stays in the parent's head; pass stateSchema: CompactionAgentState (from langgraph-compaction) to createSupervisor",
-        }),
-      );
-    }
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
     // The new list as LangGraph's `Overwrite`, which replaces the channel's value (no reducer) and which the
     // "messages" stream does not read messages from: a UI streaming the model's tokens gets no summary to render.

@@ -30,6 +30,7 @@ import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRul
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
 import { rewrittenTokens } from "../../engine/prompt-cache.js";
+import { coveredCopies } from "../../messages/covered.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
@@ -65,6 +66,8 @@ export class InGraphCompactor {
   private readonly rules: ScheduleRules;
   private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
   private warnedNoStore = false;
+  /** Threads told their parent graph merges messages by id (healed()), each once. */
+  private readonly toldParent = new Set<string>();
 
   constructor(private readonly options: InGraphOptions) {
     const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, onCompactionNotice, ...managerOptions } = options;
@@ -73,7 +76,7 @@ export class InGraphCompactor {
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
-    this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver(), ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice } : {}) });
+    this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver(), ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}) });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
     if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a number of tokens (in the graph, it is the trigger)");
     this.tokenLimit = tokenLimit;
@@ -119,12 +122,35 @@ export class InGraphCompactor {
    * for a form with no hook after the call (the node), archive here and start a summary at a call over the limit.
    * Never throws: a failure is told to `onCompactionError` and the call goes on.
    */
-  async before(messages: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
+  async before(given: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     await turnOver();
+    const healed = this.healed(given, key);
+    const messages = healed ?? given;
     const archived = start && !this.pending.has(key) ? await this.archived(messages, config) : undefined;
     const current = archived ?? messages;
-    return (await this.summarized(current, overhead, config, start)) ?? archived;
+    return (await this.summarized(current, overhead, config, start)) ?? archived ?? healed;
+  }
+
+  /**
+   * `messages` without the copies of messages a summary in them covers that stand after it (messages/covered.ts: a
+   * run's stale input), or undefined when there are none. Copies before their summary mean this graph's parent
+   * merges by id (no CompactionAgentState): compaction cannot shrink its head, said once per thread.
+   */
+  private healed(messages: readonly BaseMessage[], key: string): BaseMessage[] | undefined {
+    const copies = coveredCopies(messages);
+    if (copies.before) {
+      const message =
+        "the state holds messages beside the compaction summary that covers them: this step runs in a subgraph whose parent merges its messages by id (createSupervisor's supervisor, a createAgent used as a sub-agent), so what a compaction removes stays in the parent's head and the head never shrinks; pass stateSchema: CompactionAgentState (from langgraph-compaction) to the parent graph (createSupervisor)";
+      if (!this.toldParent.has(key)) {
+        this.toldParent.add(key);
+        this.options.onCompactionError?.(new CompactionError({ code: "INVALID_ARGUMENT", parameter: "stateSchema", message }));
+      }
+      this.manager.notices.once({ code: "CANNOT_COMPACT", threadId: key, message });
+    }
+    if (copies.after.length === 0) return undefined;
+    const drop = new Set(copies.after);
+    return messages.filter((_, index) => !drop.has(index));
   }
 
   /** The summary step of `before`: `messages` with a summary applied, or undefined. */
@@ -180,6 +206,7 @@ export class InGraphCompactor {
       removed: messages.filter((message) => !kept.has(message.id)).length,
       rewrittenTokens: rewrittenTokens(messages, rebased.messages, this.manager.counter, measured.ratio),
       ...(outcome.summarizerTokens ? { summarizerTokens: outcome.summarizerTokens } : {}),
+      ...(outcome.plan.keptLess ? { keptLess: outcome.plan.keptLess } : {}),
     };
     this.options.onCompaction?.(event);
     // The graph's "custom" stream (a UI's marker): the node's `config.writer`, the middleware's `runtime.writer`.
@@ -233,7 +260,7 @@ export class InGraphCompactor {
       tokens,
       settled: false,
       result: this.manager
-        .compactWithinPolicy(snapshot, { maxTokensAfter: within(this.tokenLimit), preferTokensAfter: within(this.ceiling), tokenRatio: ratio })
+        .compactWithinPolicy(snapshot, { maxTokensAfter: within(this.tokenLimit), preferTokensAfter: within(this.ceiling), tokenRatio: ratio, threadId: key })
         .catch((error: unknown) => ({ error }))
         .finally(() => {
           job.settled = true;

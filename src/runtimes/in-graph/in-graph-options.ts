@@ -5,7 +5,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import type { ArchiveOptions } from "../../archive/archive.js";
 import type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
-import type { UsageIgnoredNotice } from "../../engine/calibration.js";
+import type { EngineNotice } from "../../engine/notices.js";
 import type { CompactionStreamEvent, InGraphCompactionEvent } from "./compaction-event.js";
 
 export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints" | "onUsageIgnored"> {
@@ -40,10 +40,12 @@ export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointe
    */
   circuitBreaker?: CircuitBreakerOptions | false;
   /**
-   * Told once per model whose reply carried a usage figure that is not trusted (`USAGE_IGNORED`): counts of its
-   * threads use the tokenizer (docs/token-counting.md).
+   * Told once per model whose reply carried a usage figure that is not trusted (`USAGE_IGNORED`: counts of its
+   * threads use the tokenizer, docs/token-counting.md), and once per thread when a compaction kept less than `keep`
+   * asked for (`KEPT_LESS`) or the step cannot compact in its graph (`CANNOT_COMPACT`). Without it, the last two are
+   * process warnings. @default process.emitWarning
    */
-  onCompactionNotice?: (notice: UsageIgnoredNotice) => void;
+  onCompactionNotice?: (notice: EngineNotice) => void;
   /** Told about every compaction written to the state. */
   onCompaction?: (event: InGraphCompactionEvent) => void;
   /**

@@ -48,6 +48,8 @@ export interface CompactionHealth extends BreakerHealth {
    * `rewrittenTokens` (each compaction makes the next call write, or pay in full, everything from the summary on).
    */
   rewrittenTokens: number;
+  /** Compactions of the thread that kept less than `keep` asked for, which would not have ended under the ceiling. */
+  keptLess: number;
   /**
    * The tokens of the summarizer's own model calls for the thread (LlmSummarizer's, as its provider reported them;
    * zero for a summarizer without a model), summaries that did not land included.
@@ -137,6 +139,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       pinned: options.pinned,
       counter,
       onUsageIgnored: (notice) => void events.notice(notice),
+      // Without a handler, a notice that says the configuration does less than asked is a process warning.
+      ...(options.onCompactionNotice ? { onCompactionNotice: (notice) => void events.notice(notice) } : {}),
     });
     this.compactor = new ThreadCompactor({
       graph: graph as unknown as StateReader,
@@ -271,6 +275,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       ...(record?.count === undefined ? {} : { tokens: record.count }),
       ...(record?.usage ? { providerUsage: record.usage } : {}),
       rewrittenTokens: record?.rewritten ?? 0,
+      keptLess: record?.keptLess ?? 0,
       summarizerTokens: { ...(record?.summarizerTokens ?? { input: 0, output: 0, cachedInput: 0, calls: 0 }) },
     };
   }

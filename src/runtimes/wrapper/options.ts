@@ -18,7 +18,7 @@ import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
 import { modelNameOf } from "../../tokens/model-option.js";
 import { TOKEN_LIMIT_RULE } from "../../tokens/models.js";
-import type { UsageIgnoredNotice } from "../../engine/calibration.js";
+import type { EngineNotice } from "../../engine/notices.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
@@ -93,7 +93,8 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
    * Called once, as the wrapper starts its first compaction, with which summarizer compactions use and why
    * (`SUMMARIZER_CHOSEN`: the one given, or the default chosen from OPENAI_API_KEY and the installed packages;
    * `compactionHealth(threadId).summarizer` says the same at any time); and once per model whose reply carried a
-   * usage figure that is not trusted (`USAGE_IGNORED`: docs/token-counting.md).
+   * usage figure that is not trusted (`USAGE_IGNORED`: docs/token-counting.md); once per thread when a compaction
+   * kept less than `keep` asked for (`KEPT_LESS`). Without it, `KEPT_LESS` is a process warning.
    */
   onCompactionNotice?: (notice: CompactionNotice) => void | Promise<void>;
   /**
@@ -123,10 +124,11 @@ export interface SummarizerChosenNotice extends SummarizerChoice {
 }
 
 /**
- * Something the wrapper says once: which summarizer compactions use (`SUMMARIZER_CHOSEN`), or, once per model, that
- * a reply's usage figure was not trusted and its threads are counted by the tokenizer (`USAGE_IGNORED`).
+ * Something the wrapper says once: which summarizer compactions use (`SUMMARIZER_CHOSEN`); once per model, that a
+ * reply's usage figure was not trusted and its threads are counted by the tokenizer (`USAGE_IGNORED`); once per
+ * thread, that a compaction kept less than `keep` asked for (`KEPT_LESS`: engine/notices.ts).
  */
-export type CompactionNotice = SummarizerChosenNotice | UsageIgnoredNotice;
+export type CompactionNotice = SummarizerChosenNotice | EngineNotice;
 
 /** The wrapper's options, validated and defaulted (internal: the policy is public as `CompactingSupervisor.policy`). */
 export interface ResolvedOptions {

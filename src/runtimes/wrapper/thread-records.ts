@@ -22,6 +22,8 @@ export interface ThreadRecord {
   usage?: ProviderUsage;
   /** The prompt cache this wrapper's compactions of the thread broke, in tokens (their reports' `rewrittenTokens`). */
   rewritten?: number;
+  /** Compactions of the thread that kept less than `keep` asked for (their reports' `keptLess`). */
+  keptLess?: number;
   /** The tokens of the summarizer's own calls for the thread (their reports' `summarizerTokens`, unapplied ones too). */
   summarizerTokens?: SummarizerTokens;
   /** Turns of this wrapper running on the thread now. */
@@ -62,6 +64,7 @@ export const UNSTREAMED_KEPT = 16;
 export function recordLanded(record: ThreadRecord, report: CompactedReport): void {
   record.count = report.tokensAfter;
   record.rewritten = (record.rewritten ?? 0) + report.rewrittenTokens;
+  if (report.keptLess) record.keptLess = (record.keptLess ?? 0) + 1;
   recordSummarizerTokens(record, report.summarizerTokens);
   record.lastLanded = report;
   keepUnstreamed(record, report);
