@@ -12,7 +12,8 @@
  *
  * A figure that is missing, zero, negative, not a number, or more than 4× or less than a quarter of the tokenizer's
  * count of the same input is never trusted: the count falls back to the tokenizer's, and the figure is told once per
- * model (`USAGE_IGNORED`) — except a figure over 4× of a model whose ratio is known, which is a reply a compaction
+ * model (`USAGE_IGNORED`). Trusted figures never bring a count under MIN_COUNTED_SHARE of the tokenizer's (told once
+ * per model, `USAGE_FLOORED`) — except a figure over 4× of a model whose ratio is known, which is a reply a compaction
  * kept (its call saw the whole thread): the model's ratio then scales the count, as for any figure off its ratio. The ratios live in this object only (one per wrapper, middleware or node), never in a
  * store: nothing learned from one application's threads reaches another's.
  */
@@ -43,7 +44,11 @@ export interface MeasuredContext {
 }
 
 export interface UsageIgnoredNotice {
-  code: "USAGE_IGNORED";
+  /**
+   * `USAGE_IGNORED`: a figure not trusted (the tokenizer counts instead); `USAGE_FLOORED`: trusted figures that would
+   * put the count under MIN_COUNTED_SHARE of the tokenizer's (the count stops there).
+   */
+  code: "USAGE_IGNORED" | "USAGE_FLOORED";
   /** The model whose figure was ignored (its reply's `response_metadata.model_name`, else "unknown"). */
   model: string;
   /** The figure as reported. */
@@ -54,6 +59,13 @@ export interface UsageIgnoredNotice {
 /** A provider's figure this far from the tokenizer's is not trusted (more than 4×, or under a quarter). */
 export const MAX_RATIO = 4;
 export const MIN_RATIO = 1 / MAX_RATIO;
+/**
+ * A calibrated count never falls under this share of the tokenizer's count of the same context: a provider's
+ * figure that understates (a constant, a figure that drifts down) cannot let a thread grow past its limit by more than
+ * 1 / 0.9 ≈ 1.11× in the tokenizer's count. Real providers count within 0.9–1.4× of the o200k tokenizer on text, so
+ * the floor binds only for figures that are wrong; it errs towards compacting early.
+ */
+export const MIN_COUNTED_SHARE = 0.9;
 /** The latest observations of a model's ratio kept; their median is the ratio used. */
 export const RATIO_WINDOW = 8;
 /** How far a call's own ratio may be from its model's for its figure to count that call's input (10%). */
@@ -70,6 +82,8 @@ interface ModelRatios {
   /** Ids of the replies already observed (each call counts once, however often the thread is counted). */
   seen: Set<string>;
   warned: boolean;
+  /** Told that its figures were floored (MIN_COUNTED_SHARE). */
+  floored: boolean;
   /** Dropped from the models kept (MAX_MODELS): a reply that still points here looks its model up again. */
   evicted: boolean;
 }
@@ -136,8 +150,25 @@ export class Calibration {
     // Far above the model's ratio (a reply a compaction kept, whose call saw the whole thread), or off it by more
     // than CONSISTENT: the messages before the reply are no longer what its call saw. Then the ratio alone scales
     // the tokenizer's count (no notice).
-    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT) return { tokens: Math.ceil(ratio * total), calibrated: true, ratio };
-    return { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage };
+    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT) return this.floored(model, { tokens: Math.ceil(ratio * total), calibrated: true, ratio }, total);
+    return this.floored(model, { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage }, total);
+  }
+
+  /** `measured`, never under MIN_COUNTED_SHARE of the tokenizer's `total` (told once per model when it would be). */
+  private floored(model: string, measured: MeasuredContext, total: number): MeasuredContext {
+    const floor = Math.ceil(total * MIN_COUNTED_SHARE);
+    if (measured.tokens >= floor) return measured;
+    const ratios = this.ratiosOf(model);
+    if (!ratios.floored) {
+      ratios.floored = true;
+      this.notice?.({
+        code: "USAGE_FLOORED",
+        model,
+        value: measured.tokens,
+        message: `The usage figures of ${model} put a context the tokenizer counts at ${total} tokens at ${measured.tokens}, under ${MIN_COUNTED_SHARE} of it: counts of its threads stop at ${MIN_COUNTED_SHARE}× the tokenizer's.`,
+      });
+    }
+    return { ...measured, tokens: floor, ratio: Math.max(measured.ratio, MIN_COUNTED_SHARE) };
   }
 
   private parse(message: BaseMessage, reported: Parameters<typeof usageOf>[0]): Reply {
@@ -206,7 +237,7 @@ export class Calibration {
       this.models.get(oldest)!.evicted = true;
       this.models.delete(oldest);
     }
-    this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, evicted: false }));
+    this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, floored: false, evicted: false }));
     return ratios;
   }
 }

@@ -130,6 +130,25 @@ describe("Calibration", () => {
     expect(measured).toEqual({ tokens: Math.ceil(ratio * counter.countMessages(head)), calibrated: true, ratio });
     expect(calibration.ratioOf("claude-sonnet")).toBe(ratio);
   });
+
+  it.each<[string, (turn: number, tokenizer: number) => number]>([
+    ["a constant figure", () => 1_000],
+    ["a figure drifting from 3.9x to 0.26x of the tokenizer's", (turn, tokenizer) => Math.round(tokenizer * (3.9 - (3.64 * turn) / 29))],
+  ])("%s within the trusted band never brings the count under 0.9 of the tokenizer's, told once", (_, figure) => {
+    const notices: UsageIgnoredNotice[] = [];
+    const calibration = new Calibration(counter, (notice) => void notices.push(notice));
+    const messages: BaseMessage[] = [];
+    let lowest = Infinity;
+    for (let turn = 0; turn < 30; turn++) {
+      messages.push(new HumanMessage({ id: `ask-${turn}`, content: `Turn ${turn}: where is parcel PX-${700 + turn}, who cleared it at customs in Lisbon, and what was the VAT?` }));
+      const tokenizer = counter.countMessages(messages);
+      messages.push(new AIMessage({ id: `r${turn}`, content: `Answer ${turn}: cleared by agent ${turn}, VAT 23%.`, usage_metadata: { input_tokens: figure(turn, tokenizer), output_tokens: 12, total_tokens: 0 }, response_metadata: { model_name: "understating" } }));
+      const measured = calibration.measure(messages);
+      lowest = Math.min(lowest, measured.tokens / counter.countMessages(messages));
+    }
+    expect(lowest).toBeGreaterThanOrEqual(0.9);
+    expect(notices.filter((notice) => notice.code === "USAGE_FLOORED")).toEqual([expect.objectContaining({ code: "USAGE_FLOORED", model: "understating" })]);
+  });
 });
 
 function provenance(): Parameters<typeof createSummaryMessage>[1] {
