@@ -246,18 +246,21 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   }
 
   /**
-   * Resolves once every compaction started so far (on any thread) has finished.
+   * Resolves once the compactions in flight when it was called (on any thread) have finished, with the write and the
+   * prune each goes on to — not those of turns started since: it resolves while turns go on.
    */
   async flush(): Promise<void> {
     await this.compactor.flush();
   }
 
   /**
-   * `flush()`, for a server shutting down: the wrapper holds nothing else (no timer, no worker), so the process may
-   * exit once it resolves. The wrapper compacts on if used afterwards.
+   * For a server shutting down: starts no new compaction (turns still run, forwarded as they are; one whose window
+   * is at risk still compacts first), and resolves once the compactions in flight have finished (each bounded by
+   * `summaryTimeoutMs`), whatever turns still run. The wrapper holds nothing else (no timer, no worker), so the
+   * process may exit once it resolves.
    */
   async close(): Promise<void> {
-    await this.compactor.flush();
+    await this.compactor.close();
   }
 
   /**

@@ -51,14 +51,32 @@ export interface ThreadCompactorParts {
 }
 
 export class ThreadCompactor {
-  /** Background work in flight (for flush). */
-  private readonly pending = new Set<Promise<unknown>>();
+  /** Background work in flight (for flush), each with the turns started before it (`turns`). */
+  private readonly pending = new Map<Promise<unknown>, number>();
+  /** Turns started through this wrapper so far. */
+  private turns = 0;
+  /** After close(): no new compaction starts (turns go on as they are). */
+  private closed = false;
 
   constructor(private readonly parts: ThreadCompactorParts) {}
 
-  /** Resolves once every compaction started so far (on any thread) has finished. */
+  /**
+   * Resolves once the background work in flight when it was called has finished, with what that work went on to
+   * (a summary's write, the prune after it) — not the work of turns started since, so it resolves while turns go on.
+   */
   async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    const turns = this.turns;
+    for (;;) {
+      const waiting = [...this.pending].filter(([, started]) => started <= turns).map(([task]) => task);
+      if (waiting.length === 0) return;
+      await Promise.all(waiting);
+    }
+  }
+
+  /** Starts no new compaction from now on, and resolves once those in flight have finished (flush). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
   }
 
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
@@ -67,6 +85,7 @@ export class ThreadCompactor {
     const { counter, checkpointer } = manager;
     const { policy } = options;
     const record = records.get(threadId);
+    this.turns++;
     await record.settling;
     await record.applying;
     await threadLocks.idle(checkpointer, threadId);
@@ -191,7 +210,7 @@ export class ThreadCompactor {
   }
 
   private track(task: Promise<unknown>): void {
-    this.pending.add(task);
+    this.pending.set(task, this.turns);
     void task.finally(() => this.pending.delete(task));
   }
 
@@ -202,7 +221,7 @@ export class ThreadCompactor {
   private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
     const { threadId } = record;
     const { breaker, strategy, manager } = this.parts;
-    if (!breaker.allows(threadId)) return;
+    if (this.closed || !breaker.allows(threadId)) return;
     const tokensAtStart = record.count ?? 0;
     const task = (async () => {
       try {

@@ -1,0 +1,81 @@
+/**
+ * flush() and close() while turns keep running: flush() waits for the compactions in flight when it was called (and
+ * the writes they go on to), not for the threads to go quiet; close() starts no new compaction and resolves once
+ * those in flight have finished, whatever turns still run. Phases are driven by the summarizer's gate, never by time.
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { createTestAgent } from "../support/agents.js";
+import { GatedSummarizer } from "../support/fakes/gated-summarizer.js";
+import { createStore, type TestStore } from "../support/savers.js";
+
+let store: TestStore;
+beforeEach(async () => void (store = await createStore("sqlite")));
+afterEach(async () => await store.close());
+
+const THREADS = 4;
+/** Turns a lane runs at most: a lane still running when this is reached means flush() or close() never resolved. */
+const MAX_TURNS = 400;
+
+async function busyWrapper() {
+  const { agent } = createTestAgent(store.saver);
+  const summarizer = new GatedSummarizer();
+  let landed = 0;
+  const supervisor = new CompactingSupervisor(agent, { tokenLimit: 1_000, lateness: 1_000, hardLimit: 1_000_000, summarizer, env: {}, onCompaction: () => void landed++ });
+  let stop = false;
+  let turns = 0;
+  const lane = async (thread: number) => {
+    for (let turn = 0; !stop && turn < MAX_TURNS; turn++) {
+      turns++;
+      await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}: the invoice total for order ord_${thread}${turn} is 340 EUR, decided by Alice Moreau.`)] }, { configurable: { thread_id: `busy-${thread}` } });
+    }
+  };
+  const lanes = Promise.all(Array.from({ length: THREADS }, (_, thread) => lane(thread)));
+  // Wait (by signal) until a summary is held in flight.
+  while (summarizer.calls === 0) await new Promise((resolve) => setImmediate(resolve));
+  return {
+    supervisor,
+    summarizer,
+    landed: () => landed,
+    turns: () => turns,
+    stop: async () => {
+      stop = true;
+      await lanes;
+    },
+  };
+}
+
+it("flush() resolves while turns go on: it waits for the summaries in flight when called, and their writes", async () => {
+  const busy = await busyWrapper();
+  const inFlight = busy.summarizer.calls;
+  const flushed = busy.supervisor.flush();
+  let done = false;
+  void flushed.then(() => (done = true));
+  busy.summarizer.release();
+  await flushed;
+  expect(done).toBe(true);
+  // The turns were still running when it resolved: it did not wait for the threads to go quiet.
+  const turnsAtFlush = busy.turns();
+  expect(turnsAtFlush).toBeLessThan(THREADS * MAX_TURNS);
+  expect(busy.landed()).toBeGreaterThanOrEqual(1);
+  expect(inFlight).toBeGreaterThan(0);
+  await busy.stop();
+});
+
+it("close() starts no new compaction and resolves once those in flight finished, whatever turns still run", async () => {
+  const busy = await busyWrapper();
+  const closing = busy.supervisor.close();
+  busy.summarizer.release();
+  await closing;
+  const turnsAtClose = busy.turns();
+  const callsAtClose = busy.summarizer.calls;
+  const landedAtClose = busy.landed();
+  expect(turnsAtClose).toBeLessThan(THREADS * MAX_TURNS);
+  // Turns go on after close(), forwarded as they are: no summary starts, none lands.
+  const target = turnsAtClose + 40;
+  while (busy.turns() < target) await new Promise((resolve) => setImmediate(resolve));
+  expect(busy.summarizer.calls).toBe(callsAtClose);
+  expect(busy.landed()).toBe(landedAtClose);
+  await busy.stop();
+});
