@@ -5,6 +5,7 @@
  */
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { spawn } from "node:child_process";
+import { createServer, type Socket } from "node:net";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -132,5 +133,36 @@ describe("compact-thread watch", () => {
     // The lease was given back: a compaction right after takes the thread.
     const compacted = await compactThread(["compact", "hangs", "--db", db, "--limit", "1500", "--json"]);
     expect(compacted.code, compacted.stderr).toBe(0);
+  }, 60_000);
+
+  it("SIGTERM while the store is still being opened: exit 0 at once, nothing taken", async () => {
+    // A "Postgres" that accepts the connection and never answers: the start-up hangs in the store's opening.
+    const sockets: Socket[] = [];
+    let connected!: () => void;
+    const reached = new Promise<void>((resolve) => (connected = resolve));
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      connected();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--postgres", `postgres://nobody@127.0.0.1:${port}/none`, "--json"], {
+        cwd: ROOT,
+        env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      // The child reached the store (its modules loaded, the stop heard): stopped there.
+      await reached;
+      child.kill("SIGTERM");
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (exit, by) => resolve([exit, by])));
+      expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+      expect(stderr).toMatch(/stopped before watching began/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { CompactionWorker, type PassSummary, type ThreadOutcome } from "../../ru
 import { EXIT, exitCodeOf } from "../exit-codes.js";
 import { countFlag, keepFlag, milliseconds, type CliContext, type ParsedOptions } from "../context.js";
 import { bar, number } from "../format.js";
-import { listenForStop, stopRequested } from "../stop-signal.js";
+import { listenForStop, stopRequested, workerStarted } from "../stop-signal.js";
 
 export const WATCH_HELP = `watch — keep the store's threads under the limit: each pass reads only the threads whose head changed,
 compacts those over the limit whose head has not moved for --idle ms (busy and interrupted threads are left
@@ -104,8 +104,8 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
     process.stderr.write(`compact-thread: ${firstFailure instanceof Error ? firstFailure.message.split("\n")[0] : String(firstFailure)}\n`);
     return exitCodeOf(firstFailure);
   }
-  // Until SIGINT or SIGTERM (heard from the process's start, stop-signal.ts): then no new thread is taken, the summary
-  // in flight is abandoned (nothing written) and its lease given back.
+  // Until SIGINT or SIGTERM (heard from the script's first line; before this point they end the process: stop-signal.ts):
+  // then no new thread is taken, the summary in flight is abandoned (nothing written) and its lease given back.
   listenForStop();
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -114,6 +114,7 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
     };
     if (stopRequested.aborted) return stop();
     stopRequested.addEventListener("abort", stop, { once: true });
+    workerStarted();
     worker.start();
   });
   const stats = worker.stats();
