@@ -69,6 +69,15 @@ const rows = [
     exercised: `${n(sum(hostile, "", ":answered"))} answered from the tenant's own thread beside a tenant spelling its index key (${["syntax", "absent", "nul", "size", "unicode"].map((kind) => `${kind} ${n(sum(hostile, "", `:${kind}`))}`).join(", ")}), ${n(sum(hostile, "", ":refused"))} refused with INVALID_ARGUMENT`,
     lost: "0 (nothing written)",
   },
+  ...(["sqlite", "postgres"] as const).map((kind) => {
+    const versions = suites[`every-version-${kind}`];
+    return {
+      suite: `every version through prunes (${kind}, fast-check)`,
+      size: `${n(versions?.runs)} threads, ${n(versions?.steps)} steps (seed ${fuzz?.seed ?? "—"})`,
+      exercised: `Overwrite, RemoveMessage, single-message and Command writes, ${n(versions?.edits)} updateState edits under an id, ${n(versions?.compactions)} compactions, ${n(versions?.restores)} restores, ${n(versions?.prunes)} prunes; ${n(versions?.versionsChecked)} versions checked after them`,
+      lost: n(versions?.versionsLost),
+    };
+  }),
   {
     suite: "bad input",
     size: `${n((badInput?.apiCases as number) + (badInput?.scriptCases as number))} cases`,

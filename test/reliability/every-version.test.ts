@@ -81,7 +81,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const threads = threadStoreFor(store.saver);
       const graph = stepGraph(store.saver);
       let run = 0;
-      const figures = { steps: 0, prunes: 0, compactions: 0, restores: 0, versionsChecked: 0, edits: 0 };
+      const figures = { runs: RUNS, steps: 0, prunes: 0, compactions: 0, restores: 0, versionsChecked: 0, edits: 0, versionsLost: 0 };
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 24 }), async (steps) => {
           const thread = `versions-${kind}-${run++}`;
@@ -105,6 +105,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
               for (const entry of await threads.recall.entries(thread)) for (const text of [entry.text, ...(entry.versions ?? []).map((version) => version.text)]) held.add(`${entry.messageId}\u0000${text}`);
               const lost = [...seen].filter((key) => !held.has(key));
               figures.versionsChecked += seen.size;
+              figures.versionsLost += lost.length;
               expect(lost.map((key) => key.replace("\u0000", ": ")), `thread ${thread}`).toEqual([]);
               // readTranscript shows every version no checkpoint holds any more: a line's message or one of its versions.
               const page = await readTranscript(store.saver, config, { limit: 10_000 });
