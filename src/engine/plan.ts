@@ -217,7 +217,9 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
           ? "nothing to summarize: every message before the cut is pinned"
           : options.keepMessages !== undefined && options.keepTokens === undefined
             ? `nothing to summarize: every cut would keep fewer than the newest ${options.keepMessages} messages`
-            : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
+            : boundaries.length === 0
+              ? "nothing to summarize: the history is the latest turn alone (no unit boundary before the latest user message)"
+              : "nothing to summarize: no unit boundary before the latest user message fits the requested ratio";
     return plan;
   }
   const placeholder = new HumanMessage({ id: "planned-summary", content: "(summary)" });

@@ -67,7 +67,8 @@ export interface CompactionPolicyOptions {
   /** Compact down to about this many tokens (instead of `compactionTarget`; `keepTokens` wins when both are set). */
   targetTokens?: number;
   /**
-   * Budget of each running summary, in tokens. @default 60% of tokenLimit (25% with compactionRatio), at least 256,
+   * Budget of each running summary, in tokens. @default 60% of tokenLimit (25% with compactionRatio; with a
+   * compactionTarget under 0.8, 0.75 of the target: 30% at 0.4), at least 256,
    * at most what the summarizer can write (`Summarizer.maxTokens`); without a tokenLimit, 20% of what is summarized
    * (256 to 2,000). Never more than 75% of what the summary replaces.
    */
@@ -201,7 +202,9 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
             : { by: "ratio", ratio: DEFAULT_COMPACTION_RATIO };
   let summaryTokens: number | undefined = options.summaryTokens;
   if (summaryTokens === undefined && tokenLimit !== undefined) {
-    const share = ratio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE;
+    // A lower low-water mark takes the summary's share down with it, in the defaults' proportion (0.6 of 0.8): the
+    // summary alone would otherwise fill the target, and every target under 0.6 would end at the same place.
+    const share = ratio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE * Math.min(1, target / DEFAULT_COMPACTION_TARGET);
     summaryTokens = Math.max(MIN_DEFAULT_SUMMARY_TOKENS, Math.min(summarizerMaxTokens, Math.round(tokenLimit * share)));
   }
   if (summaryTokens !== undefined && (!Number.isInteger(summaryTokens) || summaryTokens < FLOOR_SUMMARY_TOKENS)) {

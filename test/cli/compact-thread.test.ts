@@ -112,6 +112,13 @@ describe("the compaction script on a thread written by the demo", () => {
 
     const human = await runScript(["compact", THREAD, "--db", db, "--dry-run", "--limit", limit]);
     expect(human.stdout).toMatch(/plan: summarize \d+ of \d+ messages/);
+    // Under the limit, the plan's line gives the reason nothing is written, and no plan of a cut no one asked for.
+    const under = await runScript(["compact", THREAD, "--db", db, "--limit", "1000000"]);
+    expect(under.code, under.stderr).toBe(0);
+    const lines = under.stdout.trim().split("\n");
+    expect(lines[1]).toMatch(/^plan: nothing to compact: [\d,]+ tokens, not over the limit of 1,000,000$/);
+    expect(under.stdout).not.toMatch(/ratio|summarize \d+ messages/);
+    expect(lines.at(-1)).toMatch(/^nothing written: [\d,]+ tokens, not over the limit of 1,000,000$/);
 
     const compacted = await runScript(["compact", THREAD, "--db", db, "--json", "--limit", limit]);
     expect(compacted.code, compacted.stderr).toBe(0);

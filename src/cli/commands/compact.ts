@@ -77,15 +77,17 @@ export async function compactCommand(context: CliContext, threadId: string | und
   const ratio = context.policy.cut.by === "ratio" ? context.policy.cut.ratio : undefined;
   // A --ratio whose cut would not end under the limit's ceiling: the limit wins, and the script says so.
   const overridden = ratio !== undefined && "plan" in fitted && asked.executable && plan.keep.length !== asked.keep.length;
+  const underLimit = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
   const out: Record<string, unknown> = { threadId, checkpointId: head.tuple.checkpoint.id, tokens, plan: { ...describePlan(plan, estimate), estimateIsExact: exact !== undefined }, dryRun };
   if (overridden) out.ratioOverridden = { ratio, keep: asked.keep.length, afterEstimate: asked.tokens.afterEstimate };
   if (!context.json) {
     printer.line(`${paint(printer, 1, `thread ${threadId}`)}: ${head.messages.length} messages, ${number(tokens)} tokens (head ${head.tuple.checkpoint.id})`);
-    printer.line(`plan: ${"skipped" in fitted ? fitted.skipped : plan.reason}`);
+    // The first line says why nothing will be written when nothing will: a thread under the limit is left as it is.
+    printer.line(`plan: ${!over ? `nothing to compact: ${underLimit}` : "skipped" in fitted ? fitted.skipped : plan.reason}`);
     if (overridden) {
       printer.line(`  note      --ratio ${ratio} would keep ${asked.keep.length} messages and end at ~${number(asked.tokens.afterEstimate)} tokens, above the ceiling of ${number(context.policy.ceiling ?? limit)}: the limit wins`);
     }
-    if ("plan" in fitted) {
+    if (over && "plan" in fitted) {
       printer.line(`  summarize ${plan.summarize.length} messages (${plan.summarize[0]?.id} … ${plan.summarize.at(-1)?.id}), ${number(plan.tokens.summarized)} tokens${plan.previousSummary ? ", folding in the previous summary" : ""}`);
       printer.line(`  keep      ${plan.keep.length} messages verbatim, ${number(plan.tokens.kept)} tokens; ${plan.system.length} system message(s) untouched`);
       printer.line(`  tokens    ${number(tokens)} → ${exact === undefined ? "at most " : ""}${number(estimate)}  ${bar(estimate, tokens)}`);
@@ -97,7 +99,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
   if (!over) {
     out.status = "skipped";
     out.code = "UNDER_LIMIT";
-    out.reason = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
+    out.reason = underLimit;
   } else if ("skipped" in fitted) {
     out.status = "skipped";
     out.reason = fitted.skipped;
