@@ -6,14 +6,16 @@
  * update never appears in the "messages" stream) and shows a compaction as it happens from the "custom" stream.
  *
  * Open `index.html?apiUrl=http://localhost:2024&assistant=agent` (`&thread=<id>` to reopen a thread); build with
- * `npx esbuild app.ts --bundle --format=esm --outfile=app.js`. `body[data-state]` says "loading", "running" or
- * "idle"; `body[data-turns]` counts the turns this page finished.
+ * `npx esbuild app.ts --bundle --format=esm --outfile=app.js` and serve the folder over HTTP (README.md).
+ * `body[data-state]` says "loading", "running", "idle", or "error" (the server cannot be reached, the page was opened
+ * as a file: `#error` says which); `body[data-turns]` counts the turns this page finished.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { readConversation, type CompactionStreamEvent, type ConversationMessage } from "langgraph-compaction/client";
 
 const params = new URLSearchParams(location.search);
-const client = new Client({ apiUrl: params.get("apiUrl") ?? "http://localhost:2024" });
+const apiUrl = params.get("apiUrl") ?? "http://localhost:2024";
+const client = new Client({ apiUrl });
 const assistant = params.get("assistant") ?? "agent";
 let threadId = params.get("thread") ?? undefined;
 let turns = 0;
@@ -100,21 +102,32 @@ async function send(text: string): Promise<void> {
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = input.value.trim();
-  if (!text || document.body.dataset.state === "running") return;
+  if (!text || document.body.dataset.state === "running" || document.body.dataset.state === "loading") return;
   input.value = "";
   send(text).catch((error: unknown) => {
-    errorLine.hidden = false;
-    errorLine.textContent = String((error as Error).message ?? error);
+    showError(error);
+    // The conversation goes on: the next question may reach the server.
     document.body.dataset.state = "idle";
   });
 });
 
-refresh()
-  .catch((error: unknown) => {
-    errorLine.hidden = false;
-    errorLine.textContent = String((error as Error).message ?? error);
-  })
-  .finally(() => {
-    document.body.dataset.turns = String(turns);
-    document.body.dataset.state = "idle";
-  });
+function showError(error: unknown): void {
+  errorLine.hidden = false;
+  errorLine.textContent = String((error as Error).message ?? error);
+  document.body.dataset.state = "error";
+}
+
+/** The server and its assistant first: a page that cannot reach them says so instead of waiting. */
+async function start(): Promise<void> {
+  try {
+    // Asked once, without retries: an unreachable server is said at once.
+    await new Client({ apiUrl, callerOptions: { maxRetries: 0 } }).assistants.search({ limit: 1 });
+  } catch (error) {
+    throw new Error(`Cannot reach the Agent Server at ${apiUrl} (${String((error as Error).message ?? error)}). Start it (npx @langchain/langgraph-cli dev) or pass ?apiUrl=… to this page.`);
+  }
+  await refresh();
+  document.body.dataset.turns = String(turns);
+  document.body.dataset.state = "idle";
+}
+
+start().catch(showError);

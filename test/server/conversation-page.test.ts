@@ -9,18 +9,17 @@
  * Run by `npm run test:server` (called from .ci/run).
  */
 import type { ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { extname, join } from "node:path";
+import { rmSync } from "node:fs";
+import type { Server } from "node:http";
+import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { build } from "esbuild";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVENANCE_KEY } from "../../src/messages/provenance.js";
 import { ROOT } from "../support/child-entry.js";
 import { findChromium } from "../support/chromium.js";
 import { turnText } from "../support/in-graph-suite.js";
+import { servePage } from "../support/example-page.js";
 import { FIXTURE, freePort, startFixtureServer } from "./server-process.js";
 
 const TURNS = 30;
@@ -32,35 +31,6 @@ interface WireMessage {
   type: string;
   content: unknown;
   additional_kwargs?: Record<string, unknown>;
-}
-
-/** The example page, bundled as its README says, served from a folder of its own on a local port. */
-async function servePage(): Promise<{ server: Server; url: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "compaction-conversation-page-"));
-  const example = join(ROOT, "examples/conversation-ui");
-  copyFileSync(join(example, "index.html"), join(dir, "index.html"));
-  await build({
-    entryPoints: [join(example, "app.ts")],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    outfile: join(dir, "app.js"),
-    alias: { "langgraph-compaction/client": join(ROOT, "src/client.ts") },
-    logLevel: "silent",
-  });
-  const types: Record<string, string> = { ".html": "text/html", ".js": "text/javascript" };
-  const server = createServer((request, response) => {
-    const file = join(dir, new URL(request.url ?? "/", "http://page").pathname.replace(/^\/$/, "/index.html"));
-    try {
-      const body = readFileSync(file);
-      response.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { server, url: `http://127.0.0.1:${port}`, dir };
 }
 
 describe.skipIf("skip" in chromium)("the example page on the Agent Server, in a headless browser", () => {
