@@ -34,6 +34,7 @@ export const OPTIONS = {
   ratio: { type: "string" },
   summarizer: { type: "string" },
   "dry-run": { type: "boolean" },
+  vacuum: { type: "boolean" },
   all: { type: "boolean" },
   over: { type: "string" },
   checkpoint: { type: "string" },

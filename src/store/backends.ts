@@ -39,6 +39,11 @@ export interface Backend {
   namespacesBefore(threadId: string, before: string): Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
   storage(threadId: string): Promise<ThreadStorage | undefined>;
+  /**
+   * The store's file: its bytes and the bytes of its free pages (what deletions freed, reused by later writes);
+   * with `vacuum`, rewritten without them first (SQLite's VACUUM). Undefined where the store is no file.
+   */
+  file?(vacuum: boolean): Promise<StoreFile>;
   /** Threads whose root-namespace head id is above `cursor` (ids sort by time), with that head: an indexed query. */
   changedSince(cursor: string): Promise<HeadRow[]>;
   leases: LeaseBackend;
@@ -60,6 +65,12 @@ export interface RecallBackend {
   record(changes: RecallChanges): Promise<void>;
   /** The vectors of the thread's messages per embedding model, for the optional semantic ranking (a cache). */
   readonly vectors: RecallVectors;
+}
+
+/** A store's file: its size, and of that, pages deletions freed (SQLite keeps them for its later writes). */
+export interface StoreFile {
+  bytes: number;
+  freeBytes: number;
 }
 
 /** A thread as the store lists it, without reading its messages. */
@@ -168,6 +179,11 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       prunable: true,
       prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
       pruneTables: sqlitePruneTables(db),
+      file: async (vacuum) => {
+        if (vacuum) db.exec("VACUUM");
+        const size = db.prepare(`SELECT page_count * page_size AS bytes, freelist_count * page_size AS free FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`).get() as { bytes: number; free: number };
+        return { bytes: Number(size.bytes), freeBytes: Number(size.free) };
+      },
       namespacesBefore: async (threadId, before) => {
         const rows = db.prepare(`SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?`).all(threadId, before) as Array<{ checkpoint_ns: string }>;
         return rows.map((row) => String(row.checkpoint_ns));

@@ -9,7 +9,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints, type StoredCheckpoint } from "./checkpoint-messages.js";
-import { backendFor, type Backend, type HeadRow, type RecallBackend, type ThreadRow, type ThreadStorage } from "./backends.js";
+import { backendFor, type Backend, type HeadRow, type RecallBackend, type StoreFile, type ThreadRow, type ThreadStorage } from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -19,7 +19,7 @@ import type { PrunePlan } from "./prune-plan.js";
 import { planPruneByIds } from "./prune-by-ids.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
-export type { RecallBackend, StoredCheckpoint, ThreadRow, ThreadStorage };
+export type { RecallBackend, StoredCheckpoint, StoreFile, ThreadRow, ThreadStorage };
 
 export interface ReplaceHeadRequest {
   threadId: string;
@@ -90,6 +90,12 @@ export interface ThreadStore {
   subgraphMessageIds(threadId: string, before: string): Promise<Map<string, string[] | undefined>>;
   /** What the thread takes in the store; undefined where the saver does not say (the generic path). */
   storageOf(threadId: string): Promise<ThreadStorage | undefined>;
+  /**
+   * The store's file, its size and its free pages; with `vacuum`, rewritten without the free pages first (SQLite's
+   * VACUUM: the file shrinks; it needs its own size again in free disk, and holds the write lock while it runs).
+   * Undefined for a store that is no file (Postgres reuses freed space itself; MemorySaver).
+   */
+  storeFile(vacuum?: boolean): Promise<StoreFile | undefined>;
 }
 
 export interface ThreadStoreOptions {
@@ -210,6 +216,14 @@ class BackendThreadStore implements ThreadStore {
     } catch (error) {
       if (CompactionError.isInstance(error)) throw error;
       throw asStoreError(error, threadId);
+    }
+  }
+
+  async storeFile(vacuum = false): Promise<StoreFile | undefined> {
+    try {
+      return await this.parts.file?.(vacuum);
+    } catch (error) {
+      throw asStoreError(error, "(the store)");
     }
   }
 

@@ -204,3 +204,27 @@ describe("pruning refuses bad input, deleting nothing", () => {
     expect(await rootCheckpoints(await store.reopen(), "t")).toBe(2);
   });
 });
+
+describe("the script's prune and the SQLite file", () => {
+  let store: TestStore;
+  beforeAll(async () => void (store = await createStore("sqlite")));
+  afterAll(async () => await store.close());
+
+  it("says the file keeps its size and how to reclaim it; --vacuum shrinks it", async () => {
+    const team = createTeam(store.saver);
+    for (let turn = 0; turn < 12; turn++) await team.invoke({ messages: [new HumanMessage({ id: `vac-${turn}`, content: `What are the Stripe fees for order ord_${turn}?` })] }, config("vacuum"));
+    const db = ["--db", store.location.path!];
+    const pruned = await runScript(["prune", "vacuum", ...db, "--keep", "2"]);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    const free = /file: ([\d,]+) bytes, ([\d,]+) of them free pages SQLite reuses for later writes; --vacuum gives them back to the disk/.exec(pruned.stdout);
+    expect(free, pruned.stdout).not.toBeNull();
+    const bytes = (text: string) => Number(text.replace(/,/g, ""));
+    expect(bytes(free![2]!)).toBeGreaterThan(0);
+    const vacuumed = await runScript(["prune", "vacuum", ...db, "--keep", "2", "--vacuum", "--json"]);
+    expect(vacuumed.code, vacuumed.stderr).toBe(0);
+    const { file } = JSON.parse(vacuumed.stdout) as { file: { bytesBefore: number; bytes: number; freeBytes: number; vacuumed: boolean } };
+    expect(file).toMatchObject({ vacuumed: true, freeBytes: 0 });
+    expect(file.bytes).toBeLessThan(file.bytesBefore);
+    expect(file.bytesBefore - file.bytes).toBeGreaterThanOrEqual(bytes(free![2]!) * 0.9);
+  });
+});
