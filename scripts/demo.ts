@@ -13,6 +13,7 @@ import type { CompactedReport } from "../src/engine/report.js";
 import { CompactingSupervisor } from "../src/runtimes/wrapper/compacting-supervisor.js";
 import { createDefaultSummarizer } from "../src/summarizers/default.js";
 import { TokenCounter } from "../src/tokens/token-counter.js";
+import { isUnbuiltNativeModule, unbuiltSqlite } from "../src/optional-dependency.js";
 import { createTeam, scriptedModels, type TeamModels } from "../test/support/team.js";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
@@ -34,7 +35,15 @@ function models(): { models: TeamModels; label: string } {
 }
 
 mkdirSync(dirname(databasePath), { recursive: true });
-const saver = SqliteSaver.fromConnString(databasePath);
+let saver: SqliteSaver;
+try {
+  saver = SqliteSaver.fromConnString(databasePath);
+} catch (error) {
+  // better-sqlite3 without its native module (npm 11 skipped its install script): say what to add, not a stack.
+  if (!isUnbuiltNativeModule(error)) throw error;
+  console.error(`npm start: ${unbuiltSqlite(error).message}`);
+  process.exit(1);
+}
 const { models: teamModels, label } = models();
 const team = createTeam(saver, teamModels);
 // OPENAI_API_KEY picks the LLM summarizer, as it picks the models; the rest of the policy (COMPACTION_RATIO,

@@ -83,3 +83,24 @@ export function requireOptional<M>(name: OptionalDependency, feature: string): M
     throw isMissing(error, name) ? missingDependency(name, feature, error) : error;
   }
 }
+
+/**
+ * Whether `error` is better-sqlite3 finding no native module: the package is installed but its install script never
+ * built it (npm 11 runs a dependency's install script only when package.json lists it under `allowScripts`), or it
+ * was built for another Node.js.
+ */
+export function isUnbuiltNativeModule(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /Could not locate the bindings file|better_sqlite3\.node|NODE_MODULE_VERSION/.test(message);
+}
+
+/** The error for better-sqlite3 without its native module: what to add to package.json, and the command to build it. */
+export function unbuiltSqlite(cause: unknown): CompactionError {
+  return new CompactionError({
+    code: "MISSING_DEPENDENCY",
+    value: "better-sqlite3",
+    message:
+      'better-sqlite3 is installed but its native module is not built (npm 11 runs its install script only when package.json lists it: "allowScripts": { "better-sqlite3": true }); add that, then run npm rebuild better-sqlite3',
+    cause,
+  });
+}

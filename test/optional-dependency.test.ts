@@ -1,6 +1,10 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CompactionError } from "../src/errors.js";
-import { importOptional, requireOptional } from "../src/optional-dependency.js";
+import { importOptional, isUnbuiltNativeModule, requireOptional, unbuiltSqlite } from "../src/optional-dependency.js";
 
 // A package name that is not installed, imported through a variable so the type checker does not resolve it.
 const ABSENT = "langgraph-compaction-absent-package";
@@ -24,5 +28,34 @@ describe("optional dependencies", () => {
     expect(typeof ChatOpenAI).toBe("function");
     const Database = requireOptional<new (path: string) => { close(): void }>("better-sqlite3", "x");
     new Database(":memory:").close();
+  });
+
+  it("better-sqlite3 installed without its native build (npm 11 without allowScripts): recognised, and the error says what to add", () => {
+    // The package as npm 11 leaves it when it skips the install script: its JavaScript, no build/ folder.
+    const dir = mkdtempSync(join(tmpdir(), "compaction-unbuilt-"));
+    try {
+      const here = createRequire(import.meta.url);
+      for (const name of ["better-sqlite3", "bindings", "file-uri-to-path"]) {
+        const root = dirname(here.resolve(`${name}/package.json`));
+        cpSync(root, join(dir, "node_modules", name), { recursive: true, filter: (source) => !source.startsWith(join(root, "build")) && !source.startsWith(join(root, "deps")) && !source.startsWith(join(root, "src")) });
+      }
+      const Database = createRequire(join(dir, "index.js"))("better-sqlite3") as new (path: string) => { close(): void };
+      let caught: unknown;
+      try {
+        new Database(":memory:").close();
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(Error);
+      expect(isUnbuiltNativeModule(caught)).toBe(true);
+      const error = unbuiltSqlite(caught);
+      expect(error).toMatchObject({ code: "MISSING_DEPENDENCY", value: "better-sqlite3" });
+      expect(error.message).toContain('"allowScripts": { "better-sqlite3": true }');
+      expect(error.message).toContain("npm rebuild better-sqlite3");
+      // Another failure is not taken for it.
+      expect(isUnbuiltNativeModule(new Error("SQLITE_NOTADB: file is not a database"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

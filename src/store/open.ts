@@ -9,7 +9,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import type pg from "pg";
 import { CompactionError, isLockedError, LOCKED_STORE } from "../errors.js";
-import { importOptional, requireAllInstalled, requireOptional } from "../optional-dependency.js";
+import { importOptional, isUnbuiltNativeModule, requireAllInstalled, requireOptional, unbuiltSqlite } from "../optional-dependency.js";
 import { isReadOnlyOpenError, openReadOnlySnapshot } from "./sqlite-snapshot.js";
 import { quoteIdentifier } from "./sql.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -43,6 +43,7 @@ export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BU
   } catch (error) {
     db?.close();
     if (CompactionError.isInstance(error)) throw error;
+    if (isUnbuiltNativeModule(error)) throw unbuiltSqlite(error);
     if (isLockedError(error)) {
       throw new CompactionError({ code: "STORE_LOCKED", value: path, message: `${path}: ${LOCKED_STORE} (waited ${Math.floor(busyTimeoutMs)} ms). Nothing was written.`, cause: error });
     }
