@@ -18,7 +18,7 @@ import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
 import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
 import { Notices, type EngineNotice } from "./notices.js";
-import { environmentOf, isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
+import { environmentOf, environmentPolicy, isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
@@ -69,7 +69,11 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
    * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
    */
   recall?: boolean | RecallOptions;
-  /** Where the default summarizer looks for OPENAI_API_KEY and its settings (the library reads no environment of its own). @default {} */
+  /**
+   * Where unset options are read from, as on every runtime: TOKEN_LIMIT, COMPACTION_RATIO and TOKEN_MODEL (the
+   * policy: engine/policy.ts, `environmentPolicy`), OPENAI_API_KEY and its settings (the default summarizer),
+   * HISTORY_SEARCH_TOOL (recall.announce). The library reads no environment of its own. @default {}
+   */
   env?: Record<string, string | undefined>;
   /**
    * Told once per model when a reply's `usage_metadata` figure is not trusted (missing, not positive, or more than
@@ -194,16 +198,18 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   const given = POLICY_KEYS.filter((key) => options[key] !== undefined);
   if (options.policy && given.length > 0) throw invalidArgument(given[0]!, options[given[0]!], `left out when a resolved policy is given (the policy sets it)`);
   const chosen = summarizer ?? (options.summaryModel ? new LlmSummarizer({ model: options.summaryModel }) : undefined);
-  const model = modelNameOf(options.model);
-  const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
   const env = environmentOf(options.env);
+  // `env` means what it means to every runtime: the policy options not given are read from it (engine/policy.ts).
+  const { options: merged, names } = options.policy ? { options: {}, names: {} } : environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
+  const model = merged.model;
+  const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
   const resolvedSummarizer = chosen ?? createDefaultSummarizer({ env, counter });
   const policy =
     options.policy ??
     resolvePolicy(
       {
-        tokenLimit: options.tokenLimit,
-        compactionRatio: options.compactionRatio,
+        tokenLimit: merged.tokenLimit,
+        compactionRatio: merged.compactionRatio,
         compactionTarget: options.compactionTarget,
         keepTokens: options.keepTokens,
         targetTokens: options.targetTokens,
@@ -216,7 +222,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
         contextWindow: options.contextWindow,
         model: model ?? counter.model,
       },
-      { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS },
+      { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
     );
   const fallback = options.fallbackSummarizer;
   if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {

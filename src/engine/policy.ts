@@ -281,6 +281,22 @@ export function withEnvironment(
 }
 
 /**
+ * The policy options of a runtime's `options` merged with `env` as every runtime merges them (the wrapper, the
+ * middleware, the node, the worker, HistoryManager): `tokenLimit`, `compactionRatio` and `model` not given are read
+ * from TOKEN_LIMIT, COMPACTION_RATIO and TOKEN_MODEL — except a ratio when the cut is chosen in code, and a limit
+ * when `trigger` is given. Returns them with the names errors use for those taken from `env`.
+ */
+export function environmentPolicy(
+  options: Pick<CompactionPolicyOptions, "tokenLimit" | "compactionRatio" | "compactionTarget" | "keepTokens" | "keep" | "trigger" | "targetTokens"> & { model?: string },
+  env: Record<string, string | undefined>,
+): { options: Pick<CompactionPolicyOptions, keyof typeof POLICY_ENVIRONMENT>; names: OptionNames } {
+  const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined || options.keep !== undefined || options.targetTokens !== undefined;
+  return withEnvironment({ tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: options.model }, env, {
+    skip: [...(cutInCode ? (["compactionRatio"] as const) : []), ...(options.trigger !== undefined ? (["tokenLimit"] as const) : [])],
+  });
+}
+
+/**
  * The number a setting typed as text spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it with `rule`
  * (the rule of the option it sets, so a flag or a variable is refused as the option is).
  */

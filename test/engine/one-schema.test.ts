@@ -130,6 +130,33 @@ function expectOneRefusal(option: string, value: unknown, runtimes: string[]): v
   for (const { runtime, ...said } of refusals) expect({ runtime, ...said }).toEqual({ runtime, ...first });
 }
 
+/** Each runtime's resolved policy, built with `options` (no tokenLimit of its own). */
+const POLICIES: Record<string, (options: Options) => { tokenLimit?: number; cut: unknown; model: string }> = {
+  wrapper: (options) => new CompactingSupervisor(graph, options).policy,
+  middleware: (options) => compactionMiddleware(options).policy,
+  node: (options) => compactionNode(options).policy,
+  worker: (options) => new CompactionWorker(store.saver, options).policy,
+  HistoryManager: (options) => new HistoryManager({ checkpointer: store.saver, ...options }).policy,
+};
+
+describe("env means one thing on every runtime", () => {
+  it.each<[string, Options, { tokenLimit: number; cut?: unknown; model?: string }]>([
+    ["TOKEN_LIMIT", { env: { TOKEN_LIMIT: "1000" } }, { tokenLimit: 1_000 }],
+    ["TOKEN_LIMIT as a fraction of the window", { env: { TOKEN_LIMIT: "0.5" } }, { tokenLimit: 64_000 }],
+    ["COMPACTION_RATIO", { env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } }, { tokenLimit: 1_000, cut: { by: "ratio", ratio: 0.7 } }],
+    ["TOKEN_MODEL", { env: { TOKEN_LIMIT: "1000", TOKEN_MODEL: "gpt-4" } }, { tokenLimit: 1_000, model: "gpt-4" }],
+    ["an option in code wins over env", { tokenLimit: 2_000, env: { TOKEN_LIMIT: "1000" } }, { tokenLimit: 2_000 }],
+    ["a cut in code wins over COMPACTION_RATIO", { compactionTarget: 0.5, env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } }, { tokenLimit: 1_000, cut: { by: "target", tokens: 500 } }],
+  ])("%s: every runtime resolves the same policy", (_, options, expected) => {
+    for (const [runtime, resolve] of Object.entries(POLICIES)) expect({ runtime, ...resolve(options) }).toMatchObject({ runtime, ...expected });
+  });
+
+  it("a bad TOKEN_LIMIT is refused by every runtime, naming the variable", () => {
+    const refusals = Object.entries(POLICIES).map(([runtime, resolve]) => ({ runtime, ...refusalOf(resolve, { env: { TOKEN_LIMIT: "lots" } }) }));
+    for (const { runtime, ...said } of refusals) expect({ runtime, ...said }).toMatchObject({ runtime, code: "INVALID_ARGUMENT", parameter: "TOKEN_LIMIT", value: '"lots"' });
+  });
+});
+
 describe("one option schema", () => {
   it.each(SHARED)("%s = %j: the same code and message from every runtime", (option, value) => {
     expectOneRefusal(option, value, Object.keys(RUNTIMES));

@@ -48,5 +48,7 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
   return Object.assign(middleware, {
     /** Resolves once no summary is in flight (before the process exits, or to measure a turn after it). */
     idle: () => compactor.idle(),
+    /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */
+    policy: compactor.manager.policy,
   });
 }

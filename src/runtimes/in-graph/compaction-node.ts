@@ -20,6 +20,7 @@ import { Overwrite, type OverwriteValue } from "@langchain/langgraph";
 import { invalidArgument } from "../../errors.js";
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
 import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
+import type { CompactionPolicy } from "../../engine/policy.js";
 
 export interface CompactionNodeOptions extends InGraphOptions {
   /** The prompt the model receives besides the state's messages (createReactAgent's `prompt`), counted. */
@@ -38,6 +39,8 @@ export interface CompactionNode {
   (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate>;
   /** Resolves once no summary is in flight (before the process exits, or to measure a turn after it). */
   idle(): Promise<void>;
+  /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */
+  readonly policy: CompactionPolicy;
 }
 
 export function compactionNode(options: CompactionNodeOptions): CompactionNode {
@@ -56,5 +59,5 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
     // "messages" stream does not read messages from: a UI streaming the model's tokens gets no summary to render.
     return messages ? { messages: new Overwrite(messages) } : {};
   };
-  return Object.assign(node, { idle: () => compactor.idle() });
+  return Object.assign(node, { idle: () => compactor.idle(), policy: compactor.manager.policy });
 }

@@ -78,7 +78,7 @@ export class InGraphCompactor {
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
     this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver(), ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}) });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
-    if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a number of tokens (in the graph, it is the trigger)");
+    if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)");
     this.tokenLimit = tokenLimit;
     this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
     this.ceiling = ceiling ?? tokenLimit;

@@ -9,6 +9,7 @@
  * never compact one thread at once. `compactThreads` is the same work done once over a list of threads.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { CompactionPolicy } from "../../engine/policy.js";
 import { invalidArgument } from "../../errors.js";
 import { isOverLimit } from "../../engine/policy.js";
 import { pause } from "../../pause.js";
@@ -95,6 +96,11 @@ export class CompactionWorker {
     this.maxBackoffMs = positiveInteger("maxBackoffMs", maxBackoffMs, 60_000);
     this.compactor = new LeasedCompactor(checkpointer, rest);
     if (this.compactor.manager.policy.tokenLimit === undefined) throw invalidArgument("tokenLimit", undefined, "a number of tokens (a worker compacts the threads above it)");
+  }
+
+  /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */
+  get policy(): CompactionPolicy {
+    return this.compactor.manager.policy;
   }
 
   /** The worker's counters, for a metrics endpoint. */

@@ -12,7 +12,7 @@ import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
 import { validateKeep } from "../../engine/prune.js";
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-import { environmentOf, resolvePolicy, withEnvironment, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
+import { environmentOf, environmentPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
@@ -150,12 +150,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   const env = environmentOf(options.env);
   validateSummarizer(options.summarizer);
   // A cut or a trigger chosen in code is not overruled by the environment's.
-  const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined || options.keep !== undefined;
-  const { options: merged, names } = withEnvironment(
-    { tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: modelNameOf(options.model) },
-    env,
-    { skip: [...(cutInCode ? (["compactionRatio"] as const) : []), ...(options.trigger !== undefined ? (["tokenLimit"] as const) : [])] },
-  );
+  const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const tokenLimit = merged.tokenLimit;
   if (tokenLimit === undefined && options.trigger === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env });
