@@ -11,7 +11,8 @@ export type OptionalDependency =
   | "@langchain/langgraph-checkpoint-sqlite"
   | "pg"
   | "@langchain/langgraph-checkpoint-postgres"
-  | "@langchain/openai";
+  | "@langchain/openai"
+  | "langchain";
 
 const require = createRequire(import.meta.url);
 

@@ -8,7 +8,7 @@ import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-ind
 import { CompactionError, invalidArgument } from "../errors.js";
 import { validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
-import { createDefaultSummarizer } from "../summarizers/default.js";
+import { chooseSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { LlmSummarizer } from "../summarizers/llm.js";
 import type { Summarizer } from "../summarizers/types.js";
@@ -35,7 +35,10 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
    * recoveryRatio, lateness, contextWindow, model), which are then not given.
    */
   policy?: CompactionPolicy;
-  /** Default: LlmSummarizer over `summaryModel` when given, else as `createDefaultSummarizer` decides from `env`. */
+  /**
+   * Default: an LlmSummarizer over `model` when it is a chat model or `"provider:model"` (over `summaryModel` when
+   * given), else as `createDefaultSummarizer` decides from `env`.
+   */
   summarizer?: Summarizer;
   /**
    * Used when `summarizer` fails (throws, times out, or returns an empty, oversized or error-like text): `"extractive"`
@@ -45,7 +48,11 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   fallbackSummarizer?: Summarizer | "extractive";
   /** The chat model an LlmSummarizer writes the summaries with (ignored when `summarizer` is given). */
   summaryModel?: BaseChatModel;
-  /** The model the agents talk to, by name or as the chat model: the tokenizer and the window of fractional limits. @default "gpt-4o" */
+  /**
+   * The chat model the summaries come from, as langchain's summarization takes it: an instance, or `"provider:model"`
+   * (built with langchain's `initChatModel`); its name picks the tokenizer and the window of fractional limits. A bare
+   * name (`"gpt-4o"`) picks only those. `summarizer` wins over it for the summaries. @default "gpt-4o" (the tokenizer)
+   */
   model?: ModelOption;
   /** A shared counter (its cache makes repeated counts cheap). */
   counter?: TokenCounter;
@@ -203,7 +210,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   const { options: merged, names } = options.policy ? { options: {}, names: {} } : environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const model = merged.model;
   const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
-  const resolvedSummarizer = chosen ?? createDefaultSummarizer({ env, counter });
+  const resolvedSummarizer = chosen ?? chooseSummarizer(undefined, { env, counter, model: options.model }).summarizer;
   const policy =
     options.policy ??
     resolvePolicy(

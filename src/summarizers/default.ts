@@ -1,9 +1,11 @@
 import { TokenCounter } from "../tokens/token-counter.js";
 import { ExtractiveSummarizer } from "./extractive.js";
-import { DEFAULT_SUMMARY_MODEL } from "./llm.js";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
+import { PROVIDER_PREFIX } from "../tokens/model-option.js";
 import { createOpenAISummarizer } from "./openai.js";
 import type { Summarizer } from "./types.js";
-import { isInstalled } from "../optional-dependency.js";
+import { importOptional, isInstalled } from "../optional-dependency.js";
 
 /** The code of the warning for a key without the package. */
 export const NO_OPENAI_PACKAGE_WARNING = "LANGGRAPH_COMPACTION_NO_OPENAI";
@@ -20,8 +22,8 @@ function warnOnce(): void {
 
 /** How the summarizer compactions use was chosen, said once (the wrapper's `onCompactionNotice`, `compactionHealth`). */
 export interface SummarizerChoice {
-  /** "given": the application passed it; the others: the default, from the environment. */
-  source: "given" | "openai" | "offline" | "offline-no-package";
+  /** "given": the application passed it; "model": built over the `model` option; the others: the default, from the environment. */
+  source: "given" | "model" | "openai" | "offline" | "offline-no-package";
   /** Its name and model, as its summaries' provenance records them. */
   name: string;
   model?: string;
@@ -39,16 +41,35 @@ export function createDefaultSummarizer(options: { env?: Record<string, string |
   return chooseSummarizer(undefined, options).summarizer;
 }
 
-/** `given`, or the default summarizer (`createDefaultSummarizer`), with how it was chosen. */
+/**
+ * The summarizer the `model` option asks for, as langchain's summarization takes it: an `LlmSummarizer` over a chat
+ * model, or over `"provider:model"` built with langchain's `initChatModel` on the first summary (the `langchain`
+ * package, loaded then). Undefined for a bare name (it picks only the tokenizer) or no model.
+ */
+export function summarizerForModel(model: unknown): Summarizer | undefined {
+  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") return new LlmSummarizer({ model: model as BaseChatModel });
+  if (typeof model !== "string" || !PROVIDER_PREFIX.test(model)) return undefined;
+  return new LlmSummarizer({
+    modelName: model,
+    loadModel: async () => {
+      const { initChatModel } = await importOptional("langchain", `model: ${JSON.stringify(model)}`, () => import("langchain"));
+      return (await initChatModel(model)) as unknown as BaseChatModel;
+    },
+  });
+}
+
+/** `given`, else the one `model` asks for, else the default summarizer (`createDefaultSummarizer`), with how it was chosen. */
 export function chooseSummarizer(
   given: Summarizer | undefined,
-  { env = {}, counter }: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {},
+  { env = {}, counter, model }: { env?: Record<string, string | undefined>; counter?: TokenCounter; model?: unknown } = {},
 ): { summarizer: Summarizer; choice: SummarizerChoice } {
   const choose = (summarizer: Summarizer, source: SummarizerChoice["source"], why: string) => ({
     summarizer,
     choice: { source, name: summarizer.name, ...(summarizer.model ? { model: summarizer.model } : {}), reason: `${describe(summarizer)}: ${why}` },
   });
   if (given) return choose(given, "given", "passed by the application");
+  const fromModel = summarizerForModel(model);
+  if (fromModel) return choose(fromModel, "model", "`model` names the chat model the summaries come from");
   const apiKey = env.OPENAI_API_KEY;
   if (!apiKey) return choose(new ExtractiveSummarizer({ counter }), "offline", "no summarizer was given and `env` holds no OPENAI_API_KEY");
   if (!isInstalled("@langchain/openai")) {

@@ -1,7 +1,8 @@
 /**
  * The `model` option every entry point takes (the wrapper, the middleware, the node, the worker, `HistoryManager`,
- * `resolvePolicy`, the script's `--model` and TOKEN_MODEL): the model the agents talk to, by name or as the chat
- * model itself (its name is read). It picks the tokenizer and the window of fractional limits. One rule, one message.
+ * `resolvePolicy`, the script's `--model` and TOKEN_MODEL), as langchain's summarization takes it: the chat model the
+ * summaries come from (an instance, or `"provider:model"`: summarizers/default.ts), whose name picks the tokenizer and
+ * the window of fractional limits. A bare name (`"gpt-4o"`) picks only those. One rule, one message.
  */
 import { invalidArgument } from "../errors.js";
 import { DEFAULT_MODEL } from "./models.js";
@@ -17,7 +18,9 @@ export function modelNameOf(model: unknown, parameter = "model"): string | undef
   if (model === undefined) return undefined;
   if (typeof model === "string") {
     if (model.trim() === "") throw invalidArgument(parameter, model, MODEL_RULE);
-    return model;
+    // "openai:gpt-4o-mini" (langchain's provider:model) names gpt-4o-mini.
+    const provider = PROVIDER_PREFIX.exec(model);
+    return provider ? model.slice(provider[0].length) : model;
   }
   if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") {
     const candidate = model as { model?: unknown; modelName?: unknown };
@@ -27,4 +30,7 @@ export function modelNameOf(model: unknown, parameter = "model"): string | undef
   throw invalidArgument(parameter, model, MODEL_RULE);
 }
 
-const MODEL_RULE = 'a model name such as "gpt-4o", or a chat model';
+const MODEL_RULE = 'a chat model, "provider:model" (e.g. "openai:gpt-4o-mini"), or a model name such as "gpt-4o"';
+
+/** The `provider:` of langchain's `"provider:model"` strings. */
+export const PROVIDER_PREFIX = /^[a-z][\w-]*:(?=\S)/i;

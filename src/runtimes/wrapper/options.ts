@@ -31,8 +31,10 @@ export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOption
   /** @default ExtractiveSummarizer, offline (an LlmSummarizer over ChatOpenAI when `env` holds OPENAI_API_KEY) */
   summarizer?: Summarizer;
   /**
-   * The model the agents talk to: a name ("gpt-4o") or a chat model (its name is read). Picks the tokenizer and the
-   * context window used by fractional limits. @default TOKEN_MODEL from `env`, else "gpt-4o"
+   * The chat model the summaries come from, as langchain's summarization takes it: an instance, or `"provider:model"`
+   * (built with langchain's `initChatModel`); its name picks the tokenizer and the context window of fractional
+   * limits. A bare name ("gpt-4o") picks only those. `summarizer` wins over it for the summaries.
+   * @default TOKEN_MODEL from `env`, else "gpt-4o" (the tokenizer)
    */
   model?: string | BaseChatModel;
   /**
@@ -153,7 +155,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const tokenLimit = merged.tokenLimit;
   if (tokenLimit === undefined && options.trigger === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
-  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env });
+  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env, model: options.model });
   const policy = resolvePolicy(
     {
       tokenLimit,
