@@ -33,6 +33,8 @@ export function createSummaryMessage(
     content: `${searchable ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER}\n${text}`,
     additional_kwargs: {
       [PROVENANCE_KEY]: { marker: SUMMARY_MARKER, createdAt: new Date().toISOString(), ...provenance },
+      // As langchain's summarization marks its summary message: tools that recognise those recognise these.
+      lc_source: "summarization",
     },
   };
   if (role === "system") return new SystemMessage(fields);

@@ -111,6 +111,8 @@ export class LlmSummarizer implements Summarizer {
         const response = await model.invoke(request, {
           callbacks: [],
           tags: ["nostream", "langgraph-compaction:summary"],
+          // As langchain's summarization tags its call: tracing tools and UIs that know langchain's summaries know these.
+          metadata: { lc_source: "summarization" },
           runName: "compaction-summary",
           signal,
         });

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { missingDependency } from "../../src/optional-dependency.js";
 import { createSummaryMessage } from "../../src/messages/summary-message.js";
@@ -133,10 +133,19 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     await model.invoke([new SystemMessage("You are helpful."), summary, new HumanMessage("What is the budget?")]);
     const raw = server!.requests[0]!.raw;
     expect(raw).toContain("Budget 18,500 EUR.");
-    for (const secret of ["1f0-checkpoint-secret", "coveredIds", "replacedCheckpointId", "langgraph-compaction", "3400"]) {
+    for (const secret of ["1f0-checkpoint-secret", "coveredIds", "replacedCheckpointId", "langgraph-compaction", "3400", "lc_source"]) {
       expect(raw).not.toContain(secret);
     }
     expect(server!.requests[0]!.body.messages.map((message) => message.role)).toEqual(["system", "user", "user"]);
+  });
+
+  it("marks its call and its summary as langchain's summarization marks them (lc_source: summarization)", async () => {
+    const model = await openAI(() => ({ content: "## Facts and figures\n- Budget 18,500 EUR" }));
+    const invoke = vi.spyOn(model, "invoke");
+    await new LlmSummarizer({ model }).summarize({ messages: segment, tokenBudget: 300 });
+    expect(invoke.mock.calls[0]![1]).toMatchObject({ metadata: { lc_source: "summarization" } });
+    const summary = createSummaryMessage("Budget 18,500 EUR.", { replacedCheckpointId: null, coveredMessages: 1, coveredTokens: 10, firstCoveredId: "u1", lastCoveredId: "u1", coveredIds: ["u1"], previousSummaryId: null, summarizer: "llm", model: null });
+    expect(summary.additional_kwargs.lc_source).toBe("summarization");
   });
 
   it("is the default summarizer when OPENAI_API_KEY is set, and extractive otherwise", () => {
