@@ -12,7 +12,8 @@ rmSync(join(process.cwd(), ".tmp", "reliability"), { recursive: true, force: tru
 const vitest = join(dirname(createRequire(import.meta.url).resolve("vitest/package.json")), "vitest.mjs");
 const run = spawnSync(process.execPath, [vitest, "run", "test/reliability"], {
   stdio: "inherit",
-  env: { ...process.env, RELIABILITY_FULL: reduced ? "" : "1" },
+  // The process suites (crash, racing: vitest.config.ts) run here only, with the in-process ones.
+  env: { ...process.env, RELIABILITY_FULL: reduced ? "" : "1", COMPACTION_PROCESS_SUITES: "1" },
 });
 if (run.status !== 0) process.exit(run.status ?? 1);
 await import("./report.js");

@@ -20,6 +20,8 @@ export interface CoveredCopies {
 
 export function coveredCopies(messages: ReadonlyArray<{ id?: string | null; additional_kwargs?: unknown }>): CoveredCopies {
   const result: CoveredCopies = { after: [], before: false };
+  // Most calls hold no summary, or one at the front: the ids are mapped only when a summary covers something.
+  if (!messages.some((message) => provenanceOf(message))) return result;
   const at = new Map<string, number>();
   messages.forEach((message, index) => {
     if (typeof message.id === "string") at.set(message.id, index);

@@ -109,5 +109,5 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
     const audit = await auditThread(saver, config);
     expect(audit.problems).toEqual([]);
     saver.db.close();
-  }, 120_000);
+  });
 });

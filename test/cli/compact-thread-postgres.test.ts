@@ -28,7 +28,7 @@ beforeAll(async () => {
   }
   const head = (await saver.getTuple({ configurable: { thread_id: "pg-busy", checkpoint_ns: "" } }))!;
   await saver.putWrites(head.config, [["messages", [new AIMessage({ id: "in-flight", content: "half" })]]], "task-in-flight");
-}, 120_000);
+});
 
 afterAll(async () => {
   await saver.end();

@@ -41,7 +41,7 @@ beforeAll(async () => {
   const inspected = await runScript(["inspect", THREAD, "--db", db, "--json"]);
   expect(inspected.code, inspected.stderr).toBe(0);
   limit = String(Math.floor(JSON.parse(inspected.stdout).tokens * 0.9));
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -69,7 +69,7 @@ describe("npm start (the demo)", () => {
       expect(ran.status, `${command}\n${ran.stderr}`).toBe(0);
       if (command.includes(" inspect ")) expect(ran.stdout).toMatch(/limit 1,500\n[\s\S]*compactable: (yes|no — [\d,]+ tokens, not over the limit of 1,500)/);
     }
-  }, 120_000);
+  });
 });
 
 describe("npm start with OPENAI_API_KEY", () => {
@@ -90,7 +90,7 @@ describe("npm start with OPENAI_API_KEY", () => {
     } finally {
       await server.close();
     }
-  }, 120_000);
+  });
 });
 
 describe("the compaction script on a thread written by the demo", () => {

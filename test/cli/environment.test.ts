@@ -46,7 +46,7 @@ beforeAll(async () => {
   const result = await runTs("test/support/append-turns.ts", [seeded, "env-thread", "4", "env"]);
   expect(result.code, result.stderr).toBe(0);
   server = await startChatCompletionsServer(() => ({ content: SUMMARY }));
-}, 120_000);
+});
 
 afterAll(async () => {
   await server.close();

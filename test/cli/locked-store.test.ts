@@ -54,7 +54,7 @@ beforeAll(async () => {
   const db = new Database(rollback);
   db.pragma("journal_mode = DELETE");
   db.close();
-}, 60_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -94,13 +94,13 @@ describe("a SQLite store another process has locked", () => {
       }
       for (const argv of WRITING()) expect((await lockedExit(argv, wal)).trim().split("\n")).toHaveLength(1);
     });
-  }, 60_000);
+  });
 
   it("rollback journal: every command exits 10 naming the lock, not 4 (\"not a SQLite database\"), and writes nothing", async () => {
     await whileLocked(rollback, "exclusive", async () => {
       for (const argv of [...READING(), ...WRITING()]) expect(await lockedExit(argv, rollback)).not.toContain("is not a SQLite database");
     });
-  }, 60_000);
+  });
 
   it("the library: reindexThread and compactThread throw STORE_LOCKED, not a raw SqliteError, and write nothing", async () => {
     const saver = new SqliteSaver(new Database(wal, { timeout: 250 }));
@@ -119,7 +119,7 @@ describe("a SQLite store another process has locked", () => {
     } finally {
       saver.db.close();
     }
-  }, 60_000);
+  });
 
   it("--busy-timeout must be a whole number of milliseconds, and only with --db", async () => {
     expect((await script(["list", "--db", wal, "--busy-timeout", "soon"])).code).toBe(2);

@@ -42,7 +42,7 @@ beforeAll(async () => {
   for (const thread of ["ratio", "plain"]) await runTurns(agent, thread, 20);
   await seedHead(saver, "calibrated", providerCounted());
   saver.db.close();
-}, 60_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -73,7 +73,7 @@ describe("compact prints the plan it writes", () => {
       expect(Math.abs(planned.plan.tokens.afterEstimate - report.tokensAfter)).toBeLessThanOrEqual(report.tokensAfter * 0.05);
       if (thread === "ratio") expect(planned.ratioOverridden).toMatchObject({ ratio: 0.5 });
       else expect(planned.ratioOverridden).toBeUndefined();
-    }, 60_000);
+    });
   }
 
   it("says when the limit overrides --ratio, in the plan a person reads", async () => {
@@ -84,5 +84,5 @@ describe("compact prints the plan it writes", () => {
     const human = await runScript(["compact", "readable", "--db", db, "--dry-run", "--limit", "500", "--ratio", "0.5"]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/--ratio 0\.5 would keep \d+ messages and end at ~[\d,]+ tokens, above the ceiling of 450: the limit wins/);
-  }, 60_000);
+  });
 });

@@ -80,7 +80,7 @@ beforeAll(async () => {
   earlier = head!.parentConfig!.configurable!.checkpoint_id as string;
   await saver.end();
   proxy = await startPgProxy(postgres.url);
-}, 120_000);
+});
 
 afterAll(async () => {
   await proxy?.close();

@@ -42,7 +42,7 @@ beforeAll(async () => {
   await writeThread(store);
   chmodSync(store, 0o444);
   chmodSync(dir, 0o555);
-}, 60_000);
+});
 
 afterAll(() => {
   chmodSync(dir, 0o755);
@@ -67,7 +67,7 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
     }
     expect(sha(store)).toBe(before);
-  }, 120_000);
+  });
 
   it("compact, restore, reindex, prune and watch exit 3 naming the store, and write nothing", async () => {
     const before = sha(store);
@@ -77,7 +77,7 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
       expect(result.stderr).toContain(`this process cannot write ${store}`);
     }
     expect(sha(store)).toBe(before);
-  }, 120_000);
+  });
 
   it("a write-ahead log holding changes it cannot read is refused with exit 3, not read stale", async () => {
     const walDir = mkdtempSync(join(tmpdir(), "compaction-read-only-wal-"));
@@ -102,5 +102,5 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
     } finally {
       rmSync(walDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
     if (last && AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0) midTurn = tuple.checkpoint.id;
   }
   saver.db.close();
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it("restore of a mid-turn checkpoint exits 11 and says the history is invalid", async () => {

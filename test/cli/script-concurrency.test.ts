@@ -56,5 +56,5 @@ describe("concurrency", () => {
     const missing = expected.filter((id) => !headIds.includes(id) && !covered.has(id));
     expect(missing).toEqual([]);
     saver.db.close();
-  }, 180_000);
+  });
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   db = join(dir, "demo.sqlite");
   const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: db, DEMO_THREAD_ID: THREAD, DEMO_TURNS: "12", DEMO_TOKEN_LIMIT: "1500", DEMO_TOKEN_DELAY_MS: "0" });
   expect(demo.code, demo.stderr).toBe(0);
-}, 120_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("counts that agree, each saying what it counts", () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
   for (const thread of ["big-a", "big-b"]) await seedTurns(agent, thread, 30);
   await seedTurns(agent, "small", 2);
   saver.db.close();
-}, 60_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("compact-thread watch", () => {
@@ -52,7 +52,7 @@ describe("compact-thread watch", () => {
       expect(result.stderr).toMatch(words);
     }
     expect(sha(db)).toBe(before);
-  }, 120_000);
+  });
 
   it("--once --json: one line per thread and one per pass; the threads over the limit compacted, nothing lost", async () => {
     const result = await compactThread(["watch", "--db", db, "--once", "--idle", "0", "--limit", "1500", "--json"]);
@@ -68,7 +68,7 @@ describe("compact-thread watch", () => {
     const saver = SqliteSaver.fromConnString(db);
     for (const thread of ["big-a", "big-b", "small"]) expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
     saver.db.close();
-  }, 120_000);
+  });
 
   it("runs until SIGTERM, then finishes the pass in flight and exits 0", async () => {
     const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--db", db, "--idle", "0", "--limit", "1500", "--poll", "600000", "--json"], {
@@ -91,7 +91,7 @@ describe("compact-thread watch", () => {
     expect(code, stderr).toBe(0);
     const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.at(-1)).toMatchObject({ type: "stopped", passes: 1, errors: 0 });
-  }, 120_000);
+  });
 
   it("SIGTERM while a summary hangs: the summary is abandoned, nothing written, the lease given back, exit 0", async () => {
     const saver = SqliteSaver.fromConnString(db);
@@ -133,7 +133,7 @@ describe("compact-thread watch", () => {
     // The lease was given back: a compaction right after takes the thread.
     const compacted = await compactThread(["compact", "hangs", "--db", db, "--limit", "1500", "--json"]);
     expect(compacted.code, compacted.stderr).toBe(0);
-  }, 60_000);
+  });
 
   it("SIGTERM while the store is still being opened: exit 0 at once, nothing taken", async () => {
     // A "Postgres" that accepts the connection and never answers: the start-up hangs in the store's opening.
@@ -164,5 +164,5 @@ describe("compact-thread watch", () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 60_000);
+  });
 });

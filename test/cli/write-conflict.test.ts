@@ -34,7 +34,7 @@ beforeAll(async () => {
     .addEdge("__start__", "agent")
     .compile({ checkpointer: saver });
   for (let turn = 0; turn < 40; turn++) await graph.invoke({ messages: [new HumanMessage(`where is shipment ${turn}?`)] }, { configurable: { thread_id: THREAD } });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -64,4 +64,4 @@ it("exits 9 when every attempt's summarized messages were rewritten by another w
   expect(head?.metadata?.source).toBe("update");
   const messages = head!.checkpoint.channel_values.messages as HumanMessage[];
   expect(getSummaryProvenance(messages[0]!)?.summarizer).toBe("extractive");
-}, 120_000);
+});

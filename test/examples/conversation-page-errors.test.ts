@@ -31,7 +31,7 @@ describe.skipIf("skip" in chromium)("the example page's error states, in a headl
   beforeAll(async () => {
     page = await servePage();
     browser = await puppeteer.launch({ executablePath: (chromium as { path: string }).path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     page?.server.close();
@@ -42,7 +42,7 @@ describe.skipIf("skip" in chromium)("the example page's error states, in a headl
     const apiUrl = `http://127.0.0.1:${await closedPort()}`;
     const tab = await browser.newPage();
     await tab.goto(`${page.url}/?apiUrl=${encodeURIComponent(apiUrl)}&assistant=agent`, { waitUntil: "load" });
-    await tab.waitForFunction(() => document.body.dataset.state === "error", { timeout: 60_000 });
+    await tab.waitForFunction(() => document.body.dataset.state === "error", { timeout: 240_000 });
     const error = await tab.$eval("#error", (line) => ({ hidden: (line as HTMLElement).hidden, text: line.textContent ?? "" }));
     expect(error.hidden).toBe(false);
     expect(error.text).toContain(`Cannot reach the Agent Server at ${apiUrl}`);
@@ -51,7 +51,7 @@ describe.skipIf("skip" in chromium)("the example page's error states, in a headl
   it("opened as a file: the page says it must be served over HTTP", async () => {
     const tab = await browser.newPage();
     await tab.goto(pathToFileURL(join(page.dir, "index.html")).href, { waitUntil: "load" });
-    await tab.waitForFunction(() => document.body.dataset.state === "error", { timeout: 60_000 });
+    await tab.waitForFunction(() => document.body.dataset.state === "error", { timeout: 240_000 });
     const error = await tab.$eval("#error", (line) => ({ hidden: (line as HTMLElement).hidden, text: line.textContent ?? "" }));
     expect(error.hidden).toBe(false);
     expect(error.text).toMatch(/served over HTTP/);

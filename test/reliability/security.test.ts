@@ -284,7 +284,7 @@ describe.each(SAVER_KINDS)("hostile searches (%s)", (kind) => {
     }
     expect((await manager.compactThread(config(OTHER))).status).toBe("compacted");
     own = await idsEver(store.saver, VICTIM);
-  }, 120_000);
+  });
 
   afterAll(async () => store?.close());
 

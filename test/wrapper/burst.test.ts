@@ -17,7 +17,7 @@ beforeAll(async () => {
   const { agent } = createTestAgent(store.saver);
   // Each thread ~1,380 tokens: one more turn takes it over the limit of 1,400.
   for (let thread = 0; thread < THREADS; thread++) await seedTurns(agent, `burst-${thread}`, 20);
-}, 120_000);
+});
 afterAll(async () => await store.close());
 
 it(`${THREADS} threads over the limit at once: every one compacted, no error`, async () => {
@@ -42,4 +42,4 @@ it(`${THREADS} threads over the limit at once: every one compacted, no error`, a
   await supervisor.close();
   expect(errors).toEqual([]);
   expect(landed.size).toBe(THREADS);
-}, 180_000);
+});
