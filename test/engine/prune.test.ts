@@ -58,7 +58,7 @@ for (const kind of SAVER_KINDS) {
       });
       const seen = new Map<string, BaseMessage>();
       const after: number[] = [];
-      for (let turn = 0; turn < 20; turn++) {
+      for (let turn = 0; turn < 14; turn++) {
         const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?` })] }, config("kept"));
         sentSoFar(seen, result.messages as BaseMessage[]);
         // background: false — the turn's prune is part of the turn: the store holds the newest three after each one.

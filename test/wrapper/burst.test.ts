@@ -1,5 +1,5 @@
 /**
- * A burst: 400 threads cross the limit at once in one wrapper (their turns 16 at a time), with the defaults. Every
+ * A burst: 200 threads cross the limit at once in one wrapper (their turns 16 at a time), with the defaults. Every
  * one is compacted and no compaction fails: every summary prepared is held until it is applied.
  */
 import { HumanMessage } from "@langchain/core/messages";
@@ -8,7 +8,7 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 import { createTestAgent, seedTurns } from "../support/agents.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
-const THREADS = 400;
+const THREADS = 200;
 const AT_ONCE = 16;
 let store: TestStore;
 
