@@ -9,7 +9,7 @@ import { AIMessage, HumanMessage, RemoveMessage, type BaseMessage } from "@langc
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { BaseCheckpointSaver, MemorySaver, type ChannelVersions, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type PendingWrite } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { pruneThread } from "../../src/engine/prune.js";
@@ -41,7 +41,10 @@ async function rootCheckpoints(saver: BaseCheckpointSaver, thread: string): Prom
 for (const kind of SAVER_KINDS) {
   describe(`pruning on ${kind}`, () => {
     let store: TestStore;
+    // The wrappers a test made: closed when it ends, passed or failed, so no prune of theirs outlives the store.
+    const wrappers: CompactingSupervisor[] = [];
     beforeAll(async () => void (store = await createStore(kind)));
+    afterEach(async () => void (await Promise.all(wrappers.splice(0).map((wrapper) => wrapper.close()))));
     afterAll(async () => await store.close());
 
     it("the wrapper's keepCheckpoints bounds the checkpoints and loses no message", async () => {
@@ -56,6 +59,7 @@ for (const kind of SAVER_KINDS) {
         onCompaction: () => void compactions++,
         onCompactionError: (error) => void errors.push(error),
       });
+      wrappers.push(supervisor);
       const seen = new Map<string, BaseMessage>();
       const after: number[] = [];
       for (let turn = 0; turn < 14; turn++) {
@@ -84,6 +88,7 @@ for (const kind of SAVER_KINDS) {
       let compactions = 0;
       const errors: unknown[] = [];
       const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, keepCheckpoints: 2, env: {}, onCompaction: () => void compactions++, onCompactionError: (error) => void errors.push(error) });
+      wrappers.push(supervisor);
       const seen = new Map<string, BaseMessage>();
       for (let turn = 0; turn < 12; turn++) {
         const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `bg-${turn}`, content: `Where is parcel pk_${turn} now, and when does it reach the depot in Leeds?` })] }, config("kept-bg"));
@@ -96,7 +101,6 @@ for (const kind of SAVER_KINDS) {
       expect(await transcriptIds(store.saver, "kept-bg")).toEqual([...seen.keys()]);
       const audit = await auditThread(store.saver, config("kept-bg"));
       expect(audit.problems, JSON.stringify(audit.problems.slice(0, 2))).toEqual([]);
-      await supervisor.close();
     });
 
     it("messages a graph removed itself are written to the transcript before their checkpoints go", async () => {
