@@ -4,14 +4,13 @@
  * (Debian's chromium), a page whose Agent Server cannot be reached says so and names the address, and a page opened as
  * a file says it must be served over HTTP. `body[data-state]` is "error" in both; the page's own signal, no timing.
  */
-import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../support/chromium.js";
-import { servePage } from "../support/example-page.js";
+import { openExamplePage } from "../support/example-page.js";
 
 const chromium = findChromium();
 if ("skip" in chromium) console.warn(chromium.skip);
@@ -26,17 +25,11 @@ async function closedPort(): Promise<number> {
 }
 
 describe.skipIf("skip" in chromium)("the example page's error states, in a headless browser", () => {
-  let page: Awaited<ReturnType<typeof servePage>>;
+  let opened: Awaited<ReturnType<typeof openExamplePage>>;
+  let page: Awaited<ReturnType<typeof openExamplePage>>["page"];
   let browser: Browser;
-  beforeAll(async () => {
-    page = await servePage();
-    browser = await puppeteer.launch({ executablePath: (chromium as { path: string }).path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    page?.server.close();
-    if (page) rmSync(page.dir, { recursive: true, force: true });
-  });
+  beforeAll(async () => void ({ page, browser } = opened = await openExamplePage((chromium as { path: string }).path)));
+  afterAll(async () => await opened?.close());
 
   it("a server that cannot be reached: the page says so, naming the address", async () => {
     const apiUrl = `http://127.0.0.1:${await closedPort()}`;

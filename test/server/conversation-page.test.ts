@@ -13,13 +13,13 @@ import { rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVENANCE_KEY } from "../../src/messages/provenance.js";
 import { ROOT } from "../support/child-entry.js";
 import { findChromium } from "../support/chromium.js";
 import { turnText } from "../support/in-graph-suite.js";
-import { servePage } from "../support/example-page.js";
+import { openExamplePage } from "../support/example-page.js";
 import { FIXTURE, freePort, startFixtureServer } from "./server-process.js";
 
 const TURNS = 30;
@@ -36,6 +36,7 @@ interface WireMessage {
 describe.skipIf("skip" in chromium)("the example page on the Agent Server, in a headless browser", () => {
   let agentServer: { child: ChildProcess; output: () => string };
   let apiUrl: string;
+  let opened: Awaited<ReturnType<typeof openExamplePage>>;
   let page: { server: Server; url: string; dir: string };
   let browser: Browser;
 
@@ -43,13 +44,10 @@ describe.skipIf("skip" in chromium)("the example page on the Agent Server, in a 
     const port = await freePort();
     agentServer = await startFixtureServer(port);
     apiUrl = `http://127.0.0.1:${port}`;
-    page = await servePage();
-    browser = await puppeteer.launch({ executablePath: (chromium as { path: string }).path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    ({ page, browser } = opened = await openExamplePage((chromium as { path: string }).path));
   });
   afterAll(async () => {
-    await browser?.close();
-    page?.server.close();
-    if (page) rmSync(page.dir, { recursive: true, force: true });
+    await opened?.close();
     if (agentServer?.child.pid) process.kill(-agentServer.child.pid, "SIGTERM");
     rmSync(join(FIXTURE, ".langgraph_api"), { recursive: true, force: true });
   });

@@ -2,12 +2,13 @@
  * The example conversation page (examples/conversation-ui), bundled as its README says (esbuild, the client entry
  * from the source tree) into a folder of its own and served on a local port.
  */
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { build } from "esbuild";
+import puppeteer, { type Browser } from "puppeteer-core";
 import { ROOT } from "./child-entry.js";
 
 export async function servePage(): Promise<{ server: Server; url: string; dir: string }> {
@@ -35,4 +36,19 @@ export async function servePage(): Promise<{ server: Server; url: string; dir: s
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, dir };
+}
+
+/** The page served, and Debian's chromium (`executablePath`) headless beside it; `close` ends both. */
+export async function openExamplePage(executablePath: string): Promise<{ page: Awaited<ReturnType<typeof servePage>>; browser: Browser; close(): Promise<void> }> {
+  const page = await servePage();
+  const browser = await puppeteer.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  return {
+    page,
+    browser,
+    close: async () => {
+      await browser.close();
+      page.server.close();
+      rmSync(page.dir, { recursive: true, force: true });
+    },
+  };
 }
