@@ -7,8 +7,8 @@
  * `npm run docs:sessions` replays every session and writes what the commands printed into the pages;
  * `npm run check:docs` (in .ci/run) replays them and fails when a page's figures have drifted from what its commands
  * print.
- * Checkpoint ids (they encode the time of the run), the scratch folder's path and byte counts (within 1%) are the only
- * parts compared loosely (sameSession).
+ * Checkpoint ids (they encode the time of the run), the scratch folder's path and byte counts (within 1%: a
+ * checkpoint's metadata holds timings, and a file its pages) are the only parts compared loosely (sameSession).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -77,8 +77,11 @@ export function comparable(block: string): string {
   return block.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "<id>").replace(/run-[0-9a-f]{8}-/g, "run-<id>-");
 }
 
-/** Byte counts in the script's output ("7,504,380 bytes of checkpoints, 2,418,384 of pending writes"). */
-const BYTES = /([\d,]+)( bytes of checkpoints, )([\d,]+)( of pending writes)/g;
+/**
+ * Byte counts in the script's output ("7,504,380 bytes of checkpoints, 2,418,384 of pending writes"; a prune's
+ * "file: 9,818,112 bytes, 4,321,280 of them free pages").
+ */
+const BYTES = /([\d,]+)( bytes of checkpoints, | bytes, )([\d,]+)( of pending writes| of them free pages)/g;
 
 /**
  * Whether a replay prints what the page shows. Checkpoint ids aside, every character must match, except byte counts:
