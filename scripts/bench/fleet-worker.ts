@@ -6,6 +6,7 @@
  *
  * Args: (--postgres <url> --schema <s> | --db <file>) --limit <tokens> [--idle <ms>] [--free (no host slots)]
  */
+import { availableParallelism } from "node:os";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createInterface } from "node:readline";
@@ -23,7 +24,8 @@ const worker = new CompactionWorker(saver, {
   tokenLimit: Number(values.limit),
   idleMs: Number(values.idle ?? 0),
   env: {},
-  ...(values.free ? { hostConcurrency: false as const } : {}),
+  // The fleet shares the machine's cores through the store's host slots, unless "free".
+  hostConcurrency: values.free ? false : availableParallelism(),
   // Microsecond times: a take and its release often fall in one millisecond.
   onOutcome: (outcome) => {
     if (outcome.status === "compacted") lastCompacted = Date.now();

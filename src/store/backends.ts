@@ -3,6 +3,8 @@
  * listing, chosen by what the saver is (the only place a saver's kind is sniffed).
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
 import { memoryRecallFor } from "./recall-index/memory-index.js";
 import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
@@ -22,6 +24,11 @@ import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrun
 
 export interface Backend {
   name: "sqlite" | "postgres" | "generic";
+  /**
+   * What names this store on its machine, the same in every process that opens it: a SQLite file's path, a Postgres
+   * server, database and schema; for another saver, this saver object alone.
+   */
+  identity: string;
   writer: CompareAndSwapWriter;
   recall: RecallBackend;
   listThreads(): Promise<ThreadRow[]>;
@@ -105,8 +112,11 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     const schema = saver.options.schema;
     const s = quoteIdentifier(schema);
     let indexed: Promise<void> | undefined;
+    const connection = (pool as unknown as { options?: { host?: unknown; port?: unknown; database?: unknown; connectionString?: unknown } }).options ?? {};
+    const server = typeof connection.connectionString === "string" ? connection.connectionString.replace(/\/\/[^@/]*@/, "//") : `${String(connection.host ?? "")}:${String(connection.port ?? "")}/${String(connection.database ?? "")}`;
     return {
       name: "postgres",
+      identity: `postgres:${server}#${schema}`,
       writer: new PostgresWriter(saver, recallLanguage),
       recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
       prunable: true,
@@ -174,6 +184,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     const db = saver.db;
     return {
       name: "sqlite",
+      identity: `sqlite:${db.name ? resolve(db.name) : "memory"}`,
       writer: new SqliteWriter(saver),
       recall: new SqliteRecall(db),
       prunable: true,
@@ -252,6 +263,7 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
   };
   return {
     name: "generic",
+    identity: `generic:${genericIdentity(saver)}`,
     writer: new GenericWriter(saver),
     leases: genericLeases(saver),
     // No index here: every head is listed, and those above the cursor kept.
@@ -302,6 +314,15 @@ async function createRootIdIndex(pool: PostgresPool, schema: string): Promise<bo
     if (locked) await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [key]).catch(() => undefined);
     client.release();
   }
+}
+
+const genericIds = new WeakMap<BaseCheckpointSaver, string>();
+
+/** A name for a saver this library cannot look into: its own, in this process. */
+function genericIdentity(saver: BaseCheckpointSaver): string {
+  let id = genericIds.get(saver);
+  if (!id) genericIds.set(saver, (id = `${process.pid}-${randomUUID()}`));
+  return id;
 }
 
 const memoryLeases = new WeakMap<BaseCheckpointSaver, MemoryLeases>();

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { compactThreads } from "../../src/runtimes/worker/compact-threads.js";
 import { CompactionWorker } from "../../src/runtimes/worker/compaction-worker.js";
 import { HostSlots } from "../../src/runtimes/worker/host-slots.js";
+import { GatedSummarizer } from "../support/fakes/gated-summarizer.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, seedTurns } from "../support/agents.js";
@@ -98,6 +99,28 @@ describe("hostConcurrency", () => {
       expect(most).toBe(1);
     } finally {
       await store.close();
+    }
+  });
+
+  it("is the store's: a worker of another store on the machine never waits for its slots", async () => {
+    const [first, second] = [await createStore("sqlite"), await createStore("sqlite")];
+    try {
+      for (const store of [first, second]) await seedTurns(createTestAgent(store.saver).agent, "slot-own", 30);
+      // The first store's only slot, held by a summary in flight.
+      const held = new GatedSummarizer();
+      const holding = compactThreads(first.saver, { over: 1_500, threads: ["slot-own"], hostConcurrency: 1, summarizer: held, env: {} });
+      while (held.calls === 0) await new Promise((resolve) => setImmediate(resolve));
+      let firstDone = false;
+      void holding.then(() => (firstDone = true));
+      // The second store's worker takes a slot of its own and finishes meanwhile.
+      const result = await compactThreads(second.saver, { over: 1_500, threads: ["slot-own"], hostConcurrency: 1, summarizer: new ExtractiveSummarizer(), env: {} });
+      expect(result).toMatchObject({ compacted: 1, failed: 0 });
+      expect(firstDone).toBe(false);
+      held.release();
+      expect(await holding).toMatchObject({ compacted: 1 });
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 

@@ -17,8 +17,8 @@ Usage: npx compact-thread watch (--db <file> | --postgres <url>) [--limit N] [--
   --once             one pass, then exit (its failures set the exit code)
   --concurrency N    threads compacted at once (default 1)
   --host-concurrency N
-                     compactions at once on this machine, across every watch process on it (default: its
-                     number of cores; more only share the cores)
+                     compactions at once on this machine across the watch processes of this store (default:
+                     no limit beyond --concurrency; the machine's cores is a good value for a fleet on one host)
   --idle MS          a thread is compacted once its head is this old (default 60000)
   --poll MS          pause between passes (default 5000; doubled after a store error, up to a minute)
   --keep N           after a compaction, prune the thread to its N newest checkpoints (default: keep all)

@@ -2,7 +2,7 @@
  * One worker's compaction of a list of threads, each under its lease (store/leases.ts): the work of a pass of
  * `CompactionWorker` and of `compactThreads`, with the outcome of each thread.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { asStoreError, invalidArgument, isStoreFailure } from "../../errors.js";
@@ -21,10 +21,12 @@ export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer
   /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 2 × summaryTimeoutMs */
   leaseMs?: number;
   /**
-   * Compactions at once on this machine, across every worker process and `compactThreads` call on it (each holds
-   * one of these slots, which the operating system frees when its process dies); `false` for no limit. More
-   * compactions than cores only share the cores: each costs more CPU (`npm run bench:fleet`).
-   * @default os.availableParallelism()
+   * Compactions at once on this machine across the worker processes and `compactThreads` calls of this store (each
+   * holds one of its slots, named after the store — its file, or its server, database and schema — and freed by the
+   * operating system when its process dies). More compactions than cores only share the cores: each costs more CPU
+   * (`npm run bench:fleet`). `false`, or not given: no limit beyond this process's `concurrency`; processes of other
+   * stores on the machine never share slots with these.
+   * @default false
    */
   hostConcurrency?: number | false;
   /** Told about every thread a pass compacted, skipped or failed on. */
@@ -85,7 +87,7 @@ export class LeasedCompactor {
   readonly store: ThreadStore;
   readonly concurrency: number;
   readonly leaseMs: number;
-  /** The machine's compaction slots; undefined with `hostConcurrency: false`. */
+  /** The machine's compaction slots of this store; undefined without `hostConcurrency`. */
   readonly slots?: HostSlots;
 
   constructor(
@@ -99,7 +101,9 @@ export class LeasedCompactor {
     this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
     this.store = this.manager.store;
     this.leaseMs = positiveInteger("leaseMs", leaseMs, 2 * (options.summaryTimeoutMs ?? 120_000));
-    if (hostConcurrency !== false) this.slots = new HostSlots(positiveInteger("hostConcurrency", hostConcurrency, availableParallelism()));
+    if (hostConcurrency !== false && hostConcurrency !== undefined) {
+      this.slots = new HostSlots(positiveInteger("hostConcurrency", hostConcurrency, availableParallelism()), `langgraph-compaction-${createHash("sha256").update(this.store.identity).digest("hex").slice(0, 16)}`);
+    }
   }
 
   /**
