@@ -26,7 +26,8 @@ export {
   type PrepareOptions,
   type PreparedCompaction,
 } from "./engine/history-manager.js";
-export { resolvePolicy, policyFromEnv, type CompactionPolicy, type CompactionPolicyOptions } from "./engine/policy.js";
+export { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./engine/policy.js";
+export { policyFromEnv } from "./engine/policy-environment.js";
 export type { CompactionPlan, PlanOptions } from "./engine/plan.js";
 export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./engine/report.js";
 export type { SummarizerTokens } from "./engine/summarizer-tokens.js";

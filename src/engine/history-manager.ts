@@ -26,7 +26,7 @@ import { DEFAULT_KEEP_CHECKPOINTS, pruneAfterCompaction, pruneStoredThread, vali
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
 import { turnOver } from "../slices.js";
-import type { Notices } from "./notices.js";
+import { keptLessNotice, type Notices } from "./notices.js";
 
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
 export type { PreparedCompaction } from "./apply-prepared.js";
@@ -262,10 +262,7 @@ export class HistoryManager {
     await turnOver();
     const fitted = this.fitPlan(messages, given);
     if ("skipped" in fitted) return fitted;
-    const { keptLess } = fitted.plan;
-    if (keptLess && given.threadId !== undefined) {
-      this.notices.once({ code: "KEPT_LESS", threadId: given.threadId, asked: keptLess, message: `thread ${JSON.stringify(given.threadId)}: a compaction kept less than ${keptLess}, which would not have ended under the ceiling of ${options.preferTokensAfter ?? options.maxTokensAfter} tokens (the limit is ${this.policy.tokenLimit}); lower keep or raise the limit to keep that much.` });
-    }
+    if (fitted.plan.keptLess && given.threadId !== undefined) this.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, options.preferTokensAfter ?? options.maxTokensAfter, this.policy.tokenLimit));
     await turnOver();
     const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
     if (options.maxTokensAfter !== undefined) {

@@ -18,7 +18,8 @@ import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
 import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
 import { Notices, type EngineNotice } from "./notices.js";
-import { environmentOf, environmentPolicy, isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
+import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
+import { environmentOf, environmentPolicy } from "./policy-environment.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;

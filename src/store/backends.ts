@@ -3,7 +3,6 @@
  * listing, chosen by what the saver is (the only place a saver's kind is sniffed).
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
 import { memoryRecallFor } from "./recall-index/memory-index.js";
@@ -17,9 +16,11 @@ import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/t
 import type { RecallVectors } from "./recall-index/vectors.js";
 import type { RecallFilter } from "./recall-index/filter.js";
 import type { PrunePlan } from "./prune-plan.js";
-import { MemoryLeases, PostgresLeases, SqliteLeases, type LeaseBackend } from "./leases.js";
+import { PostgresLeases, SqliteLeases, type LeaseBackend } from "./leases.js";
 import type { PruneTables } from "./prune-by-ids.js";
 import { postgresPruneTables, sqlitePruneTables } from "./prune-tables.js";
+import { genericIdentity, genericLeases } from "./generic-parts.js";
+import { createRootIdIndex } from "./root-id-index.js";
 import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
@@ -284,52 +285,4 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       throw unsupportedPrune(saver);
     },
   };
-}
-
-/**
- * The index behind `changedSince` on Postgres: built without blocking writes (CONCURRENTLY), by one worker at a time
- * (two concurrent builds of one index deadlock, and so does a build beside a session waiting on a lock: a worker that
- * does not get the lock at once skips the build, and its query runs without the index this time), and built again if
- * an earlier build was cut short (an invalid index is never used, and IF NOT EXISTS would keep it). Resolves to
- * whether the index is there.
- */
-async function createRootIdIndex(pool: PostgresPool, schema: string): Promise<boolean> {
-  const s = quoteIdentifier(schema);
-  const client = await pool.connect();
-  const key = `${schema}.compaction_root_checkpoint_ids`;
-  let locked = false;
-  try {
-    locked = Boolean((await client.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [key])).rows[0]?.locked);
-    if (!locked) return false;
-    const found = await client.query(
-      `SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE c.relname = 'compaction_root_checkpoint_ids' AND n.nspname = $1`,
-      [schema],
-    );
-    const valid = found.rows[0]?.indisvalid as boolean | undefined;
-    if (valid === false) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${s}.compaction_root_checkpoint_ids`);
-    if (valid !== true) await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS compaction_root_checkpoint_ids ON ${s}.checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`);
-    return true;
-  } finally {
-    if (locked) await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [key]).catch(() => undefined);
-    client.release();
-  }
-}
-
-const genericIds = new WeakMap<BaseCheckpointSaver, string>();
-
-/** A name for a saver this library cannot look into: its own, in this process. */
-function genericIdentity(saver: BaseCheckpointSaver): string {
-  let id = genericIds.get(saver);
-  if (!id) genericIds.set(saver, (id = `${process.pid}-${randomUUID()}`));
-  return id;
-}
-
-const memoryLeases = new WeakMap<BaseCheckpointSaver, MemoryLeases>();
-
-/** The in-process leases of a saver with no table of its own (one per saver object). */
-function genericLeases(saver: BaseCheckpointSaver): MemoryLeases {
-  let leases = memoryLeases.get(saver);
-  if (!leases) memoryLeases.set(saver, (leases = new MemoryLeases()));
-  return leases;
 }

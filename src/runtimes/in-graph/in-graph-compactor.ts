@@ -30,7 +30,7 @@ import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRul
 import { rebaseCompaction } from "../../engine/rebase.js";
 import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
 import { rewrittenTokens } from "../../engine/prompt-cache.js";
-import { coveredCopies } from "../../messages/covered.js";
+import { CoveredCopiesHealer } from "./heal.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
@@ -66,8 +66,8 @@ export class InGraphCompactor {
   private readonly rules: ScheduleRules;
   private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
   private warnedNoStore = false;
-  /** Threads told their parent graph merges messages by id (healed()), each once. */
-  private readonly toldParent = new Set<string>();
+  /** Copies of covered messages dropped, a parent that merges by id told (heal.ts). */
+  private readonly healer: CoveredCopiesHealer;
 
   constructor(private readonly options: InGraphOptions) {
     const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, onCompactionNotice, ...managerOptions } = options;
@@ -84,6 +84,7 @@ export class InGraphCompactor {
     this.ceiling = ceiling ?? tokenLimit;
     this.breaker = createCircuitBreaker(circuitBreaker, MAX_SCHEDULES);
     this.rules = { tokenLimit, hardLimit: this.hardLimit, lateness: options.background === false ? 0 : this.manager.policy.lateness };
+    this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
   }
 
   /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */
@@ -125,32 +126,11 @@ export class InGraphCompactor {
   async before(given: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     await turnOver();
-    const healed = this.healed(given, key);
+    const healed = this.healer.healed(given, key);
     const messages = healed ?? given;
     const archived = start && !this.pending.has(key) ? await this.archived(messages, config) : undefined;
     const current = archived ?? messages;
     return (await this.summarized(current, overhead, config, start)) ?? archived ?? healed;
-  }
-
-  /**
-   * `messages` without the copies of messages a summary in them covers that stand after it (messages/covered.ts: a
-   * run's stale input), or undefined when there are none. Copies before their summary mean this graph's parent
-   * merges by id (no CompactionAgentState): compaction cannot shrink its head, said once per thread.
-   */
-  private healed(messages: readonly BaseMessage[], key: string): BaseMessage[] | undefined {
-    const copies = coveredCopies(messages);
-    if (copies.before) {
-      const message =
-        "the state holds messages beside the compaction summary that covers them: this step runs in a subgraph whose parent merges its messages by id (createSupervisor's supervisor, a createAgent used as a sub-agent), so what a compaction removes stays in the parent's head and the head never shrinks; pass stateSchema: CompactionAgentState (from langgraph-compaction) to the parent graph (createSupervisor)";
-      if (!this.toldParent.has(key)) {
-        this.toldParent.add(key);
-        this.options.onCompactionError?.(new CompactionError({ code: "INVALID_ARGUMENT", parameter: "stateSchema", message }));
-      }
-      this.manager.notices.once({ code: "CANNOT_COMPACT", threadId: key, message });
-    }
-    if (copies.after.length === 0) return undefined;
-    const drop = new Set(copies.after);
-    return messages.filter((_, index) => !drop.has(index));
   }
 
   /** The summary step of `before`: `messages` with a summary applied, or undefined. */

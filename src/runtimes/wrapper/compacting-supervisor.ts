@@ -250,7 +250,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    * prune each goes on to — not those of turns started since: it resolves while turns go on.
    */
   async flush(): Promise<void> {
-    await this.compactor.flush();
+    await this.compactor.work.flush();
   }
 
   /**
@@ -260,7 +260,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    * process may exit once it resolves.
    */
   async close(): Promise<void> {
-    await this.compactor.close();
+    await this.compactor.work.close();
   }
 
   /**

@@ -28,6 +28,7 @@ import { turnOver } from "../../slices.js";
 import { archiveThread } from "./archive-thread.js";
 import { pruneAfter } from "./prune-after.js";
 import { startsUnread, staysUncounted } from "./unread-head.js";
+import { BackgroundWork } from "./background-work.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
@@ -51,33 +52,10 @@ export interface ThreadCompactorParts {
 }
 
 export class ThreadCompactor {
-  /** Background work in flight (for flush), each with the turns started before it (`turns`). */
-  private readonly pending = new Map<Promise<unknown>, number>();
-  /** Turns started through this wrapper so far. */
-  private turns = 0;
-  /** After close(): no new compaction starts (turns go on as they are). */
-  private closed = false;
+  /** Background work in flight: what the wrapper's flush() and close() wait for (background-work.ts). */
+  readonly work = new BackgroundWork();
 
   constructor(private readonly parts: ThreadCompactorParts) {}
-
-  /**
-   * Resolves once the background work in flight when it was called has finished, with what that work went on to
-   * (a summary's write, the prune after it) — not the work of turns started since, so it resolves while turns go on.
-   */
-  async flush(): Promise<void> {
-    const turns = this.turns;
-    for (;;) {
-      const waiting = [...this.pending].filter(([, started]) => started <= turns).map(([task]) => task);
-      if (waiting.length === 0) return;
-      await Promise.all(waiting);
-    }
-  }
-
-  /** Starts no new compaction from now on, and resolves once those in flight have finished (flush). */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.flush();
-  }
 
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
   async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
@@ -85,7 +63,7 @@ export class ThreadCompactor {
     const { counter, checkpointer } = manager;
     const { policy } = options;
     const record = records.get(threadId);
-    this.turns++;
+    this.work.turnStarted();
     await record.settling;
     await record.applying;
     await threadLocks.idle(checkpointer, threadId);
@@ -154,7 +132,7 @@ export class ThreadCompactor {
     record.inFlight = Math.max(0, record.inFlight - 1);
     const settling = this.settle(record, config, messages);
     record.settling = settling;
-    this.track(settling);
+    this.work.track(settling);
     let landed = await settling;
     if (record.settling === settling) record.settling = undefined;
     if (!this.parts.options.background && record.preparing) {
@@ -165,7 +143,7 @@ export class ThreadCompactor {
     // keepCheckpoints: every turn ends with a prune of what it made redundant (a few checkpoints, the transcript
     // asked about their messages only), so the store holds the newest `keep` between turns, not every checkpoint
     // since the last compaction. A compaction in flight prunes when it lands instead.
-    if (!record.preparing && !record.ready) await pruneAfter(record, this.parts, (task) => this.track(task));
+    if (!record.preparing && !record.ready) await pruneAfter(record, this.parts, (task) => this.work.track(task));
     return landed;
   }
 
@@ -209,11 +187,6 @@ export class ThreadCompactor {
     return undefined;
   }
 
-  private track(task: Promise<unknown>): void {
-    this.pending.set(task, this.turns);
-    void task.finally(() => this.pending.delete(task));
-  }
-
   /**
    * Compute a summary in the background (`record.preparing`); once ready, apply it if no turn runs on the thread,
    * else leave it for the end of the turn in flight. A strategy compacts and writes in one go instead.
@@ -221,7 +194,7 @@ export class ThreadCompactor {
   private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
     const { threadId } = record;
     const { breaker, strategy, manager } = this.parts;
-    if (this.closed || !breaker.allows(threadId)) return;
+    if (this.work.closed || !breaker.allows(threadId)) return;
     const tokensAtStart = record.count ?? 0;
     const task = (async () => {
       try {
@@ -243,7 +216,7 @@ export class ThreadCompactor {
       if (record.ready && record.inFlight === 0) await this.apply(record, config, busyWaitMs);
     });
     record.preparing = preparing;
-    this.track(preparing);
+    this.work.track(preparing);
   }
 
   /** Apply the ready summary now (a rebasing compare-and-swap). Never throws. */
@@ -276,7 +249,7 @@ export class ThreadCompactor {
       landed(record.schedule);
       recordLanded(record, report);
       await this.parts.events.landed(report, config);
-      await pruneAfter(record, this.parts, (task) => this.track(task));
+      await pruneAfter(record, this.parts, (task) => this.work.track(task));
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       recordSummarizerTokens(record, report.summarizerTokens);
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
