@@ -13,12 +13,17 @@ import { planOptionsOf, type CompactionPolicy } from "./policy.js";
 /** Tokens OpenAI adds around the summary message: its separators (tokens/chat-format.ts) and its role (one token). */
 const MESSAGE_FRAMING_TOKENS = TOKENS_PER_MESSAGE + 1;
 
+/** Whether a call gives a cut of its own (a ratio, a keep or a target), which replaces the policy's whole. */
+function ownsCut(overrides: CompactOverrides): boolean {
+  return overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.keepMessages !== undefined || overrides.targetTokens !== undefined;
+}
+
 /**
  * The cut of a plan: the one `overrides` gives (ratio, keepTokens or targetTokens) replaces the policy's own — a ratio
  * asked for by one call is not overruled by a default target; the policy's budgets divided by `tokenRatio`.
  */
 export function cutOf(policy: CompactionPolicy, overrides: CompactOverrides): Pick<CompactOverrides, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
-  const ownCut = overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.keepMessages !== undefined || overrides.targetTokens !== undefined;
+  const ownCut = ownsCut(overrides);
   const options = planOptionsOf(policy);
   const ratio = overrides.tokenRatio ?? 1;
   const scaled = (tokens: number | undefined) => (tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio)));
@@ -36,9 +41,10 @@ export function cutOf(policy: CompactionPolicy, overrides: CompactOverrides): Pi
  * policy's `keep`): a compaction that cannot honour it and end under the ceiling keeps as much as fits.
  */
 export function keepAskedOf(policy: CompactionPolicy, overrides: CompactOverrides): string | undefined {
-  if (overrides.keepMessages !== undefined) return `keep.messages ${overrides.keepMessages}`;
-  if (overrides.keepTokens !== undefined) return `keep.tokens ${overrides.keepTokens}`;
-  if (overrides.compactionRatio !== undefined || overrides.targetTokens !== undefined) return undefined;
+  if (ownsCut(overrides)) {
+    if (overrides.keepMessages !== undefined) return `keep.messages ${overrides.keepMessages}`;
+    return overrides.keepTokens === undefined ? undefined : `keep.tokens ${overrides.keepTokens}`;
+  }
   const { cut } = policy;
   return cut.by === "messages" ? `keep.messages ${cut.messages}` : cut.by === "keep" ? `keep.tokens ${cut.tokens}` : undefined;
 }

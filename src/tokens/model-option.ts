@@ -32,5 +32,8 @@ export function modelNameOf(model: unknown, parameter = "model"): string | undef
 
 const MODEL_RULE = 'a chat model, "provider:model" (e.g. "openai:gpt-4o-mini"), or a model name such as "gpt-4o"';
 
-/** The `provider:` of langchain's `"provider:model"` strings. */
-export const PROVIDER_PREFIX = /^[a-z][\w-]*:(?=\S)/i;
+/**
+ * The `provider:` of langchain's `"provider:model"` strings — not the `ft:` of an OpenAI fine-tuned model's name
+ * ("ft:gpt-4o-mini:org::id"), which is a name.
+ */
+export const PROVIDER_PREFIX = /^(?!ft:)[a-z][\w-]*:(?=\S)/i;

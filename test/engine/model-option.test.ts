@@ -28,30 +28,36 @@ const summaryModel = () => new ScriptedChatModel({ modelName: "gpt-4o-mini", rep
 const ask = (turn: number) => ({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when was it paid?` })] });
 
 describe("model is the summarizer's chat model on every runtime", () => {
-  it("the wrapper", async () => {
+  /** Each runtime over the scripted agent, with `model` as the summarizer's: how to run a turn, and its policy. */
+  const runtimes: Array<[string, (model: ScriptedChatModel) => { invoke(input: ReturnType<typeof ask>, config: object): Promise<unknown>; policy: { model: string } }]> = [
+    ["the wrapper", (model) => new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), { tokenLimit: LIMIT, model, background: false })],
+    [
+      "the middleware",
+      (model) => {
+        const middleware = compactionMiddleware({ tokenLimit: LIMIT, model, background: false });
+        return { invoke: (input, config) => createAgent({ model: agentModel(), tools: [], checkpointer: store.saver, middleware: [middleware] }).invoke(input, config), policy: middleware.policy };
+      },
+    ],
+    [
+      "the node",
+      (model) => {
+        const node = compactionNode({ tokenLimit: LIMIT, model, background: false });
+        return { invoke: (input, config) => createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver, preModelHook: node }).invoke(input, config), policy: node.policy };
+      },
+    ],
+  ];
+
+  it.each(runtimes)("%s", async (name, build) => {
     const model = summaryModel();
-    const supervisor = new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), { tokenLimit: LIMIT, model, background: false });
+    const runtime = build(model);
+    for (let turn = 0; turn < 12; turn++) await runtime.invoke(ask(turn), { configurable: { thread_id: name } });
+    expect(model.calls.length).toBeGreaterThan(0);
+    expect(runtime.policy.model).toBe("gpt-4o-mini");
+  });
+
+  it("the wrapper says which summarizer it chose", () => {
+    const supervisor = new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), { tokenLimit: LIMIT, model: summaryModel() });
     expect(supervisor.summarizerChoice).toMatchObject({ source: "model", name: "llm", model: "gpt-4o-mini" });
-    for (let turn = 0; turn < 12; turn++) await supervisor.invoke(ask(turn), { configurable: { thread_id: "wrapper" } });
-    expect(model.calls.length).toBeGreaterThan(0);
-    expect(supervisor.policy.model).toBe("gpt-4o-mini");
-  });
-
-  it("the middleware", async () => {
-    const model = summaryModel();
-    const middleware = compactionMiddleware({ tokenLimit: LIMIT, model, background: false });
-    const agent = createAgent({ model: agentModel(), tools: [], checkpointer: store.saver, middleware: [middleware] });
-    for (let turn = 0; turn < 12; turn++) await agent.invoke(ask(turn), { configurable: { thread_id: "middleware" } });
-    expect(model.calls.length).toBeGreaterThan(0);
-    expect(middleware.policy.model).toBe("gpt-4o-mini");
-  });
-
-  it("the node", async () => {
-    const model = summaryModel();
-    const node = compactionNode({ tokenLimit: LIMIT, model, background: false });
-    const agent = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver, preModelHook: node });
-    for (let turn = 0; turn < 12; turn++) await agent.invoke(ask(turn), { configurable: { thread_id: "node" } });
-    expect(model.calls.length).toBeGreaterThan(0);
   });
 
   it("the worker and HistoryManager", async () => {
@@ -79,5 +85,9 @@ describe("model is the summarizer's chat model on every runtime", () => {
     const bare = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: "gpt-4o-mini", env: {} });
     expect(bare.summarizer.name).toBe("extractive");
     expect(bare.policy.model).toBe("gpt-4o-mini");
+    // An OpenAI fine-tuned model's name ("ft:…") is a name, not a provider.
+    const tuned = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: "ft:gpt-4o-mini:acme::abc123", env: {} });
+    expect(tuned.summarizer.name).toBe("extractive");
+    expect(tuned.policy.model).toBe("ft:gpt-4o-mini:acme::abc123");
   });
 });
