@@ -1,7 +1,8 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { createCustomGraph } from "../support/custom-graph.js";
 import { runScript, ROOT, runTs } from "../support/run-script.js";
 
 const THREAD = "demo-cli";
+const exec = promisify(execFile);
 let dir: string;
 /** The --limit the compacting tests pass: under the demo thread's tokens (set in beforeAll). */
 let limit: string;
@@ -64,10 +66,19 @@ describe("npm start (the demo)", () => {
     // demo's own limit: inspect judges the thread against 1,500, not the script's default of 4,000.
     const followUps = demo.stdout.split("\n").filter((line) => line.startsWith("  npm run compact -- ")).map((line) => line.trim());
     expect(followUps.length).toBeGreaterThanOrEqual(4);
-    for (const command of followUps) {
-      const ran = spawnSync("bash", ["-c", command], { cwd: ROOT, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-      expect(ran.status, `${command}\n${ran.stderr}`).toBe(0);
-      if (command.includes(" inspect ")) expect(ran.stdout).toMatch(/limit 1,500\n[\s\S]*compactable: (yes|no — [\d,]+ tokens, not over the limit of 1,500)/);
+    // They only read (compact is printed with --dry-run): run side by side, each as a person would type it.
+    const ran = await Promise.all(
+      followUps.map(async (command) => {
+        const result = await exec("bash", ["-c", command], { cwd: ROOT, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } }).then(
+          ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
+          (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+        );
+        return { command, ...result };
+      }),
+    );
+    for (const { command, code, stdout, stderr } of ran) {
+      expect(code, `${command}\n${stderr}`).toBe(0);
+      if (command.includes(" inspect ")) expect(stdout).toMatch(/limit 1,500\n[\s\S]*compactable: (yes|no — [\d,]+ tokens, not over the limit of 1,500)/);
     }
   });
 });
