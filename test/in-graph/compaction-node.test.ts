@@ -109,7 +109,7 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     expect(String((told[0] as Error).message)).toMatch(/CompactionAgentState/);
   });
 
-  it("without it and without any handler: a process warning, at the first model call after the first compaction", async () => {
+  it("without it and without any handler: a process warning on the first turn, before any compaction", async () => {
     const compactedAt: number[] = [];
     const warnedAt: number[] = [];
     let turn = 0;
@@ -127,8 +127,30 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
       process.off("warning", listen);
     }
     expect(compactedAt.length).toBeGreaterThan(0);
-    expect(warnedAt).toHaveLength(1);
-    expect(warnedAt[0]).toBeLessThanOrEqual(compactedAt[0]! + 1);
+    expect(warnedAt).toEqual([0]);
+  });
+
+  it("nothing said where nothing is wrong: the team with the schema, a createReactAgent alone, a worker agent given the schema", async () => {
+    const said: unknown[] = [];
+    const options = { tokenLimit: 1_500, hardLimit: 2_000, env: {}, onCompactionError: (error: unknown) => void said.push(error), onCompactionNotice: (notice: unknown) => void said.push(notice) };
+    const config = (thread: string) => ({ configurable: { thread_id: thread } });
+    const graph = team(compactionNode({ ...options, prompt: PROMPT_TEAM }), true);
+    for (let index = 0; index < 16; index++) await graph.invoke(ask(index), config("team-quiet"));
+    const alone = createReactAgent({ llm: new ScriptedChatModel({ reply: lookupPolicy }), tools: [lookupTool], checkpointer: store.saver, preModelHook: compactionNode(options) });
+    for (let index = 0; index < 16; index++) await alone.invoke(ask(index), config("alone-quiet"));
+    const models = scriptedModels();
+    const researcher = createReactAgent({
+      llm: new ScriptedChatModel({ reply: agentPolicy("search_docs", "query") }),
+      tools: [searchDocs],
+      name: "researcher",
+      prompt: "You research.",
+      stateSchema: CompactionAgentState,
+      preModelHook: compactionNode(options),
+    });
+    const coder = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }), tools: [runTests], name: "coder", prompt: "You code." });
+    const workers = createSupervisor({ agents: [researcher, coder], llm: models.supervisor, prompt: PROMPT_TEAM }).compile({ checkpointer: store.saver });
+    for (let index = 0; index < 6; index++) await workers.invoke(ask(index * 2), config("worker-quiet"));
+    expect(said).toEqual([]);
   });
 });
 

@@ -11,9 +11,10 @@
  *
  * In a graph that is itself a node of a parent (createSupervisor's supervisor agent), the parent merges the
  * subgraph's messages by id and would keep what the compaction removed: give the graph `CompactionAgentState`
- * (messages-reducer.ts) as its state schema. A state that holds a message beside the summary covering it says it was
- * not: told once per thread (a `CANNOT_COMPACT` notice, a process warning without `onCompactionNotice`, and
- * `onCompactionError`).
+ * (messages-reducer.ts) as its state schema. A node running in a subgraph whose messages did not come through that
+ * schema's reducer says so at its first call in a thread, and a state that holds a message beside the summary
+ * covering it says it was not: told once per thread (a `CANNOT_COMPACT` notice, a process warning without
+ * `onCompactionNotice`, and `onCompactionError`).
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Overwrite, type OverwriteValue } from "@langchain/langgraph";
@@ -54,6 +55,7 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
   const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
     if (!Array.isArray(state?.messages)) throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
+    compactor.checkSubgraph(state.messages, config);
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
     // The new list as LangGraph's `Overwrite`, which replaces the channel's value (no reducer) and which the
     // "messages" stream does not read messages from: a UI streaming the model's tokens gets no summary to render.

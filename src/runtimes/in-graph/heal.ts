@@ -1,15 +1,21 @@
 /**
  * The in-graph step's view of a state holding messages beside the summary that covers them (messages/covered.ts):
  * copies after their summary (a run's stale input) are dropped before the model call; copies before it mean the
- * graph's parent merges messages by id, which compaction cannot shrink: said once per thread.
+ * graph's parent merges messages by id, which compaction cannot shrink: said once per thread. The node says it
+ * sooner, at its first call in a thread, when it runs in a subgraph whose messages did not come through
+ * `CompactionAgentState`'s reducer (messages-reducer.ts): the parent may merge them by id.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../../errors.js";
 import type { Notices } from "../../engine/notices.js";
 import { coveredCopies } from "../../messages/covered.js";
+import { reducedByCompactionState } from "./messages-reducer.js";
 
 const PARENT_MERGES =
   "the state holds messages beside the compaction summary that covers them: this step runs in a subgraph whose parent merges its messages by id (createSupervisor's supervisor, a createAgent used as a sub-agent), so what a compaction removes stays in the parent's head and the head never shrinks; pass stateSchema: CompactionAgentState (from langgraph-compaction) to the parent graph (createSupervisor)";
+
+const SUBGRAPH_WITHOUT_SCHEMA = (namespace: string): string =>
+  `this step runs in a subgraph (checkpoint namespace ${JSON.stringify(namespace.split("|")[0])}) whose state is not CompactionAgentState: a parent that merges the subgraph's messages by id (createSupervisor's supervisor, a compiled graph added as a node with a messages channel) keeps what a compaction removes, and the head never shrinks; pass stateSchema: CompactionAgentState (from langgraph-compaction) to the graph this step runs in (createSupervisor, createReactAgent) — it is LangGraph's messages reducer otherwise, so it is safe where the parent does not merge`;
 
 /** Threads remembered as told, at most (the oldest forgotten first). */
 const TOLD_KEPT = 10_000;
@@ -23,19 +29,29 @@ export class CoveredCopiesHealer {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /**
+   * Says, once per thread, that the node at `namespace` (its config's `checkpoint_ns`) runs in a subgraph whose
+   * `messages` did not come through `CompactionAgentState`'s reducer.
+   */
+  checkSubgraph(messages: readonly BaseMessage[], namespace: unknown, threadKey: string): void {
+    if (typeof namespace === "string" && namespace.includes("|") && !reducedByCompactionState(messages)) this.tell(threadKey, SUBGRAPH_WITHOUT_SCHEMA(namespace));
+  }
+
   /** `messages` without the copies after their summary, or undefined when there are none. */
   healed(messages: readonly BaseMessage[], threadKey: string): BaseMessage[] | undefined {
     const copies = coveredCopies(messages);
-    if (copies.before) {
-      if (!this.told.has(threadKey)) {
-        this.told.add(threadKey);
-        if (this.told.size > TOLD_KEPT) this.told.delete(this.told.values().next().value!);
-        this.onError(new CompactionError({ code: "INVALID_ARGUMENT", parameter: "stateSchema", message: PARENT_MERGES }));
-      }
-      this.notices.once({ code: "CANNOT_COMPACT", threadId: threadKey, message: PARENT_MERGES });
-    }
+    if (copies.before) this.tell(threadKey, PARENT_MERGES);
     if (copies.after.length === 0) return undefined;
     const drop = new Set(copies.after);
     return messages.filter((_, index) => !drop.has(index));
+  }
+
+  /** Tells `message` once per thread: to `onCompactionError` and as a `CANNOT_COMPACT` notice. */
+  private tell(threadKey: string, message: string): void {
+    if (this.told.has(threadKey)) return;
+    this.told.add(threadKey);
+    if (this.told.size > TOLD_KEPT) this.told.delete(this.told.values().next().value!);
+    this.onError(new CompactionError({ code: "INVALID_ARGUMENT", parameter: "stateSchema", message }));
+    this.notices.once({ code: "CANNOT_COMPACT", threadId: threadKey, message });
   }
 }

@@ -28,6 +28,7 @@ import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { createCircuitBreaker, type CircuitBreaker } from "../../engine/circuit-breaker.js";
 import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules, type ScheduleState, type ThreadSchedule } from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
+import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
 import { rewrittenTokens } from "../../engine/prompt-cache.js";
 import { CoveredCopiesHealer } from "./heal.js";
@@ -116,6 +117,11 @@ export class InGraphCompactor {
     const measured = this.measure(current, overhead);
     if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: measured.tokens }) === "start") this.begin(key, current, overhead, measured);
     return archived;
+  }
+
+  /** The node's check: a subgraph whose messages did not come through CompactionAgentState's reducer, told once per thread. */
+  checkSubgraph(messages: readonly BaseMessage[], config: unknown): void {
+    this.healer.checkSubgraph(messages, namespaceOf(config), threadKey(config));
   }
 
   /**
@@ -285,14 +291,4 @@ export class InGraphCompactor {
     this.options.onCompactionError?.(error);
     return undefined;
   }
-}
-
-function threadIdOf(config: unknown): string | undefined {
-  const id = (config as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
-  return id === undefined || id === null ? undefined : String(id);
-}
-
-/** The key of a thread's summary in flight (runs without a thread share one; the rebase rule keeps them apart). */
-function threadKey(config: unknown): string {
-  return threadIdOf(config) ?? "";
 }

@@ -16,6 +16,16 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, messagesStateReducer, REMOVE_ALL_MESSAGES, type Messages } from "@langchain/langgraph";
 import { getSummaryProvenance } from "../../messages/summary-message.js";
 
+/** Set, not enumerable (never stored), on every list this reducer returns: the state a step reads came through it. */
+const REDUCED = Symbol.for("langgraph-compaction.reduced");
+
+/** Whether `messages` is the value of a channel whose reducer is `compactionMessagesReducer`. */
+export function reducedByCompactionState(messages: readonly unknown[]): boolean {
+  return (messages as { [REDUCED]?: boolean })[REDUCED] === true;
+}
+
+const signed = (messages: BaseMessage[]): BaseMessage[] => (Object.isExtensible(messages) && !(REDUCED in messages) ? Object.defineProperty(messages, REDUCED, { value: true }) : messages);
+
 const isRemoveAll = (message: unknown): boolean => (message as { getType?: () => string; id?: string })?.getType?.() === "remove" && (message as { id?: string }).id === REMOVE_ALL_MESSAGES;
 
 /**
@@ -23,6 +33,10 @@ const isRemoveAll = (message: unknown): boolean => (message as { getType?: () =>
  * it folded in), at the place of the first of them.
  */
 export function compactionMessagesReducer(left: Messages, right: Messages): BaseMessage[] {
+  return signed(merge(left, right));
+}
+
+function merge(left: Messages, right: Messages): BaseMessage[] {
   const incoming = (Array.isArray(right) ? right : [right]) as unknown[];
   const merged = messagesStateReducer(left, right);
   if (incoming.some(isRemoveAll)) return merged;
