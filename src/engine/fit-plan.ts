@@ -3,7 +3,7 @@
  * divided by a calibrated count's ratio to plan in the tokenizer's), the limits every entry point ends under, and the
  * harder cut when the policy's would not end under them.
  */
-import { SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER } from "../messages/summary-message.js";
+import { summaryHeader } from "../messages/summary-message.js";
 import { TOKENS_PER_MESSAGE } from "../tokens/chat-format.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactOverrides, PrepareOptions } from "./manager-options.js";
@@ -58,8 +58,8 @@ export function withinPolicy(policy: CompactionPolicy, given: PrepareOptions): P
 }
 
 /** Tokens a summary message adds besides its text: the header line and the message framing. */
-export function summaryOverhead(counter: TokenCounter, announce: boolean): number {
-  return counter.countText(`${announce ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER}\n`) + MESSAGE_FRAMING_TOKENS;
+export function summaryOverhead(counter: TokenCounter, announce: boolean, prefix?: string): number {
+  return counter.countText(`${summaryHeader(announce, prefix)}\n`) + MESSAGE_FRAMING_TOKENS;
 }
 
 /**

@@ -291,7 +291,7 @@ export class HistoryManager {
     const limited = options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined;
     const keepAsked = keepAskedOf(this.policy, options);
     if (!plan.executable && !(limited && keepAsked)) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
-    const overhead = (this.overheadTokens ??= summaryOverhead(this.counter, this.settings.recall.announce));
+    const overhead = (this.overheadTokens ??= summaryOverhead(this.counter, this.settings.recall.announce, this.settings.summaryPrefix));
     if (!limited) return { plan, estimate: plan.tokens.afterEstimate + overhead };
     const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides), keepAsked);
     if (typeof fitted === "string") return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };

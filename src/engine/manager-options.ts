@@ -10,7 +10,7 @@ import { validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
 import { chooseSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
-import { LlmSummarizer } from "../summarizers/llm.js";
+import { validateWording, type SummaryWording } from "../summarizers/wording.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizers/types.js";
@@ -27,7 +27,7 @@ export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
 /** How long `compactThread` waits for a gap between turns on a thread busy with a run, by default. */
 export const DEFAULT_BUSY_WAIT_MS = 5_000;
 
-export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "model"> {
+export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "model">, SummaryWording {
   /** The store holding the threads. */
   checkpointer: BaseCheckpointSaver;
   /**
@@ -161,6 +161,8 @@ export interface ManagerSettings {
   calibration: Calibration;
   pinned?: PinPredicate;
   summaryRole: SummaryRole;
+  /** The line a summary message starts with, when not the library's (wording.ts). */
+  summaryPrefix?: string;
   summaryTimeoutMs: number;
   maxWriteAttempts: number;
   busyWaitMs: number;
@@ -205,13 +207,13 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (options.policy !== undefined && !isCompactionPolicy(options.policy)) throw invalidArgument("policy", options.policy, "a policy made by resolvePolicy()");
   const given = POLICY_KEYS.filter((key) => options[key] !== undefined);
   if (options.policy && given.length > 0) throw invalidArgument(given[0]!, options[given[0]!], `left out when a resolved policy is given (the policy sets it)`);
-  const chosen = summarizer ?? (options.summaryModel ? new LlmSummarizer({ model: options.summaryModel }) : undefined);
+  const wording = validateWording(options);
   const env = environmentOf(options.env);
   // `env` means what it means to every runtime: the policy options not given are read from it (engine/policy.ts).
   const { options: merged, names } = options.policy ? { options: {}, names: {} } : environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const model = merged.model;
   const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
-  const resolvedSummarizer = chosen ?? chooseSummarizer(undefined, { env, counter, model: options.model }).summarizer;
+  const resolvedSummarizer = chooseSummarizer(summarizer, { env, counter, model: options.summaryModel ?? options.model, wording }).summarizer;
   const policy =
     options.policy ??
     resolvePolicy(
@@ -253,6 +255,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     calibration: new Calibration(counter, options.onUsageIgnored),
     pinned,
     summaryRole,
+    ...(wording.summaryPrefix === undefined ? {} : { summaryPrefix: wording.summaryPrefix }),
     summaryTimeoutMs,
     maxWriteAttempts,
     busyWaitMs,

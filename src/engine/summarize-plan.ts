@@ -38,7 +38,7 @@ export interface UnwrittenSummary {
 }
 
 /** What summarizing needs of the manager's settings (a strategy passes its own). */
-export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryTimeoutMs"> & {
+export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryPrefix" | "summaryTimeoutMs"> & {
   recall: Pick<ManagerSettings["recall"], "announce">;
 };
 
@@ -86,7 +86,7 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
       ...pinsOf(plan),
     },
     settings.summaryRole,
-    { searchable: settings.recall.announce },
+    { searchable: settings.recall.announce, prefix: settings.summaryPrefix },
   );
   const result = [...plan.system, summary, ...plan.keep];
   const problems = validateHistory(result);

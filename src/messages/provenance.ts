@@ -31,6 +31,8 @@ export interface SummaryProvenance {
    * order: in the head, it follows a pin).
    */
   pins?: { ids: string[]; keptId: string; followedId: string };
+  /** The summary message's first line(s), when the application chose them (`summaryPrefix`). */
+  prefix?: string;
   createdAt: string;
 }
 

@@ -22,17 +22,30 @@ export const SUMMARY_HEADER = "Summary of the earlier conversation (older messag
 export const SEARCHABLE_SUMMARY_HEADER =
   "Summary of the earlier conversation (older messages were compacted; the search_history tool finds any of them word for word):";
 
+/** The note after a prefix of the application's own when the compacted messages are searchable. */
+const SEARCHABLE_NOTE = "(Older messages were compacted; the search_history tool finds any of them word for word.)";
+
+/**
+ * The summary message's first line(s): the library's header, or a prefix of the application's own (langchain's
+ * `summaryPrefix`) followed, when the compacted messages are searchable, by the note saying so.
+ */
+export function summaryHeader(searchable: boolean, prefix?: string): string {
+  if (prefix === undefined) return searchable ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER;
+  return searchable ? `${prefix}\n${SEARCHABLE_NOTE}` : prefix;
+}
+
 export function createSummaryMessage(
   text: string,
   provenance: Omit<SummaryProvenance, "marker" | "createdAt"> & { createdAt?: string },
   role: SummaryRole = DEFAULT_SUMMARY_ROLE,
-  { searchable = false }: { searchable?: boolean } = {},
+  { searchable = false, prefix }: { searchable?: boolean; prefix?: string } = {},
 ): BaseMessage {
+  const header = summaryHeader(searchable, prefix);
   const fields = {
     id: `summary-${randomUUID()}`,
-    content: `${searchable ? SEARCHABLE_SUMMARY_HEADER : SUMMARY_HEADER}\n${text}`,
+    content: `${header}\n${text}`,
     additional_kwargs: {
-      [PROVENANCE_KEY]: { marker: SUMMARY_MARKER, createdAt: new Date().toISOString(), ...provenance },
+      [PROVENANCE_KEY]: { marker: SUMMARY_MARKER, createdAt: new Date().toISOString(), ...provenance, ...(prefix === undefined ? {} : { prefix: header }) },
       // As langchain's summarization marks its summary message: tools that recognise those recognise these.
       lc_source: "summarization",
     },
@@ -55,7 +68,8 @@ export function getSummaryProvenance(message: unknown): SummaryProvenance | unde
 /** The summary text without the header line. */
 export function summaryText(message: BaseMessage): string {
   const text = typeof message.content === "string" ? message.content : message.text;
-  for (const header of [SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER]) {
+  const prefix = getSummaryProvenance(message)?.prefix;
+  for (const header of [...(prefix === undefined ? [] : [prefix]), SEARCHABLE_SUMMARY_HEADER, SUMMARY_HEADER]) {
     if (text.startsWith(header)) return text.slice(header.length).replace(/^\n/, "");
   }
   return text;

@@ -1,7 +1,8 @@
 import { TokenCounter } from "../tokens/token-counter.js";
 import { ExtractiveSummarizer } from "./extractive.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
+import { DEFAULT_SUMMARY_MODEL, LlmSummarizer, type LlmSummarizerOptions } from "./llm.js";
+import { refuseForeignWording, type SummaryWording } from "./wording.js";
 import { PROVIDER_PREFIX } from "../tokens/model-option.js";
 import { createOpenAISummarizer } from "./openai.js";
 import type { Summarizer } from "./types.js";
@@ -46,10 +47,11 @@ export function createDefaultSummarizer(options: { env?: Record<string, string |
  * model, or over `"provider:model"` built with langchain's `initChatModel` on the first summary (the `langchain`
  * package, loaded then). Undefined for a bare name (it picks only the tokenizer) or no model.
  */
-export function summarizerForModel(model: unknown): Summarizer | undefined {
-  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") return new LlmSummarizer({ model: model as BaseChatModel });
+export function summarizerForModel(model: unknown, shape: Shape = {}): Summarizer | undefined {
+  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") return new LlmSummarizer({ ...shape, model: model as BaseChatModel });
   if (typeof model !== "string" || !PROVIDER_PREFIX.test(model)) return undefined;
   return new LlmSummarizer({
+    ...shape,
     modelName: model,
     loadModel: async () => {
       const { initChatModel } = await importOptional("langchain", `model: ${JSON.stringify(model)}`, () => import("langchain"));
@@ -58,29 +60,44 @@ export function summarizerForModel(model: unknown): Summarizer | undefined {
   });
 }
 
-/** `given`, else the one `model` asks for, else the default summarizer (`createDefaultSummarizer`), with how it was chosen. */
+/** What shapes an LlmSummarizer the library builds. */
+type Shape = Pick<LlmSummarizerOptions, "summaryPrompt" | "trimTokensToSummarize" | "counter">;
+
+/**
+ * `given`, else the one `model` asks for, else the default summarizer (`createDefaultSummarizer`), with how it was
+ * chosen. `wording`'s prompt and trim shape a summarizer built here, and are refused beside any other.
+ * @throws CompactionError INVALID_ARGUMENT for `summaryPrompt` or `trimTokensToSummarize` with a summarizer not built here.
+ */
 export function chooseSummarizer(
   given: Summarizer | undefined,
-  { env = {}, counter, model }: { env?: Record<string, string | undefined>; counter?: TokenCounter; model?: unknown } = {},
+  { env = {}, counter, model, wording = {} }: { env?: Record<string, string | undefined>; counter?: TokenCounter; model?: unknown; wording?: SummaryWording } = {},
 ): { summarizer: Summarizer; choice: SummarizerChoice } {
+  const shape: Shape = { summaryPrompt: wording.summaryPrompt, trimTokensToSummarize: wording.trimTokensToSummarize, counter };
   const choose = (summarizer: Summarizer, source: SummarizerChoice["source"], why: string) => ({
     summarizer,
     choice: { source, name: summarizer.name, ...(summarizer.model ? { model: summarizer.model } : {}), reason: `${describe(summarizer)}: ${why}` },
   });
-  if (given) return choose(given, "given", "passed by the application");
-  const fromModel = summarizerForModel(model);
+  if (given) {
+    refuseForeignWording(wording, "given");
+    return choose(given, "given", "passed by the application");
+  }
+  const fromModel = summarizerForModel(model, shape);
   if (fromModel) return choose(fromModel, "model", "`model` names the chat model the summaries come from");
   const apiKey = env.OPENAI_API_KEY;
+  if (!apiKey || !isInstalled("@langchain/openai")) refuseForeignWording(wording, "offline extractive");
   if (!apiKey) return choose(new ExtractiveSummarizer({ counter }), "offline", "no summarizer was given and `env` holds no OPENAI_API_KEY");
   if (!isInstalled("@langchain/openai")) {
     warnOnce();
     return choose(new ExtractiveSummarizer({ counter }), "offline-no-package", "OPENAI_API_KEY is set but @langchain/openai is not installed");
   }
-  const summarizer = createOpenAISummarizer({
-    apiKey,
-    model: env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL,
-    baseURL: env.OPENAI_BASE_URL || undefined,
-  });
+  const summarizer = createOpenAISummarizer(
+    {
+      apiKey,
+      model: env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL,
+      baseURL: env.OPENAI_BASE_URL || undefined,
+    },
+    shape,
+  );
   return choose(summarizer, "openai", `OPENAI_API_KEY is set${env.OPENAI_BASE_URL ? ` (server ${env.OPENAI_BASE_URL})` : ""}`);
 }
 

@@ -10,10 +10,12 @@
  *   the compaction writes nothing.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { HumanMessage, SystemMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { CompactionError, invalidArgument } from "../errors.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
-import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./prompt.js";
+import { newestWithin, summaryRequest } from "./prompt.js";
+import { validateWording } from "./wording.js";
+import { TokenCounter } from "../tokens/token-counter.js";
 import { anchorSummary, lastUserRequest } from "./anchored.js";
 import { contentText } from "../messages/content.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer, type SummarizerUsage } from "./types.js";
@@ -34,6 +36,12 @@ export interface LlmSummarizerOptions {
   retryDelayMs?: number;
   /** The longest summary the model can write, in tokens (its output limit). @default 4000 */
   maxTokens?: number;
+  /** The instruction given to the model instead of the library's (langchain's `summaryPrompt`: wording.ts). */
+  summaryPrompt?: string;
+  /** The model reads only the newest messages of a span within this many tokens (wording.ts). @default no trim */
+  trimTokensToSummarize?: number;
+  /** Counts messages for `trimTokensToSummarize`. @default the exact tokenizer (gpt-4o) */
+  counter?: TokenCounter;
 }
 
 export const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
@@ -63,9 +71,11 @@ export class LlmSummarizer implements Summarizer {
   private loading?: Promise<BaseChatModel>;
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
+  private readonly summaryPrompt?: string;
+  private readonly trim?: { max: number; counter: TokenCounter };
 
   /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or bad retry options. */
-  constructor({ model, loadModel, modelName: name, maxAttempts = 3, retryDelayMs = 500, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS }: LlmSummarizerOptions = {}) {
+  constructor({ model, loadModel, modelName: name, maxAttempts = 3, retryDelayMs = 500, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS, summaryPrompt, trimTokensToSummarize, counter }: LlmSummarizerOptions = {}) {
     if (model === undefined && loadModel === undefined) {
       throw invalidArgument("model", model, "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)");
     }
@@ -82,6 +92,9 @@ export class LlmSummarizer implements Summarizer {
     this.maxAttempts = maxAttempts;
     this.retryDelayMs = retryDelayMs;
     this.maxTokens = maxTokens;
+    validateWording({ summaryPrompt, trimTokensToSummarize });
+    this.summaryPrompt = summaryPrompt;
+    if (trimTokensToSummarize !== undefined) this.trim = { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() };
   }
 
   /** The chat model, built by `loadModel` on first use (once; a failed build is tried again on the next summary). */
@@ -98,10 +111,9 @@ export class LlmSummarizer implements Summarizer {
     // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
     const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
     const modelBudget = Math.max(FLOOR_MODEL_BUDGET, tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0));
-    const request: BaseMessage[] = [
-      new SystemMessage(SUMMARY_SYSTEM_PROMPT.replace("{budget}", String(modelBudget))),
-      new HumanMessage(buildSummaryRequest(previousSummary, messages)),
-    ];
+    const trim = this.trim;
+    const read = trim ? newestWithin(messages, trim.max, (some) => trim.counter.countMessages(some)) : messages;
+    const request = summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget);
     // A model that cannot be built (a provider package not installed) is not retried.
     const model = await this.resolveModel();
     let lastError: unknown;

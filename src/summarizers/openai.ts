@@ -3,7 +3,7 @@
  * dependency) is imported on the first summary, so an application on another provider never installs it.
  */
 import { importOptional } from "../optional-dependency.js";
-import { DEFAULT_SUMMARY_MODEL, LlmSummarizer } from "./llm.js";
+import { DEFAULT_SUMMARY_MODEL, LlmSummarizer, type LlmSummarizerOptions } from "./llm.js";
 
 export interface OpenAISummarizerOptions {
   /** @default the OpenAI client's own: OPENAI_API_KEY in the process's environment */
@@ -14,8 +14,13 @@ export interface OpenAISummarizerOptions {
   baseURL?: string;
 }
 
-export function createOpenAISummarizer({ apiKey, model = DEFAULT_SUMMARY_MODEL, baseURL }: OpenAISummarizerOptions = {}): LlmSummarizer {
+/** `shape`: the summary's wording (summaryPrompt, trimTokensToSummarize) and the counter trimming counts with. */
+export function createOpenAISummarizer(
+  { apiKey, model = DEFAULT_SUMMARY_MODEL, baseURL }: OpenAISummarizerOptions = {},
+  shape: Pick<LlmSummarizerOptions, "summaryPrompt" | "trimTokensToSummarize" | "counter"> = {},
+): LlmSummarizer {
   return new LlmSummarizer({
+    ...shape,
     modelName: model,
     loadModel: async () => {
       const { ChatOpenAI } = await importOptional("@langchain/openai", "the OpenAI summarizer", () => import("@langchain/openai"));

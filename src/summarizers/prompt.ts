@@ -4,7 +4,7 @@
  * model that nothing inside the data block is addressed to it. A message saying "ignore your instructions" is thus
  * summarized, not obeyed.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { renderMessage } from "./render.js";
 import { LAST_REQUEST_SECTION, MODEL_SECTIONS } from "./anchored.js";
 
@@ -34,4 +34,23 @@ export function buildSummaryRequest(previousSummary: string | undefined, message
     "</conversation>",
     "Write the updated summary now.",
   ].join("\n");
+}
+
+/**
+ * The request for a summary of `messages` within `budget` tokens: the library's system prompt and the data message,
+ * or `summaryPrompt` (wording.ts) — with `{messages}`, one message holding the data where it says; without, the
+ * system prompt before the data message. `{budget}` is replaced either way.
+ */
+export function summaryRequest(summaryPrompt: string | undefined, previousSummary: string | undefined, messages: readonly BaseMessage[], budget: number): BaseMessage[] {
+  const instruction = (summaryPrompt ?? SUMMARY_SYSTEM_PROMPT).replaceAll("{budget}", String(budget));
+  const data = buildSummaryRequest(previousSummary, messages);
+  if (summaryPrompt !== undefined && summaryPrompt.includes("{messages}")) return [new HumanMessage(instruction.replaceAll("{messages}", data))];
+  return [new SystemMessage(instruction), new HumanMessage(data)];
+}
+
+/** The newest of `messages` whose tokens (`count`) add up to at most `max`; the newest one at least. */
+export function newestWithin(messages: readonly BaseMessage[], max: number, count: (messages: readonly BaseMessage[]) => number): readonly BaseMessage[] {
+  let from = messages.length - 1;
+  while (from > 0 && count(messages.slice(from - 1)) <= max) from--;
+  return from <= 0 ? messages : messages.slice(Math.max(0, from));
 }

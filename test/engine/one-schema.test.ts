@@ -69,6 +69,11 @@ const SHARED: Array<[string, unknown]> = [
   ["trigger", { messages: 40 }],
   ["keep", {}],
   ["keep", { messages: 0 }],
+  ["summaryPrefix", ""],
+  ["summaryPrefix", 5],
+  ["summaryPrompt", " "],
+  ["trimTokensToSummarize", 0],
+  ["trimTokensToSummarize", 1.5],
 ];
 
 /** Options only some runtimes take, with the runtimes that take them. */
@@ -138,6 +143,27 @@ const POLICIES: Record<string, (options: Options) => { tokenLimit?: number; cut:
   worker: (options) => new CompactionWorker(store.saver, options).policy,
   HistoryManager: (options) => new HistoryManager({ checkpointer: store.saver, ...options }).policy,
 };
+
+describe("the summarizer's wording", () => {
+  it.each([
+    ["summaryPrompt", "Summarize: {messages}"],
+    ["trimTokensToSummarize", 2_000],
+  ])("%s shapes only a summarizer the library builds: refused by every runtime beside the offline one and a given one", (option, value) => {
+    expectOneRefusal(option, value, Object.keys(RUNTIMES));
+    const given = { summarize: async () => "summary" };
+    const refusals = Object.keys(RUNTIMES).map((runtime) => refusalOf(RUNTIMES[runtime]!, { [option]: value, summarizer: given }));
+    for (const said of refusals) expect(said).toEqual(refusals[0]);
+    expect(refusals[0]!.rule).toMatch(/the given summarizer has no prompt/);
+  });
+
+  it.each([
+    ["summaryPrompt", "Summarize: {messages}"],
+    ["trimTokensToSummarize", 2_000],
+  ])("%s is taken by every runtime with a chat model as model", (option, value) => {
+    const model = new ScriptedChatModel({ reply: () => ({ content: "summary" }) });
+    for (const make of Object.values(RUNTIMES)) expect(() => make({ [option]: value, model })).not.toThrow();
+  });
+});
 
 describe("env means one thing on every runtime", () => {
   it.each<[string, Options, { tokenLimit: number; cut?: unknown; model?: string }]>([

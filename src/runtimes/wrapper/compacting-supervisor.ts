@@ -132,6 +132,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       recall: options.recall,
       env: options.env,
       summaryRole: options.summaryRole,
+      summaryPrefix: options.summaryPrefix,
       summaryTimeoutMs: options.summaryTimeoutMs,
       maxWriteAttempts: options.maxWriteAttempts,
       summarizer: resolved.summarizer,

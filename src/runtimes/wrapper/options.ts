@@ -15,6 +15,7 @@ import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions }
 import { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { environmentOf, environmentPolicy } from "../../engine/policy-environment.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
+import { validateWording, type SummaryWording } from "../../summarizers/wording.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
 import { modelNameOf } from "../../tokens/model-option.js";
@@ -23,7 +24,7 @@ import type { EngineNotice } from "../../engine/notices.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens"> {
+export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens">, SummaryWording {
   /**
    * Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window.
    * @default TOKEN_LIMIT from `env` (required when that is not set)
@@ -156,7 +157,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const tokenLimit = merged.tokenLimit;
   if (tokenLimit === undefined && options.trigger === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
-  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env, model: options.model });
+  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env, model: options.model, wording: validateWording(options) });
   const policy = resolvePolicy(
     {
       tokenLimit,
