@@ -221,7 +221,7 @@ export class HistoryManager {
     });
     if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
     const { tokenLimit } = this.policy;
-    if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore)) {
+    if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore, head.messages.length)) {
       return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
     const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, threadId, ...given }, headId);

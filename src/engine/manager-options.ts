@@ -20,7 +20,7 @@ import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
 import { Notices, type EngineNotice } from "./notices.js";
 import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 import { environmentOf, environmentPolicy } from "./policy-environment.js";
-import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
+import { modelNameOf, profileWindowOf, type ModelOption } from "../tokens/model-option.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
@@ -171,7 +171,7 @@ export interface ManagerSettings {
   notices: Notices;
 }
 
-const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model", "trigger", "keep"] as const;
+const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model", "trigger", "keep", "maxTokensBeforeSummary", "messagesToKeep"] as const;
 
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
@@ -225,11 +225,13 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
         targetTokens: options.targetTokens,
         trigger: options.trigger,
         keep: options.keep,
+        maxTokensBeforeSummary: options.maxTokensBeforeSummary,
+        messagesToKeep: options.messagesToKeep,
         summaryTokens: options.summaryTokens,
         hardLimit: options.hardLimit,
         recoveryRatio: options.recoveryRatio,
         lateness: options.lateness,
-        contextWindow: options.contextWindow,
+        contextWindow: options.contextWindow ?? profileWindowOf(options.model),
         model: model ?? counter.model,
       },
       { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },

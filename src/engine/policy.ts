@@ -8,7 +8,7 @@ import { invalidArgument } from "../errors.js";
 import { DEFAULT_MODEL, resolveModel, resolveTokenLimit } from "../tokens/models.js";
 import { validateRatio } from "../validate-ratio.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
-import { spelledSettings, type ContextSize } from "./trigger-keep.js";
+import { DEFAULT_KEEP_MESSAGES, spelledSettings, type ContextSize, type TriggerCondition } from "./trigger-keep.js";
 import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, type PlanOptions } from "./plan.js";
 
 /**
@@ -96,21 +96,31 @@ export interface CompactionPolicyOptions {
   contextWindow?: number;
   /**
    * When to compact, in the field's vocabulary: `{ tokens: n }` or `{ fraction: f }` of the window — `tokenLimit`'s
-   * other name (engine/trigger-keep.ts).
+   * other name —, or conditions as langchain's summarization takes them: `{ tokens, fraction, messages }` (each field
+   * given must hold) or a list of those (any must hold) (engine/trigger-keep.ts).
    */
-  trigger?: ContextSize;
+  trigger?: ContextSize | readonly ContextSize[];
   /**
    * What stays verbatim after a compaction, in the field's vocabulary: `{ tokens: n }`, `{ fraction: f }` of the
    * window, or `{ messages: n }` (the newest n messages) — instead of `compactionTarget` (engine/trigger-keep.ts).
    */
   keep?: ContextSize;
+  /** @deprecated langchain's old name of `trigger: { tokens }`. */
+  maxTokensBeforeSummary?: number;
+  /** @deprecated langchain's old name of `keep: { messages }`. */
+  messagesToKeep?: number;
 }
 
 /** A resolved policy: every figure in tokens, every default applied. Build one with `resolvePolicy`. */
 export interface CompactionPolicy {
   readonly kind: "compaction-policy";
-  /** Compact a thread over this many tokens; undefined: whenever asked. */
+  /**
+   * Compact a thread over this many tokens; undefined: whenever asked. With `triggers`, the smallest figure of tokens
+   * they name (or the default hard limit): what the summary's budget and the ceiling are sized from.
+   */
   readonly tokenLimit: number | undefined;
+  /** A trigger of conditions (engine/trigger-keep.ts): compact when any holds, instead of over `tokenLimit`. */
+  readonly triggers?: readonly TriggerCondition[];
   /** Compact before a turn when the stored thread plus its input exceed this; undefined without a tokenLimit. */
   readonly hardLimit: number | undefined;
   /** How the cut is chosen. */
@@ -136,7 +146,9 @@ export interface CompactionPolicy {
  * Whether a context of `tokens` is over the policy's limit: the trigger every entry point compacts on (the wrapper,
  * the script, the in-graph step, the worker). A policy without a limit is never over it.
  */
-export function isOverLimit(policy: Pick<CompactionPolicy, "tokenLimit">, tokens: number): boolean {
+export function isOverLimit(policy: Pick<CompactionPolicy, "tokenLimit" | "triggers">, tokens: number, messages?: number): boolean {
+  // A count of messages not known (a size read from the store) is taken as holding: never skip on a guess.
+  if (policy.triggers) return policy.triggers.some((condition) => (condition.tokens === undefined || tokens >= condition.tokens) && (condition.messages === undefined || messages === undefined || messages >= condition.messages));
   return policy.tokenLimit !== undefined && tokens > policy.tokenLimit;
 }
 
@@ -167,7 +179,8 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   const info = resolveModel(model);
   const contextWindow = options.contextWindow ?? info.contextWindow;
   const spelled = spelledSettings(options, contextWindow, name);
-  const limit = spelled.tokenLimit ?? options.tokenLimit;
+  // A trigger whose conditions do not all count tokens is sized from the default hard limit.
+  const limit = spelled.tokenLimit ?? options.tokenLimit ?? (spelled.triggers ? DEFAULT_HARD_LIMIT : undefined);
   const tokenLimit = limit === undefined ? undefined : resolveTokenLimit(limit, model, { parameter: spelled.tokenLimitName ?? name("tokenLimit"), contextWindow: options.contextWindow });
   const hardLimit =
     tokenLimit === undefined
@@ -188,9 +201,11 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   const lateness = options.lateness ?? DEFAULT_LATENESS;
   if (!Number.isInteger(lateness) || lateness < 0) throw invalidArgument(name("lateness"), lateness, "an integer >= 0 (turns or model calls)");
 
+  const cutGiven = [spelled.keepMessages, keepTokens, ratio, targetTokens, options.compactionTarget].some((value) => value !== undefined);
+  const keepMessages = spelled.keepMessages ?? (!cutGiven && spelled.triggers?.some((condition) => condition.messages !== undefined) ? DEFAULT_KEEP_MESSAGES : undefined);
   const cut: CompactionPolicy["cut"] =
-    spelled.keepMessages !== undefined
-      ? { by: "messages", messages: spelled.keepMessages }
+    keepMessages !== undefined
+      ? { by: "messages", messages: keepMessages }
       : keepTokens !== undefined
       ? { by: "keep", tokens: keepTokens }
       : ratio !== undefined
@@ -212,7 +227,7 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   }
   const targetAfter = tokenLimit === undefined ? undefined : cut.by === "target" ? cut.tokens : Math.floor(tokenLimit * (1 - (ratio ?? DEFAULT_COMPACTION_RATIO)));
   const ceiling = tokenLimit === undefined ? undefined : Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), cut.by === "target" ? cut.tokens : 0);
-  return Object.freeze({ kind: "compaction-policy", tokenLimit, hardLimit, cut: Object.freeze(cut), summaryTokens, ceiling, targetAfter, recoveryRatio, lateness, model, contextWindow });
+  return Object.freeze({ kind: "compaction-policy", tokenLimit, ...(spelled.triggers ? { triggers: Object.freeze([...spelled.triggers]) } : {}), hardLimit, cut: Object.freeze(cut), summaryTokens, ceiling, targetAfter, recoveryRatio, lateness, model, contextWindow });
 }
 
 /** The planner's options for a policy (plan.ts), as every entry point plans. */

@@ -25,7 +25,7 @@ import { isOverLimit } from "./policy.js";
 export type ScheduleState = "idle" | "preparing" | "ready" | "applying" | "paused";
 
 /** What the scheduler needs of a policy. */
-export type ScheduleRules = Pick<CompactionPolicy, "tokenLimit" | "hardLimit" | "lateness">;
+export type ScheduleRules = Pick<CompactionPolicy, "tokenLimit" | "triggers" | "hardLimit" | "lateness">;
 
 /** What the scheduler remembers of a thread between two events. */
 export interface ThreadSchedule {
@@ -49,11 +49,12 @@ export type AfterDecision = "start" | "apply" | "none";
 export function ended(
   schedule: ThreadSchedule,
   rules: ScheduleRules,
-  { state, tokens, inFlight = 0 }: { state: ScheduleState; tokens: number; inFlight?: number },
+  { state, tokens, messages, inFlight = 0 }: { state: ScheduleState; tokens: number; messages?: number; inFlight?: number },
 ): AfterDecision {
-  if (!isOverLimit(rules, tokens)) schedule.overLimit = 0;
+  const over = isOverLimit(rules, tokens, messages);
+  if (!over) schedule.overLimit = 0;
   if (state === "ready") return inFlight === 0 ? "apply" : "none";
-  if (state !== "idle" || !isOverLimit(rules, tokens) || backingOff(schedule, tokens)) return "none";
+  if (state !== "idle" || !over || backingOff(schedule, tokens)) return "none";
   return "start";
 }
 
@@ -77,9 +78,9 @@ export type BeforeDecision = "go" | "start" | "apply" | "wait" | "rescue";
 export function starting(
   schedule: ThreadSchedule,
   rules: ScheduleRules,
-  { state, tokens, startsHere = false }: { state: ScheduleState; tokens: number; startsHere?: boolean },
+  { state, tokens, messages, startsHere = false }: { state: ScheduleState; tokens: number; messages?: number; startsHere?: boolean },
 ): BeforeDecision {
-  const over = isOverLimit(rules, tokens);
+  const over = isOverLimit(rules, tokens, messages);
   const atRisk = rules.hardLimit !== undefined && tokens > rules.hardLimit;
   if (!over) schedule.overLimit = 0;
   if (state === "ready") return "apply";

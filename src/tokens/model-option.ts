@@ -37,3 +37,13 @@ const MODEL_RULE = 'a chat model, "provider:model" (e.g. "openai:gpt-4o-mini"), 
  * ("ft:gpt-4o-mini:org::id"), which is a name.
  */
 export const PROVIDER_PREFIX = /^(?!ft:)[a-z][\w-]*:(?=\S)/i;
+
+/**
+ * The input window a chat model's profile states (langchain's `model.profile.maxInputTokens`), read as
+ * `contextWindow` when that is not given: fractional limits are shares of it.
+ */
+export function profileWindowOf(model: unknown): number | undefined {
+  if (typeof model !== "object" || model === null) return undefined;
+  const window = (model as { profile?: { maxInputTokens?: unknown } }).profile?.maxInputTokens;
+  return typeof window === "number" && Number.isInteger(window) && window >= 100 ? window : undefined;
+}

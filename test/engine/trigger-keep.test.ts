@@ -9,7 +9,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
-import { resolvePolicy, type CompactionPolicyOptions } from "../../src/engine/policy.js";
+import { isOverLimit, resolvePolicy, type CompactionPolicyOptions } from "../../src/engine/policy.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
@@ -33,11 +33,46 @@ describe("trigger and keep resolve to the policy their settings make", () => {
   it("keep { messages } cuts by messages", () => {
     expect(resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }).cut).toEqual({ by: "messages", messages: 6 });
   });
+
+  it("langchain's deprecated names are the settings they name", () => {
+    expect(resolvePolicy({ maxTokensBeforeSummary: 2_000, messagesToKeep: 6 })).toEqual(resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }));
+  });
+});
+
+describe("a trigger of conditions: any condition holds when each of its fields does", () => {
+  it.each<[string, CompactionPolicyOptions["trigger"], Array<[number, number, boolean]>]>([
+    ["{ messages }", { messages: 3 }, [[10, 2, false], [10, 3, true], [99_999, 2, false]]],
+    ["{ tokens, messages } (AND)", { tokens: 3_000, messages: 6 }, [[3_000, 5, false], [2_999, 6, false], [3_000, 6, true]]],
+    ["a list (OR of ANDs)", [{ messages: 3 }, { tokens: 3_000, messages: 6 }], [[10, 2, false], [10, 3, true], [5_000, 2, false]]],
+    ["a list of token figures", [{ tokens: 5_000 }, { fraction: 0.5 }], [[4_999, 1, false], [5_000, 1, true]]],
+  ])("%s", (_, trigger, cases) => {
+    const policy = resolvePolicy({ trigger });
+    for (const [tokens, messages, over] of cases) expect({ tokens, messages, over: isOverLimit(policy, tokens, messages) }).toEqual({ tokens, messages, over });
+  });
+
+  it("is sized from its smallest token figure, or the default hard limit when a condition counts none", () => {
+    expect(resolvePolicy({ trigger: [{ tokens: 5_000 }, { fraction: 0.5 }] }).tokenLimit).toBe(5_000);
+    expect(resolvePolicy({ trigger: { messages: 3 } }).tokenLimit).toBe(resolvePolicy({ tokenLimit: 0.9 }).tokenLimit);
+  });
+
+  it("a condition on messages without a cut keeps the newest 20 messages, as langchain does; a cut given wins", () => {
+    expect(resolvePolicy({ trigger: { messages: 30 } }).cut).toEqual({ by: "messages", messages: 20 });
+    expect(resolvePolicy({ trigger: { messages: 30 }, keep: { tokens: 500 } }).cut).toEqual({ by: "keep", tokens: 500 });
+  });
+
+  it("a size not known in messages (a stored size) is taken as holding: nothing is skipped on a guess", () => {
+    expect(isOverLimit(resolvePolicy({ trigger: { messages: 3 } }), 10)).toBe(true);
+  });
 });
 
 describe("refusals name the option and the value", () => {
   it.each<[string, CompactionPolicyOptions, string]>([
-    ["a trigger on messages", { trigger: { messages: 40 } }, "trigger"],
+    ["a trigger of no condition", { trigger: [] }, "trigger"],
+    ["a trigger condition of no field", { trigger: [{ messages: 3 }, {}] }, "trigger[1]"],
+    ["a trigger condition of an unknown field", { trigger: { turns: 3 } as never }, "trigger"],
+    ["a trigger of no messages", { trigger: { messages: 0 } }, "trigger.messages"],
+    ["a trigger of a fraction of messages", { trigger: [{ messages: 2.5 }] }, "trigger[0].messages"],
+    ["a deprecated name beside the one it names", { trigger: { tokens: 2_000 }, maxTokensBeforeSummary: 2_000 }, "maxTokensBeforeSummary"],
     ["a trigger beside tokenLimit", { tokenLimit: 2_000, trigger: { tokens: 2_000 } }, "trigger"],
     ["a trigger of a fraction in tokens", { trigger: { tokens: 0.5 } }, "trigger.tokens"],
     ["a trigger too small once resolved", { trigger: { tokens: 50 } }, "trigger.tokens"],

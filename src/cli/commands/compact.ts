@@ -57,7 +57,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
   const limit = context.policy.tokenLimit;
   const dryRun = Boolean(context.options["dry-run"]);
   const printer = context.printer;
-  const over = isOverLimit(context.policy, tokens);
+  const over = isOverLimit(context.policy, tokens, head.messages.length);
   // The plan the engine writes: the policy's cut, cut harder when it would not end under the ceiling.
   const asked = manager.planCompaction(head.messages, { tokenRatio });
   let fitted = manager.fitPlan(head.messages, { tokenRatio });

@@ -84,7 +84,7 @@ export class InGraphCompactor {
     this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
     this.ceiling = ceiling ?? tokenLimit;
     this.breaker = createCircuitBreaker(circuitBreaker, MAX_SCHEDULES);
-    this.rules = { tokenLimit, hardLimit: this.hardLimit, lateness: options.background === false ? 0 : this.manager.policy.lateness };
+    this.rules = { tokenLimit, triggers: this.manager.policy.triggers, hardLimit: this.hardLimit, lateness: options.background === false ? 0 : this.manager.policy.lateness };
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
   }
 
@@ -115,7 +115,7 @@ export class InGraphCompactor {
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
     const measured = this.measure(current, overhead);
-    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: measured.tokens }) === "start") this.begin(key, current, overhead, measured);
+    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: measured.tokens, messages: current.length }) === "start") this.begin(key, current, overhead, measured);
     return archived;
   }
 
@@ -147,7 +147,7 @@ export class InGraphCompactor {
     const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
     const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : this.breaker.allows(key) ? "idle" : "paused";
-    const decision = starting(schedule, this.rules, { state, tokens: tokensBefore, startsHere: start });
+    const decision = starting(schedule, this.rules, { state, tokens: tokensBefore, messages: messages.length, startsHere: start });
     if (decision === "go") return undefined;
     if (decision === "start") {
       this.begin(key, messages, overhead, measured);

@@ -18,7 +18,7 @@ import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/defau
 import { validateWording, type SummaryWording } from "../../summarizers/wording.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
-import { modelNameOf } from "../../tokens/model-option.js";
+import { modelNameOf, profileWindowOf } from "../../tokens/model-option.js";
 import { TOKEN_LIMIT_RULE } from "../../tokens/models.js";
 import type { EngineNotice } from "../../engine/notices.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
@@ -156,7 +156,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   // A cut or a trigger chosen in code is not overruled by the environment's.
   const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const tokenLimit = merged.tokenLimit;
-  if (tokenLimit === undefined && options.trigger === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
+  if (tokenLimit === undefined && options.trigger === undefined && options.maxTokensBeforeSummary === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env, model: options.model, wording: validateWording(options) });
   const policy = resolvePolicy(
     {
@@ -166,12 +166,14 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
       keepTokens: options.keepTokens,
       trigger: options.trigger,
       keep: options.keep,
+      maxTokensBeforeSummary: options.maxTokensBeforeSummary,
+      messagesToKeep: options.messagesToKeep,
       summaryTokens: options.summaryTokens,
       hardLimit: options.hardLimit,
       recoveryRatio: options.recoveryRatio,
       lateness: options.lateness,
       model: merged.model,
-      contextWindow: options.contextWindow,
+      contextWindow: options.contextWindow ?? profileWindowOf(options.model),
     },
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
   ) as ResolvedOptions["policy"];

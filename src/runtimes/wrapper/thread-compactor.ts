@@ -82,12 +82,14 @@ export class ThreadCompactor {
       const measured = manager.calibration.measure(messages);
       stored = messages.length === 0 ? 0 : measured.tokens;
       record.count = stored;
+      record.messageCount = messages.length;
       record.ratio = measured.ratio;
       await turnOver();
     }
     // What the turn's first model call receives: the stored thread and the input (a new thread holds nothing to compact).
     const tokens = stored === 0 ? 0 : stored + inputTokens;
-    const decision = starting(record.schedule, policy, { state: this.stateOf(record), tokens });
+    const messageCount = record.messageCount === undefined ? undefined : record.messageCount + input_.length;
+    const decision = starting(record.schedule, policy, { state: this.stateOf(record), tokens, messages: messageCount });
     if (decision === "wait" || decision === "rescue") await this.compactBeforeTurn(record, config, decision === "rescue");
     else if (decision === "apply" && record.inFlight === 0) await this.apply(record, config, 0);
     record.inFlight++;
@@ -170,10 +172,11 @@ export class ThreadCompactor {
       await turnOver();
       const { tokens, ratio, usage } = manager.calibration.measure(current);
       record.count = tokens;
+      record.messageCount = current.length;
       record.ratio = ratio;
       record.usage = usage;
       record.toldInvalidHistory = undefined;
-      const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, inFlight: record.inFlight });
+      const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, messages: current.length, inFlight: record.inFlight });
       if (decision === "apply") return await this.apply(record, config, 0);
       if (decision === "start") this.startCompaction(record, config, 0);
     } catch (error) {

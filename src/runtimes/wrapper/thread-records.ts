@@ -16,6 +16,8 @@ export interface ThreadRecord {
   readonly threadId: string;
   /** Tokens of the thread after the last turn through this wrapper (or its last read): calibrated where it can be. */
   count?: number;
+  /** Messages of the thread at that count (a trigger on messages reads it). */
+  messageCount?: number;
   /** Provider tokens per tokenizer token at that count (1 without usage figures): scales the next input's count. */
   ratio?: number;
   /** The provider's figures of the last call counted, when its reply carried them (compactionHealth). */
@@ -63,6 +65,7 @@ export const UNSTREAMED_KEPT = 16;
  */
 export function recordLanded(record: ThreadRecord, report: CompactedReport): void {
   record.count = report.tokensAfter;
+  record.messageCount = report.messagesAfter;
   record.rewritten = (record.rewritten ?? 0) + report.rewrittenTokens;
   if (report.keptLess) record.keptLess = (record.keptLess ?? 0) + 1;
   recordSummarizerTokens(record, report.summarizerTokens);
