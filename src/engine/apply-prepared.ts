@@ -87,13 +87,13 @@ export async function readHead(settings: ManagerSettings, threadId: string, summ
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   await turnOver();
-  const measured = settings.calibration.measure(head.messages);
+  const measured = await settings.calibration.count(head.messages);
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: measured.tokens, summarizer, attempts, ...(measured.usage ? { providerUsage: measured.usage } : {}) };
   return { head, headId, base, ratio: measured.ratio };
 }
 
 /** The fields of a written compaction's report. */
-export function compactedFields(
+export async function compactedFields(
   settings: ManagerSettings,
   reason: string,
   newCheckpointId: string,
@@ -101,8 +101,8 @@ export function compactedFields(
   writeStarted: number,
   replaced: readonly BaseMessage[],
   messages: readonly BaseMessage[] = compacted.messages,
-): Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore"> {
-  const after = settings.calibration.measure(messages);
+): Promise<Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore">> {
+  const after = await settings.calibration.count(messages);
   return {
     status: "compacted" as const,
     reason,
@@ -179,7 +179,7 @@ async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction
       prefixChanged: false,
       report: {
         ...base,
-        ...compactedFields(settings, reason, written.checkpointId, compacted, writeStarted, head.messages, rebased.messages),
+        ...(await compactedFields(settings, reason, written.checkpointId, compacted, writeStarted, head.messages, rebased.messages)),
         ...(moved ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } } : {}),
       },
     };

@@ -20,6 +20,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isSummaryMessage } from "../messages/summary-message.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { CompactionError } from "../errors.js";
+
+/**
+ * langchain's `tokenCounter`: the tokens of a list of messages, as the application counts them. Given, it counts every
+ * decision's context instead of the tokenizer and the provider's figures; the planner's budgets are scaled by its
+ * ratio to the tokenizer's count of the same messages, so a plan ends where the counter says.
+ */
+export type TokenCounterFunction = (messages: BaseMessage[]) => number | Promise<number>;
 
 /** The provider's figures of one call, from its reply's `usage_metadata`. */
 export interface ProviderUsage {
@@ -106,7 +114,26 @@ export class Calibration {
   constructor(
     private readonly counter: TokenCounter,
     private readonly notice?: (notice: UsageIgnoredNotice) => void,
+    /** The application's own counter (langchain's `tokenCounter`), when given: see `count`. */
+    readonly custom?: TokenCounterFunction,
   ) {}
+
+  /**
+   * The context `messages` make before the next model call, with `overhead` (as the tokenizer counts it): the
+   * application's `tokenCounter` when given (the overhead scaled by its ratio to the tokenizer's), else `measure`.
+   * Every decision counts here.
+   * @throws CompactionError INVALID_ARGUMENT when the counter answers something that is not a number of tokens.
+   */
+  async count(messages: readonly BaseMessage[], overhead = 0): Promise<MeasuredContext> {
+    if (!this.custom) return this.measure(messages, overhead);
+    const value = await this.custom([...messages]);
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "tokenCounter", value, message: `tokenCounter must return a number of tokens >= 0; got ${JSON.stringify(value)}.` });
+    }
+    const exact = this.counter.countMessages(messages);
+    const ratio = exact > 0 && value > 0 ? value / exact : 1;
+    return { tokens: Math.ceil(value + overhead * ratio), calibrated: false, ratio };
+  }
 
   /** The ratio learned for `model`: the median of its latest observations, 1 before any. */
   ratioOf(model: string): number {

@@ -16,7 +16,7 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
-import { Calibration, type UsageIgnoredNotice } from "./calibration.js";
+import { Calibration, type TokenCounterFunction, type UsageIgnoredNotice } from "./calibration.js";
 import { Notices, type EngineNotice } from "./notices.js";
 import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
 import { environmentOf, environmentPolicy } from "./policy-environment.js";
@@ -57,6 +57,12 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   model?: ModelOption;
   /** A shared counter (its cache makes repeated counts cheap). */
   counter?: TokenCounter;
+  /**
+   * The tokens of a list of messages as the application counts them (langchain's `tokenCounter`): every decision
+   * counts with it instead of the exact tokenizer and the provider's figures, and a plan's budgets are scaled by its
+   * ratio to the tokenizer's count (engine/calibration.ts). @default the exact tokenizer, calibrated by usage figures
+   */
+  tokenCounter?: TokenCounterFunction;
   /** Messages never summarized, besides those marked with `pinMessage`. */
   pinned?: PinPredicate;
   /** Role of the summary message. @default "human" */
@@ -240,6 +246,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {
     throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
   }
+  if (options.tokenCounter !== undefined && typeof options.tokenCounter !== "function") throw invalidArgument("tokenCounter", options.tokenCounter, "a function of the messages returning their tokens (or a promise of them)");
   if (options.onUsageIgnored !== undefined && typeof options.onUsageIgnored !== "function") throw invalidArgument("onUsageIgnored", options.onUsageIgnored, "a function");
   if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
@@ -254,7 +261,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     summarizer: resolvedSummarizer,
     fallbackSummarizer: fallback === "extractive" ? new ExtractiveSummarizer({ counter }) : fallback,
     counter,
-    calibration: new Calibration(counter, options.onUsageIgnored),
+    calibration: new Calibration(counter, options.onUsageIgnored, options.tokenCounter),
     pinned,
     summaryRole,
     ...(wording.summaryPrefix === undefined ? {} : { summaryPrefix: wording.summaryPrefix }),

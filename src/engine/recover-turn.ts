@@ -51,5 +51,5 @@ export async function recoverTurn(
     ...(settings.recall.enabled ? { recall: recallChanges(threadId, baseCheckpointId, history, compacted.messages) } : {}),
   });
   if (outcome.status !== "written") return { ...report, status: "conflict", reason: outcome.reason };
-  return { ...report, ...compactedFields(settings, `recovered from an overflowing turn: ${cut.reason}`, outcome.checkpointId, compacted, started, current.messages) };
+  return { ...report, ...(await compactedFields(settings, `recovered from an overflowing turn: ${cut.reason}`, outcome.checkpointId, compacted, started, current.messages)) };
 }

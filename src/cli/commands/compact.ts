@@ -53,7 +53,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
   const head = await requireThread(context, threadId);
   const config = { configurable: { thread_id: threadId } };
   // Counted and planned as the engine will: calibrated by the provider's figures where the replies carry them.
-  const { tokens, ratio: tokenRatio } = manager.calibration.measure(head.messages);
+  const { tokens, ratio: tokenRatio } = await manager.calibration.count(head.messages);
   const limit = context.policy.tokenLimit;
   const dryRun = Boolean(context.options["dry-run"]);
   const printer = context.printer;
@@ -71,7 +71,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
     else if (result.status === "skipped") fitted = { skipped: result.reason, code: result.code };
   }
   const plan = prepared?.compacted.plan ?? ("plan" in fitted ? fitted.plan : asked);
-  const exact = prepared ? manager.calibration.measure(prepared.compacted.messages).tokens : undefined;
+  const exact = prepared ? (await manager.calibration.count(prepared.compacted.messages)).tokens : undefined;
   // The plan's estimate is the tokenizer's; the count shown beside it is the provider's where calibrated.
   const estimate = exact ?? Math.ceil(("plan" in fitted ? fitted.estimate : asked.tokens.afterEstimate) * tokenRatio);
   const ratio = context.policy.cut.by === "ratio" ? context.policy.cut.ratio : undefined;
@@ -140,7 +140,7 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
-    const { tokens } = manager.calibration.measure(head.messages);
+    const { tokens } = await manager.calibration.count(head.messages);
     if (tokens > over) candidates.push({ threadId: row.threadId, tokens });
   }
   const results: Array<Record<string, unknown>> = [];

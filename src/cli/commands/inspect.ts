@@ -23,7 +23,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   const head = await requireThread(context, threadId);
   const each = context.counter.countEach(head.messages);
   const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
-  const measured = manager.calibration.measure(head.messages);
+  const measured = await manager.calibration.count(head.messages);
   const total = measured.tokens;
   const counted = measured.calibrated ? "provider" : "tokenizer";
   const summary = head.messages.find((message) => isSummaryMessage(message));

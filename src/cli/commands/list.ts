@@ -23,7 +23,7 @@ export async function listCommand(context: CliContext): Promise<void> {
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
-    const measured = context.calibration.measure(head.messages);
+    const measured = await context.calibration.count(head.messages);
     threads.push({
       threadId: row.threadId,
       messages: head.messages.length,

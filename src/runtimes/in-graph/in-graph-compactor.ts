@@ -98,8 +98,8 @@ export class InGraphCompactor {
   }
 
   /** What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage figures. */
-  private measure(messages: readonly BaseMessage[], overhead: number): MeasuredContext {
-    return this.manager.calibration.measure(messages, overhead);
+  private measure(messages: readonly BaseMessage[], overhead: number): Promise<MeasuredContext> {
+    return this.manager.calibration.count(messages, overhead);
   }
 
   /**
@@ -114,7 +114,7 @@ export class InGraphCompactor {
     await turnOver();
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
-    const measured = this.measure(current, overhead);
+    const measured = await this.measure(current, overhead);
     if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: measured.tokens, messages: current.length }) === "start") this.begin(key, current, overhead, measured);
     return archived;
   }
@@ -142,7 +142,7 @@ export class InGraphCompactor {
   /** The summary step of `before`: `messages` with a summary applied, or undefined. */
   private async summarized(messages: readonly BaseMessage[], overhead: number, config: unknown, start: boolean): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
-    const measured = this.measure(messages, overhead);
+    const measured = await this.measure(messages, overhead);
     const tokensBefore = measured.tokens;
     const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
@@ -185,7 +185,7 @@ export class InGraphCompactor {
       messagesBefore: messages.length,
       messagesAfter: rebased.messages.length,
       tokensBefore,
-      tokensAfter: this.measure(rebased.messages, overhead).tokens,
+      tokensAfter: (await this.measure(rebased.messages, overhead)).tokens,
       background: job.snapshot !== messages,
       appended: rebased.appended,
       summaryId: outcome.summary.id!,

@@ -133,6 +133,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       env: options.env,
       summaryRole: options.summaryRole,
       summaryPrefix: options.summaryPrefix,
+      tokenCounter: options.tokenCounter,
       summaryTimeoutMs: options.summaryTimeoutMs,
       maxWriteAttempts: options.maxWriteAttempts,
       summarizer: resolved.summarizer,

@@ -16,6 +16,7 @@ import { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } fr
 import { environmentOf, environmentPolicy } from "../../engine/policy-environment.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { validateWording, type SummaryWording } from "../../summarizers/wording.js";
+import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
 import { modelNameOf, profileWindowOf } from "../../tokens/model-option.js";
@@ -24,7 +25,7 @@ import type { EngineNotice } from "../../engine/notices.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens">, SummaryWording {
+export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens">, SummaryWording, Pick<HistoryManagerOptions, "tokenCounter"> {
   /**
    * Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window.
    * @default TOKEN_LIMIT from `env` (required when that is not set)

@@ -79,7 +79,7 @@ export class ThreadCompactor {
       // Reading the thread, counting it and the turn are phases of their own (slices.ts).
       await turnOver();
       // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
-      const measured = manager.calibration.measure(messages);
+      const measured = await manager.calibration.count(messages);
       stored = messages.length === 0 ? 0 : measured.tokens;
       record.count = stored;
       record.messageCount = messages.length;
@@ -170,7 +170,7 @@ export class ThreadCompactor {
       if (await staysUncounted(record, manager, current, options.policy)) return undefined;
       // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
       await turnOver();
-      const { tokens, ratio, usage } = manager.calibration.measure(current);
+      const { tokens, ratio, usage } = await manager.calibration.count(current);
       record.count = tokens;
       record.messageCount = current.length;
       record.ratio = ratio;

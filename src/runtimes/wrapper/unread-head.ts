@@ -3,7 +3,8 @@
  * the limit. The store's size of the head's messages bounds their tokens from above (store/thread-store.ts
  * `readHeadBytes`); while that bound (and the input) is under `tokenLimit`, the scheduler could only say "go" before
  * a turn and "none" after it, so the turn runs without reading the head first, and its result is not tokenized after
- * it. Otherwise (or where the store cannot say) the head is read and counted, as every counted thread's is.
+ * it. Otherwise (or where the store cannot say, or the application counts with its own `tokenCounter`) the head is
+ * read and counted, as every counted thread's is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { latestUsage, MAX_RATIO } from "../../engine/calibration.js";
@@ -38,6 +39,8 @@ export async function staysUncounted(record: ThreadRecord, manager: HistoryManag
 
 /** Whether the stored head of `threadId` and `input` are surely under the limit (and `hardLimit`), by their size. */
 async function surelyUnderLimit(manager: HistoryManager, threadId: string, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+  // The application's own counter is bounded by nothing the store can say.
+  if (manager.calibration.custom) return false;
   const bytes = await threadStoreFor(manager.checkpointer).readHeadBytes(threadId);
   if (bytes === undefined) return false;
   // The input in the provider's tokens, at the most the calibration allows (its ratio is not learned yet).
