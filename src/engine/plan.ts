@@ -127,8 +127,8 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
     throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
   }
-  if (options.keepMessages !== undefined && (!Number.isInteger(options.keepMessages) || options.keepMessages < 1)) {
-    throw invalidArgument("keepMessages", options.keepMessages, "an integer >= 1");
+  if (options.keepMessages !== undefined && (!Number.isInteger(options.keepMessages) || options.keepMessages < 0)) {
+    throw invalidArgument("keepMessages", options.keepMessages, "an integer >= 0 (the latest user turn is kept whatever it says)");
   }
   if (options.targetTokens !== undefined && (!Number.isInteger(options.targetTokens) || options.targetTokens < 0)) {
     throw invalidArgument("targetTokens", options.targetTokens, "a non-negative integer");

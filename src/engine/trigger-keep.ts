@@ -106,7 +106,7 @@ export function spelledSettings(given: VocabularyOptions, contextWindow: number,
       if (typeof value !== "number" || !(value > 0 && value < 1)) throw invalidArgument(`${name("keep")}.fraction`, value, "a share of the window, 0 < f < 1");
       spelled.keepTokens = Math.floor(value * contextWindow);
     } else {
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw invalidArgument(`${name("keep")}.messages`, value, "an integer >= 1");
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw invalidArgument(`${name("keep")}.messages`, value, "an integer >= 0 (the latest user turn is kept whatever it says)");
       spelled.keepMessages = value;
     }
   }

@@ -68,7 +68,7 @@ const SHARED: Array<[string, unknown]> = [
   ["env", 5],
   ["trigger", { messages: 40 }],
   ["keep", {}],
-  ["keep", { messages: 0 }],
+  ["keep", { messages: -1 }],
   ["summaryPrefix", ""],
   ["summaryPrefix", 5],
   ["summaryPrompt", " "],

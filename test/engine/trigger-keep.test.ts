@@ -79,7 +79,7 @@ describe("refusals name the option and the value", () => {
     ["an empty keep", { tokenLimit: 2_000, keep: {} }, "keep"],
     ["a keep of two sizes", { tokenLimit: 2_000, keep: { tokens: 500, messages: 4 } }, "keep"],
     ["a keep beside compactionRatio", { tokenLimit: 2_000, compactionRatio: 0.5, keep: { messages: 4 } }, "keep"],
-    ["a keep of no messages", { tokenLimit: 2_000, keep: { messages: 0 } }, "keep.messages"],
+    ["a keep of fewer than no messages", { tokenLimit: 2_000, keep: { messages: -1 } }, "keep.messages"],
     ["a keep of the whole window", { tokenLimit: 2_000, keep: { fraction: 1 } }, "keep.fraction"],
   ])("%s", (_, options, parameter) => {
     let caught: unknown;
