@@ -346,15 +346,17 @@ describe("summarizationMiddleware's behaviours, on compactionMiddleware", () => 
     const summarizer = summarizerModel();
     const toolCalls = Array.from({ length: 10 }, (_, index) => ({ id: `call_${index}`, name: "read_file", args: { file: `file${index}.txt` } }));
     const messages = [
-      new HumanMessage(sentence("Read these files", 300)),
+      new HumanMessage(sentence("Read these files", 1_500)),
       new AIMessage({ content: "I'll read all 10 files", tool_calls: toolCalls }),
       ...toolCalls.map((toolCall) => new ToolMessage({ content: `Contents of ${toolCall.args.file}`, tool_call_id: toolCall.id, name: toolCall.name })),
       new HumanMessage("Now summarize them"),
     ];
-    const { result } = await run({ model: summarizer, trigger: { tokens: 200 }, keep: { messages: 5 } }, messages);
+    const { result } = await run({ model: summarizer, trigger: { tokens: 1_000 }, keep: { messages: 5 } }, messages);
     expectSummaryFirst(result);
     const calls = result.filter((message) => message.getType() === "ai").flatMap((message) => (message as AIMessage).tool_calls ?? []);
     const results = result.filter((message) => message.getType() === "tool").map((message) => (message as ToolMessage).tool_call_id);
+    // The cut fell inside the results: the call and all ten results were kept together.
+    expect(calls).toHaveLength(10);
     expect(results.sort()).toEqual(calls.map((toolCall) => toolCall.id).sort());
     expect(validateHistory(result)).toEqual([]);
   });
