@@ -118,12 +118,14 @@ function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
   const { maxTokensBeforeSummary, messagesToKeep, ...rest } = options;
   const spelled: VocabularyOptions = { ...rest };
   if (maxTokensBeforeSummary !== undefined) {
-    if (rest.trigger !== undefined) throw invalidArgument("maxTokensBeforeSummary", maxTokensBeforeSummary, "left out when trigger is given (it is trigger's deprecated name)");
+    if (rest.trigger !== undefined || rest.tokenLimit !== undefined) throw invalidArgument("maxTokensBeforeSummary", maxTokensBeforeSummary, "left out when trigger or tokenLimit is given (it is trigger's deprecated name)");
+    checkTokens("maxTokensBeforeSummary", "tokens", maxTokensBeforeSummary);
     deprecated("maxTokensBeforeSummary", "trigger: { tokens }");
     spelled.trigger = { tokens: maxTokensBeforeSummary };
   }
   if (messagesToKeep !== undefined) {
     if (rest.keep !== undefined) throw invalidArgument("messagesToKeep", messagesToKeep, "left out when keep is given (it is keep's deprecated name)");
+    if (!(typeof messagesToKeep === "number" && Number.isInteger(messagesToKeep) && messagesToKeep >= 0)) throw invalidArgument("messagesToKeep", messagesToKeep, "an integer >= 0");
     deprecated("messagesToKeep", "keep: { messages }");
     spelled.keep = { messages: messagesToKeep };
   }

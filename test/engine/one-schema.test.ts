@@ -28,6 +28,13 @@ beforeAll(async () => {
 afterAll(async () => await store.close());
 
 type Options = Record<string, unknown>;
+
+/** A chat model whose profile states its input window, as langchain's provider models do. */
+class ProfiledModel extends ScriptedChatModel {
+  override get profile() {
+    return { maxInputTokens: 8_192 };
+  }
+}
 const BASE = { tokenLimit: 1_000 };
 
 /** Every runtime, built with `options` on top of a valid limit. */
@@ -69,6 +76,10 @@ const SHARED: Array<[string, unknown]> = [
   ["trigger", { messages: 40 }],
   ["keep", {}],
   ["keep", { messages: -1 }],
+  ["tokenCounter", "words"],
+  ["trigger", [{ messages: 3 }, {}]],
+  ["maxTokensBeforeSummary", 2_000],
+  ["messagesToKeep", -1],
   ["summaryPrefix", ""],
   ["summaryPrefix", 5],
   ["summaryPrompt", " "],
@@ -166,12 +177,15 @@ describe("the summarizer's wording", () => {
 });
 
 describe("env means one thing on every runtime", () => {
-  it.each<[string, Options, { tokenLimit: number; cut?: unknown; model?: string }]>([
+  it.each<[string, Options, { tokenLimit: number; cut?: unknown; model?: string; triggers?: unknown }]>([
     ["TOKEN_LIMIT", { env: { TOKEN_LIMIT: "1000" } }, { tokenLimit: 1_000 }],
     ["TOKEN_LIMIT as a fraction of the window", { env: { TOKEN_LIMIT: "0.5" } }, { tokenLimit: 64_000 }],
     ["COMPACTION_RATIO", { env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } }, { tokenLimit: 1_000, cut: { by: "ratio", ratio: 0.7 } }],
     ["TOKEN_MODEL", { env: { TOKEN_LIMIT: "1000", TOKEN_MODEL: "gpt-4" } }, { tokenLimit: 1_000, model: "gpt-4" }],
     ["an option in code wins over env", { tokenLimit: 2_000, env: { TOKEN_LIMIT: "1000" } }, { tokenLimit: 2_000 }],
+    ["a trigger of conditions", { trigger: [{ messages: 3 }, { tokens: 3_000, messages: 6 }] }, { tokenLimit: 115_200, cut: { by: "messages", messages: 20 }, triggers: [{ messages: 3 }, { tokens: 3_000, messages: 6 }] }],
+    ["a fraction of the chat model's profile window", { model: new ProfiledModel({ reply: () => ({ content: "ok" }) }), trigger: { fraction: 0.5 } }, { tokenLimit: 4_096 }],
+    ["langchain's deprecated names", { maxTokensBeforeSummary: 2_000, messagesToKeep: 4 }, { tokenLimit: 2_000, cut: { by: "messages", messages: 4 } }],
     ["a cut in code wins over COMPACTION_RATIO", { compactionTarget: 0.5, env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } }, { tokenLimit: 1_000, cut: { by: "target", tokens: 500 } }],
   ])("%s: every runtime resolves the same policy", (_, options, expected) => {
     for (const [runtime, resolve] of Object.entries(POLICIES)) expect({ runtime, ...resolve(options) }).toMatchObject({ runtime, ...expected });

@@ -24,7 +24,11 @@ const counter = new TokenCounter({ model: "gpt-4o" });
 /** A chat model that also records the options of each call (the summarizer's metadata, tags and callbacks). */
 class RecordingChatModel extends ScriptedChatModel {
   readonly options: Array<Partial<BaseChatModelCallOptions> | undefined> = [];
-  profile?: { maxInputTokens?: number };
+  window?: number;
+
+  override get profile() {
+    return this.window === undefined ? {} : { maxInputTokens: this.window };
+  }
 
   override async invoke(input: BaseMessageLike[] | string, options?: Partial<BaseChatModelCallOptions>) {
     this.options.push(options);
@@ -144,7 +148,7 @@ describe("summarizationMiddleware's behaviours, on compactionMiddleware", () => 
 
   it("fractions of the window read the model's profile (maxInputTokens)", async () => {
     const summarizer = summarizerModel();
-    summarizer.profile = { maxInputTokens: 8_192 };
+    summarizer.window = 8_192;
     const messages = Array.from({ length: 10 }, (_, index) => [new HumanMessage(sentence(`Message ${index}`)), new AIMessage(sentence(`Response ${index}`))]).flat();
     const { result, middleware } = await run({ model: summarizer, trigger: { fraction: 0.1 }, keep: { fraction: 0.05 } }, [...messages, new HumanMessage("Next?")]);
     expect(middleware.policy.tokenLimit).toBe(819);
