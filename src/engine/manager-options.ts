@@ -4,13 +4,15 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
 import { CompactionError, invalidArgument } from "../errors.js";
 import { validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
 import { chooseSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { validateWording, type SummaryWording } from "../summarizers/wording.js";
+import { resolveRecall, type RecallOptions, type RecallSettings } from "./recall-settings.js";
+
+export { resolveRecall, SEARCH_TOOL_ENVIRONMENT, type RecallOptions } from "./recall-settings.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizers/types.js";
@@ -102,15 +104,6 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   onCompactionNotice?: (notice: EngineNotice) => void;
 }
 
-export interface RecallOptions {
-  /** Postgres text search configuration ("simple" cuts any language into words; "english" stems). @default "simple" */
-  language?: string;
-  /**
-   * The summary's header tells the model that older messages can be searched with the `search_history` tool. Turn
-   * it on when the agents have the tool (createHistorySearchTool). @default HISTORY_SEARCH_TOOL from `env`, else false
-   */
-  announce?: boolean;
-}
 
 /** A cut asked for by one call, instead of the policy's. */
 export interface CompactOverrides {
@@ -172,7 +165,7 @@ export interface ManagerSettings {
   summaryTimeoutMs: number;
   maxWriteAttempts: number;
   busyWaitMs: number;
-  recall: { enabled: boolean; announce: boolean; language: string };
+  recall: RecallSettings;
   keepCheckpoints?: number;
   notices: Notices;
 }
@@ -272,34 +265,4 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
     notices: new Notices(options.onCompactionNotice),
   };
-}
-
-/** The environment variable saying the application's agents have the search_history tool ("true" or "false"). */
-export const SEARCH_TOOL_ENVIRONMENT = "HISTORY_SEARCH_TOOL";
-
-/**
- * The recall settings: `recall` as given, `announce` from HISTORY_SEARCH_TOOL in `env` when the option leaves it
- * unset, else off. The summary names the search_history tool only when the application says its agents have it:
- * a model told about a tool it lacks calls it and fails. The wrapper, a compaction worker and the script all decide
- * here, so one thread gets the same summary header whichever compacts it.
- * @throws CompactionError INVALID_ARGUMENT naming `recall`, `recall.announce` or HISTORY_SEARCH_TOOL and the value.
- */
-export function resolveRecall(recall: boolean | RecallOptions | undefined, env: Record<string, string | undefined>): ManagerSettings["recall"] {
-  const given = recall ?? true;
-  if (typeof given !== "boolean" && (typeof given !== "object" || given === null || Array.isArray(given))) {
-    throw invalidArgument("recall", given, "true, false or { language, announce }");
-  }
-  const recallOptions = typeof given === "object" ? given : {};
-  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
-  const language = validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE);
-  const announce = recallOptions.announce ?? announceFromEnv(env) ?? false;
-  return { enabled: given !== false, announce: given !== false && announce, language };
-}
-
-function announceFromEnv(env: Record<string, string | undefined>): boolean | undefined {
-  const raw = env[SEARCH_TOOL_ENVIRONMENT]?.trim().toLowerCase();
-  if (!raw) return undefined;
-  if (["true", "1", "yes"].includes(raw)) return true;
-  if (["false", "0", "no"].includes(raw)) return false;
-  throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: SEARCH_TOOL_ENVIRONMENT, value: env[SEARCH_TOOL_ENVIRONMENT], message: `${SEARCH_TOOL_ENVIRONMENT} must be true or false; got ${JSON.stringify(env[SEARCH_TOOL_ENVIRONMENT])}` });
 }
