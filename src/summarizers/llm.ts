@@ -6,8 +6,9 @@
  * - Its tokens never reach the caller's stream: the call is tagged `nostream` (LangGraph's stream handlers skip
  *   such runs) and made with no inherited callbacks.
  * - Its output is validated (non-empty text, within a bound, not an error message); a bad answer is an error.
- * - Transient failures are retried with exponential backoff; when every attempt fails, the error propagates and
- *   the compaction writes nothing.
+ * - One call per summary: transient failures are retried by the chat model itself (its `maxRetries`, with its own
+ *   backoff), never again here. A call that fails, or an answer that is not a summary, is SUMMARIZER_FAILED and the
+ *   compaction writes nothing (or the `fallbackSummarizer` writes it).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
@@ -30,9 +31,9 @@ export interface LlmSummarizerOptions {
   loadModel?: () => Promise<BaseChatModel>;
   /** The model's name recorded in the provenance when `loadModel` is used. */
   modelName?: string;
-  /** Attempts per summary (the first try included). @default 3 */
+  /** @deprecated The chat model's own `maxRetries` retries transient failures; taken with a deprecation warning. */
   maxAttempts?: number;
-  /** Delay before the first retry; doubled each time. @default 500 */
+  /** @deprecated As `maxAttempts`. */
   retryDelayMs?: number;
   /** The longest summary the model can write, in tokens (its output limit). @default 4000 */
   maxTokens?: number;
@@ -48,14 +49,6 @@ export const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
 /** The model is never asked for fewer tokens than this, whatever the verbatim last request takes. */
 const FLOOR_MODEL_BUDGET = 48;
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-}
-
 function modelName(model: BaseChatModel): string | undefined {
   const candidate = model as BaseChatModel & { model?: unknown; modelName?: unknown };
   const name = candidate.model ?? candidate.modelName;
@@ -69,13 +62,11 @@ export class LlmSummarizer implements Summarizer {
   private readonly chatModel?: BaseChatModel;
   private readonly loadModel?: () => Promise<BaseChatModel>;
   private loading?: Promise<BaseChatModel>;
-  private readonly maxAttempts: number;
-  private readonly retryDelayMs: number;
   private readonly summaryPrompt?: string;
   private readonly trim?: { max: number; counter: TokenCounter };
 
-  /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or bad retry options. */
-  constructor({ model, loadModel, modelName: name, maxAttempts = 3, retryDelayMs = 500, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS, summaryPrompt, trimTokensToSummarize, counter }: LlmSummarizerOptions = {}) {
+  /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or a bad option. */
+  constructor({ model, loadModel, modelName: name, maxAttempts, retryDelayMs, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS, summaryPrompt, trimTokensToSummarize, counter }: LlmSummarizerOptions = {}) {
     if (model === undefined && loadModel === undefined) {
       throw invalidArgument("model", model, "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)");
     }
@@ -83,14 +74,11 @@ export class LlmSummarizer implements Summarizer {
       throw invalidArgument("model", model, "a LangChain chat model with invoke()");
     }
     if (model === undefined && typeof loadModel !== "function") throw invalidArgument("loadModel", loadModel, "a function returning a chat model");
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw invalidArgument("maxAttempts", maxAttempts, "an integer >= 1");
-    if (!Number.isFinite(retryDelayMs) || retryDelayMs < 0) throw invalidArgument("retryDelayMs", retryDelayMs, "a number >= 0");
+    if (maxAttempts !== undefined || retryDelayMs !== undefined) warnRetriesMoved();
     if (!Number.isInteger(maxTokens) || maxTokens < 64) throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
     this.chatModel = model;
     this.loadModel = loadModel;
     this.model = model ? modelName(model) : name;
-    this.maxAttempts = maxAttempts;
-    this.retryDelayMs = retryDelayMs;
     this.maxTokens = maxTokens;
     validateWording({ summaryPrompt, trimTokensToSummarize });
     this.summaryPrompt = summaryPrompt;
@@ -116,38 +104,39 @@ export class LlmSummarizer implements Summarizer {
     const request = summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget);
     // A model that cannot be built (a provider package not installed) is not retried.
     const model = await this.resolveModel();
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      signal?.throwIfAborted();
-      try {
-        const response = await model.invoke(request, {
-          callbacks: [],
-          tags: ["nostream", "langgraph-compaction:summary"],
-          // As langchain's summarization tags its call: tracing tools and UIs that know langchain's summaries know these.
-          metadata: { lc_source: "summarization" },
-          runName: "compaction-summary",
-          signal,
-        });
-        const usage = usageOf(response);
-        if (usage) onUsage?.(usage);
-        const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
-        if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
-          throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer answered with a tool call instead of text" });
-        }
-        return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
-      } catch (error) {
-        lastError = error;
-        if (signal?.aborted) break;
-        if (attempt < this.maxAttempts) await sleep(this.retryDelayMs * 2 ** (attempt - 1), signal);
-      }
+    signal?.throwIfAborted();
+    let response: BaseMessage;
+    try {
+      response = await model.invoke(request, {
+        callbacks: [],
+        tags: ["nostream", "langgraph-compaction:summary"],
+        // As langchain's summarization tags its call: tracing tools and UIs that know langchain's summaries know these.
+        metadata: { lc_source: "summarization" },
+        runName: "compaction-summary",
+        signal,
+      });
+    } catch (error) {
+      if (CompactionError.isInstance(error) || signal?.aborted) throw error;
+      throw new CompactionError({ code: "SUMMARIZER_FAILED", message: `the summary model failed: ${error instanceof Error ? error.message : String(error)}`, cause: error });
     }
-    if (CompactionError.isInstance(lastError)) throw lastError;
-    throw new CompactionError({
-      code: "SUMMARIZER_FAILED",
-      message: `the summary model failed after ${this.maxAttempts} attempt(s): ${lastError instanceof Error ? lastError.message : String(lastError)}`,
-      cause: lastError,
-    });
+    const usage = usageOf(response);
+    if (usage) onUsage?.(usage);
+    const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
+    if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
+      throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer answered with a tool call instead of text" });
+    }
+    return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
   }
+}
+
+let warnedRetries = false;
+function warnRetriesMoved(): void {
+  if (warnedRetries) return;
+  warnedRetries = true;
+  process.emitWarning("LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).", {
+    type: "DeprecationWarning",
+    code: "LANGGRAPH_COMPACTION_DEPRECATED",
+  });
 }
 
 /** The provider's figures on a reply (`usage_metadata`), when it carries them. */

@@ -28,8 +28,8 @@ export function createOpenAISummarizer(
         ...(apiKey === undefined ? {} : { apiKey }),
         model,
         temperature: 0,
-        // LlmSummarizer retries with its own backoff; the client must not multiply the attempts.
-        maxRetries: 0,
+        // The client's own retries, with its backoff, are the only ones (LlmSummarizer makes one call per summary).
+        maxRetries: 2,
         configuration: baseURL ? { baseURL } : undefined,
       });
     },

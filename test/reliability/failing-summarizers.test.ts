@@ -22,7 +22,7 @@ const TURNS_PER_FAULT = size("FAULT_TURNS", 3, 12);
 /** A summarizer that fails the way `fault` says, counting its calls. */
 function faulty(fault: string): Summarizer & { calls: number } {
   const toolCaller = new ScriptedChatModel({ reply: () => ({ toolCalls: [{ name: "search_orders", args: { query: "x" } }] }) });
-  const llm = new LlmSummarizer({ model: toolCaller, maxAttempts: 1 });
+  const llm = new LlmSummarizer({ model: toolCaller });
   return {
     name: `faulty-${fault}`,
     calls: 0,

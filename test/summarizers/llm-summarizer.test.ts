@@ -104,13 +104,18 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     expect(kept.endsWith("…")).toBe(true);
   });
 
-  it("retries a failing server with backoff, then succeeds", async () => {
-    const model = await openAI((_, index) =>
-      index < 2 ? { status: 500, error: { message: "upstream overloaded", type: "server_error" } } : { content: "Summary: all good." },
-    );
-    const summary = await new LlmSummarizer({ model, maxAttempts: 3, retryDelayMs: 5 }).summarize({ messages: segment, tokenBudget: 200 });
+  it("leaves transient failures to the chat model's own retries: one call per summary, no retry of its own", async () => {
+    const overloaded = (_: unknown, index: number) => (index < 2 ? { status: 500, error: { message: "upstream overloaded", type: "server_error" } } : { content: "Summary: all good." });
+    const once = await openAI(overloaded);
+    const failed = await new LlmSummarizer({ model: once }).summarize({ messages: segment, tokenBudget: 200 }).catch((caught: unknown) => caught);
+    expect(CompactionError.isInstance(failed) && failed.code).toBe("SUMMARIZER_FAILED");
+    expect(server!.requests).toHaveLength(1);
+    await server!.close();
+    server = await startChatCompletionsServer(overloaded);
+    const retrying = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "sk-test-not-a-real-key", maxRetries: 2, configuration: { baseURL: server.url } });
+    const summary = await new LlmSummarizer({ model: retrying }).summarize({ messages: segment, tokenBudget: 200 });
     expect(summary.startsWith("Summary: all good.")).toBe(true);
-    expect(server!.requests).toHaveLength(3);
+    expect(server.requests).toHaveLength(3);
   });
 
   it.each([
@@ -120,7 +125,7 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     ["a huge text", { content: "word ".repeat(20_000) }],
   ])("rejects %s as a failure", async (_, reply) => {
     const model = await openAI(() => reply);
-    const error = await new LlmSummarizer({ model, maxAttempts: 1 }).summarize({ messages: segment, tokenBudget: 200 }).catch((caught: unknown) => caught);
+    const error = await new LlmSummarizer({ model }).summarize({ messages: segment, tokenBudget: 200 }).catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error) && error.code).toBe("SUMMARIZER_FAILED");
   });
 
@@ -170,7 +175,6 @@ describe("LlmSummarizer with the real ChatOpenAI client against a local Chat Com
     let calls = 0;
     const summarizer = new LlmSummarizer({
       modelName: "gpt-4o-mini",
-      retryDelayMs: 60_000,
       loadModel: async () => {
         calls += 1;
         if (calls === 1) throw missingDependency("@langchain/openai", "the OpenAI summarizer");
