@@ -57,17 +57,12 @@ const SHARED: Array<[string, unknown]> = [
   ["keepTokens", -5],
   ["keepTokens", 1.5],
   ["summaryTokens", 3],
-  ["hardLimit", -1],
-  ["recoveryRatio", 3],
-  ["lateness", -1],
-  ["lateness", 0.5],
   ["model", ""],
   ["model", 5],
   ["contextWindow", 5],
   ["summarizer", {}],
   ["fallbackSummarizer", "abstractive"],
   ["summaryTimeoutMs", -1],
-  ["maxWriteAttempts", 0],
   ["recall", "yes"],
   ["recall", { announce: "no" }],
   ["summaryRole", "robot"],
@@ -94,6 +89,21 @@ const PARTIAL: Array<[string, unknown, string[]]> = [
   ["circuitBreaker", 5, ["wrapper", "middleware", "node"]],
   ["circuitBreaker", { failureThreshold: 0 }, ["wrapper", "middleware", "node"]],
   ["background", "yes", ["wrapper", "middleware", "node"]],
+  ["hardLimit", -1, ["wrapper", "middleware", "node", "HistoryManager"]],
+  ["recoveryRatio", 3, ["wrapper", "HistoryManager"]],
+  ["lateness", -1, ["wrapper", "middleware", "node", "HistoryManager"]],
+  ["lateness", 0.5, ["wrapper", "middleware", "node", "HistoryManager"]],
+  ["maxWriteAttempts", 0, ["wrapper", "worker", "HistoryManager"]],
+];
+
+/** Options a runtime has no use for: refused by it, naming the runtime, whatever their value. */
+const NOT_TAKEN: Array<[string, unknown, string[]]> = [
+  ["maxWriteAttempts", 3, ["middleware", "node"]],
+  ["busyWaitMs", 1_000, ["middleware", "node", "worker"]],
+  ["recoveryRatio", 0.8, ["middleware", "node", "worker"]],
+  ["keepCheckpoints", 3, ["middleware", "node"]],
+  ["lateness", 1, ["worker"]],
+  ["hardLimit", 2_000, ["worker"]],
 ];
 
 /** The script's flag for an option, and the values a user would type for the bad values above. */
@@ -204,6 +214,14 @@ describe("one option schema", () => {
 
   it.each(PARTIAL)("%s = %j: the same code and message from every runtime that takes it", (option, value, runtimes) => {
     expectOneRefusal(option, value, runtimes);
+  });
+
+  it.each(NOT_TAKEN)("%s = %j: refused by each runtime that has no use for it, naming the runtime", (option, value, runtimes) => {
+    for (const runtime of runtimes) {
+      const said = refusalOf(RUNTIMES[runtime]!, { [option]: value });
+      expect({ runtime, parameter: said.parameter, code: said.code }).toEqual({ runtime, parameter: option, code: "INVALID_ARGUMENT" });
+      expect(said.rule).toMatch(runtime === "worker" ? /^left out of the compaction worker: / : /^left out of the middleware and the node: /);
+    }
   });
 
   it.each(FLAGS)("the script's flag for %s (%s %j): the rule the runtimes give", async (option, flag, typed) => {

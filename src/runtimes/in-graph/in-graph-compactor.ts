@@ -32,13 +32,13 @@ import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
 import { rewrittenTokens } from "../../engine/prompt-cache.js";
 import { CoveredCopiesHealer } from "./heal.js";
-import { validateHooks } from "../../validate-hooks.js";
+import { refuseNotTaken, validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
-import type { CompactionStreamEvent, InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
+import { NOT_IN_GRAPH, type CompactionStreamEvent, type InGraphCompactionEvent, type InGraphOptions } from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
@@ -74,6 +74,7 @@ export class InGraphCompactor {
     const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, onCompactionNotice, ...managerOptions } = options;
     if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
     validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive", "onCompactionNotice"]);
+    refuseNotTaken("the middleware and the node", options, NOT_IN_GRAPH);
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).

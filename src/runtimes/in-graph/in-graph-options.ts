@@ -8,7 +8,15 @@ import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import type { EngineNotice } from "../../engine/notices.js";
 import type { CompactionStreamEvent, InGraphCompactionEvent } from "./compaction-event.js";
 
-export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "keepCheckpoints" | "onUsageIgnored"> {
+/** What the in-graph step has no use for, and why (refused at run time: validate-hooks.ts). */
+export const NOT_IN_GRAPH = {
+  maxWriteAttempts: "the graph writes its own state, so there is no compare-and-swap to retry",
+  busyWaitMs: "the step runs inside the run, so it never waits for a busy head",
+  recoveryRatio: "recovering from an overflowing turn is the wrapper's",
+  keepCheckpoints: "prune with the compaction worker or the script (compact-thread prune)",
+} as const;
+
+export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "onUsageIgnored" | keyof typeof NOT_IN_GRAPH> {
   /**
    * Where the transcript goes when it is SQLite or Postgres (its recall index). @default the checkpointer of the
    * graph the step runs in

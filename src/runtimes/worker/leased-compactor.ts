@@ -10,12 +10,20 @@ import { HistoryManager } from "../../engine/history-manager.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { isOverLimit } from "../../engine/policy.js";
 import type { ConflictReport, SkippedReport } from "../../engine/report.js";
-import { validateHooks } from "../../validate-hooks.js";
+import { refuseNotTaken, validateHooks } from "../../validate-hooks.js";
 import type { SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
 import { HostSlots } from "./host-slots.js";
 
-export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | "busyWaitMs"> {
+/** What a worker has no use for, and why (refused at run time: validate-hooks.ts). */
+export const NOT_IN_WORKER = {
+  busyWaitMs: "a worker never waits for a busy thread: the next pass sees it again",
+  lateness: "a worker runs no turns to be late for: it compacts every thread over the limit it is given",
+  hardLimit: "a worker runs no turns that could pass the window",
+  recoveryRatio: "recovering from an overflowing turn is the wrapper's",
+} as const;
+
+export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | keyof typeof NOT_IN_WORKER> {
   /** Threads compacted at once. @default 1 */
   concurrency?: number;
   /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 2 × summaryTimeoutMs */
@@ -96,6 +104,7 @@ export class LeasedCompactor {
   ) {
     const { concurrency, leaseMs, hostConcurrency, onOutcome: _onOutcome, onLease: _onLease, ...managerOptions } = options;
     validateHooks(options, ["onOutcome", "onLease"]);
+    refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
     this.concurrency = positiveInteger("concurrency", concurrency, 1);
     // A worker never waits for a busy thread: the next pass sees it again.
     this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
