@@ -37,7 +37,7 @@ export class HistoryManager {
   readonly summarizer: Summarizer;
   readonly fallbackSummarizer?: Summarizer;
   readonly counter: TokenCounter;
-  /** Counts what the provider counts where replies carry usage figures, else the tokenizer's (tokens/calibration.ts). */
+  /** Counts what the provider counts where replies carry usage figures, else the tokenizer's (engine/calibration.ts). */
   readonly calibration: Calibration;
   /** The resolved policy every compaction of this manager follows (the wrapper's, when it made this manager). */
   readonly policy: CompactionPolicy;

@@ -93,7 +93,7 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   env?: Record<string, string | undefined>;
   /**
    * Told once per model when a reply's `usage_metadata` figure is not trusted (missing, not positive, or more than
-   * 4× from the tokenizer's count): counts of its threads use the tokenizer (tokens/calibration.ts).
+   * 4× from the tokenizer's count): counts of its threads use the tokenizer (engine/calibration.ts).
    */
   onUsageIgnored?: (notice: UsageIgnoredNotice) => void;
   /**
@@ -156,7 +156,7 @@ export interface ManagerSettings {
   summarizer: Summarizer;
   fallbackSummarizer?: Summarizer;
   counter: TokenCounter;
-  /** Counts what the provider counts where replies carry usage figures (tokens/calibration.ts). */
+  /** Counts what the provider counts where replies carry usage figures (engine/calibration.ts). */
   calibration: Calibration;
   pinned?: PinPredicate;
   summaryRole: SummaryRole;

@@ -66,7 +66,7 @@ function storeError(error: unknown, threadId: string): unknown {
 
 /**
  * Search the messages compaction took out of the head of the thread of `config`, best first. `query` is words,
- * never query syntax (checkpoint/recall-index/query.ts). Only messages of that thread are ever returned. Reads only
+ * never query syntax (store/recall-index/query.ts). Only messages of that thread are ever returned. Reads only
  * (with `semantic`, it also keeps the vectors it had to make).
  * `checkpointer` may be undefined for a graph compiled without one when `options.store` holds its transcript.
  * `speaker`, `from` and `to` narrow the search to what one speaker said within a date range (the messages around a

@@ -240,7 +240,7 @@ export class InGraphCompactor {
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
   private begin(key: string, snapshot: readonly BaseMessage[], overhead: number, { tokens, ratio }: MeasuredContext): Pending {
-    // The limits are the provider's tokens; the plan counts the tokenizer's (tokens/calibration.ts).
+    // The limits are the provider's tokens; the plan counts the tokenizer's (engine/calibration.ts).
     const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
     const job: Pending = {
       snapshot,

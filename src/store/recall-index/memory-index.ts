@@ -3,7 +3,7 @@
  * the name at half weight and the previous message at 0.3, as in the SQLite index).
  *
  * Why a small BM25 of our own rather than a search library (MiniSearch, FlexSearch, Lunr): it matches on exactly the
- * words the SQLite and Postgres indexes hold (checkpoint/recall-index/query.ts), scoping to a thread is a map lookup, removal is
+ * words the SQLite and Postgres indexes hold (store/recall-index/query.ts), scoping to a thread is a map lookup, removal is
  * exact, and the package gains no dependency. What it lacks: no stemming (SQLite stems English through FTS5's
  * porter tokenizer), and it lives as long as the process — like the MemorySaver it serves. For another saver that
  * persists, the index does not: `reindex` rebuilds it from the checkpoint history.

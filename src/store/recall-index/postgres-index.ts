@@ -13,7 +13,7 @@
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
  *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
  *   rows were written with.
- * - The document is the message's words (checkpoint/recall-index/query.ts: `indexTerms`) at weight D, its name and day at weight B and
+ * - The document is the message's words (store/recall-index/query.ts: `indexTerms`) at weight D, its name and day at weight B and
  *   the previous message's words at weight C (see sqlite-index.ts for why); a search tells them apart by weight
  *   (the body stays at the default weight, so its tsvector is not copied once more to be relabelled).
  * - Every value reaches Postgres as a bound parameter; a query is a tsquery of quoted lexemes (query.ts), so no

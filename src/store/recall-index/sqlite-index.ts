@@ -2,7 +2,7 @@
  * The recall index in a SQLite checkpoint file: a table of indexed messages (their text, who, when, where) and a
  * contentless FTS5 index of their words (a row's words leave with it, by trigger), ranked with BM25.
  *
- * - Matching is on the message's words (checkpoint/recall-index/query.ts: `indexTerms`), through FTS5's `porter unicode61` tokenizer:
+ * - Matching is on the message's words (store/recall-index/query.ts: `indexTerms`), through FTS5's `porter unicode61` tokenizer:
  *   English words are stemmed ("researching" finds "research"), diacritics folded, other scripts kept as words
  *   (unspaced scripts arrive as character pairs). The message's name (speaker, agent, tool) and day are a second
  *   column, at half the weight ("what did Melanie paint in June?" favours Melanie's June messages), and the previous
