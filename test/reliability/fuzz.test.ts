@@ -16,8 +16,8 @@ import { FUZZ_SEED, recordFigures, size } from "../support/reliability.js";
 const counter = new TokenCounter();
 const ratio = fc.double({ min: 0.01, max: 0.99, noNaN: true });
 const keepTokens = fc.option(fc.integer({ min: 0, max: 4000 }), { nil: undefined });
-const PURE_RUNS = size("FUZZ_RUNS", 600, 20000);
-const STORED_RUNS = size("FUZZ_STORED_RUNS", 100, 2000);
+const PURE_RUNS = size("FUZZ_RUNS", 300, 20000);
+const STORED_RUNS = size("FUZZ_STORED_RUNS", 50, 2000);
 
 function manager(checkpointer = new MemorySaver()) {
   return new HistoryManager({ checkpointer, summarizer: new ExtractiveSummarizer({ counter }), counter });

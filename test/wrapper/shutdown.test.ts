@@ -79,3 +79,23 @@ it("close() starts no new compaction and resolves once those in flight finished,
   expect(busy.landed()).toBe(landedAtClose);
   await busy.stop();
 });
+
+it("tracking a task that rejects adds no unhandled rejection of its own, and flush() still resolves", async () => {
+  const { BackgroundWork } = await import("../../src/runtimes/wrapper/background-work.js");
+  const work = new BackgroundWork();
+  const unhandled: unknown[] = [];
+  const listen = (reason: unknown) => void unhandled.push(reason);
+  process.on("unhandledRejection", listen);
+  try {
+    const task = Promise.reject(new Error("Cannot use a pool after calling end on the pool"));
+    work.track(task);
+    // The task's owner handles its outcome, as every owner of tracked work does.
+    await task.catch(() => undefined);
+    await work.flush();
+    // Rejections are reported after the microtasks of the tick that settled them.
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off("unhandledRejection", listen);
+  }
+  expect(unhandled).toEqual([]);
+});

@@ -16,9 +16,11 @@ export class BackgroundWork {
     this.turns++;
   }
 
+  /** Tracking adds no path of its own for a rejection: a task's owner handles its outcome (`finally` would not). */
   track(task: Promise<unknown>): void {
     this.pending.set(task, this.turns);
-    void task.finally(() => this.pending.delete(task));
+    const done = () => void this.pending.delete(task);
+    task.then(done, done);
   }
 
   /** Resolves once the work in flight when it was called (and what it went on to) has finished. */
@@ -27,7 +29,7 @@ export class BackgroundWork {
     for (;;) {
       const waiting = [...this.pending].filter(([, started]) => started <= turns).map(([task]) => task);
       if (waiting.length === 0) return;
-      await Promise.all(waiting);
+      await Promise.allSettled(waiting);
     }
   }
 
