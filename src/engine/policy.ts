@@ -116,7 +116,7 @@ export interface CompactionPolicy {
   readonly kind: "compaction-policy";
   /**
    * Compact a thread over this many tokens; undefined: whenever asked. With `triggers`, the smallest figure of tokens
-   * they name (or the default hard limit): what the summary's budget and the ceiling are sized from.
+   * they name, or the default hard limit when one names none: what the summary's budget and the ceiling are sized from.
    */
   readonly tokenLimit: number | undefined;
   /** A trigger of conditions (engine/trigger-keep.ts): compact when any holds, instead of over `tokenLimit`. */

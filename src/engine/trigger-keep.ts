@@ -5,9 +5,9 @@
  * - `trigger: { tokens: n }` is `tokenLimit: n`; `{ fraction: f }` is `tokenLimit: f` (f of the window). Any other
  *   trigger is a list of conditions, as langchain reads it: a condition holds when each of its fields does (at least
  *   `tokens`, at least `fraction` of the window, at least `messages` messages), and the list when any condition does.
- *   Its `tokenLimit` is the smallest token figure of the list (the summary's budget and the ceiling are sized from it;
- *   the default hard limit when no condition counts tokens); a list with a condition on messages and no cut of its
- *   own keeps the newest 20 messages, as langchain does.
+ *   Its `tokenLimit` is the smallest token figure of the list (the summary's budget and the ceiling are sized from it),
+ *   or the default hard limit when a condition counts no tokens (it may hold at any size); a list with a condition on
+ *   messages and no cut of its own keeps the newest 20 messages, as langchain does.
  * - `keep: { tokens: n }` is `keepTokens: n`; `{ fraction: f }` keeps f of the window (`keepTokens`); `{ messages:
  *   n }` keeps the newest n messages verbatim (or more: the cut falls between whole units, a tool call with its
  *   results). The running summary comes on top of what is kept.
@@ -16,7 +16,7 @@
  */
 import { invalidArgument } from "../errors.js";
 
-/** When to compact, or what to keep: exactly one of its fields. */
+/** When to compact (a condition: one field or more, each must hold), or what to keep (exactly one field). */
 export interface ContextSize {
   tokens?: number;
   /** A share of the model's context window: 0 < f <= 1 for a trigger, 0 < f < 1 for what is kept. */
