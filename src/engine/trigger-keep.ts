@@ -15,6 +15,7 @@
  * `compactionTarget`, `keepTokens` or `targetTokens`): one setting, one name in a given call.
  */
 import { invalidArgument } from "../errors.js";
+import { warnDeprecated } from "../deprecated.js";
 
 /** When to compact (a condition: one field or more, each must hold), or what to keep (exactly one field). */
 export interface ContextSize {
@@ -120,24 +121,18 @@ function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
   if (maxTokensBeforeSummary !== undefined) {
     if (rest.trigger !== undefined || rest.tokenLimit !== undefined) throw invalidArgument("maxTokensBeforeSummary", maxTokensBeforeSummary, "left out when trigger or tokenLimit is given (it is trigger's deprecated name)");
     checkTokens("maxTokensBeforeSummary", "tokens", maxTokensBeforeSummary);
-    deprecated("maxTokensBeforeSummary", "trigger: { tokens }");
+    warnDeprecated("maxTokensBeforeSummary", "maxTokensBeforeSummary is deprecated (langchain's old name): use trigger: { tokens } instead.");
     spelled.trigger = { tokens: maxTokensBeforeSummary };
   }
   if (messagesToKeep !== undefined) {
     if (rest.keep !== undefined) throw invalidArgument("messagesToKeep", messagesToKeep, "left out when keep is given (it is keep's deprecated name)");
     if (!(typeof messagesToKeep === "number" && Number.isInteger(messagesToKeep) && messagesToKeep >= 0)) throw invalidArgument("messagesToKeep", messagesToKeep, "an integer >= 0");
-    deprecated("messagesToKeep", "keep: { messages }");
+    warnDeprecated("messagesToKeep", "messagesToKeep is deprecated (langchain's old name): use keep: { messages } instead.");
     spelled.keep = { messages: messagesToKeep };
   }
   return spelled;
 }
 
-const warned = new Set<string>();
-function deprecated(old: string, now: string): void {
-  if (warned.has(old)) return;
-  warned.add(old);
-  process.emitWarning(`${old} is deprecated (langchain's old name): use ${now} instead.`, { type: "DeprecationWarning", code: "LANGGRAPH_COMPACTION_DEPRECATED" });
-}
 
 function checkTokens(parameter: string, field: "tokens" | "fraction", value: unknown): void {
   if (field === "tokens" && !(typeof value === "number" && Number.isFinite(value) && value > 1)) throw invalidArgument(parameter, value, "a number of tokens > 1 (a share of the window is trigger.fraction)");

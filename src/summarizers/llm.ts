@@ -13,6 +13,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { CompactionError, invalidArgument } from "../errors.js";
+import { warnDeprecated } from "../deprecated.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
 import { newestWithin, summaryRequest } from "./prompt.js";
 import { validateWording } from "./wording.js";
@@ -74,7 +75,9 @@ export class LlmSummarizer implements Summarizer {
       throw invalidArgument("model", model, "a LangChain chat model with invoke()");
     }
     if (model === undefined && typeof loadModel !== "function") throw invalidArgument("loadModel", loadModel, "a function returning a chat model");
-    if (maxAttempts !== undefined || retryDelayMs !== undefined) warnRetriesMoved();
+    if (maxAttempts !== undefined || retryDelayMs !== undefined) {
+      warnDeprecated("maxAttempts", "LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).");
+    }
     if (!Number.isInteger(maxTokens) || maxTokens < 64) throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
     this.chatModel = model;
     this.loadModel = loadModel;
@@ -127,16 +130,6 @@ export class LlmSummarizer implements Summarizer {
     }
     return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
   }
-}
-
-let warnedRetries = false;
-function warnRetriesMoved(): void {
-  if (warnedRetries) return;
-  warnedRetries = true;
-  process.emitWarning("LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).", {
-    type: "DeprecationWarning",
-    code: "LANGGRAPH_COMPACTION_DEPRECATED",
-  });
 }
 
 /** The provider's figures on a reply (`usage_metadata`), when it carries them. */
