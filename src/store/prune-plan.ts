@@ -29,6 +29,8 @@ export interface PrunePlan {
   keepNamespaces?: string[];
   /** Transcript entries written before anything is deleted. */
   backfill: RecallEntry[];
+  /** Delete only checkpoints that no checkpoint names as its parent; a plan that would delete a parent conflicts. */
+  leavesOnly?: boolean;
 }
 
 /**
@@ -65,6 +67,23 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
     }
   }
   const remove = ids.filter((id) => !kept.has(id));
+  const backfill = backfillFor(byId, [...kept], remove, recorded);
+  return { headCheckpointId: ids.at(-1)!, kept: ids.filter((id) => kept.has(id)), remove, ...(remove.length > 0 ? { namespacesBefore: remove.at(-1)! } : {}), backfill };
+}
+
+/**
+ * The plan that deletes the library's own write `removed`, a checkpoint nothing descends from (a write a turn
+ * superseded), keeping `parent`: every version of a message it holds that neither its parent nor the transcript holds
+ * is backfilled. Deleted only while it is a leaf (`leavesOnly`): a run that started from it since keeps it.
+ */
+export function planBranchRemoval(parent: StoredCheckpoint, removed: StoredCheckpoint, headCheckpointId: string, recorded: ReadonlyMap<string, ReadonlySet<string>>): PrunePlan {
+  const byId = new Map([parent, removed].map((stored) => [stored.tuple.checkpoint.id, stored]));
+  const remove = [removed.tuple.checkpoint.id];
+  return { headCheckpointId, kept: [parent.tuple.checkpoint.id], remove, backfill: backfillFor(byId, [parent.tuple.checkpoint.id], remove, recorded), leavesOnly: true };
+}
+
+/** Transcript entries for every version of a message that the checkpoints in `remove` hold and that is not safe. */
+function backfillFor(byId: ReadonlyMap<string, StoredCheckpoint>, kept: readonly string[], remove: readonly string[], recorded: ReadonlyMap<string, ReadonlySet<string>>): RecallEntry[] {
   // Each version of a message (its id and text: an edit that keeps the id makes two) is safe where a kept checkpoint
   // holds it or the transcript records it.
   const safe = new Map<string, Set<string>>([...recorded].map(([id, texts]) => [id, new Set(texts)]));
@@ -84,6 +103,5 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
       last.set(`${message.id}\u0000${text}`, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1], previousId: followedIn(messages, ordinal) } : {}) });
     });
   }
-  const backfill = [...last.values()].map(({ message, checkpointId, ordinal, previous, previousId }) => recallEntry(message, checkpointId, ordinal, previous, undefined, previousId));
-  return { headCheckpointId: ids.at(-1)!, kept: ids.filter((id) => kept.has(id)), remove, ...(remove.length > 0 ? { namespacesBefore: remove.at(-1)! } : {}), backfill };
+  return [...last.values()].map(({ message, checkpointId, ordinal, previous, previousId }) => recallEntry(message, checkpointId, ordinal, previous, undefined, previousId));
 }

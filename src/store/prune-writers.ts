@@ -51,7 +51,9 @@ export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): Pr
       | { checkpoint_id: string }
       | undefined;
     const planned = db.prepare(`SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`).get(threadId, plan.headCheckpointId);
-    if (!stillValid(plan, head?.checkpoint_id, planned !== undefined)) return { status: "conflict", headCheckpointId: head?.checkpoint_id ?? null };
+    const parentOfRemoved = () =>
+      db.prepare(`SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND parent_checkpoint_id IN (SELECT value FROM json_each(?)) LIMIT 1`).get(threadId, JSON.stringify(plan.remove));
+    if (!stillValid(plan, head?.checkpoint_id, planned !== undefined) || (plan.leavesOnly && parentOfRemoved())) return { status: "conflict", headCheckpointId: head?.checkpoint_id ?? null };
     onPhase?.("prune:in-transaction");
     applySqliteRecall(db, { threadId, add: plan.backfill });
     onPhase?.("prune:backfilled");
@@ -86,7 +88,10 @@ export async function prunePostgres(pool: PostgresPool, schema: string, language
       const head = await client.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
       const current = (head.rows[0]?.checkpoint_id as string | undefined) ?? null;
       const planned = await client.query(`SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2`, [threadId, plan.headCheckpointId]);
-      if (!stillValid(plan, current ?? undefined, planned.rows.length > 0)) {
+      const children = plan.leavesOnly
+        ? await client.query(`SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND parent_checkpoint_id = ANY($2::text[]) LIMIT 1`, [threadId, plan.remove])
+        : { rows: [] };
+      if (!stillValid(plan, current ?? undefined, planned.rows.length > 0) || children.rows.length > 0) {
         await client.query("ROLLBACK");
         return { status: "conflict", headCheckpointId: current };
       }
@@ -142,7 +147,9 @@ export function pruneMemory(saver: MemorySaverLike, recall: MemoryRecall, thread
   const namespaces = saver.storage[threadId] ?? {};
   const root = namespaces[""] ?? {};
   const head = Object.keys(root).sort().at(-1) ?? null;
-  if (!stillValid(plan, head ?? undefined, plan.headCheckpointId in root)) return { status: "conflict", headCheckpointId: head };
+  const removed = new Set(plan.remove);
+  const parentOfRemoved = plan.leavesOnly && Object.values(root).some((entry) => removed.has((entry as unknown[])[2] as string));
+  if (!stillValid(plan, head ?? undefined, plan.headCheckpointId in root) || parentOfRemoved) return { status: "conflict", headCheckpointId: head };
   recall.apply({ threadId, add: plan.backfill });
   for (const id of plan.remove) {
     delete root[id];

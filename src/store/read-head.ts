@@ -18,17 +18,17 @@ export interface ThreadHead {
 }
 
 /**
- * Nodes a checkpoint would still run, computed the way LangGraph triggers them: a `branch:to:<node>` channel that
- * holds a value (trigger channels are emptied once consumed) at a version the node has not seen. Lets a store be
- * inspected without the graph.
+ * Nodes a checkpoint would still run, computed the way LangGraph triggers them: a trigger channel that holds a value
+ * (trigger channels are emptied once consumed) at a version the node has not seen. The triggers are `branch:to:<node>`
+ * and `__start__`, which holds a run's input in the checkpoint the run writes first (source "input"), before its first
+ * step. Lets a store be inspected without the graph.
  */
 export function pendingNodes(tuple: CheckpointTuple): string[] {
   const { channel_versions: versions, versions_seen: seen } = tuple.checkpoint;
   const nodes: string[] = [];
   for (const [channel, version] of Object.entries(versions)) {
-    if (!channel.startsWith("branch:to:")) continue;
-    if (!(channel in tuple.checkpoint.channel_values)) continue;
-    const node = channel.slice("branch:to:".length);
+    const node = channel === "__start__" ? channel : channel.startsWith("branch:to:") ? channel.slice("branch:to:".length) : undefined;
+    if (node === undefined || !(channel in tuple.checkpoint.channel_values)) continue;
     const seenVersion = seen?.[node]?.[channel];
     if (seenVersion === undefined || String(seenVersion).localeCompare(String(version), undefined, { numeric: true }) < 0) {
       nodes.push(node);

@@ -4,6 +4,7 @@
  * (each with its own pool, as two processes) compact every thread exactly once, their leases never overlapping; an
  * expired lease is taken over, a live one is respected; bad options are refused as the wrapper refuses them.
  */
+import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,8 +67,38 @@ for (const kind of SAVER_KINDS) {
       await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
       expect(await worker.runOnce()).toMatchObject({ changed: 1, headsRead: 1, candidates: 1, compacted: 1 });
       expect(await worker.runOnce()).toMatchObject({ changed: 0, headsRead: 0, candidates: 0 });
-      expect(worker.stats()).toMatchObject({ passes: 4, threadsSeen: 12, headsRead: 13, compacted: 5, errors: 0, conflicts: 0, skipped: { "under limit": 8 } });
+      expect(worker.stats()).toMatchObject({ passes: 4, threadsSeen: 12, headsRead: 13, compacted: 5, superseded: 0, errors: 0, conflicts: 0, skipped: { "under limit": 8 } });
       await expectNothingLost(store.saver, ["big-a"]);
+    });
+
+    it("reports a compaction a run superseded, and deletes its checkpoint", async () => {
+      const { store } = seeded;
+      const thread = `superseded-${kind}`;
+      const { agent } = createTestAgent(store.saver);
+      await seedTurns(agent, thread, 30);
+      const head = (await store.saver.getTuple(config(thread)))!.checkpoint.id;
+      const outcomes: ThreadOutcome[] = [];
+      const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+      await worker.runOnce();
+      const written = outcomes.find((outcome) => outcome.threadId === thread && outcome.status === "compacted")!.checkpointId!;
+      // A run that had read the thread before the compaction was written: its turn descends from the old head.
+      await agent.invoke({ messages: [new HumanMessage({ id: `late-${kind}`, content: "One more question about the invoice." })] }, { configurable: { thread_id: thread, checkpoint_id: head } });
+      const pass = await worker.runOnce();
+      expect(pass.superseded).toBe(1);
+      expect(outcomes.filter((outcome) => outcome.threadId === thread && outcome.status === "superseded")).toEqual([
+        expect.objectContaining({ checkpointId: written, reason: expect.stringContaining("its checkpoint was deleted") }),
+      ]);
+      expect(worker.stats().superseded).toBe(1);
+      const stored: string[] = [];
+      for await (const tuple of store.saver.list(config(thread))) stored.push(tuple.checkpoint.id);
+      expect(stored).not.toContain(written);
+      // The run's head was compacted in the same pass; the thread holds every message, nothing was lost.
+      expect(pass.compacted).toBeGreaterThanOrEqual(1);
+      await expectNothingLost(store.saver, [thread]);
+      // A compaction the next turn builds on stays a compaction.
+      await runTurns(agent, thread, 1, { from: 40 });
+      expect((await worker.runOnce()).superseded).toBe(0);
+      expect(worker.stats().superseded).toBe(1);
     });
 
     it("leaves a thread whose head moved within idleMs", async () => {

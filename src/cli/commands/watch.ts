@@ -58,7 +58,7 @@ function outcomeLine(outcome: ThreadOutcome): string {
 }
 
 function passLine(pass: PassSummary): string {
-  return `pass ${pass.pass}: ${pass.changed} changed, ${pass.headsRead} read, ${pass.candidates} over the limit and idle: ${pass.compacted} compacted, ${pass.skipped} skipped, ${pass.failed} failed (${Math.round(pass.ms)} ms)`;
+  return `pass ${pass.pass}: ${pass.changed} changed, ${pass.headsRead} read, ${pass.candidates} over the limit and idle: ${pass.compacted} compacted, ${pass.skipped} skipped, ${pass.failed} failed${pass.superseded > 0 ? `, ${pass.superseded} earlier compaction(s) superseded by a run` : ""} (${Math.round(pass.ms)} ms)`;
 }
 
 export async function watchCommand(context: CliContext, settings: WatchSettings): Promise<number> {
@@ -118,6 +118,6 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
     worker.start();
   });
   const stats = worker.stats();
-  printer.line(json ? JSON.stringify({ type: "stopped", ...stats }) : `stopped after ${stats.passes} pass(es): ${stats.compacted} compacted, ${stats.errors} error(s)`);
+  printer.line(json ? JSON.stringify({ type: "stopped", ...stats }) : `stopped after ${stats.passes} pass(es): ${stats.compacted} compacted (${stats.superseded} of them superseded by a run), ${stats.errors} error(s)`);
   return EXIT.ok;
 }

@@ -12,6 +12,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CompactionPolicy } from "../../engine/policy.js";
 import { invalidArgument } from "../../errors.js";
 import { isOverLimit } from "../../engine/policy.js";
+import { settleWrite } from "../../engine/superseded-write.js";
 import { pause } from "../../pause.js";
 import { validateHooks } from "../../validate-hooks.js";
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
@@ -54,6 +55,8 @@ export interface PassSummary {
   compacted: number;
   skipped: number;
   failed: number;
+  /** Compactions of earlier passes that a run superseded (`ThreadOutcome`'s "superseded"), found in this pass. */
+  superseded: number;
   ms: number;
 }
 
@@ -62,7 +65,10 @@ export interface WorkerStats {
   /** Threads this worker knows of. */
   threadsSeen: number;
   headsRead: number;
+  /** Compactions written; those in the head's line are `compacted - superseded`. */
   compacted: number;
+  /** Compactions a run superseded: written, then left off the head's line by a run that had read the thread before. */
+  superseded: number;
   skipped: Record<string, number>;
   /** Threads another worker held (their lease was taken). */
   conflicts: number;
@@ -77,9 +83,11 @@ export class CompactionWorker {
   private readonly pollMs: number;
   private readonly maxBackoffMs: number;
   private readonly seen = new Map<string, Seen>();
+  /** The compaction this worker last wrote on each thread, until a pass sees the head move on (in line or not). */
+  private readonly written = new Map<string, string>();
   /** When the newest head seen was written (ms). */
   private newest?: number;
-  private readonly counters: WorkerStats = { passes: 0, threadsSeen: 0, headsRead: 0, compacted: 0, skipped: {}, conflicts: 0, errors: 0, lagMs: 0 };
+  private readonly counters: WorkerStats = { passes: 0, threadsSeen: 0, headsRead: 0, compacted: 0, superseded: 0, skipped: {}, conflicts: 0, errors: 0, lagMs: 0 };
   private running?: Promise<void>;
   private stopping?: AbortController;
 
@@ -126,6 +134,7 @@ export class CompactionWorker {
       this.seen.set(row.threadId, { headId: row.headCheckpointId });
       changed++;
     }
+    const superseded = await this.settleWrites(rows);
     // Tokens other workers recorded when they last held a thread (no head read), for the threads this one cannot
     // count: a record of the same head, or of a later one (a compaction's id sorts after the head it replaced).
     const unknown = [...this.seen.entries()].filter(([, seen]) => seen.tokens === undefined).map(([threadId]) => threadId);
@@ -153,7 +162,10 @@ export class CompactionWorker {
     for (const outcome of outcomes) {
       if (outcome.headId) headsRead++;
       // What this worker wrote it knows without reading it (the write's id sorts just after the head it replaced).
-      if (outcome.status === "compacted" && outcome.checkpointId) this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
+      if (outcome.status === "compacted" && outcome.checkpointId) {
+        this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
+        this.written.set(outcome.threadId, outcome.checkpointId);
+      }
       if (outcome.status === "compacted") this.counters.compacted++;
       else if (outcome.status === "failed") this.counters.errors++;
       else if (outcome.skip === "leased") this.counters.conflicts++;
@@ -178,11 +190,32 @@ export class CompactionWorker {
       compacted: outcomes.filter((outcome) => outcome.status === "compacted").length,
       skipped: outcomes.filter((outcome) => outcome.status === "skipped").length,
       failed: outcomes.filter((outcome) => outcome.status === "failed").length,
+      superseded,
       ms: performance.now() - started,
     };
     this.options.onPass?.(summary);
     if (storeError !== undefined) throw storeError;
     return summary;
+  }
+
+  /**
+   * This worker's compactions on threads whose head moved since: each still in the head's line, or superseded by a
+   * run (reported, and its checkpoint deleted: engine/superseded-write.ts). Returns how many were superseded.
+   */
+  private async settleWrites(rows: readonly { threadId: string; headCheckpointId: string }[]): Promise<number> {
+    let superseded = 0;
+    for (const { threadId, headCheckpointId } of rows) {
+      const writtenId = this.written.get(threadId);
+      if (writtenId === undefined || writtenId === headCheckpointId) continue;
+      const settled = await settleWrite(this.compactor.store, threadId, writtenId);
+      this.written.delete(threadId);
+      if (settled.fate === "in line") continue;
+      superseded++;
+      this.counters.superseded++;
+      const fate = settled.removed ? "its checkpoint was deleted" : "its checkpoint stays (the store cannot delete it, or a run started from it)";
+      this.options.onOutcome?.({ threadId, status: "superseded", checkpointId: writtenId, headId: headCheckpointId, reason: `a run that had read the thread before this compaction wrote from its parent; nothing is lost, ${fate}` });
+    }
+    return superseded;
   }
 
   /** Passes until `stop()`, pausing `pollMs` between them and backing off (doubling) after store errors. */

@@ -48,14 +48,19 @@ export type SkipKind = "leased" | "under limit" | "busy" | "interrupted" | "conf
 
 export interface ThreadOutcome {
   threadId: string;
-  status: "compacted" | "skipped" | "failed";
+  /**
+   * "superseded": a compaction this worker wrote earlier that a run superseded (it had read the thread just before the
+   * write and wrote from the write's parent just after): not in the head's line, so it does not count; reported at the
+   * first pass that sees the thread's head move, with its checkpoint deleted (`reason` says whether it could be).
+   */
+  status: "compacted" | "skipped" | "failed" | "superseded";
   /** Why a thread was skipped or failed: "leased" (another worker holds it), the engine's reason, the error. */
   reason?: string;
   /** A skipped thread's reason as a key. */
   skip?: SkipKind;
   tokensBefore?: number;
   tokensAfter?: number;
-  /** The head a compaction wrote (and pruned to, with keepCheckpoints). */
+  /** The head a compaction wrote (and pruned to, with keepCheckpoints); the write a run superseded. */
   checkpointId?: string;
   /** The head read, when one was (a thread another worker held, or whose lease failed, was not read). */
   headId?: string;
