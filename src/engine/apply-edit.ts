@@ -14,6 +14,7 @@ import { threadNotFound } from "../errors.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ManagerSettings } from "./manager-options.js";
 import { prefixMismatch } from "./rebase.js";
+import { retrying, type Attempt } from "./retry.js";
 import { busyCode, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
 
@@ -38,28 +39,26 @@ export async function applyEdit(
   if (tokens >= before) {
     return { status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: `the edited thread would hold ${tokens} tokens, not fewer than its ${before}`, attempts: 0 };
   }
-  let head = snapshot;
-  for (let attempt = 1; ; attempt++) {
-    if (head.busyReason) return { status: "skipped", code: busyCode(head), reason: head.busyReason, attempts: attempt };
+  return retrying({ attempts: settings.maxWriteAttempts }, async (attempt): Promise<Attempt<EditOutcome>> => {
+    const head = attempt === 1 ? snapshot : await settings.store.readHead(threadId);
+    if (!head) throw threadNotFound(threadId);
+    if (head.busyReason) return { done: { status: "skipped", code: busyCode(head), reason: head.busyReason, attempts: attempt } };
     const mismatch = prefixMismatch(snapshot.messages, head.messages);
     if (mismatch >= 0) {
-      return { status: "conflict", reason: `message ${mismatch} of the edited snapshot changed meanwhile (compacted, restored or edited): the edit was discarded`, attempts: attempt };
+      return { done: { status: "conflict", reason: `message ${mismatch} of the edited snapshot changed meanwhile (compacted, restored or edited): the edit was discarded`, attempts: attempt } };
     }
     const appended = head.messages.length - snapshot.messages.length;
     const messages = [...edited, ...head.messages.slice(snapshot.messages.length)];
     const headId = head.tuple.checkpoint.id;
     try {
       const written = await writeHistory(settings, threadId, messages, { expectedCheckpointId: headId, knownHead: head, metadata: metadata?.(headId) });
-      return { status: "written", ...written, messages, appended, attempts: attempt };
+      return { done: { status: "written", ...written, messages, appended, attempts: attempt } };
     } catch (error) {
       // The one mapping of a lost compare-and-swap (write-history.ts): a busy head is a skip; a moved head, a retry.
       const lost = outcomeOfWriteError(error);
       if (!lost) throw error;
-      if (lost.status === "skipped") return { ...lost, attempts: attempt };
-      if (attempt >= settings.maxWriteAttempts) return { status: "conflict", reason: `gave up after ${attempt} attempts: ${lost.reason}`, attempts: attempt };
-      const next = await settings.store.readHead(threadId);
-      if (!next) throw threadNotFound(threadId);
-      head = next;
+      if (lost.status === "skipped") return { done: { ...lost, attempts: attempt } };
+      return { again: { status: "conflict", reason: `gave up after ${attempt} attempts: ${lost.reason}`, attempts: attempt } };
     }
-  }
+  });
 }

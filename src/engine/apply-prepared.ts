@@ -15,10 +15,7 @@ import type { ThreadHead } from "../store/read-head.js";
 import { turnOver } from "../slices.js";
 import type { ProviderUsage } from "./calibration.js";
 import { rewrittenTokens } from "./prompt-cache.js";
-
-/** First and longest pause between two looks at a busy head. */
-const BUSY_RETRY_MS = 10;
-const MAX_BUSY_RETRY_MS = 250;
+import { retrying, type Attempt } from "./retry.js";
 
 /** A summary computed from a snapshot of a thread's head, ready for `applyCompaction`. */
 export interface PreparedCompaction {
@@ -77,7 +74,7 @@ async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, 
 }
 
 /** The thread's head, and the report fields every outcome on it starts from. */
-export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio: number }> {
+export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio: number; each: readonly number[] }> {
   // Reading (deserializing) a long thread, and counting it, are phases of their own (slices.ts).
   await turnOver();
   const head = await settings.store.readHead(threadId, at);
@@ -89,7 +86,7 @@ export async function readHead(settings: ManagerSettings, threadId: string, summ
   await turnOver();
   const measured = await settings.calibration.count(head.messages);
   const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: measured.tokens, summarizer, attempts, ...(measured.usage ? { providerUsage: measured.usage } : {}) };
-  return { head, headId, base, ratio: measured.ratio };
+  return { head, headId, base, ratio: measured.ratio, each: measured.each };
 }
 
 /** The fields of a written compaction's report. */
@@ -102,14 +99,15 @@ export async function compactedFields(
   replaced: readonly BaseMessage[],
   messages: readonly BaseMessage[] = compacted.messages,
 ): Promise<Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore">> {
-  const after = await settings.calibration.count(messages);
+  // The head written, counted once: the count of the compacted messages when they are what is written (not rebased).
+  const after = await settings.calibration.count(messages, 0, messages === compacted.messages ? compacted.counts : undefined);
   return {
     status: "compacted" as const,
     reason,
     newCheckpointId,
     messagesAfter: messages.length,
     tokensAfter: after.tokens,
-    rewrittenTokens: rewrittenTokens(replaced, messages, settings.counter, after.ratio),
+    rewrittenTokens: rewrittenTokens(replaced, messages, settings.counter, after.ratio, after.each),
     summarizedMessages: compacted.plan.summarize.length,
     keptMessages: messages.length - compacted.plan.system.length - 1,
     ...(compacted.plan.keptLess ? { keptLess: compacted.plan.keptLess } : {}),
@@ -127,24 +125,13 @@ export async function applyPrepared(
   prepared: PreparedCompaction,
   busyWaitMs: number,
 ): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
-  const deadline = performance.now() + busyWaitMs;
-  let delay = BUSY_RETRY_MS;
-  for (let attempt = 1; ; attempt++) {
+  return retrying({ attempts: settings.maxWriteAttempts, waitMs: busyWaitMs }, async (attempt): Promise<Attempt<{ report: CompactionReport; prefixChanged: boolean }>> => {
     const outcome = await threadLocks.run(settings.store.saver, prepared.threadId, () => applyOnce(settings, prepared, attempt));
-    if (outcome.kind === "done") return { report: outcome.report, prefixChanged: outcome.prefixChanged };
-    const remaining = deadline - performance.now();
-    if (outcome.kind === "moved" && attempt < settings.maxWriteAttempts) continue;
-    if (outcome.kind === "busy" && outcome.waitable && remaining > 0) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
-      delay = Math.min(delay * 2, MAX_BUSY_RETRY_MS);
-      continue;
-    }
-    const report: CompactionReport =
-      outcome.kind === "busy"
-        ? { ...outcome.base, status: "skipped", code: outcome.code, reason: `${outcome.reason} (the prepared summary was not applied)` }
-        : { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
-    return { report, prefixChanged: false };
-  }
+    if (outcome.kind === "done") return { done: { report: outcome.report, prefixChanged: outcome.prefixChanged } };
+    if (outcome.kind === "moved") return { again: { report: { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` }, prefixChanged: false } };
+    const skipped = { report: { ...outcome.base, status: "skipped" as const, code: outcome.code, reason: `${outcome.reason} (the prepared summary was not applied)` }, prefixChanged: false };
+    return outcome.waitable ? { wait: skipped } : { done: skipped };
+  });
 }
 
 async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {

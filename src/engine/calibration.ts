@@ -19,6 +19,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { isSummaryMessage } from "../messages/summary-message.js";
+import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { latestReply, modelOf, usageOf, type ProviderUsage } from "./reply-usage.js";
 
@@ -43,6 +44,8 @@ export interface MeasuredContext {
   ratio: number;
   /** The provider's figures of the latest call, when calibrated. */
   usage?: ProviderUsage;
+  /** The tokenizer's count of each message (reply priming not included): what a plan of these messages sums. */
+  each: readonly number[];
 }
 
 export interface UsageIgnoredNotice {
@@ -118,15 +121,15 @@ export class Calibration {
    * Every decision counts here.
    * @throws CompactionError INVALID_ARGUMENT when the counter answers something that is not a number of tokens.
    */
-  async count(messages: readonly BaseMessage[], overhead = 0): Promise<MeasuredContext> {
-    if (!this.custom) return this.measure(messages, overhead);
+  async count(messages: readonly BaseMessage[], overhead = 0, each: readonly number[] = this.counter.countEach(messages)): Promise<MeasuredContext> {
+    if (!this.custom) return this.measure(messages, overhead, each);
     const value = await this.custom([...messages]);
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
       throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "tokenCounter", value, message: `tokenCounter must return a number of tokens >= 0; got ${JSON.stringify(value)}.` });
     }
-    const exact = this.counter.countMessages(messages);
+    const exact = REPLY_PRIMING_TOKENS + sumOf(each);
     const ratio = exact > 0 && value > 0 ? value / exact : 1;
-    return { tokens: Math.ceil(value + overhead * ratio), calibrated: false, ratio };
+    return { tokens: Math.ceil(value + overhead * ratio), calibrated: false, ratio, each };
   }
 
   /** The ratio learned for `model`: the median of its latest observations, 1 before any. */
@@ -138,15 +141,15 @@ export class Calibration {
    * The context `messages` make before the next model call, with `overhead` (what the call sends besides them, as
    * the tokenizer counts it: a system prompt, tools) — see the file's comment.
    */
-  measure(messages: readonly BaseMessage[], overhead = 0): MeasuredContext {
+  measure(messages: readonly BaseMessage[], overhead = 0, each: readonly number[] = this.counter.countEach(messages)): MeasuredContext {
     // The latest reply: only its figure counts (a reply without one — a model that reports none, a summary written
     // as an AI message — leaves the count the tokenizer's).
     const { index, message, reported } = latestReply(messages);
-    // One pass over the counts (cached per message, as without calibration): the whole context and what follows the
-    // reply's call (the reply, tool results, the next input).
-    const { total: counted, after: appended } = this.counter.countMessagesFrom(messages, index < 0 ? messages.length : index);
-    const total = counted + overhead;
-    if (!message || reported === undefined) return { tokens: total, calibrated: false, ratio: 1 };
+    // One count of each message (cached per message, as without calibration; `each` when the caller counted): the
+    // whole context and what follows the reply's call (the reply, tool results, the next input).
+    const appended = index < 0 ? 0 : sumOf(each, index);
+    const total = REPLY_PRIMING_TOKENS + sumOf(each) + overhead;
+    if (!message || reported === undefined) return { tokens: total, calibrated: false, ratio: 1, each };
     const reply = this.parse(message, reported);
     const { model, usage } = reply;
     const before = total - appended;
@@ -159,11 +162,11 @@ export class Calibration {
       // A reply that may predate the thread's summary (first seen after it): its call saw what the summary replaced.
       if (this.predatesSummary(messages, message)) {
         const ratio = this.ratioOf(model);
-        return known ? { tokens: Math.ceil(ratio * total), calibrated: true, ratio } : { tokens: total, calibrated: false, ratio: 1 };
+        return known ? { tokens: Math.ceil(ratio * total), calibrated: true, ratio, each } : { tokens: total, calibrated: false, ratio: 1, each };
       }
       if (!usage || observed === undefined || observed < MIN_RATIO || (observed > MAX_RATIO && !known)) {
         this.ignored(model, reported.input_tokens, before);
-        return { tokens: total, calibrated: false, ratio: 1 };
+        return { tokens: total, calibrated: false, ratio: 1, each };
       }
       if (observed <= MAX_RATIO) reply.ratios = ratios = this.observe(model, message, observed);
     }
@@ -171,8 +174,8 @@ export class Calibration {
     // Far above the model's ratio (a reply a compaction kept, whose call saw the whole thread), or off it by more
     // than CONSISTENT: the messages before the reply are no longer what its call saw. Then the ratio alone scales
     // the tokenizer's count (no notice).
-    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT) return this.floored(model, { tokens: Math.ceil(ratio * total), calibrated: true, ratio }, total);
-    return this.floored(model, { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage }, total);
+    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT) return this.floored(model, { tokens: Math.ceil(ratio * total), calibrated: true, ratio, each }, total);
+    return this.floored(model, { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage, each }, total);
   }
 
   /** `measured`, never under MIN_COUNTED_SHARE of the tokenizer's `total` (told once per model when it would be). */
@@ -261,4 +264,11 @@ export class Calibration {
     this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, floored: false, evicted: false }));
     return ratios;
   }
+}
+
+/** The sum of `each` from position `from` on. */
+export function sumOf(each: readonly number[], from = 0): number {
+  let total = 0;
+  for (let index = from; index < each.length; index++) total += each[index]!;
+  return total;
 }

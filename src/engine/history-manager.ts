@@ -9,7 +9,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "../errors.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import type { Calibration } from "./calibration.js";
+import { sumOf, type Calibration } from "./calibration.js";
+import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { validateRatio } from "../validate-ratio.js";
 import { isOverLimit, type CompactionPolicy } from "./policy.js";
 import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
@@ -18,6 +19,7 @@ import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
+import { retrying, type Attempt } from "./retry.js";
 import { writeHistory } from "./write-history.js";
 import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
@@ -76,9 +78,10 @@ export class HistoryManager {
   /**
    * The dry run: what `compactThread` would summarize and keep. Pure. A cut given in `overrides` (ratio, keepTokens
    * or targetTokens) replaces the manager's own: a ratio asked for by one call is not overruled by a default target.
+   * `counts`: the counter's count of each message, when the caller has it.
    */
-  planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}): CompactionPlan {
-    return planCompaction(messages, { ...cutOf(this.policy, overrides), pinned: this.settings.pinned, counter: this.counter });
+  planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}, counts?: readonly number[]): CompactionPlan {
+    return planCompaction(messages, { ...cutOf(this.policy, overrides), pinned: this.settings.pinned, counter: this.counter, ...(counts ? { counts } : {}) });
   }
 
   /**
@@ -166,16 +169,14 @@ export class HistoryManager {
     const threadId = requireThreadId(config, "compactThread");
     const { maxWriteAttempts, busyWaitMs } = this.settings;
     return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, async () => {
-      let last: CompactionReport | undefined;
-      for (let attempt = 1; attempt <= maxWriteAttempts; attempt++) {
+      return retrying({ attempts: maxWriteAttempts }, async (attempt): Promise<Attempt<CompactionReport>> => {
         // `prepared`: a summary the caller already computed (and showed) is the first attempt's.
         const prepared = attempt === 1 && first ? first : await this.prepareUnlocked(threadId, overrides, !overrides.force);
-        if (prepared.status !== "prepared") return { ...prepared, attempts: attempt };
+        if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
         const { report, prefixChanged } = await applyPrepared(this.settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
-        if (!prefixChanged) return pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report);
-        last = report;
-      }
-      return { ...last!, reason: `gave up after ${maxWriteAttempts} summaries: ${last!.reason}`, attempts: maxWriteAttempts };
+        if (!prefixChanged) return { done: await pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report) };
+        return { again: { ...report, reason: `gave up after ${attempt} summaries: ${report.reason}`, attempts: attempt } };
+      });
     }));
   }
 
@@ -214,7 +215,7 @@ export class HistoryManager {
   }
 
   private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
-    const { head, headId, base, ratio } = await readHead(this.settings, threadId, this.summarizer.name, 1, at).catch((error: unknown) => {
+    const { head, headId, base, ratio, each } = await readHead(this.settings, threadId, this.summarizer.name, 1, at).catch((error: unknown) => {
       // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
       if (given.orHead && at !== undefined && CompactionError.isInstance(error) && error.code === "CHECKPOINT_NOT_FOUND") return readHead(this.settings, threadId, this.summarizer.name, 1);
       throw error;
@@ -224,7 +225,7 @@ export class HistoryManager {
     if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore, head.messages.length)) {
       return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
     }
-    const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, threadId, ...given }, headId);
+    const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, threadId, ...given }, headId, each);
     if ("skipped" in compacted) {
       // The code, and what a summary that did not fit cost (summarizerMs, summarizerTokens), carried as they are.
       const { skipped: reason, ...outcome } = compacted;
@@ -252,22 +253,19 @@ export class HistoryManager {
    * compacted messages, or why there are none (`summarizerMs` when a summary was written but did not fit).
    * @throws CompactionError SUMMARIZER_FAILED, INVALID_HISTORY.
    */
-  async compactWithinPolicy(
-    messages: readonly BaseMessage[],
-    given: PrepareOptions = {},
-    replacedCheckpointId?: string,
-  ): Promise<CompactedMessages | UnwrittenSummary> {
+  async compactWithinPolicy(messages: readonly BaseMessage[], given: PrepareOptions = {}, replacedCheckpointId?: string, counts?: readonly number[]): Promise<CompactedMessages | UnwrittenSummary> {
     const options = withinPolicy(this.policy, given);
     // Planning, summarizing and counting the result are phases of their own (slices.ts).
     await turnOver();
-    const fitted = this.fitPlan(messages, given);
+    const fitted = this.fitPlan(messages, given, counts);
     if ("skipped" in fitted) return fitted;
     if (fitted.plan.keptLess && given.threadId !== undefined) this.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, options.preferTokensAfter ?? options.maxTokensAfter, this.policy.tokenLimit));
     await turnOver();
     const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
     if (options.maxTokensAfter !== undefined) {
       await turnOver();
-      const after = this.counter.countMessages(compacted.messages);
+      compacted.counts = this.counter.countEach(compacted.messages);
+      const after = REPLY_PRIMING_TOKENS + sumOf(compacted.counts);
       if (after > options.maxTokensAfter) {
         return {
           code: "WONT_FIT",
@@ -285,15 +283,15 @@ export class HistoryManager {
    * end under the ceiling; `estimate` is the tokens after it, the summary's header included. Or why nothing would be
    * summarized. The script's dry run prints this, so what it shows is what a compaction then writes. Pure.
    */
-  fitPlan(messages: readonly BaseMessage[], given: PrepareOptions = {}): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
+  fitPlan(messages: readonly BaseMessage[], given: PrepareOptions = {}, counts: readonly number[] = this.counter.countEach(messages)): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
     const options = withinPolicy(this.policy, given);
-    const plan = this.planCompaction(messages, options);
+    const plan = this.planCompaction(messages, options, counts);
     const limited = options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined;
     const keepAsked = keepAskedOf(this.policy, options);
     if (!plan.executable && !(limited && keepAsked)) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
     const overhead = (this.overheadTokens ??= summaryOverhead(this.counter, this.settings.recall.announce, this.settings.summaryPrefix));
     if (!limited) return { plan, estimate: plan.tokens.afterEstimate + overhead };
-    const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides), keepAsked);
+    const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides, counts), keepAsked);
     if (typeof fitted === "string") return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };
     return { plan: fitted, estimate: fitted.tokens.afterEstimate + overhead };
   }

@@ -49,6 +49,8 @@ export interface PlanOptions {
   targetTokens?: number;
   /** Counter used for the token figures. @default a TokenCounter for "gpt-4o" */
   counter?: TokenCounter;
+  /** `counter`'s count of each of the messages, when the caller has counted them already (its length must match). */
+  counts?: readonly number[];
   /**
    * The summary's budget in tokens, instead of the 20% rule (never more than MAX_SUMMARY_SHARE of the summarized
    * tokens).
@@ -152,7 +154,7 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
   const body = messages.slice(bodyStart);
   // prefix[i] = tokens of messages[0..i): any range sums in O(1).
   const prefix = [0];
-  for (const tokens of counter.countEach(messages)) prefix.push(prefix.at(-1)! + tokens);
+  for (const tokens of options.counts?.length === messages.length ? options.counts : counter.countEach(messages)) prefix.push(prefix.at(-1)! + tokens);
   const sum = (from: number, to: number) => prefix[to]! - prefix[from]!;
   const before = REPLY_PRIMING_TOKENS + sum(0, messages.length);
   const systemTokens = sum(0, systemEnd);

@@ -9,6 +9,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import { sumOf } from "./calibration.js";
 import { sameMessage } from "./rebase.js";
 
 /** One model call's input as the cache sees it. */
@@ -50,9 +51,10 @@ export function cacheSplit(previous: CallInput | undefined, current: CallInput, 
 
 /**
  * The tokens a rewrite of `before` into `after` takes out of the provider's cache: `after` from its first message
- * that differs on, in the provider's tokens (`ratio` per tokenizer token).
+ * that differs on, in the provider's tokens (`ratio` per tokenizer token). `each`: the tokenizer's count of each
+ * message of `after`, when the caller has it (else `counter` counts them).
  */
-export function rewrittenTokens(before: readonly BaseMessage[], after: readonly BaseMessage[], counter: TokenCounter, ratio = 1): number {
-  const { after: rewritten } = counter.countMessagesFrom(after, sharedMessages(before, after));
-  return Math.round(rewritten * ratio);
+export function rewrittenTokens(before: readonly BaseMessage[], after: readonly BaseMessage[], counter: TokenCounter, ratio = 1, each?: readonly number[]): number {
+  const shared = sharedMessages(before, after);
+  return Math.round((each ? sumOf(each, shared) : counter.countMessagesFrom(after, shared).after) * ratio);
 }

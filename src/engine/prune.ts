@@ -10,6 +10,7 @@ import { messageIdsOf, planPrune, type PrunePlan } from "../store/prune-plan.js"
 import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type StoredCheckpoint, type ThreadStore } from "../store/thread-store.js";
 import type { CompactionReport } from "./report.js";
+import { retrying, type Attempt } from "./retry.js";
 
 export const DEFAULT_KEEP_CHECKPOINTS = 3;
 const ATTEMPTS = 3;
@@ -71,18 +72,16 @@ async function withSubgraphs(store: ThreadStore, threadId: string, checkpoints: 
 export async function pruneStoredThread(store: ThreadStore, threadId: string, keep: number, dryRun: boolean): Promise<PruneReport> {
   // Before reading anything: a saver this library cannot delete from.
   if (!store.prunable) throw unsupportedPrune(store.saver);
-  for (let attempt = 1; ; attempt++) {
+  return retrying({ attempts: ATTEMPTS }, async (): Promise<Attempt<PruneReport>> => {
     const plan = (await store.planPruneByIds(threadId, keep)) ?? (await planByReading(store, threadId, keep));
     const checkpointsBefore = plan.kept.length + plan.remove.length;
     const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
-    if (plan.remove.length === 0) return { ...report, status: "nothing", reason: `${checkpointsBefore} checkpoint(s), all kept` };
-    if (dryRun) return { ...report, status: "dry-run" };
+    if (plan.remove.length === 0) return { done: { ...report, status: "nothing", reason: `${checkpointsBefore} checkpoint(s), all kept` } };
+    if (dryRun) return { done: { ...report, status: "dry-run" } };
     const outcome = await store.prune(threadId, plan);
-    if (outcome.status === "pruned") return { ...report, status: "pruned" };
-    if (attempt >= ATTEMPTS) {
-      return { ...report, removed: 0, backfilled: 0, status: "conflict", reason: `the head kept moving (now ${outcome.headCheckpointId ?? "nothing"}): nothing deleted` };
-    }
-  }
+    if (outcome.status === "pruned") return { done: { ...report, status: "pruned" } };
+    return { again: { ...report, removed: 0, backfilled: 0, status: "conflict", reason: `the head kept moving (now ${outcome.headCheckpointId ?? "nothing"}): nothing deleted` } };
+  });
 }
 
 /** The plan of record: every root checkpoint read, with its messages (store/prune-plan.ts). */

@@ -26,6 +26,8 @@ export interface CompactedMessages {
   fallbackReason?: string;
   /** The summarizers' own tokens (the failed one's too), when they reported them. */
   summarizerTokens?: SummarizerTokens;
+  /** The tokenizer's count of each of `messages`, once the result was counted against the ceiling. */
+  counts?: readonly number[];
 }
 
 /** A plan summarized that would not end under the ceiling, or why nothing was summarized: nothing to write. */

@@ -166,8 +166,8 @@ export class MessageTokenCache {
     return this.countAllFrom(messages, compute, messages.length).total;
   }
 
-  /** `countAll`, and the sum of the counts from position `from` on (in the same pass). */
-  countAllFrom(messages: readonly BaseMessage[], compute: (message: BaseMessage) => number, from: number): { total: number; after: number } {
+  /** `countAll`, and the sum of the counts from position `from` on (in the same pass); `each` gets every count. */
+  countAllFrom(messages: readonly BaseMessage[], compute: (message: BaseMessage) => number, from: number, each?: number[]): { total: number; after: number } {
     const first = messages[0]?.id;
     const key = typeof first === "string" && first.length > 0 ? first : undefined;
     const memo = key === undefined ? undefined : this.sequences.get(key);
@@ -178,6 +178,7 @@ export class MessageTokenCache {
       const message = messages[index]!;
       const entry = this.resolve(message, compute, memo !== undefined && index < memo.length ? memo[index] : undefined);
       entries[index] = entry;
+      if (each) each[index] = entry.tokens;
       total += entry.tokens;
       if (index >= from) after += entry.tokens;
     }

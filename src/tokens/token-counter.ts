@@ -85,7 +85,9 @@ export class TokenCounter {
 
   /** Tokens of each message, in order (reply priming not included). */
   countEach(messages: readonly BaseMessage[]): number[] {
-    return messages.map((message) => this.countMessage(message));
+    const each = new Array<number>(messages.length);
+    this.cache.countAllFrom(messages, this.encodeMessage, messages.length, each);
+    return each;
   }
 
   /** Tokens of a whole request: messages, reply priming, and tool definitions when given. */

@@ -33,7 +33,7 @@ function conversation(turns: number): BaseMessage[] {
 describe("Calibration", () => {
   it("without usage figures, counts what the tokenizer counts", () => {
     const messages = conversation(6).map((message) => (message instanceof AIMessage ? new AIMessage({ id: message.id, content: message.content }) : message));
-    expect(new Calibration(counter).measure(messages, 40)).toEqual({ tokens: counter.countMessages(messages) + 40, calibrated: false, ratio: 1 });
+    expect(new Calibration(counter).measure(messages, 40)).toEqual({ tokens: counter.countMessages(messages) + 40, calibrated: false, ratio: 1, each: counter.countEach(messages) });
   });
 
   it("after two calls, counts within 3% of the provider's own count of the next call's input", () => {
@@ -63,7 +63,7 @@ describe("Calibration", () => {
       const messages: BaseMessage[] = [new HumanMessage({ id: "q", content: "Where is parcel PX-701, and who cleared it at customs in Lisbon on Tuesday?" })];
       messages.push(reply("a", messages, { value: figure }));
       messages.push(new HumanMessage({ id: "q2", content: "And the VAT?" }));
-      expect(calibration.measure(messages)).toEqual({ tokens: counter.countMessages(messages), calibrated: false, ratio: 1 });
+      expect(calibration.measure(messages)).toEqual({ tokens: counter.countMessages(messages), calibrated: false, ratio: 1, each: counter.countEach(messages) });
       calibration.measure(messages);
       expect(notices).toEqual([expect.objectContaining({ code: "USAGE_IGNORED", model: "claude-sonnet" })]);
     });
@@ -103,7 +103,7 @@ describe("Calibration", () => {
     const notices: UsageIgnoredNotice[] = [];
     const calibration = new Calibration(counter, (notice) => notices.push(notice));
     head.push(new HumanMessage({ id: "ask-after", content: "And which of them paid the customs fee?" }));
-    expect(calibration.measure(head)).toEqual({ tokens: counter.countMessages(head), calibrated: false, ratio: 1 });
+    expect(calibration.measure(head)).toEqual({ tokens: counter.countMessages(head), calibrated: false, ratio: 1, each: counter.countEach(head) });
     // The next call saw the summary: its figure counts again, within 3% of the provider's count of the next input.
     head.push(reply("r-fresh", head));
     head.push(new HumanMessage({ id: "ask-last", content: "Thanks. And the VAT again?" }));
@@ -127,7 +127,7 @@ describe("Calibration", () => {
     expect(observed / ratio).toBeGreaterThan(1.2);
     expect(observed).toBeLessThan(4);
     const measured = calibration.measure(head);
-    expect(measured).toEqual({ tokens: Math.ceil(ratio * counter.countMessages(head)), calibrated: true, ratio });
+    expect(measured).toEqual({ tokens: Math.ceil(ratio * counter.countMessages(head)), calibrated: true, ratio, each: counter.countEach(head) });
     expect(calibration.ratioOf("claude-sonnet")).toBe(ratio);
   });
 

@@ -1,0 +1,77 @@
+/**
+ * A compaction counts the thread twice: the head it read, and the head it wrote. The plan, the fit under the ceiling,
+ * the report's figures and `rewrittenTokens` reuse those counts. Counted here as the passes over a list of messages
+ * that the token counter makes (each message in a pass answered from its cache or encoded).
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { describe, expect, it, vi } from "vitest";
+import { HistoryManager } from "../../src/engine/history-manager.js";
+import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { createTestAgent, seedTurns } from "../support/agents.js";
+
+/** A TokenCounter that notes the length of every list it counts, and every message counted on its own. */
+class PassCountingCounter extends TokenCounter {
+  passes: number[] = [];
+  single = 0;
+  override countEach(messages: readonly BaseMessage[]): number[] {
+    this.passes.push(messages.length);
+    return super.countEach(messages);
+  }
+  override countMessages(...args: Parameters<TokenCounter["countMessages"]>): number {
+    this.passes.push(args[0].length);
+    return super.countMessages(...args);
+  }
+  override countMessagesFrom(messages: readonly BaseMessage[], from: number): { total: number; after: number } {
+    this.passes.push(messages.length);
+    return super.countMessagesFrom(messages, from);
+  }
+  override countMessage(message: BaseMessage): number {
+    this.single++;
+    return super.countMessage(message);
+  }
+}
+
+describe("counting once per decision", () => {
+  it("HistoryManager.compactThread counts the head read and the head written, once each", async () => {
+    const saver = SqliteSaver.fromConnString(":memory:");
+    await seedTurns(createTestAgent(saver).agent, "t", 30);
+    const counter = new PassCountingCounter();
+    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 1_500, env: {}, counter });
+    counter.passes = [];
+    counter.single = 0;
+    const report = await manager.compactThread({ configurable: { thread_id: "t" } });
+    if (report.status !== "compacted") throw new Error(report.reason);
+    expect(counter.passes).toEqual([report.messagesBefore, report.messagesAfter]);
+    expect(counter.single).toBe(0);
+    expect(report.rewrittenTokens).toBeGreaterThan(0);
+  });
+
+  it("the wrapper's compaction adds those two to the count its turn makes to decide", async () => {
+    const saver = SqliteSaver.fromConnString(":memory:");
+    // The wrapper builds its own counter: its passes are seen on the class.
+    const lists = [vi.spyOn(TokenCounter.prototype, "countEach"), vi.spyOn(TokenCounter.prototype, "countMessages"), vi.spyOn(TokenCounter.prototype, "countMessagesFrom")];
+    const passes = () => lists.flatMap((spy) => spy.mock.calls.map(([messages]) => messages.length)).filter((length) => length > 1);
+    const seen: Array<{ passes: number[]; before: number; after: number }> = [];
+    const supervisor = new CompactingSupervisor(createTestAgent(saver).agent, {
+      tokenLimit: 1_500,
+      env: {},
+      onCompaction: (report) => void seen.push({ passes: passes(), before: report.messagesBefore, after: report.messagesAfter }),
+    });
+    try {
+      for (let turn = 0; seen.length === 0 && turn < 60; turn++) {
+        for (const spy of lists) spy.mockClear();
+        await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}: the refund for vendor ${turn}, and the ledger's total?` })] }, { configurable: { thread_id: "w" } });
+        await supervisor.flush();
+      }
+    } finally {
+      await supervisor.close();
+      for (const spy of lists) spy.mockRestore();
+    }
+    expect(seen).toHaveLength(1);
+    // The turn's decision, the head read, the head written (the turn's input, one message, is counted on its own).
+    expect(seen[0]!.passes.sort((a, b) => b - a)).toEqual([seen[0]!.before, seen[0]!.before, seen[0]!.after]);
+  });
+});
