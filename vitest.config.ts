@@ -18,7 +18,11 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // The Agent Server suite runs apart: npm run test:server (vitest.server.config.ts). The process suites run in
     // npm run test:reliability (COMPACTION_PROCESS_SUITES=1).
-    exclude: ["test/server/**", "**/node_modules/**", ...(process.env.COMPACTION_PROCESS_SUITES === "1" ? [] : PROCESS_SUITES)],
+    exclude: [
+      "test/server/**",
+      "**/node_modules/**",
+      ...(process.env.COMPACTION_PROCESS_SUITES === "1" ? [] : PROCESS_SUITES),
+    ],
     globalSetup: ["test/support/global-setup.ts"],
     // A budget that holds at 10x slowdown (a machine whose load is many times its cores) for every case of the
     // suite: the longest takes under 20 s on a quiet 2-core machine. A case never waits for time to pass: its phases

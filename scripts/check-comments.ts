@@ -22,7 +22,9 @@ function files(directory: string): string[] {
 const paths = new Set(files(ROOT).map((path) => relative(ROOT, path)));
 const names = new Set([...paths].map((path) => basename(path)));
 const exists = (named: string, from: string): boolean =>
-  [named, join("src", named), relative(ROOT, join(dirname(from), named))].some((path) => paths.has(path)) || (!named.includes("/") && names.has(named)) || [...paths].some((path) => path.endsWith(`/${named}`));
+  [named, join("src", named), relative(ROOT, join(dirname(from), named))].some((path) => paths.has(path)) ||
+  (!named.includes("/") && names.has(named)) ||
+  [...paths].some((path) => path.endsWith(`/${named}`));
 
 const broken: string[] = [];
 const sources = [...paths].filter((path) => path.startsWith("src/") && path.endsWith(".ts"));
@@ -31,7 +33,9 @@ for (const source of sources) {
     .split("\n")
     .forEach((line, index) => {
       if (!/^\s*(\/\*\*|\*|\/\/)/.test(line)) return;
-      for (const [named] of line.matchAll(NAMED)) if (!exists(named, join(ROOT, source))) broken.push(`${source}:${index + 1}: names ${named}, which is not in the project`);
+      for (const [named] of line.matchAll(NAMED))
+        if (!exists(named, join(ROOT, source)))
+          broken.push(`${source}:${index + 1}: names ${named}, which is not in the project`);
     });
 }
 if (broken.length > 0) {

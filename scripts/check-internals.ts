@@ -9,7 +9,8 @@ import { join, relative, resolve, sep } from "node:path";
 
 const SRC = resolve(import.meta.dirname, "../src");
 const STORE = `store${sep}`;
-const INTERNALS = /\.(?:db|pool)\b|\b_(?:dump|load)\w*|\bSQL_STATEMENTS\b|\bchannel_(?:values|versions)\b|\bgetDeltaChannelHistory\b/;
+const INTERNALS =
+  /\.(?:db|pool)\b|\b_(?:dump|load)\w*|\bSQL_STATEMENTS\b|\bchannel_(?:values|versions)\b|\bgetDeltaChannelHistory\b/;
 /** The script's `--db` flag is a command-line option, not a saver's handle. */
 const ALLOWED = /\boptions\.db\b/g;
 /** Files with a `db` of their own: the archive's SqliteStore is a BaseStore over its own database, not a saver. */

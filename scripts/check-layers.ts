@@ -30,7 +30,16 @@ export const LAYERS: readonly (readonly string[])[] = [
 const MAX_LINES = 300;
 
 /** The package's entry points: the root and its subpaths. */
-const ENTRIES = new Set(["index.ts", "sqlite.ts", "postgres.ts", "openai.ts", "middleware.ts", "client.ts", "strategies.ts", "internal.ts"]);
+const ENTRIES = new Set([
+  "index.ts",
+  "sqlite.ts",
+  "postgres.ts",
+  "openai.ts",
+  "middleware.ts",
+  "client.ts",
+  "strategies.ts",
+  "internal.ts",
+]);
 
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {
@@ -53,10 +62,12 @@ const problems: string[] = [];
 
 for (const file of files(SRC)) {
   const from = folderOf(file);
-  if (!layerOf.has(from)) problems.push(`${relative(SRC, file)}: folder ${from} is in no layer of scripts/check-layers.ts`);
+  if (!layerOf.has(from))
+    problems.push(`${relative(SRC, file)}: folder ${from} is in no layer of scripts/check-layers.ts`);
   const source = readFileSync(file, "utf8");
   const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
-  if (lines > MAX_LINES) problems.push(`${relative(SRC, file)}: ${lines} lines, over ${MAX_LINES} (one concept per file: split it)`);
+  if (lines > MAX_LINES)
+    problems.push(`${relative(SRC, file)}: ${lines} lines, over ${MAX_LINES} (one concept per file: split it)`);
   for (const match of source.matchAll(/(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g)) {
     const target = resolve(dirname(file), (match[1] ?? match[2])!);
     fileEdges.set(file, [...(fileEdges.get(file) ?? []), target.replace(/\.js$/, ".ts")]);
@@ -79,7 +90,8 @@ for (const [from, targets] of [...edges].sort()) {
 }
 
 // Cycles between files (type-only imports included: a cycle is a seam that shows, whatever TypeScript erases).
-for (const cycle of cyclesOf(fileEdges)) problems.push(`a cycle between files: ${cycle.map((file) => relative(SRC, file)).join(" → ")}`);
+for (const cycle of cyclesOf(fileEdges))
+  problems.push(`a cycle between files: ${cycle.map((file) => relative(SRC, file)).join(" → ")}`);
 
 /** The strongly connected groups of more than one file (Tarjan), each as a list. */
 function cyclesOf(graph: Map<string, string[]>): string[][] {
@@ -117,13 +129,19 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
 console.log("folder          imports");
 for (const folders of LAYERS) {
   for (const folder of folders) {
-    const targets = [...(edges.get(folder)?.keys() ?? [])].sort((a, b) => layerOf.get(a)! - layerOf.get(b)! || a.localeCompare(b));
+    const targets = [...(edges.get(folder)?.keys() ?? [])].sort(
+      (a, b) => layerOf.get(a)! - layerOf.get(b)! || a.localeCompare(b),
+    );
     console.log(`${folder.padEnd(15)} ${targets.join(", ") || "—"}`);
   }
 }
 if (problems.length > 0) {
-  console.log(`\n${problems.length} import problem(s) (layers, ground up: ${LAYERS.map((layer) => layer.join("/")).join(" → ")}):`);
+  console.log(
+    `\n${problems.length} import problem(s) (layers, ground up: ${LAYERS.map((layer) => layer.join("/")).join(" → ")}):`,
+  );
   for (const problem of problems) console.log(`  ${problem}`);
   process.exit(1);
 }
-console.log(`\nevery folder imports only its own layer and the layers below; no file imports itself through others; no file over ${MAX_LINES} lines`);
+console.log(
+  `\nevery folder imports only its own layer and the layers below; no file imports itself through others; no file over ${MAX_LINES} lines`,
+);

@@ -23,7 +23,12 @@ const work = mkdtempSync(join(tmpdir(), "langgraph-compaction-package-"));
 const steps: Array<{ step: string; seconds: number; result: string }> = [];
 
 function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
+  return execFileSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, npm_config_update_notifier: "false" },
+  });
 }
 
 async function step(name: string, body: () => string | Promise<string>): Promise<void> {
@@ -52,7 +57,10 @@ function installedCopies(name: string): string[] {
   try {
     return run("npm", ["ls", name, "--all", "--parseable"], consumer).trim().split("\n").filter(Boolean);
   } catch (error) {
-    return String((error as { stdout?: string }).stdout ?? "").trim().split("\n").filter(Boolean);
+    return String((error as { stdout?: string }).stdout ?? "")
+      .trim()
+      .split("\n")
+      .filter(Boolean);
   }
 }
 
@@ -60,7 +68,9 @@ let tarball = "";
 let shipped: string[] = [];
 await step("build + npm pack", () => {
   run("npm", ["run", "build"], ROOT);
-  const [packed] = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [packed] = JSON.parse(
+    run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(work, packed!.filename);
   shipped = packed!.files.map((file) => file.path);
   return `${packed!.filename}, ${packed!.files.length} files`;
@@ -69,14 +79,23 @@ await step("build + npm pack", () => {
 /** The root entry stays small (what a user does: wrap, compact a stored thread, read the transcript, count, summarize). */
 const MAX_ROOT_VALUES = 25;
 
-await step(`the root's runtime names (<= ${MAX_ROOT_VALUES}); no published type can reach the store's compare-and-swap`, async () => {
-  const root = Object.keys((await import(join(ROOT, "dist/index.mjs"))) as Record<string, unknown>);
-  if (root.length > MAX_ROOT_VALUES) throw new Error(`the root entry exports ${root.length} runtime names (at most ${MAX_ROOT_VALUES}): ${root.join(", ")}`);
-  const declarations = shipped.filter((path) => /\.d\.[cm]ts$/.test(path));
-  const reaching = declarations.filter((path) => /\breplaceHead\b/.test(readFileSync(join(ROOT, path), "utf8")));
-  if (reaching.length > 0) throw new Error(`published declarations name replaceHead (a write without the engine's validation and lock): ${reaching.join(", ")}`);
-  return `${root.length} names; ${declarations.length} declaration files, none names replaceHead`;
-});
+await step(
+  `the root's runtime names (<= ${MAX_ROOT_VALUES}); no published type can reach the store's compare-and-swap`,
+  async () => {
+    const root = Object.keys((await import(join(ROOT, "dist/index.mjs"))) as Record<string, unknown>);
+    if (root.length > MAX_ROOT_VALUES)
+      throw new Error(
+        `the root entry exports ${root.length} runtime names (at most ${MAX_ROOT_VALUES}): ${root.join(", ")}`,
+      );
+    const declarations = shipped.filter((path) => /\.d\.[cm]ts$/.test(path));
+    const reaching = declarations.filter((path) => /\breplaceHead\b/.test(readFileSync(join(ROOT, path), "utf8")));
+    if (reaching.length > 0)
+      throw new Error(
+        `published declarations name replaceHead (a write without the engine's validation and lock): ${reaching.join(", ")}`,
+      );
+    return `${root.length} names; ${declarations.length} declaration files, none names replaceHead`;
+  },
+);
 
 await step("links of the shipped pages name shipped files", () => {
   const broken = brokenShippedLinks(shipped, (path) => readFileSync(join(ROOT, path), "utf8"));
@@ -86,8 +105,13 @@ await step("links of the shipped pages name shipped files", () => {
 
 await step("publint (strict)", async () => {
   const bytes = readFileSync(tarball);
-  const { messages, pkg } = await publint({ pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }, strict: true, level: "suggestion" });
-  if (messages.length > 0) throw new Error(messages.map((message) => `${message.type}: ${formatMessage(message, pkg)}`).join("\n"));
+  const { messages, pkg } = await publint({
+    pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+    strict: true,
+    level: "suggestion",
+  });
+  if (messages.length > 0)
+    throw new Error(messages.map((message) => `${message.type}: ${formatMessage(message, pkg)}`).join("\n"));
   return "no messages";
 });
 
@@ -99,13 +123,30 @@ await step("@arethetypeswrong/cli", () => {
 const consumer = join(work, "consumer");
 mkdirSync(consumer);
 cpSync(join(ROOT, "scripts/check-package/consumer"), consumer, { recursive: true });
-writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "strict-consumer", private: true, type: "module" }, null, 2));
-const strict = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, types: ["node"] };
-writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...strict, outDir: "out" }, include: ["*.mts", "*.cts"] }, null, 2));
+writeFileSync(
+  join(consumer, "package.json"),
+  JSON.stringify({ name: "strict-consumer", private: true, type: "module" }, null, 2),
+);
+const strict = {
+  strict: true,
+  module: "nodenext",
+  moduleResolution: "nodenext",
+  target: "es2022",
+  skipLibCheck: false,
+  types: ["node"],
+};
+writeFileSync(
+  join(consumer, "tsconfig.json"),
+  JSON.stringify({ compilerOptions: { ...strict, outDir: "out" }, include: ["*.mts", "*.cts"] }, null, 2),
+);
 
 await step("install tarball + required peers only", () => {
   const peers = ["@langchain/core", "@langchain/langgraph", "@langchain/langgraph-checkpoint"].map(pinned);
-  run("npm", ["install", "--no-audit", "--no-fund", tarball, ...peers, pinned("typescript"), pinned("@types/node")], consumer);
+  run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", tarball, ...peers, pinned("typescript"), pinned("@types/node")],
+    consumer,
+  );
   for (const optional of ["better-sqlite3", "pg", "@langchain/openai"]) {
     if (installedCopies(optional).length > 0) throw new Error(`${optional} was installed, it is an optional peer`);
   }
@@ -145,12 +186,14 @@ console.log(first.name + ", warned once");
   return run(process.execPath, [probe], consumer).trim();
 });
 
-await step("langgraph-compaction/testing without vitest: the scripted model works, compactionSpec says MISSING_DEPENDENCY", () => {
-  if (installedCopies("vitest").length > 0) throw new Error("vitest was installed, it is an optional peer");
-  const esm = join(consumer, "testing-without-vitest.mjs");
-  writeFileSync(
-    esm,
-    `import { ScriptedChatModel, compactionSpec } from "langgraph-compaction/testing";
+await step(
+  "langgraph-compaction/testing without vitest: the scripted model works, compactionSpec says MISSING_DEPENDENCY",
+  () => {
+    if (installedCopies("vitest").length > 0) throw new Error("vitest was installed, it is an optional peer");
+    const esm = join(consumer, "testing-without-vitest.mjs");
+    writeFileSync(
+      esm,
+      `import { ScriptedChatModel, compactionSpec } from "langgraph-compaction/testing";
 const model = new ScriptedChatModel({ reply: (messages) => ({ content: "heard " + messages.length }) });
 const reply = await model.invoke("hello");
 if (reply.content !== "heard 1") throw new Error("scripted reply: " + reply.content);
@@ -162,11 +205,11 @@ try {
   console.log("ESM: " + reply.content + "; " + error.code);
 }
 `,
-  );
-  const cjs = join(consumer, "testing-without-vitest.cjs");
-  writeFileSync(
-    cjs,
-    `const { ScriptedChatModel, compactionSpec } = require("langgraph-compaction/testing");
+    );
+    const cjs = join(consumer, "testing-without-vitest.cjs");
+    writeFileSync(
+      cjs,
+      `const { ScriptedChatModel, compactionSpec } = require("langgraph-compaction/testing");
 new ScriptedChatModel({ reply: () => ({ content: "ok" }) }).invoke("hi").then((reply) => {
   try {
     compactionSpec({ name: "x", createSaver: async () => { throw new Error("unused"); } });
@@ -177,14 +220,16 @@ new ScriptedChatModel({ reply: () => ({ content: "ok" }) }).invoke("hi").then((r
   }
 });
 `,
-  );
-  return `${run(process.execPath, [esm], consumer).trim()}; ${run(process.execPath, [cjs], consumer).trim()}`;
-});
+    );
+    return `${run(process.execPath, [esm], consumer).trim()}; ${run(process.execPath, [cjs], consumer).trim()}`;
+  },
+);
 
 await step("the script from the tarball (npx compact-thread)", () => {
   const bin = join(consumer, "node_modules/.bin/compact-thread");
   const version = run(bin, ["--version"], consumer).trim();
-  if (version !== manifest.version) throw new Error(`--version printed ${version}, package.json says ${manifest.version}`);
+  if (version !== manifest.version)
+    throw new Error(`--version printed ${version}, package.json says ${manifest.version}`);
   try {
     run(bin, ["list", "--db", join(consumer, "package.json")], consumer);
     throw new Error("list without better-sqlite3 succeeded");
@@ -192,15 +237,23 @@ await step("the script from the tarball (npx compact-thread)", () => {
     const { status, stderr } = error as { status?: number; stderr?: string };
     // Both missing SQLite packages in one line, not one run at a time.
     if (status !== 2 || !String(stderr).includes("npm install better-sqlite3 @langchain/langgraph-checkpoint-sqlite")) {
-      throw new Error(`expected exit 2 naming better-sqlite3 and @langchain/langgraph-checkpoint-sqlite, got ${status}: ${stderr}`);
+      throw new Error(
+        `expected exit 2 naming better-sqlite3 and @langchain/langgraph-checkpoint-sqlite, got ${status}: ${stderr}`,
+      );
     }
   }
   const help = run(bin, ["--help"], consumer);
-  if (help.includes("npm run") || !help.includes("npx compact-thread")) throw new Error(`the installed script's help speaks of this repository:\n${help}`);
+  if (help.includes("npm run") || !help.includes("npx compact-thread"))
+    throw new Error(`the installed script's help speaks of this repository:\n${help}`);
   return `--version ${version}; without the SQLite packages: exit 2, names both; help speaks of npx compact-thread`;
 });
 
-const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 
 /** A fresh strict project with exactly `packages` (and TypeScript); returns its folder. */
@@ -208,9 +261,26 @@ function projectWith(name: string, packages: string[]): string {
   const dir = join(work, name);
   mkdirSync(join(dir, "examples"), { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }, null, 2));
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["examples/*.mts"] }, null, 2));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, include: ["examples/*.mts"] }, null, 2),
+  );
   // Types only: no native build is needed to compile.
-  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...new Set([...packages.map((spec) => testedSpec(spec, tarball, manifest.devDependencies)), pinned("typescript"), pinned("@types/node")])], dir);
+  run(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      ...new Set([
+        ...packages.map((spec) => testedSpec(spec, tarball, manifest.devDependencies)),
+        pinned("typescript"),
+        pinned("@types/node"),
+      ]),
+    ],
+    dir,
+  );
   return dir;
 }
 
@@ -227,7 +297,14 @@ await step("strict tsc: the README's quickstart, with only the install lines abo
 await step("strict tsc: the examples of the README and every docs page, with the packages the docs install", () => {
   // Every install line of every page and the README's Install table: an example importing a package no install line
   // names does not compile.
-  const packages = [...new Set([...pages.flatMap((page) => installLines(readFileSync(join(ROOT, page), "utf8")).flat()), ...installTable(readme)].map(packageName))];
+  const packages = [
+    ...new Set(
+      [
+        ...pages.flatMap((page) => installLines(readFileSync(join(ROOT, page), "utf8")).flat()),
+        ...installTable(readme),
+      ].map(packageName),
+    ),
+  ];
   const dir = projectWith("examples", packages);
   let count = 0;
   for (const page of pages) {

@@ -24,13 +24,24 @@ const AGENT_COLOURS: Record<string, number> = { supervisor: 36, researcher: 33, 
 
 const databasePath = resolve(env.DATABASE_PATH || "data/demo.sqlite");
 const tokenLimit = Number(env.DEMO_TOKEN_LIMIT || env.TOKEN_LIMIT || 2_500);
-const conversation = JSON.parse(readFileSync(resolve(env.DEMO_CONVERSATION || "data/demo-conversation.json"), "utf8")) as { title: string; turns: string[] };
+const conversation = JSON.parse(
+  readFileSync(resolve(env.DEMO_CONVERSATION || "data/demo-conversation.json"), "utf8"),
+) as { title: string; turns: string[] };
 const turnLimit = env.DEMO_TURNS ? Number(env.DEMO_TURNS) : conversation.turns.length;
 
 function models(): { models: TeamModels; label: string } {
-  if (!env.OPENAI_API_KEY) return { models: scriptedModels(env.DEMO_TOKEN_DELAY_MS ? Number(env.DEMO_TOKEN_DELAY_MS) : 8), label: "scripted models (offline)" };
+  if (!env.OPENAI_API_KEY)
+    return {
+      models: scriptedModels(env.DEMO_TOKEN_DELAY_MS ? Number(env.DEMO_TOKEN_DELAY_MS) : 8),
+      label: "scripted models (offline)",
+    };
   const name = env.OPENAI_MODEL || "gpt-4o-mini";
-  const make = () => new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined });
+  const make = () =>
+    new ChatOpenAI({
+      model: name,
+      apiKey: env.OPENAI_API_KEY,
+      configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined,
+    });
   return { models: { supervisor: make(), researcher: make(), coder: make() }, label: `OpenAI ${name}` };
 }
 
@@ -56,13 +67,19 @@ const supervisor = new CompactingSupervisor(team, {
   summarizer,
   env,
   onCompaction: (report) => void landed.push(report),
-  onCompactionError: (error) => console.error(paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`)),
+  onCompactionError: (error) =>
+    console.error(
+      paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`),
+    ),
 });
-const threadId = env.DEMO_THREAD_ID || `demo-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
+const threadId =
+  env.DEMO_THREAD_ID || `demo-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
 const config = { configurable: { thread_id: threadId } };
 
 console.log(paint(1, conversation.title));
-console.log(`thread ${threadId} in ${relative(process.cwd(), databasePath)} · ${label} · summarizer: ${summarizer.name} · limit ${tokenLimit.toLocaleString("en")} tokens\n`);
+console.log(
+  `thread ${threadId} in ${relative(process.cwd(), databasePath)} · ${label} · summarizer: ${summarizer.name} · limit ${tokenLimit.toLocaleString("en")} tokens\n`,
+);
 
 const shown = new Set<string>();
 function show(report: CompactedReport): void {
@@ -97,7 +114,12 @@ for (const [index, text] of conversation.turns.slice(0, turnLimit).entries()) {
   const state = await supervisor.getState(config);
   const messages = state.values.messages as BaseMessage[];
   const tokens = new TokenCounter({ model: supervisor.policy.model }).countMessages(messages);
-  console.log(paint(90, `\n  thread: ${messages.length} messages, ${tokens.toLocaleString("en")} / ${tokenLimit.toLocaleString("en")} tokens`));
+  console.log(
+    paint(
+      90,
+      `\n  thread: ${messages.length} messages, ${tokens.toLocaleString("en")} / ${tokenLimit.toLocaleString("en")} tokens`,
+    ),
+  );
   // The person reads the answer before the next message: a compaction the turn started lands meanwhile, so the demo
   // (and the figures the docs quote from it) lands each one after the turn that crossed the limit, on any machine.
   await supervisor.flush();

@@ -4,5 +4,11 @@
  * nothing of LangChain (docs/deploying.md, "Showing the whole conversation in your UI").
  */
 export { ConversationError, readConversation } from "./client/conversation.js";
-export type { ConversationClient, ConversationMessage, ConversationPage, PlainMessage, ReadConversationOptions } from "./client/conversation.js";
+export type {
+  ConversationClient,
+  ConversationMessage,
+  ConversationPage,
+  PlainMessage,
+  ReadConversationOptions,
+} from "./client/conversation.js";
 export type { CompactionStreamEvent, InGraphCompactionEvent } from "./runtimes/in-graph/compaction-event.js";

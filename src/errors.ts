@@ -107,7 +107,8 @@ export function invalidArgument(parameter: string, value: unknown, expectation: 
  */
 export function asStoreReadError(error: unknown, threadId: string): unknown {
   const sqliteCode = (error as { code?: unknown } | undefined)?.code;
-  const corrupt = error instanceof SyntaxError || (typeof sqliteCode === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(sqliteCode));
+  const corrupt =
+    error instanceof SyntaxError || (typeof sqliteCode === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(sqliteCode));
   if (!corrupt) return error;
   return new CompactionError({
     code: "STORE_CORRUPT",
@@ -118,10 +119,12 @@ export function asStoreReadError(error: unknown, threadId: string): unknown {
 }
 
 /** node-postgres's own errors (no SQLSTATE) for a connection that was lost or could not be made. */
-const PG_CONNECTION_LOST = /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Connection ended)/;
+const PG_CONNECTION_LOST =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Connection ended)/;
 
 /** What a STORE_LOCKED error says. */
-export const LOCKED_STORE = "another process held the SQLite database's lock past the busy timeout; retry once it is done";
+export const LOCKED_STORE =
+  "another process held the SQLite database's lock past the busy timeout; retry once it is done";
 
 /** SQLite's "database is locked": SQLITE_BUSY (another connection's lock) or SQLITE_LOCKED (one of this connection's). */
 export function isLockedError(error: unknown): boolean {
@@ -155,10 +158,21 @@ export function asStoreError(error: unknown, threadId?: string): unknown {
   if (!fromStore) return error;
   const subject = threadId === undefined ? "" : `thread ${JSON.stringify(threadId)}: `;
   const of = (kind: CompactionErrorCode, what: string) =>
-    new CompactionError({ code: kind, value: threadId, message: `${subject}${what} (${code ? `${code}: ` : ""}${text}). Nothing was written.`, cause: error });
-  if (/^SQLITE_(READONLY|PERM)/.test(code) || code === "25006" || code === "42501") return of("STORE_READ_ONLY", "the store cannot be written by this process");
+    new CompactionError({
+      code: kind,
+      value: threadId,
+      message: `${subject}${what} (${code ? `${code}: ` : ""}${text}). Nothing was written.`,
+      cause: error,
+    });
+  if (/^SQLITE_(READONLY|PERM)/.test(code) || code === "25006" || code === "42501")
+    return of("STORE_READ_ONLY", "the store cannot be written by this process");
   if (isLockedError(error)) return of("STORE_LOCKED", LOCKED_STORE);
-  if (/^SQLITE_(CANTOPEN|IOERR|FULL)/.test(code) || /^(28|08|57P)/.test(code) || /^E[A-Z]+$/.test(code) || connectionLost) {
+  if (
+    /^SQLITE_(CANTOPEN|IOERR|FULL)/.test(code) ||
+    /^(28|08|57P)/.test(code) ||
+    /^E[A-Z]+$/.test(code) ||
+    connectionLost
+  ) {
     return of("STORE_UNAVAILABLE", "the store is unavailable");
   }
   return of("STORE_ERROR", "the store failed");

@@ -6,15 +6,39 @@
  */
 
 // Wrap a compiled graph, or compact inside it, or in the background for a fleet.
-export { CompactingSupervisor, type CompactableGraph, type CompactionHealth } from "./runtimes/wrapper/compacting-supervisor.js";
-export type { CompactingSupervisorOptions, CircuitBreakerOptions, CompactionNotice } from "./runtimes/wrapper/options.js";
+export {
+  CompactingSupervisor,
+  type CompactableGraph,
+  type CompactionHealth,
+} from "./runtimes/wrapper/compacting-supervisor.js";
+export type {
+  CompactingSupervisorOptions,
+  CircuitBreakerOptions,
+  CompactionNotice,
+} from "./runtimes/wrapper/options.js";
 export type { TokenStreamEvent } from "./runtimes/wrapper/token-events.js";
 export { isContextOverflowError } from "./runtimes/wrapper/overflow.js";
-export { compactionNode, type CompactionNode, type CompactionNodeOptions, type CompactionNodeUpdate } from "./runtimes/in-graph/compaction-node.js";
+export {
+  compactionNode,
+  type CompactionNode,
+  type CompactionNodeOptions,
+  type CompactionNodeUpdate,
+} from "./runtimes/in-graph/compaction-node.js";
 export { CompactionAgentState, compactionMessagesReducer } from "./runtimes/in-graph/messages-reducer.js";
 export type { InGraphOptions, InGraphCompactionEvent } from "./runtimes/in-graph/in-graph-compactor.js";
-export { CompactionWorker, type CompactionWorkerOptions, type PassSummary, type ThreadOutcome, type WorkerOptions, type WorkerStats } from "./runtimes/worker/compaction-worker.js";
-export { compactThreads, type CompactThreadsOptions, type CompactThreadsResult } from "./runtimes/worker/compact-threads.js";
+export {
+  CompactionWorker,
+  type CompactionWorkerOptions,
+  type PassSummary,
+  type ThreadOutcome,
+  type WorkerOptions,
+  type WorkerStats,
+} from "./runtimes/worker/compaction-worker.js";
+export {
+  compactThreads,
+  type CompactThreadsOptions,
+  type CompactThreadsResult,
+} from "./runtimes/worker/compact-threads.js";
 
 // Compact, prune and audit a stored thread; the policy every runtime follows.
 export {
@@ -35,8 +59,18 @@ export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode
 export { pruneThread, type PruneOptions, type PruneReport } from "./engine/prune.js";
 
 // Read and search what compaction took out of the head.
-export { readTranscript, type ReadTranscriptOptions, type TranscriptMessage, type TranscriptPage } from "./recall/transcript.js";
-export { searchHistory, type SearchHistoryOptions, type RecallBackendOptions, type TranscriptStoreOption } from "./recall/search.js";
+export {
+  readTranscript,
+  type ReadTranscriptOptions,
+  type TranscriptMessage,
+  type TranscriptPage,
+} from "./recall/transcript.js";
+export {
+  searchHistory,
+  type SearchHistoryOptions,
+  type RecallBackendOptions,
+  type TranscriptStoreOption,
+} from "./recall/search.js";
 export { reindexThread, type ReindexReport } from "./recall/reindex.js";
 export { createHistorySearchTool, type HistorySearchToolOptions } from "./recall/tool.js";
 export type { SemanticRanking } from "./recall/semantic.js";
@@ -54,7 +88,12 @@ export type { Summarizer, SummarizeInput, SummarizerUsage } from "./summarizers/
 export type { SummarizerChoice } from "./summarizers/default.js";
 
 // Messages: summaries, pins.
-export { isSummaryMessage, getSummaryProvenance, type SummaryProvenance, type SummaryRole } from "./messages/summary-message.js";
+export {
+  isSummaryMessage,
+  getSummaryProvenance,
+  type SummaryProvenance,
+  type SummaryRole,
+} from "./messages/summary-message.js";
 export { pinMessage, type PinPredicate } from "./messages/pins.js";
 
 // Large tool outputs kept out of the head.

@@ -4,10 +4,7 @@
  * are masked. Applied to every CompactionError message, so no code path has to remember it.
  */
 
-const KEY_SHAPES = [
-  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{8,}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi,
-];
+const KEY_SHAPES = [/\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{8,}/g, /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi];
 const URL_PASSWORD = /(\/\/[^:/@\s]+):([^@\s]+)@/g;
 
 /** `text` with every known secret masked. */
@@ -15,7 +12,8 @@ export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env
   let result = text;
   const key = env.OPENAI_API_KEY;
   if (key && key.length >= 8) result = result.split(key).join("***");
-  for (const shape of KEY_SHAPES) result = result.replace(shape, (match) => `${match.slice(0, match.startsWith("Bearer") ? 7 : 3)}***`);
+  for (const shape of KEY_SHAPES)
+    result = result.replace(shape, (match) => `${match.slice(0, match.startsWith("Bearer") ? 7 : 3)}***`);
   return result.replace(URL_PASSWORD, "$1:***@");
 }
 

@@ -4,7 +4,13 @@
  * (docs/strategies-and-pins.md). The wrapper's `strategy` option takes what these return.
  */
 export type { Strategy, StrategyContext, StrategyReport, StrategyResult } from "./strategies/types.js";
-export { createStrategy, listStrategies, type StrategyInput, type StrategyName, type StrategyOptions } from "./strategies/registry.js";
+export {
+  createStrategy,
+  listStrategies,
+  type StrategyInput,
+  type StrategyName,
+  type StrategyOptions,
+} from "./strategies/registry.js";
 export { createPipeline } from "./strategies/pipeline.js";
 export type { ClearToolResultsOptions } from "./strategies/clear-tool-results.js";
 export type { SlidingWindowOptions } from "./strategies/sliding-window.js";

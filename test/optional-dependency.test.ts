@@ -14,12 +14,16 @@ describe("optional dependencies", () => {
     const error = await importOptional(ABSENT, "the feature", () => import(ABSENT)).catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "MISSING_DEPENDENCY", value: ABSENT });
-    expect((error as Error).message).toBe(`the feature needs the optional package ${ABSENT}, which is not installed: npm install ${ABSENT}`);
+    expect((error as Error).message).toBe(
+      `the feature needs the optional package ${ABSENT}, which is not installed: npm install ${ABSENT}`,
+    );
     expect((error as Error).cause).toMatchObject({ code: "ERR_MODULE_NOT_FOUND" });
   });
 
   it("an error that is not the package's absence passes unchanged", async () => {
-    const inner = Object.assign(new Error("Cannot find package 'openai' imported from somewhere"), { code: "ERR_MODULE_NOT_FOUND" });
+    const inner = Object.assign(new Error("Cannot find package 'openai' imported from somewhere"), {
+      code: "ERR_MODULE_NOT_FOUND",
+    });
     await expect(importOptional("@langchain/openai", "x", () => Promise.reject(inner))).rejects.toBe(inner);
   });
 
@@ -37,9 +41,17 @@ describe("optional dependencies", () => {
       const here = createRequire(import.meta.url);
       for (const name of ["better-sqlite3", "bindings", "file-uri-to-path"]) {
         const root = dirname(here.resolve(`${name}/package.json`));
-        cpSync(root, join(dir, "node_modules", name), { recursive: true, filter: (source) => !source.startsWith(join(root, "build")) && !source.startsWith(join(root, "deps")) && !source.startsWith(join(root, "src")) });
+        cpSync(root, join(dir, "node_modules", name), {
+          recursive: true,
+          filter: (source) =>
+            !source.startsWith(join(root, "build")) &&
+            !source.startsWith(join(root, "deps")) &&
+            !source.startsWith(join(root, "src")),
+        });
       }
-      const Database = createRequire(join(dir, "index.js"))("better-sqlite3") as new (path: string) => { close(): void };
+      const Database = createRequire(join(dir, "index.js"))("better-sqlite3") as new (path: string) => {
+        close(): void;
+      };
       let caught: unknown;
       try {
         new Database(":memory:").close();

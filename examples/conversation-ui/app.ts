@@ -26,7 +26,11 @@ const input = form.elements.namedItem("text") as HTMLInputElement;
 const errorLine = document.getElementById("error") as HTMLParagraphElement;
 
 const textOf = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((part) => (typeof part === "string" ? part : ((part as { text?: string }).text ?? ""))).join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((part) => (typeof part === "string" ? part : ((part as { text?: string }).text ?? ""))).join("")
+      : "";
 
 function messageItem(type: string, id: string | undefined, source: string, text: string): HTMLLIElement {
   const item = document.createElement("li");
@@ -59,7 +63,10 @@ async function refresh(): Promise<void> {
   const items: HTMLLIElement[] = [];
   shown.forEach((line, index) => {
     const message = line.message;
-    const calls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? ` [calls ${message.tool_calls.map((call) => (call as { name?: string }).name).join(", ")}]` : "";
+    const calls =
+      Array.isArray(message.tool_calls) && message.tool_calls.length > 0
+        ? ` [calls ${message.tool_calls.map((call) => (call as { name?: string }).name).join(", ")}]`
+        : "";
     items.push(messageItem(message.type, message.id, line.source, textOf(message.content) + calls));
     const group = line.compaction;
     if (group !== undefined && shown[index + 1]?.compaction !== group) {
@@ -79,13 +86,17 @@ async function send(text: string): Promise<void> {
   }
   list.append(messageItem("human", undefined, "live", text));
   const streamed = new Map<string, HTMLLIElement>();
-  for await (const part of client.runs.stream(threadId, assistant, { input: { messages: [{ type: "human", content: text }] }, streamMode: ["messages-tuple", "custom"] })) {
+  for await (const part of client.runs.stream(threadId, assistant, {
+    input: { messages: [{ type: "human", content: text }] },
+    streamMode: ["messages-tuple", "custom"],
+  })) {
     if (part.event === "messages") {
       const [chunk] = part.data as [{ id?: string; type: string; content: unknown }, unknown];
       if (chunk.type === "human") continue;
       const key = chunk.id ?? `chunk-${streamed.size}`;
       let item = streamed.get(key);
-      if (!item) list.append((item = messageItem(chunk.type === "AIMessageChunk" ? "ai" : chunk.type, chunk.id, "live", "")));
+      if (!item)
+        list.append((item = messageItem(chunk.type === "AIMessageChunk" ? "ai" : chunk.type, chunk.id, "live", "")));
       streamed.set(key, item);
       item.textContent += textOf(chunk.content);
     } else if (part.event === "custom" && (part.data as CompactionStreamEvent | undefined)?.type === "compaction") {
@@ -123,7 +134,9 @@ async function start(): Promise<void> {
     // Asked once, without retries: an unreachable server is said at once.
     await new Client({ apiUrl, callerOptions: { maxRetries: 0 } }).assistants.search({ limit: 1 });
   } catch (error) {
-    throw new Error(`Cannot reach the Agent Server at ${apiUrl} (${String((error as Error).message ?? error)}). Start it (npx @langchain/langgraph-cli dev) or pass ?apiUrl=… to this page.`);
+    throw new Error(
+      `Cannot reach the Agent Server at ${apiUrl} (${String((error as Error).message ?? error)}). Start it (npx @langchain/langgraph-cli dev) or pass ?apiUrl=… to this page.`,
+    );
   }
   await refresh();
   document.body.dataset.turns = String(turns);

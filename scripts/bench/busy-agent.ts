@@ -9,7 +9,10 @@ export function userTurn(who: string, index: number): string {
   return `${who} turn ${index}: the invoice ord_${1000 + index} totals ${(index * 37) % 900} EUR, approved by Alice Moreau.`;
 }
 
-export function busyAgent(saver: BaseCheckpointSaver, onCall?: (messages: import("@langchain/core/messages").BaseMessage[]) => void) {
+export function busyAgent(
+  saver: BaseCheckpointSaver,
+  onCall?: (messages: import("@langchain/core/messages").BaseMessage[]) => void,
+) {
   const model = new ScriptedChatModel({
     reply: (messages) => {
       onCall?.(messages);

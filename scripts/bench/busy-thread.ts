@@ -63,11 +63,14 @@ async function lostByCompaction(saver: BaseCheckpointSaver, threadId: string): P
     const parent = await saver.getTuple(tuple.parentConfig);
     const after = (tuple.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? [];
     const kept = new Set(after.map((message) => message.id));
-    const covered = new Set(after.flatMap((message) => {
-      const provenance = getSummaryProvenance(message);
-      return provenance ? [...provenance.coveredIds, provenance.previousSummaryId ?? ""] : [];
-    }));
-    for (const message of (parent?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []) {
+    const covered = new Set(
+      after.flatMap((message) => {
+        const provenance = getSummaryProvenance(message);
+        return provenance ? [...provenance.coveredIds, provenance.previousSummaryId ?? ""] : [];
+      }),
+    );
+    for (const message of (parent?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ??
+      []) {
       if (!kept.has(message.id) && !covered.has(message.id!)) lost++;
     }
   }
@@ -76,10 +79,14 @@ async function lostByCompaction(saver: BaseCheckpointSaver, threadId: string): P
 
 /** The second process; resolves once it is connected, `done` once it has finished its turns. */
 async function startOther(store: string, threadId: string): Promise<{ done: Promise<string> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, "scripts/bench/busy-writer.ts"), store, threadId, String(SECONDS)], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", resolve(ROOT, "scripts/bench/busy-writer.ts"), store, threadId, String(SECONDS)],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const lines = createInterface({ input: child.stdout! });
   let resolveReady!: () => void;
   const ready = new Promise<void>((resolvePromise) => (resolveReady = resolvePromise));
@@ -90,7 +97,13 @@ async function startOther(store: string, threadId: string): Promise<{ done: Prom
   return { done };
 }
 
-async function runOnce(saver: BaseCheckpointSaver, store: string, threadId: string, compaction: boolean, second: boolean): Promise<Run> {
+async function runOnce(
+  saver: BaseCheckpointSaver,
+  store: string,
+  threadId: string,
+  compaction: boolean,
+  second: boolean,
+): Promise<Run> {
   const counter = new TokenCounter();
   const windows: number[] = [];
   const agent = busyAgent(saver, (messages) => windows.push(counter.countMessages(messages)));
@@ -111,7 +124,12 @@ async function runOnce(saver: BaseCheckpointSaver, store: string, threadId: stri
   };
   const reports: CompactionReport[] = [];
   const target = compaction
-    ? new CompactingSupervisor(agent, { tokenLimit: TOKEN_LIMIT, hardLimit: HARD_LIMIT, summarizer: slow, onCompactionOutcome: (report) => void reports.push(report) })
+    ? new CompactingSupervisor(agent, {
+        tokenLimit: TOKEN_LIMIT,
+        hardLimit: HARD_LIMIT,
+        summarizer: slow,
+        onCompactionOutcome: (report) => void reports.push(report),
+      })
     : agent;
   const other = second ? await startOther(store, threadId) : undefined;
   const latencies: number[] = [];
@@ -119,10 +137,14 @@ async function runOnce(saver: BaseCheckpointSaver, store: string, threadId: stri
   const started = performance.now();
   for (let turn = 0; performance.now() - started < SECONDS * 1000; turn++) {
     const due = started + turn * TURN_INTERVAL_MS;
-    if (due > performance.now()) await new Promise((resolvePromise) => setTimeout(resolvePromise, due - performance.now()));
+    if (due > performance.now())
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, due - performance.now()));
     const begin = performance.now();
     try {
-      await target.invoke({ messages: [new HumanMessage({ id: `main-${turn}`, content: userTurn("main", turn) })] }, { configurable: { thread_id: threadId } });
+      await target.invoke(
+        { messages: [new HumanMessage({ id: `main-${turn}`, content: userTurn("main", turn) })] },
+        { configurable: { thread_id: threadId } },
+      );
     } catch {
       errors++;
     }
@@ -135,14 +157,23 @@ async function runOnce(saver: BaseCheckpointSaver, store: string, threadId: stri
   // orphans when two uncoordinated writers fork the thread; "user msgs orphaned" compares that off and on.
   const audit = compaction ? await auditThread(saver, { configurable: { thread_id: threadId } }) : undefined;
   const otherCount = Number(/turns:(\d+)/.exec(otherTurns ?? "")?.[1] ?? 0);
-  const sent = [...Array.from({ length: latencies.length }, (_, turn) => `main-${turn}`), ...Array.from({ length: otherCount }, (_, turn) => `other-${turn}`)];
+  const sent = [
+    ...Array.from({ length: latencies.length }, (_, turn) => `main-${turn}`),
+    ...Array.from({ length: otherCount }, (_, turn) => `other-${turn}`),
+  ];
   let orphaned: number;
   if (audit) {
-    const lostIds = new Set(audit.problems.filter((problem) => problem.code === "LOST_MESSAGE").map((problem) => problem.id));
+    const lostIds = new Set(
+      audit.problems.filter((problem) => problem.code === "LOST_MESSAGE").map((problem) => problem.id),
+    );
     orphaned = sent.filter((id) => lostIds.has(id)).length;
   } else {
     const head = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
-    const inHead = new Set(((head?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).map((message) => message.id));
+    const inHead = new Set(
+      ((head?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).map(
+        (message) => message.id,
+      ),
+    );
     orphaned = sent.filter((id) => !inHead.has(id)).length;
   }
   return {
@@ -160,7 +191,12 @@ async function runOnce(saver: BaseCheckpointSaver, store: string, threadId: stri
   };
 }
 
-async function scenario(name: string, saver: BaseCheckpointSaver, store: string, second: boolean): Promise<Array<Record<string, string | number>>> {
+async function scenario(
+  name: string,
+  saver: BaseCheckpointSaver,
+  store: string,
+  second: boolean,
+): Promise<Array<Record<string, string | number>>> {
   const tag = randomUUID().slice(0, 8);
   const bare = await runOnce(saver, store, `bare-${tag}`, false, second);
   const wrapped = await runOnce(saver, store, `wrapped-${tag}`, true, second);
@@ -176,9 +212,14 @@ async function scenario(name: string, saver: BaseCheckpointSaver, store: string,
     "max window": Math.max(...run.windows),
     landed: base ? `${landed.length} (${landed.filter((report) => report.rebased).length} rebased)` : "",
     "max after landing": base && landed.length > 0 ? Math.max(...landed.map((report) => report.tokensAfter ?? 0)) : "",
-    "not landed": base ? run.reports.filter((report) => report.status !== "compacted").map((report) => report.status).join(",") || "0" : "",
+    "not landed": base
+      ? run.reports
+          .filter((report) => report.status !== "compacted")
+          .map((report) => report.status)
+          .join(",") || "0"
+      : "",
     summaries: base ? `${run.summaries} (${run.twice} twice)` : "",
-    "errors": run.errors,
+    errors: run.errors,
     "lost (audit)": base ? run.lost : "",
     "lost by compaction": base ? run.lostByCompaction : "",
     "user msgs orphaned": run.orphaned,

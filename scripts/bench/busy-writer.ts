@@ -27,7 +27,10 @@ while (performance.now() - started < Number(seconds) * 1000) {
   const due = started + turns * TURN_INTERVAL_MS;
   if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
   try {
-    await agent.invoke({ messages: [new HumanMessage({ id: `other-${turns}`, content: userTurn("other", turns) })] }, { configurable: { thread_id: threadId } });
+    await agent.invoke(
+      { messages: [new HumanMessage({ id: `other-${turns}`, content: userTurn("other", turns) })] },
+      { configurable: { thread_id: threadId } },
+    );
   } catch {
     errors++;
   }

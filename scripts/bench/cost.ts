@@ -32,11 +32,23 @@ import { PRICE_SHEETS, priceCalls, priceSummarizer, type PriceSheet, type Priced
 import type { SummarizerTokens } from "../../src/engine/summarizer-tokens.js";
 import { pricedCall } from "./cost/priced-call.js";
 import { BUDGET_SHARE, runContender } from "./peers.js";
-import { CONTENDERS as PEER_CONTENDERS, libraryContender, SYSTEM_PROMPT, summarizationContender as peerSummarization, type Contender } from "./peers/contenders.js";
+import {
+  CONTENDERS as PEER_CONTENDERS,
+  libraryContender,
+  SYSTEM_PROMPT,
+  summarizationContender as peerSummarization,
+  type Contender,
+} from "./peers/contenders.js";
 import { createPlayer } from "./peers/player.js";
 import { DEFAULT_DATA, runRetention, sqliteStore } from "./retention.js";
 import { loadDialogues } from "./retention/dataset.js";
-import { coldStartContender, library, RETENTION_CONTENDERS, summarizationContender, type RetentionContender } from "./retention/contenders.js";
+import {
+  coldStartContender,
+  library,
+  RETENTION_CONTENDERS,
+  summarizationContender,
+  type RetentionContender,
+} from "./retention/contenders.js";
 import { printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 
@@ -44,8 +56,19 @@ const BUDGET = 0.25;
 /** The agent workload: bench:peers' generated conversation of this many messages. */
 const AGENT_MESSAGES = 2_000;
 const KEEP_20 = "summarizationMiddleware (keep 20 messages)";
-const RETENTION_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (defaults, offline)", "this library as createAgent middleware"];
-const PEER_NAMES = ["no compaction", "trimMessages (sliding window)", "summarizationMiddleware (same summarizer)", "this library (CompactingSupervisor)"];
+const RETENTION_NAMES = [
+  "no compaction",
+  "trimMessages (sliding window)",
+  "summarizationMiddleware (same summarizer)",
+  "this library (defaults, offline)",
+  "this library as createAgent middleware",
+];
+const PEER_NAMES = [
+  "no compaction",
+  "trimMessages (sliding window)",
+  "summarizationMiddleware (same summarizer)",
+  "this library (CompactingSupervisor)",
+];
 /** This library with the LLM summarizer: run only with OPENAI_API_KEY, its summaries' tokens priced too. */
 const LLM_SUMMARIZER = "this library, LlmSummarizer (OPENAI_API_KEY)";
 const LIBRARY = new Set(["this library (defaults, offline)", "this library (CompactingSupervisor)"]);
@@ -90,16 +113,28 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
   const runs: Run[] = [];
   try {
     const retentionContenders: RetentionContender[] = [
-      ...RETENTION_CONTENDERS.filter((contender) => RETENTION_NAMES.includes(contender.name) || (contender.name === LLM_SUMMARIZER && !contender.skip?.())),
+      ...RETENTION_CONTENDERS.filter(
+        (contender) =>
+          RETENTION_NAMES.includes(contender.name) || (contender.name === LLM_SUMMARIZER && !contender.skip?.()),
+      ),
       summarizationContender(KEEP_20, () => ({ messages: 20 })),
-      ...LOW_WATER.map(({ name, ...variant }) => library(name, (counter) => new ExtractiveSummarizer({ counter }), variant)),
+      ...LOW_WATER.map(({ name, ...variant }) =>
+        library(name, (counter) => new ExtractiveSummarizer({ counter }), variant),
+      ),
       ...COLD_START.map(({ name, mark }) => coldStartContender(name, mark)),
     ];
     for (const dialogue of loadDialogues(data)) {
       for (const contender of retentionContenders) {
         const result = await runRetention(dialogue, contender, BUDGET, counter, sqliteStore(dir));
         const held = result.tally.scored > 0 ? result.tally.evidence / result.tally.scored : undefined;
-        runs.push({ workload: dialogue.id, name: contender.name, calls: result.pricedCalls, held, maxInput: result.tokensMax, ...(result.summarizerTokens ? { summarizer: result.summarizerTokens } : {}) });
+        runs.push({
+          workload: dialogue.id,
+          name: contender.name,
+          calls: result.pricedCalls,
+          held,
+          maxInput: result.tokensMax,
+          ...(result.summarizerTokens ? { summarizer: result.summarizerTokens } : {}),
+        });
       }
     }
     runs.push(...(await agentRuns(counter, dir)));
@@ -126,29 +161,50 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
           "cost per call": (total / totals.calls).toFixed(0),
           "cache-breaking rewrites": String(totals.rewrites),
           "held (evidence / facts)": run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`,
-          "summarizer tokens in / out": run.summarizer && run.summarizer.calls > 0 ? `${run.summarizer.input.toLocaleString("en-US")} / ${run.summarizer.output.toLocaleString("en-US")}` : "0",
+          "summarizer tokens in / out":
+            run.summarizer && run.summarizer.calls > 0
+              ? `${run.summarizer.input.toLocaleString("en-US")} / ${run.summarizer.output.toLocaleString("en-US")}`
+              : "0",
         });
       }
       const defaults = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
       const window = of("trimMessages (sliding window)");
       const keep20 = of(KEEP_20);
       const equalCost = of(EQUAL_COST);
-      const heldRatio = (a: Run | undefined, b: Run | undefined) => (a?.held !== undefined && b?.held ? (a.held / b.held).toFixed(2) : "—");
+      const heldRatio = (a: Run | undefined, b: Run | undefined) =>
+        a?.held !== undefined && b?.held ? (a.held / b.held).toFixed(2) : "—";
       targets.push({
         workload,
         "library / summarizationMiddleware keep 20 (<= 1)": (cost(defaults) / cost(keep20)).toFixed(2),
         "library / sliding window (<= 0.2)": (cost(defaults) / cost(window)).toFixed(2),
         "held: library / window (>= 1.5)": heldRatio(defaults, window),
-        "bound: library, no compaction breaking the cache / keep 20": defaults ? ((priceCalls(defaults.calls, sheet, { unbroken: true }).cost + priceSummarizer(defaults.summarizer, sheet)) / cost(keep20)).toFixed(2) : "—",
+        "bound: library, no compaction breaking the cache / keep 20": defaults
+          ? (
+              (priceCalls(defaults.calls, sheet, { unbroken: true }).cost +
+                priceSummarizer(defaults.summarizer, sheet)) /
+              cost(keep20)
+            ).toFixed(2)
+          : "—",
         "low-water 0.4, summary 0.3 / keep 20: cost, held": `${(cost(equalCost) / cost(keep20)).toFixed(2)}, ${heldRatio(equalCost, keep20)}`,
       });
     }
-    printTable(`What a conversation costs at a ${BUDGET * 100}% budget, ${sheet.name}; cost relative to no compaction with caching, per workload`, rows);
+    printTable(
+      `What a conversation costs at a ${BUDGET * 100}% budget, ${sheet.name}; cost relative to no compaction with caching, per workload`,
+      rows,
+    );
     printTable(`The targets of this run, ${sheet.name}`, targets);
   }
-  const largest = Math.max(...runs.filter((run) => run.name === "no compaction" && run.workload !== agentWorkload()).map((run) => run.maxInput));
-  printNote(`No compaction's largest call on the retention conversations: ${largest.toLocaleString("en-US")} tokens (under a 128k window throughout).`);
-  printNote(`"summarizer tokens": what the summarizer's own calls read and wrote, priced into the cost (0 for the offline summarizers; the LlmSummarizer row runs with OPENAI_API_KEY${process.env.OPENAI_API_KEY ? "" : ", not set in this run"}).`);
+  const largest = Math.max(
+    ...runs
+      .filter((run) => run.name === "no compaction" && run.workload !== agentWorkload())
+      .map((run) => run.maxInput),
+  );
+  printNote(
+    `No compaction's largest call on the retention conversations: ${largest.toLocaleString("en-US")} tokens (under a 128k window throughout).`,
+  );
+  printNote(
+    `"summarizer tokens": what the summarizer's own calls read and wrote, priced into the cost (0 for the offline summarizers; the LlmSummarizer row runs with OPENAI_API_KEY${process.env.OPENAI_API_KEY ? "" : ", not set in this run"}).`,
+  );
 }
 
 const agentWorkload = () => `agent-${AGENT_MESSAGES}`;
@@ -171,14 +227,27 @@ async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
     const result = await runContender(contender, conversation, budget, counter, dir);
     const calls = result.calls.map((record, index): PricedCall => {
       const previous = result.calls[index - 1];
-      return pricedCall(previous, record, { counter, output: record.output, gapMinutes: previous ? 1 : Number.POSITIVE_INFINITY, tools: { toolTokens, toolsKey: "peers" } });
+      return pricedCall(previous, record, {
+        counter,
+        output: record.output,
+        gapMinutes: previous ? 1 : Number.POSITIVE_INFINITY,
+        tools: { toolTokens, toolsKey: "peers" },
+      });
     });
-    runs.push({ workload: agentWorkload(), name: contender.name, calls, held: Number.isNaN(result.retention) ? undefined : result.retention, maxInput: result.tokensMax });
+    runs.push({
+      workload: agentWorkload(),
+      name: contender.name,
+      calls,
+      held: Number.isNaN(result.retention) ? undefined : result.retention,
+      maxInput: result.tokensMax,
+    });
   }
   return runs;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { data: { type: "string" } } });
-  await readmeBlock("cost", () => benchCost(values.data ? { data: values.data } : {}), { write: values.data === undefined });
+  await readmeBlock("cost", () => benchCost(values.data ? { data: values.data } : {}), {
+    write: values.data === undefined,
+  });
 }

@@ -13,10 +13,22 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { CompactionWorker } from "../../src/runtimes/worker/compaction-worker.js";
 
-const { values } = parseArgs({ options: { postgres: { type: "string" }, schema: { type: "string" }, db: { type: "string" }, limit: { type: "string" }, idle: { type: "string" }, free: { type: "boolean" } } });
-const saver = values.db ? SqliteSaver.fromConnString(values.db) : PostgresSaver.fromConnString(values.postgres!, { schema: values.schema! });
+const { values } = parseArgs({
+  options: {
+    postgres: { type: "string" },
+    schema: { type: "string" },
+    db: { type: "string" },
+    limit: { type: "string" },
+    idle: { type: "string" },
+    free: { type: "boolean" },
+  },
+});
+const saver = values.db
+  ? SqliteSaver.fromConnString(values.db)
+  : PostgresSaver.fromConnString(values.postgres!, { schema: values.schema! });
 // An idle connection the server drops (a restart) is an error event on the pool: the next query reconnects.
-if (!("db" in saver)) (saver as unknown as { pool: { on(event: "error", listener: () => void): void } }).pool.on("error", () => undefined);
+if (!("db" in saver))
+  (saver as unknown as { pool: { on(event: "error", listener: () => void): void } }).pool.on("error", () => undefined);
 let leases: Array<[string, "taken" | "released", number]> = [];
 /** When this worker's last compaction of the round was written (ms since the epoch). */
 let lastCompacted: number | undefined;
@@ -58,7 +70,23 @@ for await (const line of createInterface({ input: process.stdin })) {
   const ended = Date.now();
   const used = process.cpuUsage(cpu);
   const stats = worker.stats();
-  say({ done: { started, ended, lastCompacted, passes, cpuMs: (used.user + used.system) / 1000, preempted: process.resourceUsage().involuntaryContextSwitches - switches, stats: { compacted: stats.compacted - before.compacted, conflicts: stats.conflicts - before.conflicts, errors: stats.errors - before.errors, headsRead: stats.headsRead - before.headsRead }, leases } });
+  say({
+    done: {
+      started,
+      ended,
+      lastCompacted,
+      passes,
+      cpuMs: (used.user + used.system) / 1000,
+      preempted: process.resourceUsage().involuntaryContextSwitches - switches,
+      stats: {
+        compacted: stats.compacted - before.compacted,
+        conflicts: stats.conflicts - before.conflicts,
+        errors: stats.errors - before.errors,
+        headsRead: stats.headsRead - before.headsRead,
+      },
+      leases,
+    },
+  });
   leases = [];
 }
 const idle = await worker.runOnce();

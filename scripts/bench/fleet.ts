@@ -41,24 +41,30 @@ const IDLE_MS = 2_000;
  * The Postgres sizes: workers, "+app" beside the application, "+free" with no host slots (hostConcurrency false).
  * FLEET_SIZES="1,2,4,4+free,2+app" is the default (SQLite runs only then).
  */
-const SIZES = (process.env.FLEET_SIZES ?? "1,2,4,4+free,2+app").split(",").map((size) => ({ workers: Number.parseInt(size, 10), app: size.includes("+app"), free: size.includes("+free") }));
+const SIZES = (process.env.FLEET_SIZES ?? "1,2,4,4+free,2+app")
+  .split(",")
+  .map((size) => ({ workers: Number.parseInt(size, 10), app: size.includes("+app"), free: size.includes("+free") }));
 const LIMIT = 2_000;
 const ROOT = resolve(import.meta.dirname, "../..");
 
 const sentence = (thread: number, index: number) =>
-  `Order ord_${thread}_${index} for customer C-${(thread * 7 + index) % 997} was billed ${(index * 37) % 500 + 20} EUR on day ${index % 28 + 1}; ${index % 3 === 0 ? "the refund is pending approval by Priya" : index % 3 === 1 ? "the invoice was sent to the finance team" : "shipping moved to the Lyon warehouse"}.`;
+  `Order ord_${thread}_${index} for customer C-${(thread * 7 + index) % 997} was billed ${((index * 37) % 500) + 20} EUR on day ${(index % 28) + 1}; ${index % 3 === 0 ? "the refund is pending approval by Priya" : index % 3 === 1 ? "the invoice was sent to the finance team" : "shipping moved to the Lyon warehouse"}.`;
 
 function messages(thread: number, from: number, count: number): BaseMessage[] {
   return Array.from({ length: count }, (_, offset) => {
     const index = from + offset;
-    return index % 2 === 0 ? new HumanMessage({ id: `t${thread}-m${index}`, content: sentence(thread, index) }) : new AIMessage({ id: `t${thread}-m${index}`, content: `Noted: ${sentence(thread, index)}` });
+    return index % 2 === 0
+      ? new HumanMessage({ id: `t${thread}-m${index}`, content: sentence(thread, index) })
+      : new AIMessage({ id: `t${thread}-m${index}`, content: `Noted: ${sentence(thread, index)}` });
   });
 }
 
 /** A graph whose node answers with one short message: a thread's turns are its inputs. */
 function graphOn(saver: BaseCheckpointSaver) {
   return new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [new AIMessage({ id: `reply-${state.messages.at(-1)!.id}`, content: "ok" })] }))
+    .addNode("agent", async (state) => ({
+      messages: [new AIMessage({ id: `reply-${state.messages.at(-1)!.id}`, content: "ok" })],
+    }))
     .addEdge("__start__", "agent")
     .compile({ checkpointer: saver });
 }
@@ -77,24 +83,41 @@ function nearLimitLength(counter: TokenCounter): number {
 
 async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 async function seed(saver: BaseCheckpointSaver, near: number): Promise<void> {
   const graph = graphOn(saver);
   const grownSet = new Set(grown);
-  await pool(Array.from({ length: THREADS }, (_, index) => index), 8, async (index) => {
-    await graph.invoke({ messages: messages(index, 0, grownSet.has(index) ? near : 2) }, { configurable: { thread_id: thread(index) } });
-  });
+  await pool(
+    Array.from({ length: THREADS }, (_, index) => index),
+    8,
+    async (index) => {
+      await graph.invoke(
+        { messages: messages(index, 0, grownSet.has(index) ? near : 2) },
+        { configurable: { thread_id: thread(index) } },
+      );
+    },
+  );
   // Every seeded thread idle for the workers' idleMs: their first pass counts them all.
   await new Promise((resolveWait) => setTimeout(resolveWait, IDLE_MS));
 }
 
 async function grow(saver: BaseCheckpointSaver, from: number, count: number): Promise<void> {
   const graph = graphOn(saver);
-  await pool(grown, 8, async (index) => void (await graph.invoke({ messages: messages(index, from, count) }, { configurable: { thread_id: thread(index) } })));
+  await pool(
+    grown,
+    8,
+    async (index) =>
+      void (await graph.invoke(
+        { messages: messages(index, from, count) },
+        { configurable: { thread_id: thread(index) } },
+      )),
+  );
 }
 
 interface WorkerDone {
@@ -117,8 +140,22 @@ interface Worker {
 }
 
 function startWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, [...(process.env.WFLAGS ? process.env.WFLAGS.split(" ") : []), "--import", "tsx", join(ROOT, "scripts/bench/fleet-worker.ts"), ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
-  return { child, lines: createInterface({ input: child.stdout! })[Symbol.asyncIterator](), exited: new Promise((resolveExit) => child.once("close", resolveExit)) };
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.WFLAGS ? process.env.WFLAGS.split(" ") : []),
+      "--import",
+      "tsx",
+      join(ROOT, "scripts/bench/fleet-worker.ts"),
+      ...args,
+    ],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
+  );
+  return {
+    child,
+    lines: createInterface({ input: child.stdout! })[Symbol.asyncIterator](),
+    exited: new Promise((resolveExit) => child.once("close", resolveExit)),
+  };
 }
 
 async function nextLine<T>(worker: Worker, key: string): Promise<T> {
@@ -159,7 +196,10 @@ function postgresCpuMs(): number {
 }
 
 /** The application beside the workers: turns on its 100 threads, round after round, until told to stop. */
-async function runApp(saver: BaseCheckpointSaver, stop: { stopped: boolean }): Promise<{ turns: number; maxMs: number }> {
+async function runApp(
+  saver: BaseCheckpointSaver,
+  stop: { stopped: boolean },
+): Promise<{ turns: number; maxMs: number }> {
   const graph = graphOn(saver);
   let turns = 0;
   let maxMs = 0;
@@ -167,7 +207,10 @@ async function runApp(saver: BaseCheckpointSaver, stop: { stopped: boolean }): P
     for (const index of appThreads) {
       if (stop.stopped) break;
       const started = performance.now();
-      await graph.invoke({ messages: [new HumanMessage({ id: `app-${index}-${round}`, content: sentence(index, 100 + round) })] }, { configurable: { thread_id: thread(index) } });
+      await graph.invoke(
+        { messages: [new HumanMessage({ id: `app-${index}-${round}`, content: sentence(index, 100 + round) })] },
+        { configurable: { thread_id: thread(index) } },
+      );
       maxMs = Math.max(maxMs, performance.now() - started);
       turns++;
     }
@@ -211,7 +254,13 @@ interface RunResult {
 }
 
 /** The threads grow (`grow`), the workers are told to go, and every one passes until nothing is over the limit. */
-async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean, grow: () => Promise<void>, settle: () => Promise<void>): Promise<Round> {
+async function round(
+  running: Worker[],
+  saver: BaseCheckpointSaver,
+  app: boolean,
+  grow: () => Promise<void>,
+  settle: () => Promise<void>,
+): Promise<Round> {
   await grow();
   const grown = performance.now();
   await settle();
@@ -223,7 +272,15 @@ async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean
   const postgresBefore = postgresCpuMs();
   for (const worker of running) worker.child.stdin!.write("go\n");
   const done = await Promise.all(running.map((worker) => nextLine<WorkerDone>(worker, "done")));
-  if (process.env.FLEET_DEBUG) console.error(done.map((entry) => `${entry.stats.compacted} compacted, ${entry.cpuMs.toFixed(0)} ms CPU, ${entry.passes} passes, ${entry.preempted} preempted`).join(" | "));
+  if (process.env.FLEET_DEBUG)
+    console.error(
+      done
+        .map(
+          (entry) =>
+            `${entry.stats.compacted} compacted, ${entry.cpuMs.toFixed(0)} ms CPU, ${entry.passes} passes, ${entry.preempted} preempted`,
+        )
+        .join(" | "),
+    );
   const after = cpuTimes();
   const postgresMs = postgresCpuMs() - postgresBefore;
   stop.stopped = true;
@@ -231,7 +288,10 @@ async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean
   // Until the last compaction was written: then every thread is under the limit. The workers' last passes, which
   // find nothing left (and, for workers that stood by, sweep the threads others did), are not counted.
   const writes = done.flatMap((entry) => (entry.lastCompacted === undefined ? [] : [entry.lastCompacted]));
-  const seconds = ((writes.length > 0 ? Math.max(...writes) : Math.max(...done.map((entry) => entry.ended))) - Math.min(...done.map((entry) => entry.started))) / 1000;
+  const seconds =
+    ((writes.length > 0 ? Math.max(...writes) : Math.max(...done.map((entry) => entry.ended))) -
+      Math.min(...done.map((entry) => entry.started))) /
+    1000;
   const compacted = done.reduce((sum, entry) => sum + entry.stats.compacted, 0);
   const cpuMs = done.reduce((sum, entry) => sum + entry.cpuMs, 0);
   return {
@@ -244,18 +304,30 @@ async function round(running: Worker[], saver: BaseCheckpointSaver, app: boolean
     preemptedPerThread: done.reduce((sum, entry) => sum + entry.preempted, 0) / compacted,
     workerCpu: cpuMs / 1000 / (seconds * availableParallelism()),
     machineCpu: (after.busy - before.busy) / (after.total - before.total),
-    leases: done.flatMap((entry, worker) => entry.leases.map(([threadId, event, at]) => ({ threadId, event, at, worker }))),
+    leases: done.flatMap((entry, worker) =>
+      entry.leases.map(([threadId, event, at]) => ({ threadId, event, at, worker })),
+    ),
     ...(appResult ? { appTurns: appResult.turns, appMaxMs: appResult.maxMs } : {}),
   };
 }
 
-async function run(store: string, { workers, app, free }: { workers: number; app: boolean; free: boolean }, open: () => Promise<{ saver: BaseCheckpointSaver; args: string[]; settle(): Promise<void>; close(): Promise<void> }>, near: number): Promise<RunResult> {
+async function run(
+  store: string,
+  { workers, app, free }: { workers: number; app: boolean; free: boolean },
+  open: () => Promise<{ saver: BaseCheckpointSaver; args: string[]; settle(): Promise<void>; close(): Promise<void> }>,
+  near: number,
+): Promise<RunResult> {
   const { saver, args, settle, close } = await open();
-  const running = Array.from({ length: workers }, () => startWorker([...args, "--limit", String(LIMIT), "--idle", String(IDLE_MS), ...(free ? ["--free"] : [])]));
+  const running = Array.from({ length: workers }, () =>
+    startWorker([...args, "--limit", String(LIMIT), "--idle", String(IDLE_MS), ...(free ? ["--free"] : [])]),
+  );
   const scans = await Promise.all(running.map((worker) => nextLine<{ ms: number }>(worker, "scanned")));
   // The first growth: one more turn of 10 messages takes the threads over. The second: 20 more messages take the
   // compacted threads over again (a compaction leaves them at most 90% of the limit), compacted by warm processes.
-  const rounds: [Round, Round] = [await round(running, saver, app, () => grow(saver, near, 10), settle), await round(running, saver, app, () => grow(saver, near + 10, 20), settle)];
+  const rounds: [Round, Round] = [
+    await round(running, saver, app, () => grow(saver, near, 10), settle),
+    await round(running, saver, app, () => grow(saver, near + 10, 20), settle),
+  ];
   for (const worker of running) worker.child.stdin!.end("end\n");
   const idle = await Promise.all(running.map((worker) => nextLine<{ ms: number; headsRead: number }>(worker, "idle")));
   await Promise.all(running.map((worker) => worker.exited));
@@ -271,10 +343,14 @@ async function run(store: string, { workers, app, free }: { workers: number; app
   }
   // Nothing lost: auditThread on every thread of the store.
   let lost = 0;
-  await pool(Array.from({ length: THREADS }, (_, index) => index), 4, async (index) => {
-    const audit = await auditThread(saver, { configurable: { thread_id: thread(index) } });
-    if (audit.problems.length > 0) lost++;
-  });
+  await pool(
+    Array.from({ length: THREADS }, (_, index) => index),
+    4,
+    async (index) => {
+      const audit = await auditThread(saver, { configurable: { thread_id: thread(index) } });
+      if (audit.problems.length > 0) lost++;
+    },
+  );
   await close();
   return {
     store,
@@ -303,7 +379,9 @@ async function benchFleet(): Promise<void> {
     await template.setup();
     let seeded = performance.now();
     await seed(template, near);
-    printNote(`- seeded ${THREADS.toLocaleString("en-US")} threads on Postgres in ${((performance.now() - seeded) / 1000).toFixed(1)} s (${GROWN} of them ${near} messages, just under the ${LIMIT}-token limit; one more turn takes them over)`);
+    printNote(
+      `- seeded ${THREADS.toLocaleString("en-US")} threads on Postgres in ${((performance.now() - seeded) / 1000).toFixed(1)} s (${GROWN} of them ${near} messages, just under the ${LIMIT}-token limit; one more turn takes them over)`,
+    );
     await template.end();
     let copies = 0;
     const openPostgres = async () => {
@@ -311,7 +389,8 @@ async function benchFleet(): Promise<void> {
       const saver = PostgresSaver.fromConnString(postgres.url, { schema });
       await saver.setup();
       const tables = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"];
-      for (const table of tables) await admin.query(`INSERT INTO "${schema}".${table} SELECT * FROM fleet_template.${table}`);
+      for (const table of tables)
+        await admin.query(`INSERT INTO "${schema}".${table} SELECT * FROM fleet_template.${table}`);
       // Before each measured phase: the tables vacuumed and analyzed, the WAL checkpointed, so that neither an
       // autovacuum nor a checkpoint of what the bench just wrote lands in one run's measure and not another's.
       const settle = async () => {
@@ -329,10 +408,16 @@ async function benchFleet(): Promise<void> {
     // of one size differ by up to 20% on this machine, whose speed drifts within the hour. Sizes are compared on
     // their means, with each run's figure shown, and 4 workers against 2 by the ratio within each repeat, where the
     // two runs are next to each other in time.
-    for (let repeat = 0; repeat < REPEATS; repeat++) for (const size of repeat % 2 === 0 ? SIZES : [...SIZES].reverse()) {
-      results.push(await run("Postgres", size, openPostgres, near));
-      console.error(`  Postgres, ${size.workers} worker(s)${size.free ? " with no host slots" : ""}${size.app ? " beside the application" : ""}: ${results.at(-1)!.rounds.map((entry) => `${entry.seconds.toFixed(1)} s`).join(", ")}`);
-    }
+    for (let repeat = 0; repeat < REPEATS; repeat++)
+      for (const size of repeat % 2 === 0 ? SIZES : [...SIZES].reverse()) {
+        results.push(await run("Postgres", size, openPostgres, near));
+        console.error(
+          `  Postgres, ${size.workers} worker(s)${size.free ? " with no host slots" : ""}${size.app ? " beside the application" : ""}: ${results
+            .at(-1)!
+            .rounds.map((entry) => `${entry.seconds.toFixed(1)} s`)
+            .join(", ")}`,
+        );
+      }
     await admin.end();
     const file = join(dir, "template.sqlite");
     const sqlite = SqliteSaver.fromConnString(file);
@@ -346,8 +431,9 @@ async function benchFleet(): Promise<void> {
       const saver = SqliteSaver.fromConnString(copy);
       return { saver, args: ["--db", copy], settle: async () => undefined, close: async () => void saver.db.close() };
     };
-    if (!process.env.FLEET_SIZES) for (let repeat = 0; repeat < REPEATS; repeat++) results.push(await run("SQLite", { workers: 1, app: false, free: false }, openSqlite, near));
-
+    if (!process.env.FLEET_SIZES)
+      for (let repeat = 0; repeat < REPEATS; repeat++)
+        results.push(await run("SQLite", { workers: 1, app: false, free: false }, openSqlite, near));
   } finally {
     await postgres.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -364,7 +450,9 @@ async function benchFleet(): Promise<void> {
   /** Throughput against 2 workers', repeat by repeat (runs next to each other in time): their mean and each one. */
   const againstTwo = (runs: RunResult[], index: number) => {
     if (!two || runs[0]!.store !== "Postgres" || runs.length !== two.length) return "—";
-    const ratios = runs.map((result, repeat) => result.rounds[index]!.perSecond / two[repeat]!.rounds[index]!.perSecond);
+    const ratios = runs.map(
+      (result, repeat) => result.rounds[index]!.perSecond / two[repeat]!.rounds[index]!.perSecond,
+    );
     return `${mean(ratios).toFixed(2)}× (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`;
   };
   const slots = (result: RunResult) => (result.free ? "no limit" : `${availableParallelism()} (cores)`);
@@ -375,7 +463,9 @@ async function benchFleet(): Promise<void> {
         const first = runs[0]!;
         const entries = runs.map((result) => result.rounds[index]!);
         const perSecond = entries.map((entry) => entry.perSecond);
-        const postgresCpu = entries.flatMap((entry) => (entry.postgresCpuPerThreadMs === undefined ? [] : [entry.postgresCpuPerThreadMs]));
+        const postgresCpu = entries.flatMap((entry) =>
+          entry.postgresCpuPerThreadMs === undefined ? [] : [entry.postgresCpuPerThreadMs],
+        );
         return {
           store: first.store,
           workers: first.workers,
@@ -384,7 +474,10 @@ async function benchFleet(): Promise<void> {
           growth: index === 0 ? "1st (new processes)" : "2nd (same processes)",
           "all under the limit s": mean(entries.map((entry) => entry.seconds)).toFixed(1),
           "threads/s (runs)": `${mean(perSecond).toFixed(1)} (${perSecond.map((value) => value.toFixed(0)).join(", ")})`,
-          "vs 1 worker": one && first.store === "Postgres" ? `${(mean(perSecond) / mean(one.map((result) => result.rounds[index]!.perSecond))).toFixed(2)}×` : "—",
+          "vs 1 worker":
+            one && first.store === "Postgres"
+              ? `${(mean(perSecond) / mean(one.map((result) => result.rounds[index]!.perSecond))).toFixed(2)}×`
+              : "—",
           "vs 2 workers, per repeat": againstTwo(runs, index),
           compacted: entries.map((entry) => entry.compacted).join(", "),
           passes: mean(entries.map((entry) => entry.passes)).toFixed(0),
@@ -393,7 +486,9 @@ async function benchFleet(): Promise<void> {
           "preemptions/thread": mean(entries.map((entry) => entry.preemptedPerThread)).toFixed(1),
           "workers' CPU": `${Math.round(mean(entries.map((entry) => entry.workerCpu)) * 100)}%`,
           "machine CPU": `${Math.round(mean(entries.map((entry) => entry.machineCpu)) * 100)}%`,
-          "app turns (max ms)": first.app ? `${mean(entries.map((entry) => entry.appTurns!)).toFixed(0)} (${Math.max(...entries.map((entry) => entry.appMaxMs!)).toFixed(0)})` : "—",
+          "app turns (max ms)": first.app
+            ? `${mean(entries.map((entry) => entry.appTurns!)).toFixed(0)} (${Math.max(...entries.map((entry) => entry.appMaxMs!)).toFixed(0)})`
+            : "—",
         };
       }),
     ),
@@ -413,8 +508,14 @@ async function benchFleet(): Promise<void> {
       "threads with a problem": result.lost,
     })),
   );
-  printNote(`- vs 2 workers, per repeat: each repeat's throughput against the 2-worker run of the same repeat (next to it in time), their mean first.`);
-  printNote(`- workers' CPU ms/thread: the worker processes' CPU time over the threads they compacted; workers' CPU: their CPU time over the phase's wall time × ${availableParallelism()} cores; machine CPU: every process's (/proc/stat), Postgres included.`);
+  printNote(
+    `- vs 2 workers, per repeat: each repeat's throughput against the 2-worker run of the same repeat (next to it in time), their mean first.`,
+  );
+  printNote(
+    `- workers' CPU ms/thread: the worker processes' CPU time over the threads they compacted; workers' CPU: their CPU time over the phase's wall time × ${availableParallelism()} cores; machine CPU: every process's (/proc/stat), Postgres included.`,
+  );
 }
 
-await readmeBlock("fleet", benchFleet, { write: !process.env.FLEET_THREADS && !process.env.FLEET_SIZES && !process.env.FLEET_REPEATS });
+await readmeBlock("fleet", benchFleet, {
+  write: !process.env.FLEET_THREADS && !process.env.FLEET_SIZES && !process.env.FLEET_REPEATS,
+});

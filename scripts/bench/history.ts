@@ -20,7 +20,10 @@ import { eventLoopDuring, median, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 import { seedHead } from "../workload/seed-head.js";
 
-const instantSummarizer: Summarizer = { name: "instant", summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
+const instantSummarizer: Summarizer = {
+  name: "instant",
+  summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor.",
+};
 
 function fileSize(path: string): number {
   return [path, `${path}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
@@ -31,7 +34,12 @@ async function benchWriteCost(dir: string): Promise<void> {
   const saver = SqliteSaver.fromConnString(path);
   const history = generateHistory({ seed: 11, messages: 1_000 });
   const manager = new HistoryManager({ checkpointer: saver, summarizer: instantSummarizer, compactionRatio: 0.5 });
-  const withoutIndex = new HistoryManager({ checkpointer: saver, summarizer: instantSummarizer, compactionRatio: 0.5, recall: false });
+  const withoutIndex = new HistoryManager({
+    checkpointer: saver,
+    summarizer: instantSummarizer,
+    compactionRatio: 0.5,
+    recall: false,
+  });
   const plain: number[] = [];
   const compact: number[] = [];
   const compactNoIndex: number[] = [];
@@ -62,17 +70,29 @@ async function benchWriteCost(dir: string): Promise<void> {
     const startedNoIndex = performance.now();
     const reportNoIndex = await withoutIndex.compactThread({ configurable: { thread_id: `${threadId}-n` } });
     compactNoIndex.push(performance.now() - startedNoIndex);
-    if (reportNoIndex.status !== "compacted") throw new Error(`bench compaction did not happen: ${reportNoIndex.reason}`);
+    if (reportNoIndex.status !== "compacted")
+      throw new Error(`bench compaction did not happen: ${reportNoIndex.reason}`);
   }
   // The first round warms encoders and statement caches for both paths.
   const plainMedian = median(plain.slice(1));
   const compactMedian = median(compact.slice(1));
   const noIndexMedian = median(compactNoIndex.slice(1));
-  printTable("compactThread vs one plain getTuple + put, 1,000-message SQLite thread (instant summarizer, median of 6)", [
-    { operation: "getTuple + put (plain)", "median ms": plainMedian.toFixed(1), ratio: "1.00x" },
-    { operation: "compactThread (recall index on, the default)", "median ms": compactMedian.toFixed(1), ratio: `${(compactMedian / plainMedian).toFixed(2)}x (target <= 1.3x)` },
-    { operation: "compactThread, recall: false", "median ms": noIndexMedian.toFixed(1), ratio: `${(noIndexMedian / plainMedian).toFixed(2)}x` },
-  ]);
+  printTable(
+    "compactThread vs one plain getTuple + put, 1,000-message SQLite thread (instant summarizer, median of 6)",
+    [
+      { operation: "getTuple + put (plain)", "median ms": plainMedian.toFixed(1), ratio: "1.00x" },
+      {
+        operation: "compactThread (recall index on, the default)",
+        "median ms": compactMedian.toFixed(1),
+        ratio: `${(compactMedian / plainMedian).toFixed(2)}x (target <= 1.3x)`,
+      },
+      {
+        operation: "compactThread, recall: false",
+        "median ms": noIndexMedian.toFixed(1),
+        ratio: `${(noIndexMedian / plainMedian).toFixed(2)}x`,
+      },
+    ],
+  );
   saver.db.close();
 }
 
@@ -87,7 +107,9 @@ async function benchGrowth(dir: string): Promise<void> {
     const compacting = policy.every > 0;
     const path = join(dir, `growth-${rows.length}.sqlite`);
     const saver = SqliteSaver.fromConnString(path);
-    const model = new ScriptedChatModel({ reply: (messages) => ({ content: `Noted (${messages.length} messages so far): the invoice total is 4,200 EUR.` }) });
+    const model = new ScriptedChatModel({
+      reply: (messages) => ({ content: `Noted (${messages.length} messages so far): the invoice total is 4,200 EUR.` }),
+    });
     const agent = createReactAgent({ llm: model, tools: [], checkpointer: saver });
     const threadId = "growth";
     await seedHead(saver, threadId, generateHistory({ seed: 5, messages: 1_000 }));
@@ -98,7 +120,10 @@ async function benchGrowth(dir: string): Promise<void> {
     const { ms } = await (async () => {
       const started = performance.now();
       for (let turn = 0; turn < 50; turn++) {
-        await agent.invoke({ messages: [new HumanMessage(`turn ${turn}: what is the invoice total?`)] }, { configurable: { thread_id: threadId } });
+        await agent.invoke(
+          { messages: [new HumanMessage(`turn ${turn}: what is the invoice total?`)] },
+          { configurable: { thread_id: threadId } },
+        );
         if (compacting && turn % policy.every === policy.every - 1) {
           const state = await agent.getState({ configurable: { thread_id: threadId } });
           if (manager.counter.countMessages(state.values.messages as BaseMessage[]) <= policy.overTokens) continue;
@@ -125,13 +150,17 @@ async function benchGrowth(dir: string): Promise<void> {
 }
 
 /** Sizes of the scaling and event-loop tables (HISTORY_SIZES=1000,20000 for a quick look). */
-const SCALING_SIZES = process.env.HISTORY_SIZES ? process.env.HISTORY_SIZES.split(",").map(Number) : [1_000, 5_000, 10_000, 20_000];
+const SCALING_SIZES = process.env.HISTORY_SIZES
+  ? process.env.HISTORY_SIZES.split(",").map(Number)
+  : [1_000, 5_000, 10_000, 20_000];
 
 /** compactThread with the defaults, per message, against the summarizer alone and a plain getTuple + put (median of 3, sizes interleaved). */
 async function benchScaling(dir: string): Promise<void> {
   const ROUNDS = 3;
   const histories = new Map(SCALING_SIZES.map((size) => [size, generateHistory({ seed: 11, messages: size })]));
-  const runs = new Map(SCALING_SIZES.map((size) => [size, { compact: [] as number[], summarizer: [] as number[], plain: [] as number[] }]));
+  const runs = new Map(
+    SCALING_SIZES.map((size) => [size, { compact: [] as number[], summarizer: [] as number[], plain: [] as number[] }]),
+  );
   const saver = SqliteSaver.fromConnString(join(dir, "scaling.sqlite"));
   const config = (thread_id: string) => ({ configurable: { thread_id, checkpoint_ns: "" } });
   for (let round = 0; round < ROUNDS; round++) {
@@ -183,7 +212,10 @@ async function benchScaling(dir: string): Promise<void> {
       "getTuple + put µs/message": perMessage(figures.plain, size).toFixed(0),
     };
   });
-  printTable(`compactThread with the default (offline) summarizer by thread length, SQLite, median of ${ROUNDS} (target: 20,000 messages under 5 s)`, rows);
+  printTable(
+    `compactThread with the default (offline) summarizer by thread length, SQLite, median of ${ROUNDS} (target: 20,000 messages under 5 s)`,
+    rows,
+  );
 }
 
 /**
@@ -205,10 +237,22 @@ async function benchEventLoop(dir: string): Promise<void> {
     // (a thread already past hardLimit would be compacted before the turn, on the caller's time).
     const tokens = new TokenCounter().countMessages(history);
     let compactions = 0;
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: tokens + 5, hardLimit: tokens * 2, background: true, env: {}, onCompaction: () => void compactions++ });
-    await supervisor.invoke({ messages: [new HumanMessage("What is the invoice total?")] }, { configurable: { thread_id: "loop" } });
+    const supervisor = new CompactingSupervisor(agent, {
+      tokenLimit: tokens + 5,
+      hardLimit: tokens * 2,
+      background: true,
+      env: {},
+      onCompaction: () => void compactions++,
+    });
+    await supervisor.invoke(
+      { messages: [new HumanMessage("What is the invoice total?")] },
+      { configurable: { thread_id: "loop" } },
+    );
     const busy = await eventLoopDuring(() => supervisor.flush());
-    if (compactions !== 1 || busy.ms < 1) throw new Error(`expected one background compaction after the turn, saw ${compactions} (flush ${busy.ms.toFixed(0)} ms)`);
+    if (compactions !== 1 || busy.ms < 1)
+      throw new Error(
+        `expected one background compaction after the turn, saw ${compactions} (flush ${busy.ms.toFixed(0)} ms)`,
+      );
     const idle = await eventLoopDuring(() => new Promise((resolve) => setTimeout(resolve, busy.ms)));
     rows.push({
       messages: size.toLocaleString("en-US"),
@@ -221,7 +265,10 @@ async function benchEventLoop(dir: string): Promise<void> {
     });
     saver.db.close();
   }
-  printTable("The application's event loop during a background compaction (wrapper defaults; SQLite; from the turn's return to flush())", rows);
+  printTable(
+    "The application's event loop during a background compaction (wrapper defaults; SQLite; from the turn's return to flush())",
+    rows,
+  );
 }
 
 export async function benchHistory(): Promise<void> {

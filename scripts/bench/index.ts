@@ -21,7 +21,9 @@ await readmeBlock("wrapper", () => benchWrapper(), { write: process.env.BENCH_BU
 await readmeBlock("turns", () => benchTurnCost());
 await readmeBlock("timeliness", () => benchTimeliness());
 // The memory bench forces GCs: it runs in its own node, started with --expose-gc.
-spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], { stdio: "inherit" });
+spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./memory.ts", import.meta.url).pathname], {
+  stdio: "inherit",
+});
 await readmeBlock("peers", () => benchPeers());
 await readmeBlock("storage", () => benchStorage());
 await readmeBlock("recall", () => benchRecall());
@@ -29,5 +31,7 @@ if (existsSync(DEFAULT_DATA)) {
   await readmeBlock("cost", () => benchCost());
   const outcome = await benchRetention();
   await readmeBlock("retention", async () => printRetention(outcome));
-}
-else console.log(`\nRetention on real conversations: skipped, no ${DEFAULT_DATA} (npm run bench:retention -- --data <file>)`);
+} else
+  console.log(
+    `\nRetention on real conversations: skipped, no ${DEFAULT_DATA} (npm run bench:retention -- --data <file>)`,
+  );

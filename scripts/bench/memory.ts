@@ -20,7 +20,10 @@ import { readmeBlock } from "./readme-block.js";
 
 const THREADS = Number(process.env.BENCH_MEMORY_THREADS ?? 20_000);
 const BATCH = 50;
-const REPLY = "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14; the refund went out on 2026-03-20. ".repeat(4);
+const REPLY =
+  "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14; the refund went out on 2026-03-20. ".repeat(
+    4,
+  );
 
 function gc(): void {
   const collect = (globalThis as { gc?: () => void }).gc;
@@ -100,19 +103,39 @@ async function measureWorkload(workload: Workload): Promise<Record<string, strin
 
 export async function benchMemory(): Promise<void> {
   const rows: Array<Record<string, string | number>> = [];
-  const question = (thread: number) => new HumanMessage(`Thread ${thread}: what was the invoice total, and who approved the refund?`);
-  const huge = (thread: number) => new HumanMessage(`${thread} `.padEnd(5 * 1024 * 1024, "lorem ipsum dolor sit amet "));
+  const question = (thread: number) =>
+    new HumanMessage(`Thread ${thread}: what was the invoice total, and who approved the refund?`);
+  const huge = (thread: number) =>
+    new HumanMessage(`${thread} `.padEnd(5 * 1024 * 1024, "lorem ipsum dolor sit amet "));
   const workloads: Workload[] = [
-    { name: `${THREADS.toLocaleString("en")} threads, one turn each`, threads: THREADS, rounds: 1, input: question, options: { tokenLimit: 100_000 } },
+    {
+      name: `${THREADS.toLocaleString("en")} threads, one turn each`,
+      threads: THREADS,
+      rounds: 1,
+      input: question,
+      options: { tokenLimit: 100_000 },
+    },
     {
       // Two turns, so the first one can be summarized: every thread's compaction fails once.
       name: `${THREADS.toLocaleString("en")} threads, two turns, every compaction failing`,
       threads: THREADS,
       rounds: 2,
       input: question,
-      options: { tokenLimit: 300, hardLimit: 1_000_000, summaryTokens: 64, summarizer: failing, onCompactionError: () => undefined },
+      options: {
+        tokenLimit: 300,
+        hardLimit: 1_000_000,
+        summaryTokens: 64,
+        summarizer: failing,
+        onCompactionError: () => undefined,
+      },
     },
-    { name: "20 threads, a 5 MB input each", threads: 20, rounds: 1, input: huge, options: { tokenLimit: 100_000_000, hardLimit: 100_000_000 } },
+    {
+      name: "20 threads, a 5 MB input each",
+      threads: 20,
+      rounds: 1,
+      input: huge,
+      options: { tokenLimit: 100_000_000, hardLimit: 100_000_000 },
+    },
   ];
   // Each workload in its own call, so nothing of the previous one is still referenced from this frame.
   for (const workload of workloads) rows.push(await measureWorkload(workload));

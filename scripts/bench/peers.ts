@@ -43,7 +43,13 @@ function fileBytes(path: string): number {
   return [path, `${path}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
 }
 
-export async function runContender(contender: Contender, conversation: Conversation, budget: number, counter: TokenCounter, dir: string): Promise<Omit<PeerResult, "size">> {
+export async function runContender(
+  contender: Contender,
+  conversation: Conversation,
+  budget: number,
+  counter: TokenCounter,
+  dir: string,
+): Promise<Omit<PeerResult, "size">> {
   const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${conversation.messages}.sqlite`);
   const saver = SqliteSaver.fromConnString(path);
   const player = createPlayer(conversation, counter);
@@ -102,13 +108,16 @@ export async function benchPeers(sizes = DEFAULT_PEER_SIZES, contenders = CONTEN
       for (const contender of contenders) {
         const result = await runContender(contender, conversation, budget, counter, dir);
         results.push({ size, ...result });
-        process.stderr.write(`  ${size} messages, ${contender.name}: ${result.msPerTurn.toFixed(1)} ms/turn, retention ${pct(result.retention)}\n`);
+        process.stderr.write(
+          `  ${size} messages, ${contender.name}: ${result.msPerTurn.toFixed(1)} ms/turn, retention ${pct(result.retention)}\n`,
+        );
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const reference = (size: number) => results.find((result) => result.size === size && result.contender === "no compaction");
+  const reference = (size: number) =>
+    results.find((result) => result.size === size && result.contender === "no compaction");
   printTable(
     `Peers: same conversations, budget ${BUDGET_SHARE * 100}% of each conversation's tokens, fake model (0 ms), SQLite (npm run bench:peers)`,
     results.map((result) => ({
@@ -118,7 +127,7 @@ export async function benchPeers(sizes = DEFAULT_PEER_SIZES, contenders = CONTEN
       "ms/turn": result.msPerTurn.toFixed(2),
       "× none": reference(result.size) ? (result.msPerTurn / reference(result.size)!.msPerTurn).toFixed(2) : "—",
       "tokens/call mean": Math.round(result.tokensMean),
-      "max": result.tokensMax,
+      max: result.tokensMax,
       "summ. calls": result.summarizerCalls,
       "summ. tokens read": result.summarizerTokens,
       rejected: result.rejected,

@@ -35,7 +35,11 @@ const QUERIES = 100;
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
 
-const instant: Summarizer = { name: "instant", maxTokens: Number.POSITIVE_INFINITY, summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor." };
+const instant: Summarizer = {
+  name: "instant",
+  maxTokens: Number.POSITIVE_INFINITY,
+  summarize: async () => "Summary: budget 4,200 EUR, owner Dana Okafor.",
+};
 
 function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -49,9 +53,15 @@ interface Backend {
 }
 
 /** p50 and p95 of QUERIES searches of three words of the history (a few discarded first) in `threadId`. */
-async function searchLatency(saver: BaseCheckpointSaver, threadId: string, history: BaseMessage[]): Promise<{ p50: number; p95: number }> {
+async function searchLatency(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  history: BaseMessage[],
+): Promise<{ p50: number; p95: number }> {
   const random = createRandom(7);
-  const words = history.flatMap((message) => (typeof message.content === "string" ? message.content.match(/\p{L}{4,}/gu) ?? [] : []));
+  const words = history.flatMap((message) =>
+    typeof message.content === "string" ? (message.content.match(/\p{L}{4,}/gu) ?? []) : [],
+  );
   const latencies: number[] = [];
   for (let query = 0; query < QUERIES + 5; query++) {
     const text = [random.pick(words), random.pick(words), random.pick(words)].join(" ");
@@ -63,14 +73,27 @@ async function searchLatency(saver: BaseCheckpointSaver, threadId: string, histo
 }
 
 /** Search latency in a store holding one compacted thread of the history. */
-async function searchAlone(saver: BaseCheckpointSaver, history: BaseMessage[], counter: TokenCounter): Promise<{ p50: number; p95: number }> {
+async function searchAlone(
+  saver: BaseCheckpointSaver,
+  history: BaseMessage[],
+  counter: TokenCounter,
+): Promise<{ p50: number; p95: number }> {
   await seedHead(saver, "search-alone", history);
-  const report = await new HistoryManager({ checkpointer: saver, summarizer: instant, counter, keepTokens: 2_000 }).compactThread({ configurable: { thread_id: "search-alone" } });
+  const report = await new HistoryManager({
+    checkpointer: saver,
+    summarizer: instant,
+    counter,
+    keepTokens: 2_000,
+  }).compactThread({ configurable: { thread_id: "search-alone" } });
   if (report.status !== "compacted") throw new Error(`bench compaction did not happen: ${report.reason}`);
   return searchLatency(saver, "search-alone", history);
 }
 
-async function measure(backend: Backend, history: BaseMessage[], counter: TokenCounter): Promise<{ rows: Array<Record<string, string | number>>; search: Record<string, string | number> }> {
+async function measure(
+  backend: Backend,
+  history: BaseMessage[],
+  counter: TokenCounter,
+): Promise<{ rows: Array<Record<string, string | number>>; search: Record<string, string | number> }> {
   const rows: Array<Record<string, string | number>> = [];
   let onThreads = 0;
   let lastIndexed = "";
@@ -125,7 +148,15 @@ async function measure(backend: Backend, history: BaseMessage[], counter: TokenC
     });
   }
   const crowded = await searchLatency(backend.saver, lastIndexed, history);
-  return { rows, search: { store: backend.name, "threads in the index": onThreads, "search p50 ms": crowded.p50.toFixed(2), "search p95 ms": crowded.p95.toFixed(2) } };
+  return {
+    rows,
+    search: {
+      store: backend.name,
+      "threads in the index": onThreads,
+      "search p50 ms": crowded.p50.toFixed(2),
+      "search p95 ms": crowded.p95.toFixed(2),
+    },
+  };
 }
 
 export async function benchRecall(): Promise<void> {
@@ -142,15 +173,30 @@ export async function benchRecall(): Promise<void> {
   (alone as unknown as { pool: { on(event: "error", listener: () => void): void } }).pool.on("error", () => undefined);
   await alone.setup();
   const backends: Array<Backend & { alone: BaseCheckpointSaver }> = [
-    { name: "SQLite file", saver: SqliteSaver.fromConnString(join(dir, "recall.sqlite")), alone: SqliteSaver.fromConnString(join(dir, "alone.sqlite")), close: async () => undefined },
-    { name: "Postgres", saver: pg, alone, close: async () => Promise.all([pg.end(), alone.end()]).then(() => undefined) },
+    {
+      name: "SQLite file",
+      saver: SqliteSaver.fromConnString(join(dir, "recall.sqlite")),
+      alone: SqliteSaver.fromConnString(join(dir, "alone.sqlite")),
+      close: async () => undefined,
+    },
+    {
+      name: "Postgres",
+      saver: pg,
+      alone,
+      close: async () => Promise.all([pg.end(), alone.end()]).then(() => undefined),
+    },
   ];
   const rows: Array<Record<string, string | number>> = [];
   const searches: Array<Record<string, string | number>> = [];
   try {
     for (const backend of backends) {
       const single = await searchAlone(backend.alone, history, counter);
-      searches.push({ store: backend.name, "threads in the index": 1, "search p50 ms": `${single.p50.toFixed(2)} (target <= 20)`, "search p95 ms": single.p95.toFixed(2) });
+      searches.push({
+        store: backend.name,
+        "threads in the index": 1,
+        "search p50 ms": `${single.p50.toFixed(2)} (target <= 20)`,
+        "search p95 ms": single.p95.toFixed(2),
+      });
       const measured = await measure(backend, history, counter);
       rows.push(...measured.rows);
       searches.push(measured.search);

@@ -30,7 +30,17 @@ import { contextLines, DialogueScorer, summaryContentLines, type LineSets } from
 import { readmeBlock } from "./readme-block.js";
 import { median, printNote, printTable } from "./table.js";
 import { startPostgres } from "../../test/support/postgres-server.js";
-import { ablation, addRecall, postgresAblation, emptyRecallTally, measureRecall, modelFilters, RECALL_AT, type AblationRow, type RecallTally } from "./retention/recall.js";
+import {
+  ablation,
+  addRecall,
+  postgresAblation,
+  emptyRecallTally,
+  measureRecall,
+  modelFilters,
+  RECALL_AT,
+  type AblationRow,
+  type RecallTally,
+} from "./retention/recall.js";
 
 export const DEFAULT_DATA = "../shared/eval/locomo-dev.json";
 export const DEFAULT_BUDGETS = [0.25, 0.5];
@@ -94,12 +104,20 @@ export function systemPromptOf(dialogue: Dialogue): string {
 }
 
 export function budgetOf(dialogue: Dialogue, share: number, counter: TokenCounter): number {
-  const total = counter.countMessages([new SystemMessage(systemPromptOf(dialogue)), ...dialogue.turns.map((turn) => userMessage(turn))]);
+  const total = counter.countMessages([
+    new SystemMessage(systemPromptOf(dialogue)),
+    ...dialogue.turns.map((turn) => userMessage(turn)),
+  ]);
   return Math.floor(total * share);
 }
 
 /** Indices of the groups whose first model call is scored, with the session before which evidence must lie. */
-export function probePoints(dialogue: Dialogue, groups: readonly TurnGroup[], budget: number, counter: TokenCounter): Array<{ group: number; beforeSession: number }> {
+export function probePoints(
+  dialogue: Dialogue,
+  groups: readonly TurnGroup[],
+  budget: number,
+  counter: TokenCounter,
+): Array<{ group: number; beforeSession: number }> {
   const system = counter.countMessages([new SystemMessage(systemPromptOf(dialogue))]);
   const cumulative: number[] = [];
   let total = system;
@@ -176,7 +194,14 @@ export async function runRetention(
   const player = createPlayer(groups, counter);
   const store = await open(`${dialogue.id}-${budgetShare}-${contender.name.replace(/\W+/g, "-")}`);
   const { checkpointer } = store;
-  const running = contender.build({ model: player.model, checkpointer, budget, counter, systemPrompt: systemPromptOf(dialogue), agentName: dialogue.speakerB });
+  const running = contender.build({
+    model: player.model,
+    checkpointer,
+    budget,
+    counter,
+    systemPrompt: systemPromptOf(dialogue),
+    agentName: dialogue.speakerB,
+  });
   const started = performance.now();
   let playMs = 0;
   let recall: RecallTally | undefined;
@@ -186,7 +211,9 @@ export async function runRetention(
   try {
     for (const [index, group] of groups.entries()) {
       player.begin(index);
-      await running.invoke(group.inputs.map(userMessage), dialogue.id, { coldCache: index > 0 && groups[index - 1]!.session !== group.session });
+      await running.invoke(group.inputs.map(userMessage), dialogue.id, {
+        coldCache: index > 0 && groups[index - 1]!.session !== group.session,
+      });
     }
     playMs = performance.now() - started;
     summarizerTokens = running.summarizerTokens?.(dialogue.id);
@@ -195,7 +222,9 @@ export async function runRetention(
       const last = player.records.at(-1)!;
       const finalContext = contextLines(last.messages, isSummary);
       recall = await measureRecall(dialogue, scorer, finalContext, (query) => running.search!(dialogue.id, query));
-      recallFiltered = await measureRecall(dialogue, scorer, finalContext, (query, question) => running.search!(dialogue.id, query, modelFilters(dialogue, question.question)));
+      recallFiltered = await measureRecall(dialogue, scorer, finalContext, (query, question) =>
+        running.search!(dialogue.id, query, modelFilters(dialogue, question.question)),
+      );
     }
   } finally {
     await store.close();
@@ -210,7 +239,9 @@ export async function runRetention(
     const record = player.records.find((candidate) => candidate.group === point.group);
     if (!record) throw new Error(`${contender.name}: no model call for group ${point.group}`);
     const context: LineSets = contextLines(record.messages, isSummary);
-    const lines = record.messages.filter(isSummary).flatMap((message) => summaryContentLines(typeof message.content === "string" ? message.content : message.text));
+    const lines = record.messages
+      .filter(isSummary)
+      .flatMap((message) => summaryContentLines(typeof message.content === "string" ? message.content : message.text));
     summaryCount += lines.length;
     fillerCount += lines.filter((line) => scorer.isFiller(line)).length;
     for (const question of dialogue.questions) {
@@ -224,7 +255,10 @@ export async function runRetention(
       const held = question.evidence.every((id) => scorer.holdsTurn(context, id));
       const checkable = scorer.answerCheckable(question.answer);
       const answered = checkable && scorer.holdsAnswer(context, question.answer);
-      const quartile = Math.min(3, Math.floor((Math.min(...evidence.map((turn) => turn.index)) / dialogue.turns.length) * 4));
+      const quartile = Math.min(
+        3,
+        Math.floor((Math.min(...evidence.map((turn) => turn.index)) / dialogue.turns.length) * 4),
+      );
       tally.scored++;
       tally.evidence += Number(held);
       tally.answerScored += Number(checkable);
@@ -244,7 +278,8 @@ export async function runRetention(
     return pricedCall(previous, record, {
       counter,
       output: reply ? counter.countText(reply.text) : 0,
-      gapMinutes: previous && groups[previous.group]!.session === groups[record.group]!.session ? 1 : Number.POSITIVE_INFINITY,
+      gapMinutes:
+        previous && groups[previous.group]!.session === groups[record.group]!.session ? 1 : Number.POSITIVE_INFINITY,
     });
   });
   return {
@@ -281,7 +316,8 @@ function pool(results: RetentionResult[]): RetentionResult {
     tally.answerScored += part.answerScored;
     tally.answer += part.answer;
     for (const category of CATEGORIES) {
-      for (const key of ["scored", "evidence", "answer"] as const) tally.byCategory[category]![key] += part.byCategory[category]![key];
+      for (const key of ["scored", "evidence", "answer"] as const)
+        tally.byCategory[category]![key] += part.byCategory[category]![key];
     }
     part.byQuartile.forEach((quartile, index) => {
       tally.byQuartile[index]!.scored += quartile.scored;
@@ -308,7 +344,9 @@ function pool(results: RetentionResult[]): RetentionResult {
     summarizerMs: sum((result) => result.summarizerMs),
     playMs: sum((result) => result.playMs),
     ...(results.every((result) => result.recall) ? { recall: pooledRecall(results, "recall") } : {}),
-    ...(results.every((result) => result.recallFiltered) ? { recallFiltered: pooledRecall(results, "recallFiltered") } : {}),
+    ...(results.every((result) => result.recallFiltered)
+      ? { recallFiltered: pooledRecall(results, "recallFiltered") }
+      : {}),
     pricedCalls: results.flatMap((result) => result.pricedCalls),
   };
 }
@@ -328,8 +366,15 @@ export function retentionRows(results: RetentionResult[]): Array<Record<string, 
     scored: result.tally.scored,
     evidence: pct(result.tally.evidence, result.tally.scored),
     answer: pct(result.tally.answer, result.tally.answerScored),
-    ...Object.fromEntries(CATEGORIES.map((category) => [`${CATEGORY_NAMES[category]}`, pct(result.tally.byCategory[category]!.evidence, result.tally.byCategory[category]!.scored)])),
-    ...Object.fromEntries(result.tally.byQuartile.map((quartile, index) => [`Q${index + 1}`, pct(quartile.evidence, quartile.scored)])),
+    ...Object.fromEntries(
+      CATEGORIES.map((category) => [
+        `${CATEGORY_NAMES[category]}`,
+        pct(result.tally.byCategory[category]!.evidence, result.tally.byCategory[category]!.scored),
+      ]),
+    ),
+    ...Object.fromEntries(
+      result.tally.byQuartile.map((quartile, index) => [`Q${index + 1}`, pct(quartile.evidence, quartile.scored)]),
+    ),
     "tokens/call mean": `${Math.round(result.tokensMean)} (${result.tokensMeanShare.toFixed(2)}×)`,
     max: `${result.tokensMax} (${result.tokensMaxShare.toFixed(2)}×)`,
     filler: result.summaryLines === 0 ? "—" : pct(result.fillerLines, result.summaryLines),
@@ -355,7 +400,12 @@ export interface RetentionOutcome {
   notes: string[];
 }
 
-export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BUDGETS, contenders = RETENTION_CONTENDERS, progress = true }: RetentionOptions = {}): Promise<RetentionOutcome> {
+export async function benchRetention({
+  data = DEFAULT_DATA,
+  budgets = DEFAULT_BUDGETS,
+  contenders = RETENTION_CONTENDERS,
+  progress = true,
+}: RetentionOptions = {}): Promise<RetentionOutcome> {
   const path = resolve(data);
   if (!existsSync(path)) throw new Error(`no conversation file at ${path} (pass --data <file> in the LoCoMo schema)`);
   const dialogues = loadDialogues(path);
@@ -379,7 +429,10 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
         for (const dialogue of dialogues) {
           const part = await runRetention(dialogue, contender, share, counter, sqliteStore(dir));
           parts.push(part);
-          if (progress) process.stderr.write(`  ${share * 100}% ${dialogue.id} ${contender.name}: evidence ${pct(part.tally.evidence, part.tally.scored)}, ${(part.playMs / 1000).toFixed(1)} s\n`);
+          if (progress)
+            process.stderr.write(
+              `  ${share * 100}% ${dialogue.id} ${contender.name}: evidence ${pct(part.tally.evidence, part.tally.scored)}, ${(part.playMs / 1000).toFixed(1)} s\n`,
+            );
         }
         results.push(pool(parts));
       }
@@ -388,7 +441,9 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
     rmSync(dir, { recursive: true, force: true });
   }
   const unscorable = results[0]?.unscorable ?? 0;
-  notes.push(`questions skipped at each point because an evidence turn has no distinctive word: ${unscorable} (pooled over points, first contender)`);
+  notes.push(
+    `questions skipped at each point because an evidence turn has no distinctive word: ${unscorable} (pooled over points, first contender)`,
+  );
   const rows = new Map<string, AblationRow>();
   for (const dialogue of dialogues) {
     for (const row of ablation(dialogue, new DialogueScorer(dialogue))) {
@@ -404,11 +459,14 @@ export async function benchRetention({ data = DEFAULT_DATA, budgets = DEFAULT_BU
   try {
     rows.set("", { choice: "", found: 0, questions: 0 });
     for (const row of await postgresAblation(dialogues, postgres.url)) rows.set(row.choice, row);
-    const defaults = contenders.find((contender) => contender.name === results.find((result) => result.recall)?.contender);
+    const defaults = contenders.find(
+      (contender) => contender.name === results.find((result) => result.recall)?.contender,
+    );
     if (defaults) {
       for (const share of budgets) {
         const parts: RetentionResult[] = [];
-        for (const dialogue of dialogues) parts.push(await runRetention(dialogue, defaults, share, counter, postgresStore(postgres.url)));
+        for (const dialogue of dialogues)
+          parts.push(await runRetention(dialogue, defaults, share, counter, postgresStore(postgres.url)));
         postgresRecall.push(pool(parts));
       }
     }
@@ -425,7 +483,10 @@ export function printRetention({ results, postgresRecall, ablation: choices, not
   );
   printTable(
     `Recall: each question searched once (its text as the query) in the compacted thread after the last turn, top ${RECALL_AT} hits (searchHistory on the thread's store)`,
-    [...results.map((result) => ({ result, store: "SQLite FTS5" })), ...postgresRecall.map((result) => ({ result, store: "Postgres full-text" }))]
+    [
+      ...results.map((result) => ({ result, store: "SQLite FTS5" })),
+      ...postgresRecall.map((result) => ({ result, store: "Postgres full-text" })),
+    ]
       .filter(({ result }) => result.recall)
       .sort((a, b) => a.result.budgetShare - b.result.budgetShare)
       .flatMap(({ result, store }) => {
@@ -452,26 +513,40 @@ export function printRetention({ results, postgresRecall, ablation: choices, not
   );
   printTable(
     `What each ranking choice buys: every turn of the conversations indexed, each question searched once, an evidence turn in the top ${RECALL_AT} (SQLite FTS5, then Postgres)`,
-    choices.map((row) => (row.questions === 0 ? { choice: "", "recall@5": "", questions: "" } : { choice: row.choice, "recall@5": pct(row.found, row.questions), questions: row.questions })),
+    choices.map((row) =>
+      row.questions === 0
+        ? { choice: "", "recall@5": "", questions: "" }
+        : { choice: row.choice, "recall@5": pct(row.found, row.questions), questions: row.questions },
+    ),
   );
   for (const note of notes) printNote(`- ${note}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { data: { type: "string" }, budgets: { type: "string" }, json: { type: "boolean", default: false }, only: { type: "string" } },
+    options: {
+      data: { type: "string" },
+      budgets: { type: "string" },
+      json: { type: "boolean", default: false },
+      only: { type: "string" },
+    },
   });
   const data = resolve(values.data ?? DEFAULT_DATA);
   if (!existsSync(data)) {
     // The conversations (LoCoMo, CC BY-NC) are not part of this repository: say where they are looked for, and stop.
-    console.error(`bench:retention: no conversation file at ${data}. The data is not in this repository (docs/benchmarks.md says where it comes from); pass --data <file> in the LoCoMo schema.`);
+    console.error(
+      `bench:retention: no conversation file at ${data}. The data is not in this repository (docs/benchmarks.md says where it comes from); pass --data <file> in the LoCoMo schema.`,
+    );
     process.exit(2);
   }
   const budgets = values.budgets ? values.budgets.split(",").map(Number) : DEFAULT_BUDGETS;
-  const contenders = values.only ? RETENTION_CONTENDERS.filter((contender) => values.only!.split(",").some((part) => contender.name.includes(part))) : RETENTION_CONTENDERS;
+  const contenders = values.only
+    ? RETENTION_CONTENDERS.filter((contender) => values.only!.split(",").some((part) => contender.name.includes(part)))
+    : RETENTION_CONTENDERS;
   const outcome = await benchRetention({ data: values.data, budgets, contenders });
   // The calls priced by bench:cost are left out: one entry per model call of every run.
-  if (values.json) console.log(JSON.stringify(outcome, (key, value: unknown) => (key === "pricedCalls" ? undefined : value), 2));
+  if (values.json)
+    console.log(JSON.stringify(outcome, (key, value: unknown) => (key === "pricedCalls" ? undefined : value), 2));
   else {
     const defaults = !values.data && !values.budgets && !values.only;
     await readmeBlock("retention", async () => printRetention(outcome), { write: defaults });

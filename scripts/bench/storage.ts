@@ -44,13 +44,20 @@ interface StorageContender {
 }
 
 const config = { configurable: { thread_id: "storage" }, recursionLimit: 200 };
-const input = (given: string | BaseMessage[]) => ({ messages: typeof given === "string" ? [new HumanMessage(given)] : given });
+const input = (given: string | BaseMessage[]) => ({
+  messages: typeof given === "string" ? [new HumanMessage(given)] : given,
+});
 
 function library(name: string, keepCheckpoints?: number): StorageContender {
   return {
     name,
     build(player, saver, budget) {
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer: saver, systemPrompt: SYSTEM_PROMPT });
+      const agent = createAgent({
+        model: player.model,
+        tools: player.tools,
+        checkpointer: saver,
+        systemPrompt: SYSTEM_PROMPT,
+      });
       const supervisor = new CompactingSupervisor(agent, {
         tokenLimit: budget,
         hardLimit: budget,
@@ -60,7 +67,10 @@ function library(name: string, keepCheckpoints?: number): StorageContender {
         env: {},
         ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
       });
-      return { run: async (text) => (await supervisor.invoke(input(text), config)).messages as BaseMessage[], done: () => supervisor.flush() };
+      return {
+        run: async (text) => (await supervisor.invoke(input(text), config)).messages as BaseMessage[],
+        done: () => supervisor.flush(),
+      };
     },
   };
 }
@@ -69,8 +79,16 @@ const STORAGE_CONTENDERS: StorageContender[] = [
   {
     name: "no compaction",
     build(player, saver) {
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer: saver, systemPrompt: SYSTEM_PROMPT });
-      return { run: async (text) => (await agent.invoke(input(text), config)).messages as BaseMessage[], done: async () => undefined };
+      const agent = createAgent({
+        model: player.model,
+        tools: player.tools,
+        checkpointer: saver,
+        systemPrompt: SYSTEM_PROMPT,
+      });
+      return {
+        run: async (text) => (await agent.invoke(input(text), config)).messages as BaseMessage[],
+        done: async () => undefined,
+      };
     },
   },
   {
@@ -78,13 +96,18 @@ const STORAGE_CONTENDERS: StorageContender[] = [
     build(player, saver) {
       const model = player.model.bindTools(player.tools);
       const graph = new StateGraph(new StateSchema({ messages: MessagesDeltaValue }))
-        .addNode("agent", async (state) => ({ messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...(state.messages as BaseMessage[])])] }))
+        .addNode("agent", async (state) => ({
+          messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...(state.messages as BaseMessage[])])],
+        }))
         .addNode("tools", new ToolNode(player.tools))
         .addEdge(START, "agent")
         .addConditionalEdges("agent", toolsCondition, ["tools", "__end__"])
         .addEdge("tools", "agent")
         .compile({ checkpointer: saver });
-      return { run: async (text) => (await graph.invoke(input(text), config)).messages as BaseMessage[], done: async () => undefined };
+      return {
+        run: async (text) => (await graph.invoke(input(text), config)).messages as BaseMessage[],
+        done: async () => undefined,
+      };
     },
   },
   library("this library, keep every checkpoint"),
@@ -96,7 +119,8 @@ const STORAGE_CONTENDERS: StorageContender[] = [
       const running = middleware.build(player, saver, budget, new TokenCounter());
       return {
         run: async (given) => {
-          if (typeof given !== "string") throw new Error("the middleware contender plays the generated conversations only");
+          if (typeof given !== "string")
+            throw new Error("the middleware contender plays the generated conversations only");
           await running.invoke(given, "storage");
           return [];
         },
@@ -109,7 +133,9 @@ const STORAGE_CONTENDERS: StorageContender[] = [
 /** Bytes of the pages in use (the file minus its free pages), after the WAL is folded in. */
 function liveBytes(saver: SqliteSaver): number {
   saver.db.pragma("wal_checkpoint(TRUNCATE)");
-  const pages = Number(saver.db.pragma("page_count", { simple: true })) - Number(saver.db.pragma("freelist_count", { simple: true }));
+  const pages =
+    Number(saver.db.pragma("page_count", { simple: true })) -
+    Number(saver.db.pragma("freelist_count", { simple: true }));
   return pages * Number(saver.db.pragma("page_size", { simple: true }));
 }
 
@@ -124,11 +150,19 @@ interface StorageResult {
 }
 
 /** The contenders also measured on Postgres (the uncompacted and middleware stores are SQLite only: gigabytes). */
-const ON_POSTGRES = new Set(["no compaction, MessagesDeltaValue", "this library, keep every checkpoint", "this library, keepCheckpoints: 3"]);
+const ON_POSTGRES = new Set([
+  "no compaction, MessagesDeltaValue",
+  "this library, keep every checkpoint",
+  "this library, keepCheckpoints: 3",
+]);
 
 /** Bytes of the schema's tables with their indexes and TOAST, after VACUUM FULL gives deleted rows' space back. */
 async function postgresBytes(saver: PostgresSaver, schema: string): Promise<number> {
-  const pool = (saver as unknown as { pool: { query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> } }).pool;
+  const pool = (
+    saver as unknown as {
+      pool: { query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> };
+    }
+  ).pool;
   const tables = await pool.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1`, [schema]);
   let bytes = 0;
   for (const { tablename } of tables.rows) {
@@ -147,7 +181,13 @@ interface Script {
   turns: Array<{ begin(): void; input: string | BaseMessage[] }>;
 }
 
-async function play(contender: StorageContender, script: Script, budget: number, dir: string, postgresUrl?: string): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
+async function play(
+  contender: StorageContender,
+  script: Script,
+  budget: number,
+  dir: string,
+  postgresUrl?: string,
+): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
   const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${script.label.replace(/\W+/g, "-")}.sqlite`);
   const schema = `storage_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const saver = postgresUrl ? PostgresSaver.fromConnString(postgresUrl, { schema }) : SqliteSaver.fromConnString(path);
@@ -156,12 +196,15 @@ async function play(contender: StorageContender, script: Script, budget: number,
   const seen = new Map<string, BaseMessage>();
   for (const turn of script.turns) {
     turn.begin();
-    for (const message of await running.run(turn.input)) if (message.id && !seen.has(message.id)) seen.set(message.id, message);
+    for (const message of await running.run(turn.input))
+      if (message.id && !seen.has(message.id)) seen.set(message.id, message);
   }
   await running.done();
   if (saver instanceof PostgresSaver) {
     const bytes = await postgresBytes(saver, schema);
-    await (saver as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await (saver as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool.query(
+      `DROP SCHEMA "${schema}" CASCADE`,
+    );
     await saver.end();
     return { bytes, seen };
   }
@@ -179,7 +222,12 @@ function generated(size: number, counter: TokenCounter): { script: () => Script;
     budget: Math.max(400, Math.floor(total * BUDGET_SHARE)),
     script: () => {
       const player = createPlayer(conversation, counter);
-      return { label: String(size), messages: size, player, turns: conversation.turns.map((turn, index) => ({ begin: () => player.begin(index), input: turn.user })) };
+      return {
+        label: String(size),
+        messages: size,
+        player,
+        turns: conversation.turns.map((turn, index) => ({ begin: () => player.begin(index), input: turn.user })),
+      };
     },
   };
 }
@@ -196,7 +244,9 @@ function recorded(dialogue: Dialogue, counter: TokenCounter): { script: () => Sc
         label: dialogue.id,
         messages: dialogue.turns.length,
         player,
-        turns: groups.filter((group) => group.reply).map((group) => ({ begin: () => replay.begin(groups.indexOf(group)), input: group.inputs.map(userMessage) })),
+        turns: groups
+          .filter((group) => group.reply)
+          .map((group) => ({ begin: () => replay.begin(groups.indexOf(group)), input: group.inputs.map(userMessage) })),
       };
     },
   };
@@ -207,9 +257,13 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
   const dir = mkdtempSync(join(tmpdir(), "compaction-storage-"));
   const results: StorageResult[] = [];
   const postgres = await startPostgres();
-  const workloads: Array<{ size: number | string; load: { script: () => Script; budget: number } }> = sizes.map((size) => ({ size, load: generated(size, counter) }));
+  const workloads: Array<{ size: number | string; load: { script: () => Script; budget: number } }> = sizes.map(
+    (size) => ({ size, load: generated(size, counter) }),
+  );
   // The retention benchmark's recorded conversations, where this machine has them (docs/benchmarks.md).
-  if (existsSync(DEFAULT_DATA)) for (const dialogue of loadDialogues(DEFAULT_DATA)) workloads.push({ size: dialogue.id, load: recorded(dialogue, counter) });
+  if (existsSync(DEFAULT_DATA))
+    for (const dialogue of loadDialogues(DEFAULT_DATA))
+      workloads.push({ size: dialogue.id, load: recorded(dialogue, counter) });
   try {
     for (const { size, load } of workloads) {
       let floor = 0;
@@ -218,7 +272,13 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
         for (const contender of STORAGE_CONTENDERS) {
           if (backend === "Postgres" && !ON_POSTGRES.has(contender.name)) continue;
           if (typeof size === "string" && contender.name === "summarizationMiddleware") continue;
-          const { bytes, seen } = await play(contender, load.script(), load.budget, dir, backend === "Postgres" ? postgres.url : undefined);
+          const { bytes, seen } = await play(
+            contender,
+            load.script(),
+            load.budget,
+            dir,
+            backend === "Postgres" ? postgres.url : undefined,
+          );
           // The floor: every message of the uncompacted run, stored once with LangGraph's serde.
           if (contender.name === "no compaction") {
             messages = seen.size;
@@ -242,17 +302,21 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
     rmSync(dir, { recursive: true, force: true });
   }
   const perMessage = (result: StorageResult) => result.bytes / result.messages;
-  const at = (contender: string, size: number | string, backend: StorageResult["backend"] = "SQLite") => results.find((result) => result.contender === contender && result.size === size && result.backend === backend);
+  const at = (contender: string, size: number | string, backend: StorageResult["backend"] = "SQLite") =>
+    results.find((result) => result.contender === contender && result.size === size && result.backend === backend);
   printTable(
     `Storage: the peers conversations, budget ${BUDGET_SHARE * 100}% of each conversation's tokens; live bytes (SQLite: pages in use; Postgres: pg_total_relation_size of the schema's tables after VACUUM FULL), the transcript and its search index included (npm run bench:storage)`,
     results.map((result) => ({
-      conversation: typeof result.size === "number" ? `${result.size} messages` : `${result.size} (${result.messages} messages)`,
+      conversation:
+        typeof result.size === "number" ? `${result.size} messages` : `${result.size} (${result.messages} messages)`,
       store: result.backend,
       contender: result.contender,
       "live MB": (result.bytes / 1e6).toFixed(2),
       "bytes/message": Math.round(perMessage(result)),
       "× own bytes": (result.bytes / result.floor).toFixed(2),
-      "× delta": at("no compaction, MessagesDeltaValue", result.size, result.backend) ? (result.bytes / at("no compaction, MessagesDeltaValue", result.size, result.backend)!.bytes).toFixed(2) : "—",
+      "× delta": at("no compaction, MessagesDeltaValue", result.size, result.backend)
+        ? (result.bytes / at("no compaction, MessagesDeltaValue", result.size, result.backend)!.bytes).toFixed(2)
+        : "—",
     })),
   );
   const largest = Math.max(...sizes);

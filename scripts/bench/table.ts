@@ -7,7 +7,11 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   const headers = Object.keys(rows[0]!);
   const cells = rows.map((row) => headers.map((header) => String(row[header] ?? "")));
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]!.length)));
-  const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column]!)).join("  ").trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, column) => value.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
   const text = [title, line(headers), line(widths.map((width) => "-".repeat(width))), ...cells.map(line)].join("\n");
   console.log(`\n${text}`);
   recordPrinted(`\n${text}`);
@@ -38,7 +42,9 @@ export function time<T>(run: () => T): { result: T; ms: number } {
 }
 
 /** The event loop's largest stalls while `run` runs: monitorEventLoopDelay at 10 ms resolution and a 1 ms timer's largest gap. */
-export async function eventLoopDuring(run: () => Promise<void>): Promise<{ ms: number; maxMs: number; p99Ms: number; gapMs: number }> {
+export async function eventLoopDuring(
+  run: () => Promise<void>,
+): Promise<{ ms: number; maxMs: number; p99Ms: number; gapMs: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   let last = performance.now();
   let gap = 0;

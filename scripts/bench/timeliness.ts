@@ -44,7 +44,9 @@ type Runtime = (typeof RUNTIMES)[number];
 
 const counter = new TokenCounter({ model: "gpt-4o" });
 const VOCABULARY =
-  "invoice ledger refund audit payroll vendor contract renewal incident outage latency budget forecast migration schema rollout canary Dana Okafor Berlin Lisbon Q3 VAT rounding approval escalation".split(" ");
+  "invoice ledger refund audit payroll vendor contract renewal incident outage latency budget forecast migration schema rollout canary Dana Okafor Berlin Lisbon Q3 VAT rounding approval escalation".split(
+    " ",
+  );
 
 /** About 110 tokens of distinct, deterministic text. */
 function ask(thread: number, turn: number): HumanMessage {
@@ -57,14 +59,18 @@ function ask(thread: number, turn: number): HumanMessage {
 /** Each call's input, counted, per thread (the thread is told by the first human message's ticket). */
 function recordingModel(latencyMs: number, inputs: Map<string, number[]>): ScriptedChatModel {
   return new ScriptedChatModel({
-      latencyMs,
-      reply: (messages) => {
-        const ticket = messages.map((message) => /ticket T-(\d+)-/.exec(message.text)?.[1]).find((found) => found !== undefined) ?? "?";
-        let list = inputs.get(ticket);
-        if (!list) inputs.set(ticket, (list = []));
-        list.push(counter.countMessages(messages));
-        return { content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR, due 2026-03-14.` };
-      },
+    latencyMs,
+    reply: (messages) => {
+      const ticket =
+        messages.map((message) => /ticket T-(\d+)-/.exec(message.text)?.[1]).find((found) => found !== undefined) ??
+        "?";
+      let list = inputs.get(ticket);
+      if (!list) inputs.set(ticket, (list = []));
+      list.push(counter.countMessages(messages));
+      return {
+        content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR, due 2026-03-14.`,
+      };
+    },
   });
 }
 
@@ -91,10 +97,14 @@ function longestOver(series: number[]): number {
  */
 async function startWatch(db: string): Promise<ChildProcess> {
   const entry = resolve(import.meta.dirname, "../compact-thread.ts");
-  const child = spawn(process.execPath, ["--import", "tsx", entry, "watch", "--db", db, "--limit", String(LIMIT), "--idle", "0", "--poll", "20"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, OPENAI_API_KEY: "" },
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", entry, "watch", "--db", db, "--limit", String(LIMIT), "--idle", "0", "--poll", "20"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, OPENAI_API_KEY: "" },
+    },
+  );
   let errors = "";
   child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
   await new Promise<void>((ready, failed) => {
@@ -114,7 +124,8 @@ async function stopWatch(child: ChildProcess): Promise<void> {
 
 async function compactionsIn(saver: SqliteSaver, threadId: string): Promise<number> {
   let count = 0;
-  for await (const tuple of saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) if ((tuple.metadata as { compaction?: unknown } | undefined)?.compaction) count++;
+  for await (const tuple of saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))
+    if ((tuple.metadata as { compaction?: unknown } | undefined)?.compaction) count++;
   return count;
 }
 
@@ -125,20 +136,41 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
   const inputs = new Map<string, number[]>();
   const model = recordingModel(latencyMs, inputs);
   const landedBy = new Map<string, number>();
-  const landed = (threadId: string | undefined) => landedBy.set(threadId ?? "?", (landedBy.get(threadId ?? "?") ?? 0) + 1);
+  const landed = (threadId: string | undefined) =>
+    landedBy.set(threadId ?? "?", (landedBy.get(threadId ?? "?") ?? 0) + 1);
   let invoke: (input: { messages: BaseMessage[] }, threadId: string) => Promise<unknown>;
   let close = async () => undefined as unknown;
   let watch: ChildProcess | undefined;
   if (runtime === "wrapper") {
     const graph = createAgent({ model, tools: [], checkpointer: saver });
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, env: {}, onCompaction: (report) => void landed(report.threadId) });
+    const supervisor = new CompactingSupervisor(graph, {
+      tokenLimit: LIMIT,
+      env: {},
+      onCompaction: (report) => void landed(report.threadId),
+    });
     invoke = (input, threadId) => supervisor.invoke(input, { configurable: { thread_id: threadId } });
     close = () => supervisor.close();
   } else if (runtime === "middleware") {
-    const graph = createAgent({ model, tools: [], checkpointer: saver, middleware: [compactionMiddleware({ tokenLimit: LIMIT, env: {}, onCompaction: (event) => void landed(event.threadId) })] });
+    const graph = createAgent({
+      model,
+      tools: [],
+      checkpointer: saver,
+      middleware: [
+        compactionMiddleware({ tokenLimit: LIMIT, env: {}, onCompaction: (event) => void landed(event.threadId) }),
+      ],
+    });
     invoke = (input, threadId) => graph.invoke(input, { configurable: { thread_id: threadId } });
   } else if (runtime === "node") {
-    const graph = createReactAgent({ llm: model, tools: [], checkpointer: saver, preModelHook: compactionNode({ tokenLimit: LIMIT, env: {}, onCompaction: (event) => void landed(event.threadId) }) });
+    const graph = createReactAgent({
+      llm: model,
+      tools: [],
+      checkpointer: saver,
+      preModelHook: compactionNode({
+        tokenLimit: LIMIT,
+        env: {},
+        onCompaction: (event) => void landed(event.threadId),
+      }),
+    });
     invoke = (input, threadId) => graph.invoke(input, { configurable: { thread_id: threadId } });
   } else {
     const graph = createAgent({ model, tools: [], checkpointer: saver });
@@ -160,7 +192,9 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
         for (let turn = 0; turn < turns; turn++) await invoke({ messages: [ask(thread, turn)] }, `thread-${thread}`);
       }),
     );
-    if (watch) for (let thread = 0; thread < threads; thread++) landedBy.set(`thread-${thread}`, await compactionsIn(saver, `thread-${thread}`));
+    if (watch)
+      for (let thread = 0; thread < threads; thread++)
+        landedBy.set(`thread-${thread}`, await compactionsIn(saver, `thread-${thread}`));
   } finally {
     if (watch) await stopWatch(watch);
     await close();
@@ -199,15 +233,27 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
   const model = recordingModel(20, new Map());
   const rows: Array<Record<string, string | number>> = [];
   // The largest gap between the ticks of a 1 ms timer: how long the event loop was held at once.
-  const measure = async (run: () => Promise<unknown>): Promise<number> => (await eventLoopDuring(async () => void (await run()))).gapMs;
+  const measure = async (run: () => Promise<unknown>): Promise<number> =>
+    (await eventLoopDuring(async () => void (await run()))).gapMs;
   const turn = async (graph: { invoke(input: unknown, config: unknown): Promise<unknown> }): Promise<number> => {
     const threadId = await seed();
     return measure(() => graph.invoke({ messages: [ask(0, 0)] }, { configurable: { thread_id: threadId } }));
   };
   const row = (runtime: string, baseline: string, delay: number, bare: number) =>
-    rows.push({ runtime, "the same graph without compaction": baseline, "largest delay ms": delay.toFixed(0), "its turn ms": bare.toFixed(0), "above it ms": (delay - bare).toFixed(0) });
+    rows.push({
+      runtime,
+      "the same graph without compaction": baseline,
+      "largest delay ms": delay.toFixed(0),
+      "its turn ms": bare.toFixed(0),
+      "above it ms": (delay - bare).toFixed(0),
+    });
   const agent = createAgent({ model, tools: [], checkpointer: saver });
-  const emptyMiddleware = createAgent({ model, tools: [], checkpointer: saver, middleware: [createMiddleware({ name: "Empty" })] });
+  const emptyMiddleware = createAgent({
+    model,
+    tools: [],
+    checkpointer: saver,
+    middleware: [createMiddleware({ name: "Empty" })],
+  });
   const reactAgent = createReactAgent({ llm: model, tools: [], checkpointer: saver });
   // Each pair runs REPEATS times, interleaved (the graph's own read of the thread varies by ±150 ms with the
   // collector); the table holds the medians.
@@ -225,7 +271,10 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
       if (runtime.startsWith("worker")) continue;
       if (runtime === "wrapper") {
         const wrapped = async () => {
-          const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: saver }), { tokenLimit: limit, env: {} });
+          const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: saver }), {
+            tokenLimit: limit,
+            env: {},
+          });
           const threadId = await seed();
           const delay = await measure(async () => {
             await supervisor.invoke({ messages: [ask(0, 0)] }, { configurable: { thread_id: threadId } });
@@ -237,14 +286,35 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
         const [bare, delay] = await pair(() => turn(agent), wrapped);
         row(runtime, "createAgent", delay, bare);
       } else if (runtime === "middleware") {
-        const [alone, bare] = await pair(() => turn(agent), () => turn(emptyMiddleware));
+        const [alone, bare] = await pair(
+          () => turn(agent),
+          () => turn(emptyMiddleware),
+        );
         row("createAgent, an empty middleware", "createAgent", bare, alone);
-        const graph = () => createAgent({ model, tools: [], checkpointer: saver, middleware: [compactionMiddleware({ tokenLimit: limit, env: {}, lateness: 0 })] });
-        const [base, delay] = await pair(() => turn(emptyMiddleware), () => turn(graph()));
+        const graph = () =>
+          createAgent({
+            model,
+            tools: [],
+            checkpointer: saver,
+            middleware: [compactionMiddleware({ tokenLimit: limit, env: {}, lateness: 0 })],
+          });
+        const [base, delay] = await pair(
+          () => turn(emptyMiddleware),
+          () => turn(graph()),
+        );
         row(runtime, "createAgent, an empty middleware", delay, base);
       } else {
-        const graph = () => createReactAgent({ llm: model, tools: [], checkpointer: saver, preModelHook: compactionNode({ tokenLimit: limit, env: {}, lateness: 0 }) });
-        const [bare, delay] = await pair(() => turn(reactAgent), () => turn(graph()));
+        const graph = () =>
+          createReactAgent({
+            llm: model,
+            tools: [],
+            checkpointer: saver,
+            preModelHook: compactionNode({ tokenLimit: limit, env: {}, lateness: 0 }),
+          });
+        const [bare, delay] = await pair(
+          () => turn(reactAgent),
+          () => turn(graph()),
+        );
         row(runtime, "createReactAgent", delay, bare);
       }
     }
@@ -252,10 +322,18 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
     saver.db.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  printTable(`The event loop: one turn and its compaction on a 10,000-message SQLite thread (${tokens.toLocaleString("en")} tokens, limit ${limit.toLocaleString("en")}), 20 ms of model latency, against the same graph's turn without compaction on a copy; medians of ${REPEATS} interleaved runs (npm run bench:timeliness)`, rows);
+  printTable(
+    `The event loop: one turn and its compaction on a 10,000-message SQLite thread (${tokens.toLocaleString("en")} tokens, limit ${limit.toLocaleString("en")}), 20 ms of model latency, against the same graph's turn without compaction on a copy; medians of ${REPEATS} interleaved runs (npm run bench:timeliness)`,
+    rows,
+  );
 }
 
-export async function benchTimeliness({ turns = 60, latencies = [0, 20, 200], threads = [1, 8], only = RUNTIMES as readonly Runtime[] } = {}): Promise<void> {
+export async function benchTimeliness({
+  turns = 60,
+  latencies = [0, 20, 200],
+  threads = [1, 8],
+  only = RUNTIMES as readonly Runtime[],
+} = {}): Promise<void> {
   const rows: Array<Record<string, string | number>> = [];
   for (const runtime of only) {
     for (const latency of latencies) {
@@ -276,17 +354,41 @@ export async function benchTimeliness({ turns = 60, latencies = [0, 20, 200], th
       }
     }
   }
-  printTable(`Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${DEFAULT_LATENESS}); the worker is compact-thread watch --idle 0 --poll 20 beside the agent (npm run bench:timeliness)`, rows);
-  printNote("p95 and peak: of every model call's input tokens over the run, as a multiple of the limit. \"most calls in a row over\": the longest run of model calls whose input was over the limit.");
-  printNote("The worker (another process) writes only onto an idle head: a thread whose turns run back to back is never idle, so it cannot be compacted from outside; with a 100 ms gap between turns it is.");
+  printTable(
+    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${DEFAULT_LATENESS}); the worker is compact-thread watch --idle 0 --poll 20 beside the agent (npm run bench:timeliness)`,
+    rows,
+  );
+  printNote(
+    'p95 and peak: of every model call\'s input tokens over the run, as a multiple of the limit. "most calls in a row over": the longest run of model calls whose input was over the limit.',
+  );
+  printNote(
+    "The worker (another process) writes only onto an idle head: a thread whose turns run back to back is never idle, so it cannot be compacted from outside; with a 100 ms gap between turns it is.",
+  );
   await eventLoop(only);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { turns: { type: "string" }, latencies: { type: "string" }, threads: { type: "string" }, only: { type: "string" } } });
-  const list = (text: string | undefined) => text?.split(",").map((value) => value.trim()).filter(Boolean);
-  const only = list(values.only)?.map((name) => RUNTIMES.find((runtime) => runtime.replace(/\W+/g, "") === name.replace(/\W+/g, "")) ?? name) as Runtime[] | undefined;
-  const full = values.turns === undefined && values.latencies === undefined && values.threads === undefined && values.only === undefined;
+  const { values } = parseArgs({
+    options: {
+      turns: { type: "string" },
+      latencies: { type: "string" },
+      threads: { type: "string" },
+      only: { type: "string" },
+    },
+  });
+  const list = (text: string | undefined) =>
+    text
+      ?.split(",")
+      .map((value) => value.trim())
+      .filter(Boolean);
+  const only = list(values.only)?.map(
+    (name) => RUNTIMES.find((runtime) => runtime.replace(/\W+/g, "") === name.replace(/\W+/g, "")) ?? name,
+  ) as Runtime[] | undefined;
+  const full =
+    values.turns === undefined &&
+    values.latencies === undefined &&
+    values.threads === undefined &&
+    values.only === undefined;
   await readmeBlock(
     "timeliness",
     () =>

@@ -105,26 +105,48 @@ export async function benchTokens(): Promise<void> {
   const reloaded: number[] = [];
   let thread = history;
   for (let turn = 0; turn < 50; turn++) {
-    thread = [...thread, new HumanMessage({ id: `turn-${turn}`, content: `Turn ${turn}: what changed in invoice ${turn * 37}?` })];
+    thread = [
+      ...thread,
+      new HumanMessage({ id: `turn-${turn}`, content: `Turn ${turn}: what changed in invoice ${turn * 37}?` }),
+    ];
     warm.push(time(() => counter.countMessages(thread)).ms);
   }
   for (let turn = 0; turn < 30; turn++) {
     const [type, bytes] = await serde.dumpsTyped(thread);
     const loaded = (await serde.loadsTyped(type, bytes)) as BaseMessage[];
-    const next = [...loaded, new HumanMessage({ id: `reload-${turn}`, content: `Reloaded turn ${turn}: and invoice ${turn * 41}?` })];
+    const next = [
+      ...loaded,
+      new HumanMessage({ id: `reload-${turn}`, content: `Reloaded turn ${turn}: and invoice ${turn * 41}?` }),
+    ];
     reloaded.push(time(() => counter.countMessages(next)).ms);
     thread = next;
   }
-  printTable(`Warm count of the thread plus one new message (${thread.length.toLocaleString("en")} messages; target after a reload: <= 1 ms)`, [
-    { case: "same objects (in-process graph), 50 turns", "median ms": median(warm).toFixed(3), "max ms": Math.max(...warm).toFixed(3) },
-    { case: "after a checkpoint reload (serde round trip), 30 turns", "median ms": median(reloaded).toFixed(3), "max ms": Math.max(...reloaded).toFixed(3) },
-  ]);
+  printTable(
+    `Warm count of the thread plus one new message (${thread.length.toLocaleString("en")} messages; target after a reload: <= 1 ms)`,
+    [
+      {
+        case: "same objects (in-process graph), 50 turns",
+        "median ms": median(warm).toFixed(3),
+        "max ms": Math.max(...warm).toFixed(3),
+      },
+      {
+        case: "after a checkpoint reload (serde round trip), 30 turns",
+        "median ms": median(reloaded).toFixed(3),
+        "max ms": Math.max(...reloaded).toFixed(3),
+      },
+    ],
+  );
 
   const pathological: Array<Record<string, string | number>> = [];
   for (const size of [10_000, 100_000, 1_000_000]) {
     for (const [name, text] of Object.entries(pathologicalInputs(size))) {
       const run = time(() => shipped.countText(text));
-      const row: Record<string, string | number> = { input: name, size: size.toLocaleString("en"), tokens: run.result, "shipped ms": run.ms.toFixed(1) };
+      const row: Record<string, string | number> = {
+        input: name,
+        size: size.toLocaleString("en"),
+        tokens: run.result,
+        "shipped ms": run.ms.toFixed(1),
+      };
       if (size === 10_000) {
         const exact = time(() => gpt.countTokens(text, asText));
         row["plain gpt-tokenizer ms"] = exact.ms.toFixed(1);
@@ -154,7 +176,10 @@ export function benchCalibration(): void {
   const cl100k = new TokenCounter({ model: "gpt-4" });
   const providers: Array<[string, (messages: readonly BaseMessage[]) => number]> = [
     ["cl100k_base × 1.22", (messages) => Math.round(cl100k.countMessages(messages) * 1.22)],
-    ["characters / 3.5 + 4 per message", (messages) => Math.round(messages.reduce((sum, message) => sum + message.text.length / 3.5 + 4, 0))],
+    [
+      "characters / 3.5 + 4 per message",
+      (messages) => Math.round(messages.reduce((sum, message) => sum + message.text.length / 3.5 + 4, 0)),
+    ],
   ];
   const rows: Array<Record<string, string>> = [];
   for (const [name, provider] of providers) {
@@ -200,7 +225,14 @@ export function benchCalibration(): void {
           tokenizer.push(Math.abs(plain - truth) / truth);
         }
         calls++;
-        messages.push(new AIMessage({ id: turn.id, content: turn.text, usage_metadata: { input_tokens: truth, output_tokens: 0, total_tokens: truth }, response_metadata: { model_name: "provider" } }));
+        messages.push(
+          new AIMessage({
+            id: turn.id,
+            content: turn.text,
+            usage_metadata: { input_tokens: truth, output_tokens: 0, total_tokens: truth },
+            response_metadata: { model_name: "provider" },
+          }),
+        );
       }
     }
     const pct = (values: number[], p: number) => `${(percentile(values, p) * 100).toFixed(2)}%`;
@@ -213,7 +245,10 @@ export function benchCalibration(): void {
       "per call, p50 / p95": `${pct(added, 0.5)} / ${pct(added, 0.95)} of its warm count; ${percentile(addedUs, 0.5).toFixed(2)} / ${percentile(addedUs, 0.95).toFixed(2)} µs`,
     });
   }
-  printTable(`Calibrated counts against a provider's own figure: ${dialogues.length} retention conversations replayed as calls, from the third call on (engine/calibration.ts)`, rows);
+  printTable(
+    `Calibrated counts against a provider's own figure: ${dialogues.length} retention conversations replayed as calls, from the third call on (engine/calibration.ts)`,
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

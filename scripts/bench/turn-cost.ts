@@ -63,22 +63,46 @@ export async function benchTurnCost(): Promise<void> {
     const saver = SqliteSaver.fromConnString(join(dir, "turns.sqlite"));
     try {
       const history: BaseMessage[] = generateHistory({ seed: 31, messages: size });
-      const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
+      const model = new ScriptedChatModel({
+        reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
+      });
       const ask = (index: number) => ({ messages: [new HumanMessage(`turn ${index}: what is the invoice total?`)] });
       const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
       const react = createReactAgent({ llm: model, tools: [], checkpointer: saver });
       const warm = new CompactingSupervisor(react, { ...OUT_OF_REACH });
       const pruning = new CompactingSupervisor(react, { ...OUT_OF_REACH, keepCheckpoints: 3 });
       const agent = createAgent({ model, tools: [], checkpointer: saver });
-      const empty = createAgent({ model, tools: [], checkpointer: saver, middleware: [createMiddleware({ name: "Empty" })] });
-      const compacting = createAgent({ model, tools: [], checkpointer: saver, middleware: [compactionMiddleware({ ...OUT_OF_REACH })] });
+      const empty = createAgent({
+        model,
+        tools: [],
+        checkpointer: saver,
+        middleware: [createMiddleware({ name: "Empty" })],
+      });
+      const compacting = createAgent({
+        model,
+        tools: [],
+        checkpointer: saver,
+        middleware: [compactionMiddleware({ ...OUT_OF_REACH })],
+      });
       let fresh: CompactingSupervisor<typeof react> | undefined;
       let fresh2: CompactingSupervisor<typeof react> | undefined;
       const tokens = new TokenCounter({ model: "gpt-4o" }).countMessages(history);
       const arms: Arm[] = [
-        { name: "react", against: "react", turn: async (thread, index) => void (await react.invoke(ask(index), config(thread))) },
-        { name: "wrapper, warm", against: "react", turn: async (thread, index) => void (await warm.invoke(ask(index), config(thread)), await warm.flush()) },
-        { name: "keepCheckpoints: 3", against: "react", turn: async (thread, index) => void (await pruning.invoke(ask(index), config(thread)), await pruning.flush()) },
+        {
+          name: "react",
+          against: "react",
+          turn: async (thread, index) => void (await react.invoke(ask(index), config(thread))),
+        },
+        {
+          name: "wrapper, warm",
+          against: "react",
+          turn: async (thread, index) => void (await warm.invoke(ask(index), config(thread)), await warm.flush()),
+        },
+        {
+          name: "keepCheckpoints: 3",
+          against: "react",
+          turn: async (thread, index) => void (await pruning.invoke(ask(index), config(thread)), await pruning.flush()),
+        },
         {
           name: "first turn of a new wrapper",
           against: "react",
@@ -94,17 +118,34 @@ export async function benchTurnCost(): Promise<void> {
           against: "react",
           // A limit twice the thread's count: far from it, but the stored size (bytes) cannot prove it, so the head is
           // read and counted before the turn (runtimes/wrapper/unread-head.ts).
-          prepare: () => void (fresh2 = new CompactingSupervisor(react, { tokenLimit: 2 * tokens, hardLimit: 3 * tokens })),
+          prepare: () =>
+            void (fresh2 = new CompactingSupervisor(react, { tokenLimit: 2 * tokens, hardLimit: 3 * tokens })),
           turn: async (thread, index) => {
             await fresh2!.invoke(ask(index), config(thread));
             await fresh2!.flush();
           },
         },
-        { name: "createAgent", against: "createAgent", turn: async (thread, index) => void (await agent.invoke(ask(index), config(thread))) },
-        { name: "empty middleware", against: "createAgent", turn: async (thread, index) => void (await empty.invoke(ask(index), config(thread))) },
-        { name: "compactionMiddleware", against: "createAgent", turn: async (thread, index) => void (await compacting.invoke(ask(index), config(thread))) },
+        {
+          name: "createAgent",
+          against: "createAgent",
+          turn: async (thread, index) => void (await agent.invoke(ask(index), config(thread))),
+        },
+        {
+          name: "empty middleware",
+          against: "createAgent",
+          turn: async (thread, index) => void (await empty.invoke(ask(index), config(thread))),
+        },
+        {
+          name: "compactionMiddleware",
+          against: "createAgent",
+          turn: async (thread, index) => void (await compacting.invoke(ask(index), config(thread))),
+        },
         // The compiled graph inside the agent, which the Agent Server runs (it unwraps createAgent's `.graph`).
-        { name: "compactionMiddleware, agent.graph", against: "createAgent", turn: async (thread, index) => void (await compacting.graph.invoke(ask(index), config(thread))) },
+        {
+          name: "compactionMiddleware, agent.graph",
+          against: "createAgent",
+          turn: async (thread, index) => void (await compacting.graph.invoke(ask(index), config(thread))),
+        },
       ];
       for (const arm of arms) await seedHead(saver, `${arm.name}-${size}`, history);
       // A warm-up turn each (the wrapper's warm arms see their thread once; the first-turn arm never does).
@@ -137,11 +178,12 @@ export async function benchTurnCost(): Promise<void> {
         "bare turn, ms CPU": median(cpu.get("react")!).toFixed(1),
         "wrapper, warm": ratio("wrapper, warm", "react"),
         "keepCheckpoints: 3 (turn + prune)": ratio("keepCheckpoints: 3", "react"),
-        "compactionMiddleware": ratio("compactionMiddleware", "createAgent"),
+        compactionMiddleware: ratio("compactionMiddleware", "createAgent"),
         "first turn of a new wrapper": ratio("first turn of a new wrapper", "react"),
         "first turn, limit 2x the thread (size proves nothing)": ratio("first turn, size not proof", "react"),
       });
-      const perTurn = async (name: string) => ((await checkpointsOf(saver, `${name}-${size}`)) - checkpointsBefore.get(name)!) / turns;
+      const perTurn = async (name: string) =>
+        ((await checkpointsOf(saver, `${name}-${size}`)) - checkpointsBefore.get(name)!) / turns;
       middlewareRows.push({
         messages: size.toLocaleString("en-US"),
         "createAgent, ms CPU": median(cpu.get("createAgent")!).toFixed(1),
@@ -156,8 +198,14 @@ export async function benchTurnCost(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  printTable(`A turn's CPU against the bare graph's (min / median of the interleaved turns, process CPU; targets: keepCheckpoints <= 1.3, compactionMiddleware <= 1.15, first turn <= 1.3)`, rows);
-  printTable("compactionMiddleware against createAgent without middleware and with an empty one (langchain's agent.invoke reads the thread once more before each run of an agent with any middleware; the Agent Server runs agent.graph, which does not)", middlewareRows);
+  printTable(
+    `A turn's CPU against the bare graph's (min / median of the interleaved turns, process CPU; targets: keepCheckpoints <= 1.3, compactionMiddleware <= 1.15, first turn <= 1.3)`,
+    rows,
+  );
+  printTable(
+    "compactionMiddleware against createAgent without middleware and with an empty one (langchain's agent.invoke reads the thread once more before each run of an agent with any middleware; the Agent Server runs agent.graph, which does not)",
+    middlewareRows,
+  );
   await benchPruneStall();
 }
 
@@ -170,13 +218,21 @@ export async function benchPruneStall(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "compaction-turns-stall-"));
   const saver = SqliteSaver.fromConnString(join(dir, "stall.sqlite"));
   try {
-    const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
+    const model = new ScriptedChatModel({
+      reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
+    });
     const react = createReactAgent({ llm: model, tools: [], checkpointer: saver });
     const wrapper = new CompactingSupervisor(react, { ...OUT_OF_REACH, keepCheckpoints: 3 });
     await seedHead(saver, "stall", generateHistory({ seed: 37, messages: 10_000 }));
     const rows: Array<Record<string, string>> = [];
     for (let turn = 0; turn < 4; turn++) {
-      const during = await eventLoopDuring(async () => void (await wrapper.invoke({ messages: [new HumanMessage(`turn ${turn}: what is the invoice total?`)] }, { configurable: { thread_id: "stall" } })));
+      const during = await eventLoopDuring(
+        async () =>
+          void (await wrapper.invoke(
+            { messages: [new HumanMessage(`turn ${turn}: what is the invoice total?`)] },
+            { configurable: { thread_id: "stall" } },
+          )),
+      );
       const after = await eventLoopDuring(() => wrapper.flush());
       let checkpoints = 0;
       for await (const _ of saver.list({ configurable: { thread_id: "stall", checkpoint_ns: "" } })) checkpoints++;
@@ -189,7 +245,10 @@ export async function benchPruneStall(): Promise<void> {
         "checkpoints kept": String(checkpoints),
       });
     }
-    printTable("The event loop after a turn on a 10,000-message SQLite thread with keepCheckpoints: 3 (target after the turn: <= 50 ms)", rows);
+    printTable(
+      "The event loop after a turn on a 10,000-message SQLite thread with keepCheckpoints: 3 (target after the turn: <= 50 ms)",
+      rows,
+    );
   } finally {
     saver.db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -25,7 +25,9 @@ export async function benchWrapper(): Promise<void> {
   const saver = SqliteSaver.fromConnString(join(dir, "wrapper.sqlite"));
   try {
     const history = generateHistory({ seed: 21, messages: 1_000 });
-    const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
+    const model = new ScriptedChatModel({
+      reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
+    });
     const graph = createReactAgent({ llm: model, tools: [], checkpointer: saver });
     const wrapper = new CompactingSupervisor(graph, { tokenLimit: 10_000_000, hardLimit: 20_000_000 });
     for (const threadId of ["bare", "wrapped"]) await seedHead(saver, threadId, history);
@@ -66,7 +68,8 @@ export async function benchWrapper(): Promise<void> {
           for await (const _ of wrapper.streamTokens(turn(index), config)) void _;
           await wrapper.flush();
         } else {
-          for await (const _ of await graph.stream(turn(index), { ...config, streamMode: "messages", subgraphs: true })) void _;
+          for await (const _ of await graph.stream(turn(index), { ...config, streamMode: "messages", subgraphs: true }))
+            void _;
         }
         record(`streamTokens ${wrapped ? "wrapped" : "bare"}`, performance.now() - started);
       }
@@ -90,7 +93,10 @@ export async function benchWrapper(): Promise<void> {
         "p95 overhead": `${(((wrappedTail - bareTail) / bareTail) * 100).toFixed(1)}%`,
       };
     });
-    printTable(`Wrapper overhead, no compaction, 1,000-message SQLite thread (median and p95 of ${TURNS} interleaved turns; target <= 5%)`, rows);
+    printTable(
+      `Wrapper overhead, no compaction, 1,000-message SQLite thread (median and p95 of ${TURNS} interleaved turns; target <= 5%)`,
+      rows,
+    );
   } finally {
     saver.db.close();
     rmSync(dir, { recursive: true, force: true });

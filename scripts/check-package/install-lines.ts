@@ -15,7 +15,12 @@ export function installLines(markdown: string): string[][] {
       // The install command alone: a comment, or what follows `&&` / `;`, is not part of it.
       const command = /^\s*npm (?:install|i|add)\b([^;&#]*)/.exec(line);
       if (!command) continue;
-      lines.push(command[1]!.trim().split(/\s+/).filter((word) => word !== "" && !word.startsWith("-")));
+      lines.push(
+        command[1]!
+          .trim()
+          .split(/\s+/)
+          .filter((word) => word !== "" && !word.startsWith("-")),
+      );
     }
   }
   return lines.filter((packages) => packages.length > 0);
@@ -27,7 +32,9 @@ export function installTable(markdown: string): string[] {
   return table
     .split("\n")
     .filter(Boolean)
-    .flatMap((row) => [...(row.split("|").at(-2) ?? "").matchAll(/`([^`]+)`/g)].flatMap((match) => match[1]!.split(/\s+/)))
+    .flatMap((row) =>
+      [...(row.split("|").at(-2) ?? "").matchAll(/`([^`]+)`/g)].flatMap((match) => match[1]!.split(/\s+/)),
+    )
     .filter((word) => word !== "" && !word.startsWith("-"));
 }
 
@@ -38,7 +45,8 @@ export function installTable(markdown: string): string[] {
 export function testedSpec(spec: string, tarball: string, devDependencies: Record<string, string>): string {
   const name = packageName(spec);
   if (name === "langgraph-compaction") return tarball;
-  if (!devDependencies[name]) throw new Error(`the docs install ${spec}, which this project does not test (add it to devDependencies)`);
+  if (!devDependencies[name])
+    throw new Error(`the docs install ${spec}, which this project does not test (add it to devDependencies)`);
   return `${name}@${devDependencies[name]}`;
 }
 

@@ -16,12 +16,17 @@ interface Manifest {
 export function missingForPublish(manifest: Manifest): string[] {
   const missing: string[] = [];
   const repository = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
-  if (!repository) missing.push('"repository" (e.g. { "type": "git", "url": "git+https://github.com/<owner>/langgraph-compaction.git" })');
+  if (!repository)
+    missing.push(
+      '"repository" (e.g. { "type": "git", "url": "git+https://github.com/<owner>/langgraph-compaction.git" })',
+    );
   return missing;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const missing = missingForPublish(JSON.parse(readFileSync(resolve(import.meta.dirname, "../../package.json"), "utf8")) as Manifest);
+  const missing = missingForPublish(
+    JSON.parse(readFileSync(resolve(import.meta.dirname, "../../package.json"), "utf8")) as Manifest,
+  );
   if (missing.length > 0) {
     console.error(`package.json is not ready to publish; set ${missing.join(", ")}.`);
     process.exit(1);

@@ -19,14 +19,20 @@ const FREE_NAMES: Record<string, string> = {
 
 function defines(source: string, name: string): boolean {
   const imported = new RegExp(`import\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(source);
-  const declared = new RegExp(`\\b(const|let|var)\\s+${name}\\b`).test(source) || new RegExp(`\\b(const|let)\\s*\\{[^}]*\\b${name}\\b[^}]*\\}\\s*=`).test(source);
+  const declared =
+    new RegExp(`\\b(const|let|var)\\s+${name}\\b`).test(source) ||
+    new RegExp(`\\b(const|let)\\s*\\{[^}]*\\b${name}\\b[^}]*\\}\\s*=`).test(source);
   return imported || declared;
 }
 
 /** The bodies of the page's ```lang blocks, in order; a block indented under a list item loses its indent. */
 export function fencedBlocks(markdown: string, lang: string): string[] {
-  return [...markdown.matchAll(new RegExp(`^( *)\`\`\`${lang}\n([\\s\\S]*?)^\\1\`\`\`$`, "gm"))].map(([, indent, body]) =>
-    body!.split("\n").map((line) => (line.startsWith(indent!) ? line.slice(indent!.length) : line)).join("\n"),
+  return [...markdown.matchAll(new RegExp(`^( *)\`\`\`${lang}\n([\\s\\S]*?)^\\1\`\`\`$`, "gm"))].map(
+    ([, indent, body]) =>
+      body!
+        .split("\n")
+        .map((line) => (line.startsWith(indent!) ? line.slice(indent!.length) : line))
+        .join("\n"),
   );
 }
 

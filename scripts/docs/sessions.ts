@@ -32,20 +32,27 @@ export interface Session {
 }
 
 export function sessionPages(): string[] {
-  return ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+  return [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** The sessions of one page, in order. */
 export function sessionsOf(page: string, markdown: string): Session[] {
-  return [...markdown.matchAll(/<!-- session:([\w-]+) -->\n([\s\S]*?)<!-- \/session:\1 -->/g)].map(([, name, text]) => ({
-    page,
-    name: name!,
-    text: text!,
-    commands: text!
-      .split("\n")
-      .filter((line) => line.startsWith("$ "))
-      .map((line) => line.slice(2)),
-  }));
+  return [...markdown.matchAll(/<!-- session:([\w-]+) -->\n([\s\S]*?)<!-- \/session:\1 -->/g)].map(
+    ([, name, text]) => ({
+      page,
+      name: name!,
+      text: text!,
+      commands: text!
+        .split("\n")
+        .filter((line) => line.startsWith("$ "))
+        .map((line) => line.slice(2)),
+    }),
+  );
 }
 
 /** Runs a session's commands in a fresh scratch project; returns the block as the commands printed it. */
@@ -56,12 +63,32 @@ export async function replay(session: Session): Promise<string> {
     mkdirSync(join(dir, "data"));
     symlinkSync(join(ROOT, "data/demo-conversation.json"), join(dir, "data/demo-conversation.json"));
     // The demo streams without its typing delay: the same output, sooner.
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", DEMO_TOKEN_DELAY_MS: "0", npm_config_update_notifier: "false" };
-    for (const name of ["OPENAI_API_KEY", "DATABASE_PATH", "POSTGRES_URL", "TOKEN_LIMIT", "COMPACTION_RATIO", "TOKEN_MODEL", "FORCE_COLOR"]) delete env[name];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NO_COLOR: "1",
+      DEMO_TOKEN_DELAY_MS: "0",
+      npm_config_update_notifier: "false",
+    };
+    for (const name of [
+      "OPENAI_API_KEY",
+      "DATABASE_PATH",
+      "POSTGRES_URL",
+      "TOKEN_LIMIT",
+      "COMPACTION_RATIO",
+      "TOKEN_MODEL",
+      "FORCE_COLOR",
+    ])
+      delete env[name];
     const lines: string[] = [];
     for (const command of session.commands) {
-      const { stdout } = await run("bash", ["-o", "pipefail", "-c", command], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
-        throw new Error(`${session.page} session "${session.name}": \`${command}\` failed\n${error.stderr ?? ""}${error.message}`);
+      const { stdout } = await run("bash", ["-o", "pipefail", "-c", command], {
+        cwd: dir,
+        env,
+        maxBuffer: 64 * 1024 * 1024,
+      }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(
+          `${session.page} session "${session.name}": \`${command}\` failed\n${error.stderr ?? ""}${error.message}`,
+        );
       });
       const printed = stdout.replaceAll(dir, SCRATCH).replace(/\s+$/, "");
       lines.push(`$ ${command}`, ...(printed === "" ? [] : printed.split("\n")));
@@ -74,7 +101,9 @@ export async function replay(session: Session): Promise<string> {
 
 /** A block with the time of its run taken out: checkpoint ids (time-ordered UUIDs) and run ids become placeholders. */
 export function comparable(block: string): string {
-  return block.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "<id>").replace(/run-[0-9a-f]{8}-/g, "run-<id>-");
+  return block
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "<id>")
+    .replace(/run-[0-9a-f]{8}-/g, "run-<id>-");
 }
 
 /**
@@ -89,18 +118,26 @@ const BYTES = /([\d,]+)( bytes of checkpoints, | bytes, )([\d,]+)( of pending wr
  * to run; those must agree within 1%.
  */
 export function sameSession(page: string, printed: string): boolean {
-  const bytesOf = (text: string) => [...comparable(text).matchAll(BYTES)].flatMap((match) => [match[1]!, match[3]!].map((value) => Number(value.replace(/,/g, ""))));
+  const bytesOf = (text: string) =>
+    [...comparable(text).matchAll(BYTES)].flatMap((match) =>
+      [match[1]!, match[3]!].map((value) => Number(value.replace(/,/g, ""))),
+    );
   const shape = (text: string) => comparable(text).replace(BYTES, "<bytes>$2<bytes>$4");
   if (shape(page) !== shape(printed)) return false;
   const expected = bytesOf(page);
   const actual = bytesOf(printed);
-  return expected.length === actual.length && expected.every((value, index) => Math.abs(value - actual[index]!) <= value * 0.01);
+  return (
+    expected.length === actual.length &&
+    expected.every((value, index) => Math.abs(value - actual[index]!) <= value * 0.01)
+  );
 }
 
 /** The page with each session's block replaced by `blocks[name]`. */
 export function withSessions(markdown: string, blocks: Record<string, string>): string {
-  return markdown.replace(/(<!-- session:([\w-]+) -->\n)[\s\S]*?(<!-- \/session:\2 -->)/g, (whole, open: string, name: string, close: string) =>
-    blocks[name] === undefined ? whole : `${open}${blocks[name]}${close}`,
+  return markdown.replace(
+    /(<!-- session:([\w-]+) -->\n)[\s\S]*?(<!-- \/session:\2 -->)/g,
+    (whole, open: string, name: string, close: string) =>
+      blocks[name] === undefined ? whole : `${open}${blocks[name]}${close}`,
   );
 }
 
@@ -117,7 +154,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       blocks[session.name] = printed;
       const same = sameSession(session.text, printed);
       if (!same) drifted++;
-      console.log(`${page}: session ${session.name} (${session.commands.length} commands) ${check ? (same ? "prints what the page shows" : "has drifted") : "recorded"}`);
+      console.log(
+        `${page}: session ${session.name} (${session.commands.length} commands) ${check ? (same ? "prints what the page shows" : "has drifted") : "recorded"}`,
+      );
       if (check && !same) console.log(`--- the page\n${session.text}--- the commands print\n${printed}`);
     }
     if (!check) writeFileSync(join(ROOT, page), withSessions(markdown, blocks));

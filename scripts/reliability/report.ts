@@ -86,5 +86,13 @@ const rows = [
   },
 ];
 const full = Object.values(suites).every((figures) => figures.full);
-console.log(`Reliability figures (${full ? "full run, RELIABILITY_FULL=1" : "reduced run"}; recorded ${Object.values(suites).map((f) => f.recordedAt).sort().at(-1)})`);
-printTable("", rows.map((row) => ({ suite: row.suite, size: row.size, exercised: row.exercised, "messages lost": row.lost })));
+console.log(
+  `Reliability figures (${full ? "full run, RELIABILITY_FULL=1" : "reduced run"}; recorded ${Object.values(suites)
+    .map((f) => f.recordedAt)
+    .sort()
+    .at(-1)})`,
+);
+printTable(
+  "",
+  rows.map((row) => ({ suite: row.suite, size: row.size, exercised: row.exercised, "messages lost": row.lost })),
+);

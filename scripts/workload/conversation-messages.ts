@@ -15,8 +15,23 @@ export function conversationMessages(conversation: Conversation): BaseMessage[] 
         return;
       }
       const ids = reply.calls.map((_, call) => `call_${turnIndex}_${replyIndex}_${call}`);
-      messages.push(new AIMessage({ id: `a${turnIndex}-${replyIndex}`, content: "", tool_calls: reply.calls.map((call, index) => ({ id: ids[index]!, name: call.name, args: call.args })) }));
-      reply.calls.forEach((call, index) => messages.push(new ToolMessage({ id: `t${turnIndex}-${replyIndex}-${index}`, tool_call_id: ids[index]!, name: call.name, content: call.result })));
+      messages.push(
+        new AIMessage({
+          id: `a${turnIndex}-${replyIndex}`,
+          content: "",
+          tool_calls: reply.calls.map((call, index) => ({ id: ids[index]!, name: call.name, args: call.args })),
+        }),
+      );
+      reply.calls.forEach((call, index) =>
+        messages.push(
+          new ToolMessage({
+            id: `t${turnIndex}-${replyIndex}-${index}`,
+            tool_call_id: ids[index]!,
+            name: call.name,
+            content: call.result,
+          }),
+        ),
+      );
     });
   });
   return messages;

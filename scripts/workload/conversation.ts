@@ -50,11 +50,54 @@ export const SUB_AGENTS = ["researcher", "coder"] as const;
 export const WORK_TOOLS = ["search_orders", "read_file", "run_tests", "query_metrics"] as const;
 export const TOOL_NAMES = [...WORK_TOOLS, ...SUB_AGENTS.map((agent) => `transfer_to_${agent}`)];
 
-const FIRST = ["Ingrid", "Tomasz", "Aiyana", "Kwame", "Solveig", "Rafael", "Mirela", "Haruto", "Leilani", "Oskar", "Zanele", "Bruno"];
-const LAST = ["Okonkwo", "Vasquez-Lind", "Halvorsen", "Abernathy", "Nakashima", "Delacroix", "Petrovic", "Oyelaran", "Fitzgerald", "Marchetti"];
-const ROLES = ["release manager", "billing owner", "on-call lead", "security reviewer", "budget approver", "vendor contact"];
-const THINGS = ["the Q3 refund budget", "the Lisbon data-center lease", "the Stripe migration cap", "the annual audit fee", "the fraud-review backlog"];
-const EVENTS = ["the schema freeze", "the vendor contract renewal", "the PCI audit", "the invoice cutover", "the on-call handover"];
+const FIRST = [
+  "Ingrid",
+  "Tomasz",
+  "Aiyana",
+  "Kwame",
+  "Solveig",
+  "Rafael",
+  "Mirela",
+  "Haruto",
+  "Leilani",
+  "Oskar",
+  "Zanele",
+  "Bruno",
+];
+const LAST = [
+  "Okonkwo",
+  "Vasquez-Lind",
+  "Halvorsen",
+  "Abernathy",
+  "Nakashima",
+  "Delacroix",
+  "Petrovic",
+  "Oyelaran",
+  "Fitzgerald",
+  "Marchetti",
+];
+const ROLES = [
+  "release manager",
+  "billing owner",
+  "on-call lead",
+  "security reviewer",
+  "budget approver",
+  "vendor contact",
+];
+const THINGS = [
+  "the Q3 refund budget",
+  "the Lisbon data-center lease",
+  "the Stripe migration cap",
+  "the annual audit fee",
+  "the fraud-review backlog",
+];
+const EVENTS = [
+  "the schema freeze",
+  "the vendor contract renewal",
+  "the PCI audit",
+  "the invoice cutover",
+  "the on-call handover",
+];
 const DECISIONS = [
   ["queue", "Kafka", "RabbitMQ", "ordering guarantees per customer"],
   ["database", "Postgres", "MongoDB", "transactional refunds"],
@@ -80,17 +123,38 @@ function plantFact(random: Random, index: number, used: Set<string>): Omit<Plant
       const role = random.pick(ROLES);
       const first = unique(() => `${random.pick(FIRST)}${random.pick(["", "a", "o", "e"])}`);
       const last = random.pick(LAST);
-      return { id: `fact-${index}`, kind, statement: `The ${role} for workstream W${index} is ${first} ${last}.`, question: `Who is the ${role} for workstream W${index}?`, keys: [first, last] };
+      return {
+        id: `fact-${index}`,
+        kind,
+        statement: `The ${role} for workstream W${index} is ${first} ${last}.`,
+        question: `Who is the ${role} for workstream W${index}?`,
+        keys: [first, last],
+      };
     }
     case "number": {
       const amount = unique(() => `${random.int(10, 989)},${String(random.int(0, 999)).padStart(3, "0")}`);
       const thing = random.pick(THINGS);
-      return { id: `fact-${index}`, kind, statement: `For workstream W${index}, ${thing} was set at ${amount} EUR.`, question: `What was ${thing} set at for workstream W${index}?`, keys: [amount] };
+      return {
+        id: `fact-${index}`,
+        kind,
+        statement: `For workstream W${index}, ${thing} was set at ${amount} EUR.`,
+        question: `What was ${thing} set at for workstream W${index}?`,
+        keys: [amount],
+      };
     }
     case "date": {
-      const date = unique(() => `20${random.int(27, 29)}-${String(random.int(1, 12)).padStart(2, "0")}-${String(random.int(1, 28)).padStart(2, "0")}`);
+      const date = unique(
+        () =>
+          `20${random.int(27, 29)}-${String(random.int(1, 12)).padStart(2, "0")}-${String(random.int(1, 28)).padStart(2, "0")}`,
+      );
       const event = random.pick(EVENTS);
-      return { id: `fact-${index}`, kind, statement: `For workstream W${index}, ${event} is scheduled on ${date}.`, question: `When is ${event} for workstream W${index}?`, keys: [date] };
+      return {
+        id: `fact-${index}`,
+        kind,
+        statement: `For workstream W${index}, ${event} is scheduled on ${date}.`,
+        question: `When is ${event} for workstream W${index}?`,
+        keys: [date],
+      };
     }
     case "decision": {
       const [topic, chosen, rejected, reason] = random.pick(DECISIONS) as [string, string, string, string];
@@ -105,7 +169,13 @@ function plantFact(random: Random, index: number, used: Set<string>): Omit<Plant
     }
     default: {
       const ticket = unique(() => `${random.pick(["INC", "CHG", "OPS", "SEC"])}-${random.int(1000, 9999)}`);
-      return { id: `fact-${index}`, kind, statement: `The tracking ticket for workstream W${index} is ${ticket}.`, question: `Which ticket tracks workstream W${index}?`, keys: [ticket] };
+      return {
+        id: `fact-${index}`,
+        kind,
+        statement: `The tracking ticket for workstream W${index} is ${ticket}.`,
+        question: `Which ticket tracks workstream W${index}?`,
+        keys: [ticket],
+      };
     }
   }
 }
@@ -117,7 +187,11 @@ function bulkyResult(random: Random, tool: string, fact?: string): string {
       : tool === "read_file"
         ? code(random, random.int(10, 30))
         : tool === "run_tests"
-          ? Array.from({ length: random.int(8, 20) }, (_, line) => `${random.pick(["PASS", "PASS", "PASS", "FAIL"])} test/billing/${line}.test.ts (${random.int(3, 900)} ms)`).join("\n")
+          ? Array.from(
+              { length: random.int(8, 20) },
+              (_, line) =>
+                `${random.pick(["PASS", "PASS", "PASS", "FAIL"])} test/billing/${line}.test.ts (${random.int(3, 900)} ms)`,
+            ).join("\n")
           : `${prose(random, random.int(2, 5))}\n${Array.from({ length: random.int(5, 12) }, () => `p95_latency_ms{service="billing"} ${random.int(20, 900)}`).join("\n")}`;
   if (!fact) return body;
   // The fact sits inside the bulky output, as a line of a log or a field of a record would.
@@ -152,7 +226,10 @@ export function generateConversation({ seed = 1, messages, factEvery = 12 }: Con
     if (fact && carrier) facts.push({ ...fact, turn, carrier });
 
     if (!fact && random.chance(0.15)) {
-      turns.push({ user: random.pick(CHIT_CHAT), replies: [{ text: random.pick(["You're welcome.", "Anytime.", "Glad it helps."]) }] });
+      turns.push({
+        user: random.pick(CHIT_CHAT),
+        replies: [{ text: random.pick(["You're welcome.", "Anytime.", "Glad it helps."]) }],
+      });
       stored += 2;
       continue;
     }
@@ -160,7 +237,9 @@ export function generateConversation({ seed = 1, messages, factEvery = 12 }: Con
     const replies: PlannedReply[] = [];
     if (random.chance(0.6)) {
       const agent = random.pick(SUB_AGENTS);
-      replies.push({ calls: [{ name: `transfer_to_${agent}`, args: {}, result: `Successfully transferred to ${agent}` }] });
+      replies.push({
+        calls: [{ name: `transfer_to_${agent}`, args: {}, result: `Successfully transferred to ${agent}` }],
+      });
     }
     const rounds = carrier === "tool" ? Math.max(1, random.int(0, 2)) : random.int(0, 2);
     const factRound = carrier === "tool" ? random.int(0, rounds - 1) : -1;
@@ -170,7 +249,11 @@ export function generateConversation({ seed = 1, messages, factEvery = 12 }: Con
       replies.push({
         calls: Array.from({ length: parallel }, (_, index) => {
           const tool = random.pick(WORK_TOOLS);
-          return { name: tool, args: callArgs(tool), result: bulkyResult(random, tool, index === factCall ? fact!.statement : undefined) };
+          return {
+            name: tool,
+            args: callArgs(tool),
+            result: bulkyResult(random, tool, index === factCall ? fact!.statement : undefined),
+          };
         }),
       });
     }

@@ -27,8 +27,10 @@ function toolOutput(random: Random, tool: string, bulk: number): string {
     case "read_file":
       return code(random, 4 * scale);
     case "run_tests":
-      return Array.from({ length: 3 * scale }, (_, index) =>
-        `${random.pick(["PASS", "PASS", "FAIL"])} test/billing/${index}.test.ts (${random.int(3, 900)} ms)`,
+      return Array.from(
+        { length: 3 * scale },
+        (_, index) =>
+          `${random.pick(["PASS", "PASS", "FAIL"])} test/billing/${index}.test.ts (${random.int(3, 900)} ms)`,
       ).join("\n");
     default:
       return `${prose(random, scale)} ${random.chance(0.3) ? cjk(random, 20 * scale) : ""}`;
@@ -40,7 +42,10 @@ export function generateHistory({ seed = 1, messages, bulk = 1, idPrefix = "g" }
   let counter = 0;
   const id = () => `${idPrefix}${seed}-${counter++}`;
   const history: BaseMessage[] = [
-    new SystemMessage({ id: id(), content: "You are a supervisor coordinating a researcher and a coder for the billing team." }),
+    new SystemMessage({
+      id: id(),
+      content: "You are a supervisor coordinating a researcher and a coder for the billing team.",
+    }),
   ];
   while (history.length < messages) {
     history.push(new HumanMessage({ id: id(), content: prose(random, random.int(1, 3)) }));
@@ -48,8 +53,18 @@ export function generateHistory({ seed = 1, messages, bulk = 1, idPrefix = "g" }
     const handoffId = `call_${id()}`;
     if (random.chance(0.5)) {
       history.push(
-        new AIMessage({ id: id(), name: "supervisor", content: "", tool_calls: [{ id: handoffId, name: `transfer_to_${agent}`, args: {} }] }),
-        new ToolMessage({ id: id(), tool_call_id: handoffId, name: `transfer_to_${agent}`, content: `Successfully transferred to ${agent}` }),
+        new AIMessage({
+          id: id(),
+          name: "supervisor",
+          content: "",
+          tool_calls: [{ id: handoffId, name: `transfer_to_${agent}`, args: {} }],
+        }),
+        new ToolMessage({
+          id: id(),
+          tool_call_id: handoffId,
+          name: `transfer_to_${agent}`,
+          content: `Successfully transferred to ${agent}`,
+        }),
       );
     }
     const rounds = random.int(0, 2);
@@ -62,7 +77,14 @@ export function generateHistory({ seed = 1, messages, bulk = 1, idPrefix = "g" }
       }));
       history.push(new AIMessage({ id: id(), name: agent, content: "", tool_calls: calls }));
       for (const call of calls) {
-        history.push(new ToolMessage({ id: id(), tool_call_id: call.id, name: call.name, content: toolOutput(random, call.name, bulk) }));
+        history.push(
+          new ToolMessage({
+            id: id(),
+            tool_call_id: call.id,
+            name: call.name,
+            content: toolOutput(random, call.name, bulk),
+          }),
+        );
       }
     }
     history.push(new AIMessage({ id: id(), name: agent, content: prose(random, random.int(1, 4)) }));

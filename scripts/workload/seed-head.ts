@@ -5,10 +5,19 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 
-export async function seedHead(saver: BaseCheckpointSaver, threadId: string, messages: readonly BaseMessage[]): Promise<void> {
+export async function seedHead(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  messages: readonly BaseMessage[],
+): Promise<void> {
   const checkpoint = emptyCheckpoint();
   checkpoint.id = uuid6(0);
   checkpoint.channel_values = { messages };
   checkpoint.channel_versions = { messages: 1 };
-  await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} }, { messages: 1 });
+  await saver.put(
+    { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+    checkpoint,
+    { source: "input", step: 0, parents: {} },
+    { messages: 1 },
+  );
 }

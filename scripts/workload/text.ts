@@ -81,7 +81,9 @@ export function pathologicalInputs(size: number): Record<string, string> {
   const random = createRandom(size);
   const hex = "0123456789abcdef";
   const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const cjkRun = Array.from({ length: size }, (_, index) => String.fromCharCode(0x4e00 + ((index * 7919) % 20_000))).join("");
+  const cjkRun = Array.from({ length: size }, (_, index) =>
+    String.fromCharCode(0x4e00 + ((index * 7919) % 20_000)),
+  ).join("");
   let base64 = "";
   while (base64.length < size) base64 += base64Alphabet[random.int(0, 63)];
   let hashes = "";

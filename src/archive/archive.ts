@@ -50,7 +50,10 @@ export interface ArchiveResult {
 }
 
 export function archiveKey(threadId: string | undefined, toolCallId: string, content: string): string {
-  return `out_${createHash("sha256").update(`${threadId ?? ""}\u0000${toolCallId}\u0000${content}`).digest("hex").slice(0, 20)}`;
+  return `out_${createHash("sha256")
+    .update(`${threadId ?? ""}\u0000${toolCallId}\u0000${content}`)
+    .digest("hex")
+    .slice(0, 20)}`;
 }
 
 export class ToolOutputArchive {
@@ -64,15 +67,37 @@ export class ToolOutputArchive {
   private readonly counter: TokenCounter;
 
   constructor(options: ArchiveOptions) {
-    if (typeof options !== "object" || options === null) throw invalidArgument("archive", options, "an object with a store");
-    const { store, thresholdTokens = 500, headChars = 2000, tailChars = 1000, keep = 1, namespace = DEFAULT_ARCHIVE_NAMESPACE } = options;
+    if (typeof options !== "object" || options === null)
+      throw invalidArgument("archive", options, "an object with a store");
+    const {
+      store,
+      thresholdTokens = 500,
+      headChars = 2000,
+      tailChars = 1000,
+      keep = 1,
+      namespace = DEFAULT_ARCHIVE_NAMESPACE,
+    } = options;
     if (typeof (store as BaseStore | undefined)?.put !== "function" || typeof (store as BaseStore).get !== "function") {
-      throw invalidArgument("archive.store", store, "a LangGraph BaseStore (InMemoryStore, PostgresStore, SqliteStore)");
+      throw invalidArgument(
+        "archive.store",
+        store,
+        "a LangGraph BaseStore (InMemoryStore, PostgresStore, SqliteStore)",
+      );
     }
-    for (const [name, value, min] of [["thresholdTokens", thresholdTokens, 1], ["headChars", headChars, 0], ["tailChars", tailChars, 0], ["keep", keep, 0]] as const) {
-      if (!Number.isInteger(value) || value < min) throw invalidArgument(`archive.${name}`, value, `an integer >= ${min}`);
+    for (const [name, value, min] of [
+      ["thresholdTokens", thresholdTokens, 1],
+      ["headChars", headChars, 0],
+      ["tailChars", tailChars, 0],
+      ["keep", keep, 0],
+    ] as const) {
+      if (!Number.isInteger(value) || value < min)
+        throw invalidArgument(`archive.${name}`, value, `an integer >= ${min}`);
     }
-    if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((label) => typeof label !== "string" || label === "")) {
+    if (
+      !Array.isArray(namespace) ||
+      namespace.length === 0 ||
+      namespace.some((label) => typeof label !== "string" || label === "")
+    ) {
       throw invalidArgument("archive.namespace", namespace, "a non-empty array of non-empty strings");
     }
     this.store = store;
@@ -86,7 +111,11 @@ export class ToolOutputArchive {
   }
 
   /** The pointer text that replaces an archived output: a header naming the key, then head and tail excerpts. */
-  pointer(key: string, tool: string | undefined, size: { tokens: number; lines: number; chars: number; text: string }): string {
+  pointer(
+    key: string,
+    tool: string | undefined,
+    size: { tokens: number; lines: number; chars: number; text: string },
+  ): string {
     return (
       `[archived tool output of ${tool ?? "a tool"}: ${size.tokens} tokens, ${size.lines} lines, ${size.chars} characters; key "${key}". ` +
       `Read it in full with ${ARCHIVE_READER_TOOL}({ key: "${key}", page: 1 }).]\n${excerpt(size.text, this.headChars, this.tailChars)}`

@@ -16,9 +16,15 @@ export interface ArchiveReaderOptions {
   pageChars?: number;
 }
 
-export function createArchiveReaderTool({ store, namespace = DEFAULT_ARCHIVE_NAMESPACE, pageChars = 4000 }: ArchiveReaderOptions) {
-  if (typeof (store as BaseStore | undefined)?.get !== "function") throw invalidArgument("store", store, "a LangGraph BaseStore");
-  if (!Number.isInteger(pageChars) || pageChars < 100) throw invalidArgument("pageChars", pageChars, "an integer >= 100");
+export function createArchiveReaderTool({
+  store,
+  namespace = DEFAULT_ARCHIVE_NAMESPACE,
+  pageChars = 4000,
+}: ArchiveReaderOptions) {
+  if (typeof (store as BaseStore | undefined)?.get !== "function")
+    throw invalidArgument("store", store, "a LangGraph BaseStore");
+  if (!Number.isInteger(pageChars) || pageChars < 100)
+    throw invalidArgument("pageChars", pageChars, "an integer >= 100");
   return tool(
     async ({ key, page }: { key: string; page?: number }) => {
       const item = await store.get(namespace, key);
@@ -32,7 +38,8 @@ export function createArchiveReaderTool({ store, namespace = DEFAULT_ARCHIVE_NAM
     },
     {
       name: ARCHIVE_READER_TOOL,
-      description: "Read a tool output that was archived to save context, by the key named in its pointer, one page at a time.",
+      description:
+        "Read a tool output that was archived to save context, by the key named in its pointer, one page at a time.",
       schema: z.object({
         key: z.string().describe("The archive key from the pointer"),
         page: z.number().int().min(1).optional().describe("Page number, from 1"),

@@ -4,7 +4,13 @@
  * filters by namespace prefix and by value fields (equality, or $eq/$ne/$gt/$gte/$lt/$lte), without semantic ranking
  * (a `query` is accepted and ignored, as InMemoryStore does without embeddings).
  */
-import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
+import {
+  BaseStore,
+  type Item,
+  type Operation,
+  type OperationResults,
+  type SearchItem,
+} from "@langchain/langgraph-checkpoint";
 import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase } from "../store/sqlite-database.js";
 import { invalidArgument } from "../errors.js";
@@ -23,8 +29,19 @@ interface Row {
 
 type GetOp = { namespace: string[]; key: string };
 type PutOp = { namespace: string[]; key: string; value: Record<string, unknown> | null };
-type SearchOp = { namespacePrefix: string[]; filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string };
-type ListOp = { matchConditions?: Array<{ matchType: "prefix" | "suffix"; path: string[] }>; maxDepth?: number; limit: number; offset: number };
+type SearchOp = {
+  namespacePrefix: string[];
+  filter?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+  query?: string;
+};
+type ListOp = {
+  matchConditions?: Array<{ matchType: "prefix" | "suffix"; path: string[] }>;
+  maxDepth?: number;
+  limit: number;
+  offset: number;
+};
 
 function encode(namespace: string[]): string {
   for (const label of namespace) {
@@ -81,8 +98,7 @@ export class SqliteStore extends BaseStore {
     if (typeof db === "string") {
       const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "SqliteStore opened from a path");
       this.db = new Database(db) as unknown as SqliteDatabase;
-    }
-    else if (db && typeof (db as SqliteDatabase).prepare === "function") this.db = db;
+    } else if (db && typeof (db as SqliteDatabase).prepare === "function") this.db = db;
     else throw invalidArgument("db", db, "a better-sqlite3 Database or a file path");
     this.db.exec(`CREATE TABLE IF NOT EXISTS langgraph_store (
       namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
@@ -108,7 +124,9 @@ export class SqliteStore extends BaseStore {
   }
 
   private get_({ namespace, key }: GetOp): Item | null {
-    const row = this.db.prepare(`SELECT * FROM langgraph_store WHERE namespace = ? AND key = ?`).get(encode(namespace), key) as Row | undefined;
+    const row = this.db
+      .prepare(`SELECT * FROM langgraph_store WHERE namespace = ? AND key = ?`)
+      .get(encode(namespace), key) as Row | undefined;
     return row ? toItem(row) : null;
   }
 
@@ -133,22 +151,33 @@ export class SqliteStore extends BaseStore {
       prefix === undefined
         ? (this.db.prepare(`SELECT * FROM langgraph_store ORDER BY namespace, key`).all() as Row[])
         : (this.db
-            .prepare(`SELECT * FROM langgraph_store WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY namespace, key`)
+            .prepare(
+              `SELECT * FROM langgraph_store WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY namespace, key`,
+            )
             .all(prefix, prefix.length + 1, `${prefix}${SEPARATOR}`) as Row[]);
-    const items = rows.map(toItem).filter((item) => !filter || Object.entries(filter).every(([field, expected]) => matches(item.value[field], expected)));
+    const items = rows
+      .map(toItem)
+      .filter(
+        (item) => !filter || Object.entries(filter).every(([field, expected]) => matches(item.value[field], expected)),
+      );
     return items.slice(offset, offset + limit).map((item) => ({ ...item, score: undefined }));
   }
 
   private listNamespaces_({ matchConditions, maxDepth, limit, offset }: ListOp): string[][] {
-    let namespaces = (this.db.prepare(`SELECT DISTINCT namespace FROM langgraph_store`).all() as Array<{ namespace: string }>).map((row) => row.namespace.split(SEPARATOR));
+    let namespaces = (
+      this.db.prepare(`SELECT DISTINCT namespace FROM langgraph_store`).all() as Array<{ namespace: string }>
+    ).map((row) => row.namespace.split(SEPARATOR));
     const fits = (condition: { matchType: string; path: string[] }, namespace: string[]) => {
       if (condition.path.length > namespace.length) return false;
       const start = condition.matchType === "suffix" ? namespace.length - condition.path.length : 0;
       return condition.path.every((label, index) => label === "*" || namespace[start + index] === label);
     };
-    if (matchConditions?.length) namespaces = namespaces.filter((namespace) => matchConditions.every((condition) => fits(condition, namespace)));
+    if (matchConditions?.length)
+      namespaces = namespaces.filter((namespace) => matchConditions.every((condition) => fits(condition, namespace)));
     if (maxDepth !== undefined) {
-      namespaces = [...new Set(namespaces.map((namespace) => namespace.slice(0, maxDepth).join(SEPARATOR)))].map((joined) => joined.split(SEPARATOR));
+      namespaces = [...new Set(namespaces.map((namespace) => namespace.slice(0, maxDepth).join(SEPARATOR)))].map(
+        (joined) => joined.split(SEPARATOR),
+      );
     }
     namespaces.sort((a, b) => a.join(SEPARATOR).localeCompare(b.join(SEPARATOR)));
     return namespaces.slice(offset, offset + limit);

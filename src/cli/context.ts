@@ -65,7 +65,12 @@ function joinNegativeValues(argv: string[]): string[] {
     const arg = argv[index]!;
     const next = argv[index + 1];
     const name = arg.startsWith("--") ? arg.slice(2) : undefined;
-    if (name && next !== undefined && /^-[\d.]/.test(next) && OPTIONS[name as keyof typeof OPTIONS]?.type === "string") {
+    if (
+      name &&
+      next !== undefined &&
+      /^-[\d.]/.test(next) &&
+      OPTIONS[name as keyof typeof OPTIONS]?.type === "string"
+    ) {
       joined.push(`${arg}=${next}`);
       index++;
     } else {
@@ -84,7 +89,7 @@ export function parseCommandLine(given: string[], invokedAs = "npx compact-threa
       // Node's own message quotes the option unevenly and suggests nothing: name it, and the closest known one.
       const loose = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
       const unknown = loose.tokens.find((token) => token.kind === "option" && !(token.name in OPTIONS));
-      const raw = unknown?.kind === "option" ? unknown.rawName : argv.find((arg) => arg.startsWith("-")) ?? "";
+      const raw = unknown?.kind === "option" ? unknown.rawName : (argv.find((arg) => arg.startsWith("-")) ?? "");
       const command = loose.positionals[0];
       throw new CompactionError({
         code: "INVALID_ARGUMENT",
@@ -93,7 +98,12 @@ export function parseCommandLine(given: string[], invokedAs = "npx compact-threa
         message: `unknown option ${raw}.${didYouMean(raw.replace(/^-+/, ""), Object.keys(OPTIONS), (name) => `--${name}`)} Run "${invokedAs}${command ? ` ${command}` : ""} --help" for the options.`,
       });
     }
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: argv.join(" "), message: `${(error as Error).message}. Run "${invokedAs} --help" for usage.` });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "arguments",
+      value: argv.join(" "),
+      message: `${(error as Error).message}. Run "${invokedAs} --help" for usage.`,
+    });
   }
 }
 
@@ -109,14 +119,16 @@ export function keepFlag(raw: string | undefined): number | undefined {
 export function countFlag(parameter: string, raw: string | undefined, what: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(value) || value < 1) throw invalidArgument(parameter, raw, `a whole number of ${what}, 1 or more`);
+  if (raw.trim() === "" || !Number.isInteger(value) || value < 1)
+    throw invalidArgument(parameter, raw, `a whole number of ${what}, 1 or more`);
   return value;
 }
 
 /** A flag's whole number of milliseconds, `minimum` or more (`_` separators allowed). */
 export function milliseconds(parameter: string, raw: string, minimum = 0): number {
   const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(value) || value < minimum) throw invalidArgument(parameter, raw, `a whole number of milliseconds (${minimum} or more)`);
+  if (raw.trim() === "" || !Number.isInteger(value) || value < minimum)
+    throw invalidArgument(parameter, raw, `a whole number of milliseconds (${minimum} or more)`);
   return value;
 }
 
@@ -161,25 +173,59 @@ function storeArgsOf(dbPath: string | undefined, url: string | undefined, schema
   return `--postgres ${quote(shown)}${schema && schema !== "public" ? ` --schema ${quote(schema)}` : ""}`;
 }
 
-export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv, command?: string, invokedAs = "npx compact-thread"): Promise<CliContext> {
+export async function openContext(
+  options: ParsedOptions,
+  env: NodeJS.ProcessEnv,
+  command?: string,
+  invokedAs = "npx compact-thread",
+): Promise<CliContext> {
   const dbPath = options.db ?? (options.postgres ? undefined : env.DATABASE_PATH);
   const url = options.postgres ?? (dbPath ? undefined : env.POSTGRES_URL);
-  if (options.db && options.postgres) throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
+  if (options.db && options.postgres)
+    throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
   if (!dbPath && !url) {
     // A usage error (exit 2), not a bad store (exit 4, which --db / --postgres errors map to).
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "store", value: undefined, message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)" });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "store",
+      value: undefined,
+      message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)",
+    });
   }
-  const counter = new TokenCounter({ model: modelNameOf(options.model, "--model") ?? (env.TOKEN_MODEL?.trim() || undefined) });
+  const counter = new TokenCounter({
+    model: modelNameOf(options.model, "--model") ?? (env.TOKEN_MODEL?.trim() || undefined),
+  });
   const summarizer = createSummarizer(options, env, counter);
   const policy = resolveScriptPolicy(options, env, command, summarizer);
   const recallLanguage = options.language;
-  const busyTimeoutMs = options["busy-timeout"] === undefined ? undefined : milliseconds("--busy-timeout", options["busy-timeout"]);
-  if (busyTimeoutMs !== undefined && !dbPath) throw invalidArgument("--busy-timeout", options["busy-timeout"], "used with a SQLite store (--db)");
+  const busyTimeoutMs =
+    options["busy-timeout"] === undefined ? undefined : milliseconds("--busy-timeout", options["busy-timeout"]);
+  if (busyTimeoutMs !== undefined && !dbPath)
+    throw invalidArgument("--busy-timeout", options["busy-timeout"], "used with a SQLite store (--db)");
   const store = dbPath
-    ? await openSqliteStore(dbPath, { ...(recallLanguage ? { recallLanguage } : {}), ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) })
-    : await openPostgresStore(url!, { schema: options.schema ?? "public", ...(recallLanguage ? { recallLanguage } : {}) });
+    ? await openSqliteStore(dbPath, {
+        ...(recallLanguage ? { recallLanguage } : {}),
+        ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+      })
+    : await openPostgresStore(url!, {
+        schema: options.schema ?? "public",
+        ...(recallLanguage ? { recallLanguage } : {}),
+      });
   const storeArgs = storeArgsOf(dbPath, url, options.schema);
-  return { store, counter, calibration: new Calibration(counter), summarizer, policy, printer: createPrinter(process.stdout, env), json: Boolean(options.json), env, limit: policy.tokenLimit, options, storeArgs, invokedAs };
+  return {
+    store,
+    counter,
+    calibration: new Calibration(counter),
+    summarizer,
+    policy,
+    printer: createPrinter(process.stdout, env),
+    json: Boolean(options.json),
+    env,
+    limit: policy.tokenLimit,
+    options,
+    storeArgs,
+    invokedAs,
+  };
 }
 
 /**
@@ -187,15 +233,27 @@ export async function openContext(options: ParsedOptions, env: NodeJS.ProcessEnv
  * the environment: --limit over TOKEN_LIMIT (4,000 when neither), --ratio over COMPACTION_RATIO, --model over
  * TOKEN_MODEL. Errors name the flag or the variable that was wrong.
  */
-function resolveScriptPolicy(options: ParsedOptions, env: NodeJS.ProcessEnv, command: string | undefined, summarizer: Summarizer): CompactionPolicy & { tokenLimit: number } {
+function resolveScriptPolicy(
+  options: ParsedOptions,
+  env: NodeJS.ProcessEnv,
+  command: string | undefined,
+  summarizer: Summarizer,
+): CompactionPolicy & { tokenLimit: number } {
   // search reads --limit as a number of hits; every other command as a number of tokens.
-  if (options.over !== undefined && !(command === "compact" && options.all)) throw invalidArgument("--over", options.over, "used with compact --all");
-  if (options.over !== undefined && options.limit !== undefined) throw invalidArgument("--over", options.over, "left out when --limit is given (--over N is --limit N for compact --all)");
+  if (options.over !== undefined && !(command === "compact" && options.all))
+    throw invalidArgument("--over", options.over, "used with compact --all");
+  if (options.over !== undefined && options.limit !== undefined)
+    throw invalidArgument(
+      "--over",
+      options.over,
+      "left out when --limit is given (--over N is --limit N for compact --all)",
+    );
   const limitFlag = options.over !== undefined ? "--over" : "--limit";
   const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
   // A number of tokens, or a fraction (<= 1) of the model's context window, as TOKEN_LIMIT (resolvePolicy checks the
   // rest); a value that is no positive number is named as typed.
-  if (rawLimit !== undefined && !(numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE) > 0)) throw invalidArgument(limitFlag, rawLimit, TOKEN_LIMIT_RULE);
+  if (rawLimit !== undefined && !(numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE) > 0))
+    throw invalidArgument(limitFlag, rawLimit, TOKEN_LIMIT_RULE);
   const flags = {
     tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE),
     compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio, RATIO_RULE),
@@ -218,7 +276,8 @@ function createSummarizer(options: ParsedOptions, env: NodeJS.ProcessEnv, counte
   if (choice === undefined) return createDefaultSummarizer({ env, counter });
   if (choice === "extractive") return new ExtractiveSummarizer({ counter });
   if (choice !== "openai") throw invalidArgument("--summarizer", choice, '"extractive" or "openai"');
-  if (!env.OPENAI_API_KEY) throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
+  if (!env.OPENAI_API_KEY)
+    throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
   return createOpenAISummarizer({
     apiKey: env.OPENAI_API_KEY,
     model: options.model ?? (env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL),
@@ -227,7 +286,13 @@ function createSummarizer(options: ParsedOptions, env: NodeJS.ProcessEnv, counte
 }
 
 export async function requireThread(context: CliContext, threadId: string | undefined): Promise<ThreadHead> {
-  if (!threadId) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: threadId, message: "a thread id is required (see the list command)" });
+  if (!threadId)
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "thread",
+      value: threadId,
+      message: "a thread id is required (see the list command)",
+    });
   const head = await context.store.threads.readHead(threadId);
   if (!head) throw threadNotFound(threadId);
   return head;

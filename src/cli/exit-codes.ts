@@ -36,6 +36,7 @@ const BY_CODE: Partial<Record<CompactionErrorCode, number>> = {
 
 export function exitCodeOf(error: unknown): number {
   if (!CompactionError.isInstance(error)) return EXIT.unexpected;
-  if (error.code === "INVALID_ARGUMENT" && (error.parameter === "--db" || error.parameter === "--postgres")) return EXIT.notACheckpointStore;
+  if (error.code === "INVALID_ARGUMENT" && (error.parameter === "--db" || error.parameter === "--postgres"))
+    return EXIT.notACheckpointStore;
   return BY_CODE[error.code] ?? EXIT.unexpected;
 }

@@ -5,7 +5,10 @@ export interface Printer {
   line(text?: string): void;
 }
 
-export function createPrinter(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Printer {
+export function createPrinter(
+  stream: NodeJS.WriteStream = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): Printer {
   return { colour: Boolean(stream.isTTY) && !env.NO_COLOR, line: (text = "") => void stream.write(`${text}\n`) };
 }
 
@@ -20,7 +23,10 @@ export function table(rows: Array<Record<string, string | number>>): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]!.length)));
   const numeric = headers.map((_, column) => cells.every((row) => /^[\d,.\s%→-]*$/.test(row[column]!)));
   const render = (values: string[]) =>
-    values.map((value, column) => (numeric[column] ? value.padStart(widths[column]!) : value.padEnd(widths[column]!))).join("  ").trimEnd();
+    values
+      .map((value, column) => (numeric[column] ? value.padStart(widths[column]!) : value.padEnd(widths[column]!)))
+      .join("  ")
+      .trimEnd();
   return [render(headers), render(widths.map((width) => "-".repeat(width))), ...cells.map(render)];
 }
 

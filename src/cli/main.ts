@@ -28,7 +28,9 @@ export interface Invocation {
 
 export const INSTALLED: Invocation = { command: "npx compact-thread" };
 
-export const mainHelp = (invocation: Invocation = INSTALLED) => `compact-thread — inspect and compact stored LangGraph threads, SQLite or Postgres
+export const mainHelp = (
+  invocation: Invocation = INSTALLED,
+) => `compact-thread — inspect and compact stored LangGraph threads, SQLite or Postgres
 
 Usage: ${invocation.command} <command> [thread] (--db <file.sqlite> | --postgres <url>) [options] [--json]
 
@@ -92,7 +94,11 @@ export async function runCli(invocation: Invocation = INSTALLED): Promise<void> 
 }
 
 /** Run the script; resolves to the exit code. Errors are one line on stderr. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, invocation: Invocation = INSTALLED): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  invocation: Invocation = INSTALLED,
+): Promise<number> {
   try {
     loadDotEnv(env);
     const { values: options, positionals } = parseCommandLine(argv, invocation.command);
@@ -106,37 +112,77 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       return options.help ? EXIT.ok : EXIT.usage;
     }
     if (!(command in HELP)) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "command", value: command, message: `unknown command ${JSON.stringify(command)}.${didYouMean(command, Object.keys(HELP))} The commands: ${Object.keys(HELP).join(", ")}.` });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "command",
+        value: command,
+        message: `unknown command ${JSON.stringify(command)}.${didYouMean(command, Object.keys(HELP))} The commands: ${Object.keys(HELP).join(", ")}.`,
+      });
     }
     if (options.help) {
       process.stdout.write(`${HELP[command]!.replaceAll("npx compact-thread", invocation.command)}\n`);
       return EXIT.ok;
     }
     if (extra.length > 0 && command !== "search") {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: extra.join(" "), message: `unexpected argument(s): ${extra.join(" ")}` });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "arguments",
+        value: extra.join(" "),
+        message: `unexpected argument(s): ${extra.join(" ")}`,
+      });
     }
     if (command === "list" && threadId) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `list takes no thread (got ${threadId})` });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "arguments",
+        value: threadId,
+        message: `list takes no thread (got ${threadId})`,
+      });
     }
     if (command === "search" && options.limit !== undefined) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--limit", value: options.limit, message: "search takes --hits N for the number of hits; --limit is the token limit of list, inspect and compact" });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "--limit",
+        value: options.limit,
+        message:
+          "search takes --hits N for the number of hits; --limit is the token limit of list, inspect and compact",
+      });
     }
     if (command !== "search" && options.hits !== undefined) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--hits", value: options.hits, message: `--hits is the number of hits of search; ${command} does not take it` });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "--hits",
+        value: options.hits,
+        message: `--hits is the number of hits of search; ${command} does not take it`,
+      });
     }
     for (const flag of ["speaker", "from", "to"] as const) {
       if (command !== "search" && options[flag] !== undefined) {
-        throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: `--${flag}`, value: options[flag], message: `--${flag} narrows a search; ${command} does not take it` });
+        throw new CompactionError({
+          code: "INVALID_ARGUMENT",
+          parameter: `--${flag}`,
+          value: options[flag],
+          message: `--${flag} narrows a search; ${command} does not take it`,
+        });
       }
     }
     if (command === "watch" && threadId) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "arguments", value: threadId, message: `watch takes no thread (got ${threadId}): it watches every thread of the store` });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "arguments",
+        value: threadId,
+        message: `watch takes no thread (got ${threadId}): it watches every thread of the store`,
+      });
     }
     // Checked before the store is opened: a bad flag writes nothing.
     const watching = command === "watch" ? watchSettings(options) : undefined;
     const context = await openContext(options, env, command, invocation.command);
     try {
-      const writes = command === "restore" || command === "reindex" || command === "watch" || ((command === "compact" || command === "prune") && !options["dry-run"]);
+      const writes =
+        command === "restore" ||
+        command === "reindex" ||
+        command === "watch" ||
+        ((command === "compact" || command === "prune") && !options["dry-run"]);
       if (writes && context.store.readOnly) {
         throw new CompactionError({
           code: "STORE_READ_ONLY",

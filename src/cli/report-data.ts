@@ -71,7 +71,11 @@ export interface ThreadReport {
 }
 
 function reportMessage(message: BaseMessage): ReportMessage {
-  return { role: recallRole(message), ...(message.name ? { name: message.name } : {}), text: isSummaryMessage(message) ? summaryText(message) : recallText(message) };
+  return {
+    role: recallRole(message),
+    ...(message.name ? { name: message.name } : {}),
+    text: isSummaryMessage(message) ? summaryText(message) : recallText(message),
+  };
 }
 
 function kindOf(row: TimelineRow): ReportPoint["kind"] | undefined {
@@ -80,7 +84,12 @@ function kindOf(row: TimelineRow): ReportPoint["kind"] | undefined {
   return row.turnEnd ? "turn" : undefined;
 }
 
-export async function threadReport(store: ThreadStore, threadId: string, counter: TokenCounter, limit: number): Promise<ThreadReport> {
+export async function threadReport(
+  store: ThreadStore,
+  threadId: string,
+  counter: TokenCounter,
+  limit: number,
+): Promise<ThreadReport> {
   const { rows, messages } = await timelineOf(store, threadId, counter);
   const points: ReportPoint[] = [];
   const compactions: ReportCompaction[] = [];
@@ -91,8 +100,19 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
     if (row.source === "input") turn++;
     const kind = kindOf(row);
     if (!kind) continue;
-    const cached = kind === "turn" && lastTurn ? cacheSplit({ messages: lastTurn }, { messages: messages[index]! }, counter).cached : undefined;
-    points.push({ checkpointId: row.checkpointId, turn, tokens: row.tokens, messages: row.messages, kind, ts: row.ts, ...(cached === undefined ? {} : { cached }) });
+    const cached =
+      kind === "turn" && lastTurn
+        ? cacheSplit({ messages: lastTurn }, { messages: messages[index]! }, counter).cached
+        : undefined;
+    points.push({
+      checkpointId: row.checkpointId,
+      turn,
+      tokens: row.tokens,
+      messages: row.messages,
+      kind,
+      ts: row.ts,
+      ...(cached === undefined ? {} : { cached }),
+    });
     if (kind === "turn") lastTurn = messages[index]!;
     if (kind !== "compaction") continue;
     const parent = row.parentId !== null && byId.has(row.parentId) ? byId.get(row.parentId)! : index - 1;
@@ -117,10 +137,17 @@ export async function threadReport(store: ThreadStore, threadId: string, counter
   // The whole conversation, in order, as readTranscript gives it.
   const transcript: TranscriptLine[] = [];
   let indexEntries = 0;
-  for (let after: number | undefined; ; ) {
-    const page = await readTranscript(store.saver, { configurable: { thread_id: threadId } }, { limit: MAX_TRANSCRIPT_PAGE, ...(after === undefined ? {} : { after }) });
+  for (let after: number | undefined; ;) {
+    const page = await readTranscript(
+      store.saver,
+      { configurable: { thread_id: threadId } },
+      { limit: MAX_TRANSCRIPT_PAGE, ...(after === undefined ? {} : { after }) },
+    );
     for (const line of page.messages) {
-      transcript.push({ ...reportMessage(line.message), where: line.source === "transcript" ? "compacted" : line.source });
+      transcript.push({
+        ...reportMessage(line.message),
+        where: line.source === "transcript" ? "compacted" : line.source,
+      });
       if (line.source === "transcript") indexEntries++;
     }
     if (page.next === undefined) break;

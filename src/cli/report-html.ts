@@ -11,7 +11,10 @@ const HEIGHT = 320;
 const MARGIN = { top: 16, right: 24, bottom: 36, left: 64 };
 
 function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
+  return text.replace(
+    /[&<>"']/g,
+    (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!,
+  );
 }
 
 const thousands = (value: number) => value.toLocaleString("en");
@@ -27,7 +30,8 @@ function chart(report: ThreadReport): string {
   const innerWidth = WIDTH - MARGIN.left - MARGIN.right;
   const innerHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const top = Math.max(limit, ...points.map((point) => point.tokens)) * 1.08 || 1;
-  const x = (index: number) => MARGIN.left + (points.length <= 1 ? innerWidth / 2 : (index / (points.length - 1)) * innerWidth);
+  const x = (index: number) =>
+    MARGIN.left + (points.length <= 1 ? innerWidth / 2 : (index / (points.length - 1)) * innerWidth);
   const y = (tokens: number) => MARGIN.top + innerHeight - (tokens / top) * innerHeight;
   const line = points.map((point, index) => `${x(index).toFixed(1)},${y(point.tokens).toFixed(1)}`).join(" ");
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => Math.round(top * share));
@@ -56,7 +60,9 @@ function who(message: { role: string; name?: string }): string {
 }
 
 function compactionSection(compaction: ReportCompaction, index: number): string {
-  const removed = compaction.removed.map((message) => `<li><b>${escape(who(message))}</b>: ${escape(message.text)}</li>`).join("");
+  const removed = compaction.removed
+    .map((message) => `<li><b>${escape(who(message))}</b>: ${escape(message.text)}</li>`)
+    .join("");
   return `<details class="compaction" id="compaction-${index + 1}">
   <summary>Compaction ${index + 1}, after turn ${compaction.turn}: ${thousands(compaction.tokensBefore)} → ${thousands(compaction.tokensAfter)} tokens, ${compaction.messagesBefore} → ${compaction.messagesAfter} messages${compaction.summarizer ? ` (${escape(compaction.summarizer)})` : ""}${compaction.superseded ? " — superseded by a turn (nothing lost)" : ""}</summary>
   <h4>What its summary kept</h4>

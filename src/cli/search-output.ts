@@ -19,13 +19,19 @@ function text(message: RecallMessage, width = TEXT_WIDTH): string {
 }
 
 export function searchLines(hits: readonly SearchHit[], query: string): string[] {
-  if (hits.length === 0) return [`No compacted message matches ${JSON.stringify(query)}. Try other words (names, places, numbers).`];
+  if (hits.length === 0)
+    return [`No compacted message matches ${JSON.stringify(query)}. Try other words (names, places, numbers).`];
   const hitNumber = new Map(hits.map((hit, index) => [hit.messageId, index + 1]));
   const shown = new Map<string, number>();
   const lines = [`${hits.length} compacted message(s) match ${JSON.stringify(query)}, best first:`];
   for (const [index, hit] of hits.entries()) {
     const number = index + 1;
-    lines.push("", `${number}. ${who(hit)}  (score ${hit.score.toFixed(2)})`, `   ${text(hit)}`, `   message ${hit.messageId} · checkpoint ${hit.checkpointId}`);
+    lines.push(
+      "",
+      `${number}. ${who(hit)}  (score ${hit.score.toFixed(2)})`,
+      `   ${text(hit)}`,
+      `   message ${hit.messageId} · checkpoint ${hit.checkpointId}`,
+    );
     shown.set(hit.messageId, number);
     const around = (label: string, messages: readonly RecallMessage[]) => {
       let previous: string | undefined;

@@ -8,7 +8,12 @@ import { stillInLine } from "../store/lineage.js";
 import type { CliContext } from "./context.js";
 
 /** @throws CompactionError WRITE_CONFLICT when `writtenId` is no longer in the line of the thread's head. */
-export async function requireStillInLine(context: CliContext, threadId: string, writtenId: string, what: string): Promise<void> {
+export async function requireStillInLine(
+  context: CliContext,
+  threadId: string,
+  writtenId: string,
+  what: string,
+): Promise<void> {
   if (await stillInLine(context.store.saver, threadId, writtenId)) return;
   throw new CompactionError({
     code: "WRITE_CONFLICT",

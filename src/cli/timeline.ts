@@ -29,7 +29,11 @@ function endsTurn(next: Record<string, unknown> | undefined): boolean {
   return next?.source === "input" || next?.compaction !== undefined || next?.restore !== undefined;
 }
 
-export async function timelineOf(store: ThreadStore, threadId: string, counter: TokenCounter): Promise<{ rows: TimelineRow[]; messages: BaseMessage[][] }> {
+export async function timelineOf(
+  store: ThreadStore,
+  threadId: string,
+  counter: TokenCounter,
+): Promise<{ rows: TimelineRow[]; messages: BaseMessage[][] }> {
   const stored = (await store.listCheckpoints(threadId)).reverse();
   const superseded = supersededWrites(stored.map(({ tuple }) => tuple));
   const rows = stored.map(({ tuple, messages }, index): TimelineRow => {

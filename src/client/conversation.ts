@@ -27,7 +27,12 @@ export interface PlainMessage {
 /** What of the SDK's `Client` this reads (the real one fits). */
 export interface ConversationClient {
   threads: { getState(threadId: string): Promise<{ values: unknown }> };
-  store: { searchItems(namespacePrefix: string[], options?: { limit?: number; offset?: number }): Promise<{ items: Array<{ key: string; value: Record<string, unknown> }> }> };
+  store: {
+    searchItems(
+      namespacePrefix: string[],
+      options?: { limit?: number; offset?: number },
+    ): Promise<{ items: Array<{ key: string; value: Record<string, unknown> }> }>;
+  };
 }
 
 export interface ConversationMessage {
@@ -81,12 +86,25 @@ export class ConversationError extends Error {
 const ITEMS_PER_REQUEST = 1_000;
 
 /** A page of the thread's whole conversation, in order. Reads only. @throws ConversationError */
-export async function readConversation(client: ConversationClient, threadId: string, { after, limit = 200 }: ReadConversationOptions = {}): Promise<ConversationPage> {
-  if (after !== undefined && (!Number.isInteger(after) || after < -1)) throw new ConversationError("INVALID_ARGUMENT", `after: expected a position (an integer >= -1) from a previous page, got ${JSON.stringify(after)}`);
-  if (!Number.isInteger(limit) || limit < 1) throw new ConversationError("INVALID_ARGUMENT", `limit: expected an integer >= 1, got ${JSON.stringify(limit)}`);
+export async function readConversation(
+  client: ConversationClient,
+  threadId: string,
+  { after, limit = 200 }: ReadConversationOptions = {},
+): Promise<ConversationPage> {
+  if (after !== undefined && (!Number.isInteger(after) || after < -1))
+    throw new ConversationError(
+      "INVALID_ARGUMENT",
+      `after: expected a position (an integer >= -1) from a previous page, got ${JSON.stringify(after)}`,
+    );
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new ConversationError("INVALID_ARGUMENT", `limit: expected an integer >= 1, got ${JSON.stringify(limit)}`);
   const state = await client.threads.getState(threadId);
   const messages = (state.values as { messages?: unknown } | null | undefined)?.messages;
-  if (!Array.isArray(messages)) throw new ConversationError("NO_MESSAGES", `thread ${JSON.stringify(threadId)}: its state has no "messages" list to read`);
+  if (!Array.isArray(messages))
+    throw new ConversationError(
+      "NO_MESSAGES",
+      `thread ${JSON.stringify(threadId)}: its state has no "messages" list to read`,
+    );
   const namespace = transcriptNamespace(threadId);
   const entries: RecallEntry[] = [];
   for (let offset = 0; ; offset += ITEMS_PER_REQUEST) {
@@ -108,7 +126,9 @@ export async function readConversation(client: ConversationClient, threadId: str
   const start = after === undefined ? 0 : after + 1;
   const page = slots.slice(start, start + limit).map((slot, index): ConversationMessage => {
     const position = start + index;
-    const versions = slot.versions ? { versions: slot.versions.map((version) => versionMessage(version, slot.entry?.messageId ?? slot.head?.id)) } : {};
+    const versions = slot.versions
+      ? { versions: slot.versions.map((version) => versionMessage(version, slot.entry?.messageId ?? slot.head?.id)) }
+      : {};
     const edited = slot.edited ? { edited: true as const } : {};
     if (slot.head) return { position, message: slot.head, source: slot.source, ...edited, ...versions };
     const entry = slot.entry!;
@@ -127,25 +147,58 @@ export async function readConversation(client: ConversationClient, threadId: str
   return { messages: page, total: slots.length, ...(end < slots.length ? { next: end - 1 } : {}) };
 }
 
-const TYPES: Record<string, string> = { HumanMessage: "human", AIMessage: "ai", AIMessageChunk: "ai", SystemMessage: "system", ToolMessage: "tool", ChatMessage: "generic", FunctionMessage: "function" };
-const ROLE_TYPES: Record<RecallEntry["role"], string> = { user: "human", assistant: "ai", system: "system", tool: "tool" };
+const TYPES: Record<string, string> = {
+  HumanMessage: "human",
+  AIMessage: "ai",
+  AIMessageChunk: "ai",
+  SystemMessage: "system",
+  ToolMessage: "tool",
+  ChatMessage: "generic",
+  FunctionMessage: "function",
+};
+const ROLE_TYPES: Record<RecallEntry["role"], string> = {
+  user: "human",
+  assistant: "ai",
+  system: "system",
+  tool: "tool",
+};
 
 /** An entry's message as the SDK would give it: its stored form (LangGraph's serialized message) read as JSON. */
 function messageOf(entry: RecallEntry): { message: PlainMessage; partial?: true } {
   const stored = entry.message ? plain(JSON.parse(entry.message)) : undefined;
   if (stored) return { message: stored };
-  return { message: { type: ROLE_TYPES[entry.role], content: entry.text, id: entry.messageId, ...(entry.name ? { name: entry.name } : {}) }, partial: true };
+  return {
+    message: {
+      type: ROLE_TYPES[entry.role],
+      content: entry.text,
+      id: entry.messageId,
+      ...(entry.name ? { name: entry.name } : {}),
+    },
+    partial: true,
+  };
 }
 
 /** A version of a message: its stored form, else its text under the message's id. */
 function versionMessage(version: RecallVersion, id: string | undefined): PlainMessage {
-  return (version.message ? plain(JSON.parse(version.message)) : undefined) ?? { type: "human", content: version.text, ...(id ? { id } : {}) };
+  return (
+    (version.message ? plain(JSON.parse(version.message)) : undefined) ?? {
+      type: "human",
+      content: version.text,
+      ...(id ? { id } : {}),
+    }
+  );
 }
 
 /** `{ lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs }` as `{ type: "human", ...kwargs }`. */
 function plain(value: unknown): PlainMessage | undefined {
   const serialized = value as { lc?: unknown; type?: unknown; id?: unknown; kwargs?: Record<string, unknown> } | null;
-  if (serialized?.lc !== 1 || serialized.type !== "constructor" || !Array.isArray(serialized.id) || typeof serialized.kwargs !== "object") return undefined;
+  if (
+    serialized?.lc !== 1 ||
+    serialized.type !== "constructor" ||
+    !Array.isArray(serialized.id) ||
+    typeof serialized.kwargs !== "object"
+  )
+    return undefined;
   const type = TYPES[String(serialized.id.at(-1))];
   if (!type) return undefined;
   const fields: Record<string, unknown> = {};

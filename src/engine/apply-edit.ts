@@ -19,7 +19,14 @@ import { busyCode, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
 
 export type EditOutcome =
-  | { status: "written"; checkpointId: string; previousCheckpointId: string; messages: BaseMessage[]; appended: number; attempts: number }
+  | {
+      status: "written";
+      checkpointId: string;
+      previousCheckpointId: string;
+      messages: BaseMessage[];
+      appended: number;
+      attempts: number;
+    }
   | { status: "skipped"; code: SkipCode; reason: string; attempts: number }
   | { status: "conflict"; reason: string; attempts: number };
 
@@ -37,28 +44,46 @@ export async function applyEdit(
   const tokens = settings.counter.countMessages(edited);
   const before = settings.counter.countMessages(snapshot.messages);
   if (tokens >= before) {
-    return { status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: `the edited thread would hold ${tokens} tokens, not fewer than its ${before}`, attempts: 0 };
+    return {
+      status: "skipped",
+      code: "NOTHING_TO_SUMMARIZE",
+      reason: `the edited thread would hold ${tokens} tokens, not fewer than its ${before}`,
+      attempts: 0,
+    };
   }
   return retrying({ attempts: settings.maxWriteAttempts }, async (attempt): Promise<Attempt<EditOutcome>> => {
     const head = attempt === 1 ? snapshot : await settings.store.readHead(threadId);
     if (!head) throw threadNotFound(threadId);
-    if (head.busyReason) return { done: { status: "skipped", code: busyCode(head), reason: head.busyReason, attempts: attempt } };
+    if (head.busyReason)
+      return { done: { status: "skipped", code: busyCode(head), reason: head.busyReason, attempts: attempt } };
     const mismatch = prefixMismatch(snapshot.messages, head.messages);
     if (mismatch >= 0) {
-      return { done: { status: "conflict", reason: `message ${mismatch} of the edited snapshot changed meanwhile (compacted, restored or edited): the edit was discarded`, attempts: attempt } };
+      return {
+        done: {
+          status: "conflict",
+          reason: `message ${mismatch} of the edited snapshot changed meanwhile (compacted, restored or edited): the edit was discarded`,
+          attempts: attempt,
+        },
+      };
     }
     const appended = head.messages.length - snapshot.messages.length;
     const messages = [...edited, ...head.messages.slice(snapshot.messages.length)];
     const headId = head.tuple.checkpoint.id;
     try {
-      const written = await writeHistory(settings, threadId, messages, { expectedCheckpointId: headId, knownHead: head, metadata: metadata?.(headId) });
+      const written = await writeHistory(settings, threadId, messages, {
+        expectedCheckpointId: headId,
+        knownHead: head,
+        metadata: metadata?.(headId),
+      });
       return { done: { status: "written", ...written, messages, appended, attempts: attempt } };
     } catch (error) {
       // The one mapping of a lost compare-and-swap (write-history.ts): a busy head is a skip; a moved head, a retry.
       const lost = outcomeOfWriteError(error);
       if (!lost) throw error;
       if (lost.status === "skipped") return { done: { ...lost, attempts: attempt } };
-      return { again: { status: "conflict", reason: `gave up after ${attempt} attempts: ${lost.reason}`, attempts: attempt } };
+      return {
+        again: { status: "conflict", reason: `gave up after ${attempt} attempts: ${lost.reason}`, attempts: attempt },
+      };
     }
   });
 }

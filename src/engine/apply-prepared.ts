@@ -33,7 +33,10 @@ export interface PreparedCompaction {
   readonly providerUsage?: ProviderUsage;
 }
 
-export type ReportBase = Pick<CompactionReport, "threadId" | "previousCheckpointId" | "summarizer" | "attempts" | "providerUsage"> & { messagesBefore: number; tokensBefore: number };
+export type ReportBase = Pick<
+  CompactionReport,
+  "threadId" | "previousCheckpointId" | "summarizer" | "attempts" | "providerUsage"
+> & { messagesBefore: number; tokensBefore: number };
 
 type ApplyOutcome =
   | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
@@ -56,7 +59,11 @@ export function rememberSnapshot(prepared: PreparedCompaction, head: ThreadHead)
  * The head to apply `prepared` to: its snapshot when that is still the head (checked by id; the compare-and-swap
  * checks again, and checks for pending writes, inside the write), else the head read afresh.
  */
-async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+async function headFor(
+  settings: ManagerSettings,
+  prepared: PreparedCompaction,
+  attempt: number,
+): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
   const snapshot = attempt === 1 ? snapshots.get(prepared) : undefined;
   if (snapshot && (await settings.store.readHeadId(prepared.threadId)) === prepared.snapshotCheckpointId) {
     const base = {
@@ -74,18 +81,36 @@ async function headFor(settings: ManagerSettings, prepared: PreparedCompaction, 
 }
 
 /** The thread's head, and the report fields every outcome on it starts from. */
-export async function readHead(settings: ManagerSettings, threadId: string, summarizer: string, attempts: number, at?: string): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio: number; each: readonly number[] }> {
+export async function readHead(
+  settings: ManagerSettings,
+  threadId: string,
+  summarizer: string,
+  attempts: number,
+  at?: string,
+): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio: number; each: readonly number[] }> {
   // Reading (deserializing) a long thread, and counting it, are phases of their own (slices.ts).
   await turnOver();
   const head = await settings.store.readHead(threadId, at);
   if (!head && at !== undefined) {
-    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: at, message: `thread ${threadId} has no checkpoint ${at}` });
+    throw new CompactionError({
+      code: "CHECKPOINT_NOT_FOUND",
+      value: at,
+      message: `thread ${threadId} has no checkpoint ${at}`,
+    });
   }
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   await turnOver();
   const measured = await settings.calibration.count(head.messages);
-  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, tokensBefore: measured.tokens, summarizer, attempts, ...(measured.usage ? { providerUsage: measured.usage } : {}) };
+  const base = {
+    threadId,
+    previousCheckpointId: headId,
+    messagesBefore: head.messages.length,
+    tokensBefore: measured.tokens,
+    summarizer,
+    attempts,
+    ...(measured.usage ? { providerUsage: measured.usage } : {}),
+  };
   return { head, headId, base, ratio: measured.ratio, each: measured.each };
 }
 
@@ -98,9 +123,15 @@ export async function compactedFields(
   writeStarted: number,
   replaced: readonly BaseMessage[],
   messages: readonly BaseMessage[] = compacted.messages,
-): Promise<Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore">> {
+): Promise<
+  Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore">
+> {
   // The head written, counted once: the count of the compacted messages when they are what is written (not rebased).
-  const after = await settings.calibration.count(messages, 0, messages === compacted.messages ? compacted.counts : undefined);
+  const after = await settings.calibration.count(
+    messages,
+    0,
+    messages === compacted.messages ? compacted.counts : undefined,
+  );
   return {
     status: "compacted" as const,
     reason,
@@ -125,25 +156,57 @@ export async function applyPrepared(
   prepared: PreparedCompaction,
   busyWaitMs: number,
 ): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
-  return retrying({ attempts: settings.maxWriteAttempts, waitMs: busyWaitMs }, async (attempt): Promise<Attempt<{ report: CompactionReport; prefixChanged: boolean }>> => {
-    const outcome = await threadLocks.run(settings.store.saver, prepared.threadId, () => applyOnce(settings, prepared, attempt));
-    if (outcome.kind === "done") return { done: { report: outcome.report, prefixChanged: outcome.prefixChanged } };
-    if (outcome.kind === "moved") return { again: { report: { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` }, prefixChanged: false } };
-    const skipped = { report: { ...outcome.base, status: "skipped" as const, code: outcome.code, reason: `${outcome.reason} (the prepared summary was not applied)` }, prefixChanged: false };
-    return outcome.waitable ? { wait: skipped } : { done: skipped };
-  });
+  return retrying(
+    { attempts: settings.maxWriteAttempts, waitMs: busyWaitMs },
+    async (attempt): Promise<Attempt<{ report: CompactionReport; prefixChanged: boolean }>> => {
+      const outcome = await threadLocks.run(settings.store.saver, prepared.threadId, () =>
+        applyOnce(settings, prepared, attempt),
+      );
+      if (outcome.kind === "done") return { done: { report: outcome.report, prefixChanged: outcome.prefixChanged } };
+      if (outcome.kind === "moved")
+        return {
+          again: {
+            report: {
+              ...outcome.base,
+              status: "conflict",
+              reason: `gave up after ${attempt} attempts: ${outcome.reason}`,
+            },
+            prefixChanged: false,
+          },
+        };
+      const skipped = {
+        report: {
+          ...outcome.base,
+          status: "skipped" as const,
+          code: outcome.code,
+          reason: `${outcome.reason} (the prepared summary was not applied)`,
+        },
+        prefixChanged: false,
+      };
+      return outcome.waitable ? { wait: skipped } : { done: skipped };
+    },
+  );
 }
 
-async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number): Promise<ApplyOutcome> {
+async function applyOnce(
+  settings: ManagerSettings,
+  prepared: PreparedCompaction,
+  attempt: number,
+): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
   const { head, headId, base } = await headFor(settings, prepared, attempt);
-  if (head.busyReason) return { kind: "busy", code: busyCode(head), reason: head.busyReason, waitable: head.busyKind === "run", base };
+  if (head.busyReason)
+    return { kind: "busy", code: busyCode(head), reason: head.busyReason, waitable: head.busyKind === "run", base };
   const moved = headId !== prepared.snapshotCheckpointId;
   const rebased = moved
     ? rebaseCompaction(compacted, prepared.prefix, head.messages, prepared.snapshotLength)
     : { ok: true as const, messages: compacted.messages, appended: 0 };
   if (!rebased.ok) {
-    return { kind: "done", prefixChanged: true, report: { ...base, status: "conflict", reason: `the summary was discarded: ${rebased.reason}` } };
+    return {
+      kind: "done",
+      prefixChanged: true,
+      report: { ...base, status: "conflict", reason: `the summary was discarded: ${rebased.reason}` },
+    };
   }
   await turnOver();
   const writeStarted = performance.now();
@@ -160,19 +223,33 @@ async function applyOnce(settings: ManagerSettings, prepared: PreparedCompaction
         },
       },
     });
-    const reason = moved ? `${compacted.plan.reason}; rebased onto a head ${rebased.appended} message(s) longer` : compacted.plan.reason;
+    const reason = moved
+      ? `${compacted.plan.reason}; rebased onto a head ${rebased.appended} message(s) longer`
+      : compacted.plan.reason;
     return {
       kind: "done",
       prefixChanged: false,
       report: {
         ...base,
-        ...(await compactedFields(settings, reason, written.checkpointId, compacted, writeStarted, head.messages, rebased.messages)),
-        ...(moved ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } } : {}),
+        ...(await compactedFields(
+          settings,
+          reason,
+          written.checkpointId,
+          compacted,
+          writeStarted,
+          head.messages,
+          rebased.messages,
+        )),
+        ...(moved
+          ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } }
+          : {}),
       },
     };
   } catch (error) {
     const lost = outcomeOfWriteError(error);
     if (!lost) throw error;
-    return lost.status === "skipped" ? { kind: "busy", code: "BUSY", reason: lost.reason, waitable: true, base } : { kind: "moved", reason: lost.reason, base };
+    return lost.status === "skipped"
+      ? { kind: "busy", code: "BUSY", reason: lost.reason, waitable: true, base }
+      : { kind: "moved", reason: lost.reason, base };
   }
 }

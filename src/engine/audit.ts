@@ -82,7 +82,11 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   const headMessages = head.messages;
   const headProblems = validateHistory(headMessages);
   if (headProblems.length > 0) {
-    problems.push({ code: "INVALID_HEAD", id: head.tuple.checkpoint.id, message: `the head is not a valid history: ${headProblems[0]!.message}` });
+    problems.push({
+      code: "INVALID_HEAD",
+      id: head.tuple.checkpoint.id,
+      message: `the head is not a valid history: ${headProblems[0]!.message}`,
+    });
   }
 
   const verbatim = new Map<string, string>();
@@ -92,7 +96,11 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   for (const message of headMessages) {
     if (!BaseMessage.isInstance(message) || typeof message.id !== "string") continue;
     if (inHeadIds.has(message.id)) {
-      problems.push({ code: "DUPLICATE_IN_HEAD", id: message.id, message: `message ${message.id} appears twice in the head` });
+      problems.push({
+        code: "DUPLICATE_IN_HEAD",
+        id: message.id,
+        message: `message ${message.id} appears twice in the head`,
+      });
     }
     inHeadIds.add(message.id);
     if (editOf(message)) edited.add(message.id);
@@ -102,7 +110,8 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   // Ids covered by the head's summaries, each checked against the checkpoint its provenance names.
   const covered = new Map<string, string>();
   const visited = new Set<string>();
-  const unsourced: Array<{ summary: BaseMessage; provenance: NonNullable<ReturnType<typeof getSummaryProvenance>> }> = [];
+  const unsourced: Array<{ summary: BaseMessage; provenance: NonNullable<ReturnType<typeof getSummaryProvenance>> }> =
+    [];
   const follow = (summary: BaseMessage): void => {
     const provenance = getSummaryProvenance(summary);
     if (!provenance || visited.has(summary.id ?? "")) return;
@@ -120,7 +129,11 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
     for (const id of provenance.coveredIds) {
       const message = held.get(id);
       if (!message) {
-        problems.push({ code: "COVERED_MESSAGE_MISSING", id, message: `summary ${summary.id} covers ${id}, but checkpoint ${source.tuple.checkpoint.id} does not hold it` });
+        problems.push({
+          code: "COVERED_MESSAGE_MISSING",
+          id,
+          message: `summary ${summary.id} covers ${id}, but checkpoint ${source.tuple.checkpoint.id} does not hold it`,
+        });
         continue;
       }
       if (editOf(message)) edited.add(id);
@@ -144,14 +157,23 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   const ever = new Map<string, string>();
   for (const stored of byId.values()) {
     for (const message of stored.messages) {
-      if (!BaseMessage.isInstance(message) || typeof message.id !== "string" || getSummaryProvenance(message) || editOf(message)) continue;
+      if (
+        !BaseMessage.isInstance(message) ||
+        typeof message.id !== "string" ||
+        getSummaryProvenance(message) ||
+        editOf(message)
+      )
+        continue;
       if (!ever.has(message.id)) ever.set(message.id, fingerprint(message));
     }
   }
   // The transcript: read once, and only when a message is neither in the head nor covered, or a summary's checkpoint
   // was pruned. A message stored there is checked against the original.
   let transcript: Map<string, RecallEntry> | undefined;
-  const readTranscript = async () => (transcript ??= new Map((await storeErrors(threadId, store.recall.entries(threadId))).map((entry) => [entry.messageId, entry])));
+  const readTranscript = async () =>
+    (transcript ??= new Map(
+      (await storeErrors(threadId, store.recall.entries(threadId))).map((entry) => [entry.messageId, entry]),
+    ));
   const transcribed = async (id: string, print?: string): Promise<"yes" | "no" | "altered"> => {
     const entry = (await readTranscript()).get(id);
     if (!entry) return "no";
@@ -171,7 +193,9 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
   }
   // Where a message left the head: the checkpoint right after the newest one holding it (checkpoints newest first).
   const leftIn = (id: string): StoredCheckpoint | undefined => {
-    const newestHolder = checkpoints.findIndex((stored) => stored.messages.some((message) => BaseMessage.isInstance(message) && message.id === id));
+    const newestHolder = checkpoints.findIndex((stored) =>
+      stored.messages.some((message) => BaseMessage.isInstance(message) && message.id === id),
+    );
     return newestHolder > 0 ? checkpoints[newestHolder - 1] : undefined;
   };
   let inHead = 0;
@@ -185,10 +209,21 @@ export async function auditThread(checkpointer: BaseCheckpointSaver, config: unk
     } else if (found === undefined) {
       const state = await transcribed(id, print);
       if (state === "yes") recordedCount++;
-      else if (state === "altered") problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs in the transcript from the stored original` });
+      else if (state === "altered")
+        problems.push({
+          code: "ALTERED_MESSAGE",
+          id,
+          message: `message ${id} differs in the transcript from the stored original`,
+        });
       // Removed by the application, not by a write of this library: the stored checkpoints still hold it.
-      else if (!writtenByLibrary(leftIn(id)?.tuple.metadata as Record<string, unknown> | undefined)) removedByApplication++;
-      else problems.push({ code: "LOST_MESSAGE", id, message: `message ${id} is neither in the head, nor covered by one of its summaries, nor in the transcript` });
+      else if (!writtenByLibrary(leftIn(id)?.tuple.metadata as Record<string, unknown> | undefined))
+        removedByApplication++;
+      else
+        problems.push({
+          code: "LOST_MESSAGE",
+          id,
+          message: `message ${id} is neither in the head, nor covered by one of its summaries, nor in the transcript`,
+        });
     } else if (found !== print) {
       problems.push({ code: "ALTERED_MESSAGE", id, message: `message ${id} differs from the stored original` });
     } else if (verbatim.has(id)) {

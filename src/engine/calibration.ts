@@ -33,7 +33,6 @@ import { CompactionError } from "../errors.js";
  */
 export type TokenCounterFunction = (messages: BaseMessage[]) => number | Promise<number>;
 
-
 /** A count of a context before a model call. */
 export interface MeasuredContext {
   /** Tokens: the provider's figure plus what was appended since, scaled; else the tokenizer's count. */
@@ -121,11 +120,20 @@ export class Calibration {
    * Every decision counts here.
    * @throws CompactionError INVALID_ARGUMENT when the counter answers something that is not a number of tokens.
    */
-  async count(messages: readonly BaseMessage[], overhead = 0, each: readonly number[] = this.counter.countEach(messages)): Promise<MeasuredContext> {
+  async count(
+    messages: readonly BaseMessage[],
+    overhead = 0,
+    each: readonly number[] = this.counter.countEach(messages),
+  ): Promise<MeasuredContext> {
     if (!this.custom) return this.measure(messages, overhead, each);
     const value = await this.custom([...messages]);
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "tokenCounter", value, message: `tokenCounter must return a number of tokens >= 0; got ${JSON.stringify(value)}.` });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "tokenCounter",
+        value,
+        message: `tokenCounter must return a number of tokens >= 0; got ${JSON.stringify(value)}.`,
+      });
     }
     const exact = REPLY_PRIMING_TOKENS + sumOf(each);
     const ratio = exact > 0 && value > 0 ? value / exact : 1;
@@ -141,7 +149,11 @@ export class Calibration {
    * The context `messages` make before the next model call, with `overhead` (what the call sends besides them, as
    * the tokenizer counts it: a system prompt, tools) — see the file's comment.
    */
-  measure(messages: readonly BaseMessage[], overhead = 0, each: readonly number[] = this.counter.countEach(messages)): MeasuredContext {
+  measure(
+    messages: readonly BaseMessage[],
+    overhead = 0,
+    each: readonly number[] = this.counter.countEach(messages),
+  ): MeasuredContext {
     // The latest reply: only its figure counts (a reply without one — a model that reports none, a summary written
     // as an AI message — leaves the count the tokenizer's).
     const { index, message, reported } = latestReply(messages);
@@ -162,7 +174,9 @@ export class Calibration {
       // A reply that may predate the thread's summary (first seen after it): its call saw what the summary replaced.
       if (this.predatesSummary(messages, message)) {
         const ratio = this.ratioOf(model);
-        return known ? { tokens: Math.ceil(ratio * total), calibrated: true, ratio, each } : { tokens: total, calibrated: false, ratio: 1, each };
+        return known
+          ? { tokens: Math.ceil(ratio * total), calibrated: true, ratio, each }
+          : { tokens: total, calibrated: false, ratio: 1, each };
       }
       if (!usage || observed === undefined || observed < MIN_RATIO || (observed > MAX_RATIO && !known)) {
         this.ignored(model, reported.input_tokens, before);
@@ -174,8 +188,13 @@ export class Calibration {
     // Far above the model's ratio (a reply a compaction kept, whose call saw the whole thread), or off it by more
     // than CONSISTENT: the messages before the reply are no longer what its call saw. Then the ratio alone scales
     // the tokenizer's count (no notice).
-    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT) return this.floored(model, { tokens: Math.ceil(ratio * total), calibrated: true, ratio, each }, total);
-    return this.floored(model, { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage, each }, total);
+    if (observed > MAX_RATIO || Math.abs(observed / ratio - 1) > CONSISTENT)
+      return this.floored(model, { tokens: Math.ceil(ratio * total), calibrated: true, ratio, each }, total);
+    return this.floored(
+      model,
+      { tokens: Math.ceil(usage!.inputTokens + ratio * appended), calibrated: true, ratio, usage, each },
+      total,
+    );
   }
 
   /** `measured`, never under MIN_COUNTED_SHARE of the tokenizer's `total` (told once per model when it would be). */
@@ -197,7 +216,8 @@ export class Calibration {
 
   private parse(message: BaseMessage, reported: Parameters<typeof usageOf>[0]): Reply {
     let parsed = this.replies.get(message);
-    if (!parsed) this.replies.set(message, (parsed = { model: modelOf(message), usage: usageOf(reported), ratios: undefined }));
+    if (!parsed)
+      this.replies.set(message, (parsed = { model: modelOf(message), usage: usageOf(reported), ratios: undefined }));
     return parsed;
   }
 
@@ -209,7 +229,8 @@ export class Calibration {
    */
   private predatesSummary(messages: readonly BaseMessage[], reply: BaseMessage): boolean {
     let index = 0;
-    while (index < messages.length && messages[index]!.getType() === "system" && !isSummaryMessage(messages[index])) index++;
+    while (index < messages.length && messages[index]!.getType() === "system" && !isSummaryMessage(messages[index]))
+      index++;
     const summary = messages[index];
     if (summary === undefined || summary === reply || !isSummaryMessage(summary) || !summary.id) return false;
     const replyId = reply.id ?? "";
@@ -261,7 +282,10 @@ export class Calibration {
       this.models.get(oldest)!.evicted = true;
       this.models.delete(oldest);
     }
-    this.models.set(model, (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, floored: false, evicted: false }));
+    this.models.set(
+      model,
+      (ratios ??= { observed: [], ratio: 1, seen: new Set(), warned: false, floored: false, evicted: false }),
+    );
     return ratios;
   }
 }

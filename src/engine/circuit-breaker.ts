@@ -24,18 +24,24 @@ export interface CircuitBreakerOptions {
  * wrapper's and the in-graph runtime's `circuitBreaker` option, one rule.
  * @throws CompactionError INVALID_ARGUMENT naming the option and its value.
  */
-export function createCircuitBreaker(option: CircuitBreakerOptions | false | undefined, maxThreads?: number): CircuitBreaker {
+export function createCircuitBreaker(
+  option: CircuitBreakerOptions | false | undefined,
+  maxThreads?: number,
+): CircuitBreaker {
   const given = option ?? {};
   if (given !== false && (typeof given !== "object" || given === null || Array.isArray(given))) {
     throw invalidArgument("circuitBreaker", given, "an object { failureThreshold, pauseMs } or false");
   }
   if (given === false) return new CircuitBreaker(Infinity, 0, Date.now, maxThreads);
   const failureThreshold = given.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD;
-  if (!Number.isInteger(failureThreshold) || failureThreshold < 1) throw invalidArgument("circuitBreaker.failureThreshold", failureThreshold, "an integer >= 1");
+  if (!Number.isInteger(failureThreshold) || failureThreshold < 1)
+    throw invalidArgument("circuitBreaker.failureThreshold", failureThreshold, "an integer >= 1");
   const pauseMs = given.pauseMs ?? DEFAULT_PAUSE_MS;
-  if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0) throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
+  if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0)
+    throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
   const clock = given.clock ?? Date.now;
-  if (typeof clock !== "function") throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
+  if (typeof clock !== "function")
+    throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
   return new CircuitBreaker(failureThreshold, pauseMs, clock, maxThreads);
 }
 

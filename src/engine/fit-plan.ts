@@ -15,18 +15,27 @@ const MESSAGE_FRAMING_TOKENS = TOKENS_PER_MESSAGE + 1;
 
 /** Whether a call gives a cut of its own (a ratio, a keep or a target), which replaces the policy's whole. */
 function ownsCut(overrides: CompactOverrides): boolean {
-  return overrides.compactionRatio !== undefined || overrides.keepTokens !== undefined || overrides.keepMessages !== undefined || overrides.targetTokens !== undefined;
+  return (
+    overrides.compactionRatio !== undefined ||
+    overrides.keepTokens !== undefined ||
+    overrides.keepMessages !== undefined ||
+    overrides.targetTokens !== undefined
+  );
 }
 
 /**
  * The cut of a plan: the one `overrides` gives (ratio, keepTokens or targetTokens) replaces the policy's own — a ratio
  * asked for by one call is not overruled by a default target; the policy's budgets divided by `tokenRatio`.
  */
-export function cutOf(policy: CompactionPolicy, overrides: CompactOverrides): Pick<CompactOverrides, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
+export function cutOf(
+  policy: CompactionPolicy,
+  overrides: CompactOverrides,
+): Pick<CompactOverrides, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
   const ownCut = ownsCut(overrides);
   const options = planOptionsOf(policy);
   const ratio = overrides.tokenRatio ?? 1;
-  const scaled = (tokens: number | undefined) => (tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio)));
+  const scaled = (tokens: number | undefined) =>
+    tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio));
   return {
     compactionRatio: overrides.compactionRatio ?? options.compactionRatio,
     keepTokens: ownCut ? overrides.keepTokens : scaled(options.keepTokens),
@@ -46,15 +55,22 @@ export function keepAskedOf(policy: CompactionPolicy, overrides: CompactOverride
     return overrides.keepTokens === undefined ? undefined : `keep.tokens ${overrides.keepTokens}`;
   }
   const { cut } = policy;
-  return cut.by === "messages" ? `keep.messages ${cut.messages}` : cut.by === "keep" ? `keep.tokens ${cut.tokens}` : undefined;
+  return cut.by === "messages"
+    ? `keep.messages ${cut.messages}`
+    : cut.by === "keep"
+      ? `keep.tokens ${cut.tokens}`
+      : undefined;
 }
 
 /** With a limit, every entry point ends where the wrapper does: under the ceiling, never above the limit. */
 export function withinPolicy(policy: CompactionPolicy, given: PrepareOptions): PrepareOptions {
   const { tokenLimit, ceiling } = policy;
   const ratio = given.tokenRatio ?? 1;
-  const scaled = (tokens: number | undefined) => (tokens === undefined ? undefined : Math.max(1, Math.floor(tokens / ratio)));
-  return tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined ? given : { ...given, maxTokensAfter: scaled(tokenLimit), preferTokensAfter: scaled(ceiling) };
+  const scaled = (tokens: number | undefined) =>
+    tokens === undefined ? undefined : Math.max(1, Math.floor(tokens / ratio));
+  return tokenLimit === undefined || given.maxTokensAfter !== undefined || given.preferTokensAfter !== undefined
+    ? given
+    : { ...given, maxTokensAfter: scaled(tokenLimit), preferTokensAfter: scaled(ceiling) };
 }
 
 /** Tokens a summary message adds besides its text: the header line and the message framing. */
@@ -69,7 +85,13 @@ export function summaryOverhead(counter: TokenCounter, announce: boolean, prefix
  * that keeps as much as fits under the aim (`keptLess` says so; a `keep` that keeps the whole thread is the same
  * case); otherwise the hardest cut from `replan` (everything before the latest turn).
  */
-export function planWithin(plan: CompactionPlan, options: PrepareOptions, overhead: number, replan: (overrides: PrepareOptions) => CompactionPlan, keepAsked?: string): CompactionPlan | string {
+export function planWithin(
+  plan: CompactionPlan,
+  options: PrepareOptions,
+  overhead: number,
+  replan: (overrides: PrepareOptions) => CompactionPlan,
+  keepAsked?: string,
+): CompactionPlan | string {
   const max = options.maxTokensAfter ?? Infinity;
   const prefer = Math.min(options.preferTokensAfter ?? max, max);
   const estimate = (candidate: CompactionPlan) => candidate.tokens.afterEstimate + overhead;
@@ -80,18 +102,31 @@ export function planWithin(plan: CompactionPlan, options: PrepareOptions, overhe
     // What the tail may hold: the aim less everything but the tail in the hardest cut, whose summary budget is the
     // largest any cut gets (it summarizes the most).
     const tail = prefer - overhead - (harder.tokens.afterEstimate - harder.tokens.kept);
-    const most = replan({ ...options, keepTokens: Math.max(0, tail), keepMessages: undefined, targetTokens: undefined });
+    const most = replan({
+      ...options,
+      keepTokens: Math.max(0, tail),
+      keepMessages: undefined,
+      targetTokens: undefined,
+    });
     const kept = most.executable && estimate(most) <= prefer ? most : harder;
     if (estimate(kept) <= prefer || (!plan.executable && estimate(kept) <= max)) {
-      return { ...kept, keptLess: keepAsked, reason: `${kept.reason}; kept less than ${keepAsked} to end under ${Math.max(prefer, estimate(kept))} tokens` };
+      return {
+        ...kept,
+        keptLess: keepAsked,
+        reason: `${kept.reason}; kept less than ${keepAsked} to end under ${Math.max(prefer, estimate(kept))} tokens`,
+      };
     }
     if (!plan.executable) return wontFit(kept, max, estimate(kept));
   }
-  if (harder.executable && estimate(harder) <= prefer) return { ...harder, reason: `${harder.reason}; cut harder to end under ${prefer} tokens` };
+  if (harder.executable && estimate(harder) <= prefer)
+    return { ...harder, reason: `${harder.reason}; cut harder to end under ${prefer} tokens` };
   const best = harder.executable && estimate(harder) < estimate(plan) ? harder : plan;
   if (estimate(plan) <= max || estimate(best) <= max) {
     const chosen = estimate(plan) <= max ? plan : best;
-    return { ...chosen, reason: `${chosen.reason}; ends at about ${estimate(chosen)} tokens, above the ${prefer} aimed at (the latest turn and the summary alone take that much)` };
+    return {
+      ...chosen,
+      reason: `${chosen.reason}; ends at about ${estimate(chosen)} tokens, above the ${prefer} aimed at (the latest turn and the summary alone take that much)`,
+    };
   }
   return wontFit(best, max, estimate(best));
 }

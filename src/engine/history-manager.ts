@@ -16,7 +16,13 @@ import { isOverLimit, type CompactionPolicy } from "./policy.js";
 import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { applyEdit, type EditOutcome } from "./apply-edit.js";
-import { resolveManagerOptions, type CompactOverrides, type HistoryManagerOptions, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
+import {
+  resolveManagerOptions,
+  type CompactOverrides,
+  type HistoryManagerOptions,
+  type ManagerSettings,
+  type PrepareOptions,
+} from "./manager-options.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
 import { retrying, type Attempt } from "./retry.js";
@@ -24,7 +30,14 @@ import { writeHistory } from "./write-history.js";
 import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
-import { DEFAULT_KEEP_CHECKPOINTS, pruneAfterCompaction, pruneStoredThread, validateKeep, type PruneOptions, type PruneReport } from "./prune.js";
+import {
+  DEFAULT_KEEP_CHECKPOINTS,
+  pruneAfterCompaction,
+  pruneStoredThread,
+  validateKeep,
+  type PruneOptions,
+  type PruneReport,
+} from "./prune.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
 import { turnOver } from "../slices.js";
@@ -54,7 +67,13 @@ export class HistoryManager {
   /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
   constructor(options: HistoryManagerOptions) {
     this.settings = resolveManagerOptions(options);
-    ({ summarizer: this.summarizer, fallbackSummarizer: this.fallbackSummarizer, counter: this.counter, calibration: this.calibration, policy: this.policy } = this.settings);
+    ({
+      summarizer: this.summarizer,
+      fallbackSummarizer: this.fallbackSummarizer,
+      counter: this.counter,
+      calibration: this.calibration,
+      policy: this.policy,
+    } = this.settings);
     this.store = this.settings.store;
     this.checkpointer = this.store.saver;
     this.notices = this.settings.notices;
@@ -80,8 +99,17 @@ export class HistoryManager {
    * or targetTokens) replaces the manager's own: a ratio asked for by one call is not overruled by a default target.
    * `counts`: the counter's count of each message, when the caller has it.
    */
-  planCompaction(messages: readonly BaseMessage[], overrides: CompactOverrides = {}, counts?: readonly number[]): CompactionPlan {
-    return planCompaction(messages, { ...cutOf(this.policy, overrides), pinned: this.settings.pinned, counter: this.counter, ...(counts ? { counts } : {}) });
+  planCompaction(
+    messages: readonly BaseMessage[],
+    overrides: CompactOverrides = {},
+    counts?: readonly number[],
+  ): CompactionPlan {
+    return planCompaction(messages, {
+      ...cutOf(this.policy, overrides),
+      pinned: this.settings.pinned,
+      counter: this.counter,
+      ...(counts ? { counts } : {}),
+    });
   }
 
   /**
@@ -113,7 +141,12 @@ export class HistoryManager {
     { expectedCheckpointId, metadata }: { expectedCheckpointId?: string; metadata?: Record<string, unknown> } = {},
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
     const threadId = requireThreadId(config, "replaceThreadHistory");
-    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => writeHistory(this.settings, threadId, messages, { expectedCheckpointId, metadata })));
+    return storeErrors(
+      threadId,
+      threadLocks.run(this.checkpointer, threadId, () =>
+        writeHistory(this.settings, threadId, messages, { expectedCheckpointId, metadata }),
+      ),
+    );
   }
 
   /**
@@ -126,7 +159,12 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     metadata?: Record<string, unknown>,
   ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
-    const write = () => writeHistory(this.settings, threadId, messages, { expectedCheckpointId: head.tuple.checkpoint.id, metadata, knownHead: head });
+    const write = () =>
+      writeHistory(this.settings, threadId, messages, {
+        expectedCheckpointId: head.tuple.checkpoint.id,
+        metadata,
+        knownHead: head,
+      });
     return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, write));
   }
 
@@ -135,8 +173,16 @@ export class HistoryManager {
    * by: not above `tokenLimit`, never over a busy head, rebased onto turns that landed meanwhile when `head` is still
    * the start of the thread, else nothing (apply-edit.ts). The one way a strategy's result reaches the store.
    */
-  async applyEdit(threadId: string, head: ThreadHead, messages: readonly BaseMessage[], metadata?: (headId: string) => Record<string, unknown>): Promise<EditOutcome> {
-    return storeErrors(threadId, threadLocks.run(this.checkpointer, threadId, () => applyEdit(this.settings, threadId, head, messages, metadata)));
+  async applyEdit(
+    threadId: string,
+    head: ThreadHead,
+    messages: readonly BaseMessage[],
+    metadata?: (headId: string) => Record<string, unknown>,
+  ): Promise<EditOutcome> {
+    return storeErrors(
+      threadId,
+      threadLocks.run(this.checkpointer, threadId, () => applyEdit(this.settings, threadId, head, messages, metadata)),
+    );
   }
 
   /**
@@ -146,11 +192,20 @@ export class HistoryManager {
    * can be retried from an idle thread and its input appears exactly once. The failed attempt stays in the history.
    * @returns the report; `skipped` when the pre-turn history cannot be compacted.
    */
-  async recoverFailedTurn(config: unknown, { baseCheckpointId, compactionRatio = this.policy.recoveryRatio }: { baseCheckpointId: string; compactionRatio?: number }): Promise<CompactionReport> {
+  async recoverFailedTurn(
+    config: unknown,
+    {
+      baseCheckpointId,
+      compactionRatio = this.policy.recoveryRatio,
+    }: { baseCheckpointId: string; compactionRatio?: number },
+  ): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "recoverFailedTurn");
     validateRatio("compactionRatio", compactionRatio);
-    const plan = (messages: readonly BaseMessage[], overrides: CompactOverrides) => this.planCompaction(messages, overrides);
-    return threadLocks.run(this.checkpointer, threadId, () => recoverTurn(this.settings, plan, threadId, baseCheckpointId, compactionRatio));
+    const plan = (messages: readonly BaseMessage[], overrides: CompactOverrides) =>
+      this.planCompaction(messages, overrides);
+    return threadLocks.run(this.checkpointer, threadId, () =>
+      recoverTurn(this.settings, plan, threadId, baseCheckpointId, compactionRatio),
+    );
   }
 
   /**
@@ -165,19 +220,34 @@ export class HistoryManager {
    * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),
    *   SUMMARIZER_FAILED (nothing was written).
    */
-  async compactThread(config: unknown, overrides: PrepareOptions = {}, { prepared: first }: { prepared?: PreparedCompaction } = {}): Promise<CompactionReport> {
+  async compactThread(
+    config: unknown,
+    overrides: PrepareOptions = {},
+    { prepared: first }: { prepared?: PreparedCompaction } = {},
+  ): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "compactThread");
     const { maxWriteAttempts, busyWaitMs } = this.settings;
-    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, async () => {
-      return retrying({ attempts: maxWriteAttempts }, async (attempt): Promise<Attempt<CompactionReport>> => {
-        // `prepared`: a summary the caller already computed (and showed) is the first attempt's.
-        const prepared = attempt === 1 && first ? first : await this.prepareUnlocked(threadId, overrides, !overrides.force);
-        if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
-        const { report, prefixChanged } = await applyPrepared(this.settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
-        if (!prefixChanged) return { done: await pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report) };
-        return { again: { ...report, reason: `gave up after ${attempt} summaries: ${report.reason}`, attempts: attempt } };
-      });
-    }));
+    return storeErrors(
+      threadId,
+      summaryLocks.run(this.checkpointer, threadId, async () => {
+        return retrying({ attempts: maxWriteAttempts }, async (attempt): Promise<Attempt<CompactionReport>> => {
+          // `prepared`: a summary the caller already computed (and showed) is the first attempt's.
+          const prepared =
+            attempt === 1 && first ? first : await this.prepareUnlocked(threadId, overrides, !overrides.force);
+          if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
+          const { report, prefixChanged } = await applyPrepared(
+            this.settings,
+            prepared,
+            overrides.busyWaitMs ?? busyWaitMs,
+          );
+          if (!prefixChanged)
+            return { done: await pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report) };
+          return {
+            again: { ...report, reason: `gave up after ${attempt} summaries: ${report.reason}`, attempts: attempt },
+          };
+        });
+      }),
+    );
   }
 
   /**
@@ -187,11 +257,18 @@ export class HistoryManager {
    * when the head has moved on since; applying it rebases as usual.
    * @throws as compactThread; CHECKPOINT_NOT_FOUND for a checkpoint_id the thread does not have.
    */
-  async prepareCompaction(config: unknown, options: PrepareOptions = {}): Promise<PreparedCompaction | CompactionReport> {
+  async prepareCompaction(
+    config: unknown,
+    options: PrepareOptions = {},
+  ): Promise<PreparedCompaction | CompactionReport> {
     const threadId = requireThreadId(config, "prepareCompaction");
     const at = (config as { configurable?: { checkpoint_id?: unknown } }).configurable?.checkpoint_id;
-    if (at !== undefined && (typeof at !== "string" || at === "")) throw invalidArgument("config.configurable.checkpoint_id", at, "a checkpoint id");
-    return storeErrors(threadId, summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options, false, at)));
+    if (at !== undefined && (typeof at !== "string" || at === ""))
+      throw invalidArgument("config.configurable.checkpoint_id", at, "a checkpoint id");
+    return storeErrors(
+      threadId,
+      summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options, false, at)),
+    );
   }
 
   /**
@@ -200,8 +277,15 @@ export class HistoryManager {
    * changed (`conflict`). A head busy with a run is waited for up to `busyWaitMs` (default: the manager's
    * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
    */
-  async applyCompaction(prepared: PreparedCompaction, { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {}): Promise<CompactionReport> {
-    return pruneAfterCompaction(this.store, this.settings.keepCheckpoints, (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report);
+  async applyCompaction(
+    prepared: PreparedCompaction,
+    { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {},
+  ): Promise<CompactionReport> {
+    return pruneAfterCompaction(
+      this.store,
+      this.settings.keepCheckpoints,
+      (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report,
+    );
   }
 
   /**
@@ -214,18 +298,45 @@ export class HistoryManager {
     return storeErrors(threadId, pruneStoredThread(this.store, threadId, count, dryRun));
   }
 
-  private async prepareUnlocked(threadId: string, given: PrepareOptions, trigger: boolean, at?: string): Promise<PreparedCompaction | CompactionReport> {
-    const { head, headId, base, ratio, each } = await readHead(this.settings, threadId, this.summarizer.name, 1, at).catch((error: unknown) => {
+  private async prepareUnlocked(
+    threadId: string,
+    given: PrepareOptions,
+    trigger: boolean,
+    at?: string,
+  ): Promise<PreparedCompaction | CompactionReport> {
+    const { head, headId, base, ratio, each } = await readHead(
+      this.settings,
+      threadId,
+      this.summarizer.name,
+      1,
+      at,
+    ).catch((error: unknown) => {
       // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
-      if (given.orHead && at !== undefined && CompactionError.isInstance(error) && error.code === "CHECKPOINT_NOT_FOUND") return readHead(this.settings, threadId, this.summarizer.name, 1);
+      if (
+        given.orHead &&
+        at !== undefined &&
+        CompactionError.isInstance(error) &&
+        error.code === "CHECKPOINT_NOT_FOUND"
+      )
+        return readHead(this.settings, threadId, this.summarizer.name, 1);
       throw error;
     });
     if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
     const { tokenLimit } = this.policy;
     if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore, head.messages.length)) {
-      return { ...base, status: "skipped", code: "UNDER_LIMIT", reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact` };
+      return {
+        ...base,
+        status: "skipped",
+        code: "UNDER_LIMIT",
+        reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact`,
+      };
     }
-    const compacted = await this.compactWithinPolicy(head.messages, { tokenRatio: ratio, threadId, ...given }, headId, each);
+    const compacted = await this.compactWithinPolicy(
+      head.messages,
+      { tokenRatio: ratio, threadId, ...given },
+      headId,
+      each,
+    );
     if ("skipped" in compacted) {
       // The code, and what a summary that did not fit cost (summarizerMs, summarizerTokens), carried as they are.
       const { skipped: reason, ...outcome } = compacted;
@@ -253,13 +364,26 @@ export class HistoryManager {
    * compacted messages, or why there are none (`summarizerMs` when a summary was written but did not fit).
    * @throws CompactionError SUMMARIZER_FAILED, INVALID_HISTORY.
    */
-  async compactWithinPolicy(messages: readonly BaseMessage[], given: PrepareOptions = {}, replacedCheckpointId?: string, counts?: readonly number[]): Promise<CompactedMessages | UnwrittenSummary> {
+  async compactWithinPolicy(
+    messages: readonly BaseMessage[],
+    given: PrepareOptions = {},
+    replacedCheckpointId?: string,
+    counts?: readonly number[],
+  ): Promise<CompactedMessages | UnwrittenSummary> {
     const options = withinPolicy(this.policy, given);
     // Planning, summarizing and counting the result are phases of their own (slices.ts).
     await turnOver();
     const fitted = this.fitPlan(messages, given, counts);
     if ("skipped" in fitted) return fitted;
-    if (fitted.plan.keptLess && given.threadId !== undefined) this.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, options.preferTokensAfter ?? options.maxTokensAfter, this.policy.tokenLimit));
+    if (fitted.plan.keptLess && given.threadId !== undefined)
+      this.notices.once(
+        keptLessNotice(
+          given.threadId,
+          fitted.plan.keptLess,
+          options.preferTokensAfter ?? options.maxTokensAfter,
+          this.policy.tokenLimit,
+        ),
+      );
     await turnOver();
     const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
     if (options.maxTokensAfter !== undefined) {
@@ -283,16 +407,31 @@ export class HistoryManager {
    * end under the ceiling; `estimate` is the tokens after it, the summary's header included. Or why nothing would be
    * summarized. The script's dry run prints this, so what it shows is what a compaction then writes. Pure.
    */
-  fitPlan(messages: readonly BaseMessage[], given: PrepareOptions = {}, counts: readonly number[] = this.counter.countEach(messages)): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
+  fitPlan(
+    messages: readonly BaseMessage[],
+    given: PrepareOptions = {},
+    counts: readonly number[] = this.counter.countEach(messages),
+  ): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
     const options = withinPolicy(this.policy, given);
     const plan = this.planCompaction(messages, options, counts);
     const limited = options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined;
     const keepAsked = keepAskedOf(this.policy, options);
     if (!plan.executable && !(limited && keepAsked)) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
-    const overhead = (this.overheadTokens ??= summaryOverhead(this.counter, this.settings.recall.announce, this.settings.summaryPrefix));
+    const overhead = (this.overheadTokens ??= summaryOverhead(
+      this.counter,
+      this.settings.recall.announce,
+      this.settings.summaryPrefix,
+    ));
     if (!limited) return { plan, estimate: plan.tokens.afterEstimate + overhead };
-    const fitted = planWithin(plan, options, overhead, (overrides) => this.planCompaction(messages, overrides, counts), keepAsked);
-    if (typeof fitted === "string") return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };
+    const fitted = planWithin(
+      plan,
+      options,
+      overhead,
+      (overrides) => this.planCompaction(messages, overrides, counts),
+      keepAsked,
+    );
+    if (typeof fitted === "string")
+      return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };
     return { plan: fitted, estimate: fitted.tokens.afterEstimate + overhead };
   }
 }

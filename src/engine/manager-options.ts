@@ -104,7 +104,6 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   onCompactionNotice?: (notice: EngineNotice) => void;
 }
 
-
 /** A cut asked for by one call, instead of the policy's. */
 export interface CompactOverrides {
   compactionRatio?: number;
@@ -170,7 +169,23 @@ export interface ManagerSettings {
   notices: Notices;
 }
 
-const POLICY_KEYS = ["tokenLimit", "compactionRatio", "compactionTarget", "keepTokens", "targetTokens", "summaryTokens", "hardLimit", "recoveryRatio", "lateness", "contextWindow", "model", "trigger", "keep", "maxTokensBeforeSummary", "messagesToKeep"] as const;
+const POLICY_KEYS = [
+  "tokenLimit",
+  "compactionRatio",
+  "compactionTarget",
+  "keepTokens",
+  "targetTokens",
+  "summaryTokens",
+  "hardLimit",
+  "recoveryRatio",
+  "lateness",
+  "contextWindow",
+  "model",
+  "trigger",
+  "keep",
+  "maxTokensBeforeSummary",
+  "messagesToKeep",
+] as const;
 
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
@@ -203,16 +218,29 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     throw invalidArgument("summaryRole", summaryRole, '"human", "system" or "ai"');
   }
   const pinned = validatePredicate(options.pinned);
-  if (options.policy !== undefined && !isCompactionPolicy(options.policy)) throw invalidArgument("policy", options.policy, "a policy made by resolvePolicy()");
+  if (options.policy !== undefined && !isCompactionPolicy(options.policy))
+    throw invalidArgument("policy", options.policy, "a policy made by resolvePolicy()");
   const given = POLICY_KEYS.filter((key) => options[key] !== undefined);
-  if (options.policy && given.length > 0) throw invalidArgument(given[0]!, options[given[0]!], `left out when a resolved policy is given (the policy sets it)`);
+  if (options.policy && given.length > 0)
+    throw invalidArgument(
+      given[0]!,
+      options[given[0]!],
+      `left out when a resolved policy is given (the policy sets it)`,
+    );
   const wording = validateWording(options);
   const env = environmentOf(options.env);
   // `env` means what it means to every runtime: the policy options not given are read from it (engine/policy.ts).
-  const { options: merged, names } = options.policy ? { options: {}, names: {} } : environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
+  const { options: merged, names } = options.policy
+    ? { options: {}, names: {} }
+    : environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const model = merged.model;
   const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
-  const resolvedSummarizer = chooseSummarizer(summarizer, { env, counter, model: options.summaryModel ?? options.model, wording }).summarizer;
+  const resolvedSummarizer = chooseSummarizer(summarizer, {
+    env,
+    counter,
+    model: options.summaryModel ?? options.model,
+    wording,
+  }).summarizer;
   const policy =
     options.policy ??
     resolvePolicy(
@@ -236,18 +264,30 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
       { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
     );
   const fallback = options.fallbackSummarizer;
-  if (fallback !== undefined && fallback !== "extractive" && typeof (fallback as Summarizer)?.summarize !== "function") {
+  if (
+    fallback !== undefined &&
+    fallback !== "extractive" &&
+    typeof (fallback as Summarizer)?.summarize !== "function"
+  ) {
     throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
   }
-  if (options.tokenCounter !== undefined && typeof options.tokenCounter !== "function") throw invalidArgument("tokenCounter", options.tokenCounter, "a function of the messages returning their tokens (or a promise of them)");
-  if (options.onUsageIgnored !== undefined && typeof options.onUsageIgnored !== "function") throw invalidArgument("onUsageIgnored", options.onUsageIgnored, "a function");
-  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
+  if (options.tokenCounter !== undefined && typeof options.tokenCounter !== "function")
+    throw invalidArgument(
+      "tokenCounter",
+      options.tokenCounter,
+      "a function of the messages returning their tokens (or a promise of them)",
+    );
+  if (options.onUsageIgnored !== undefined && typeof options.onUsageIgnored !== "function")
+    throw invalidArgument("onUsageIgnored", options.onUsageIgnored, "a function");
+  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function")
+    throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
     throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
   }
   const recall = resolveRecall(options.recall, env);
-  const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
+  const keepCheckpoints =
+    options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
     store: threadStoreFor(checkpointer, { recallLanguage: recall.language }),
     policy,

@@ -23,7 +23,12 @@ export interface CannotCompactNotice {
 }
 
 /** The notice of a compaction of `threadId` that kept less than `asked`, to end under `ceiling` (the limit `limit`). */
-export function keptLessNotice(threadId: string, asked: string, ceiling: number | undefined, limit: number | undefined): KeptLessNotice {
+export function keptLessNotice(
+  threadId: string,
+  asked: string,
+  ceiling: number | undefined,
+  limit: number | undefined,
+): KeptLessNotice {
   const message = `thread ${JSON.stringify(threadId)}: a compaction kept less than ${asked}, which would not have ended under the ceiling of ${ceiling} tokens (the limit is ${limit}); lower keep or raise the limit to keep that much.`;
   return { code: "KEPT_LESS", threadId, asked, message };
 }

@@ -115,7 +115,10 @@ export const FLOOR_SUMMARY_TOKENS = 64;
  * shrinks the history (down to a floor of 64 tokens for tiny segments).
  */
 export function summaryBudget(tokens: number): number {
-  const budget = Math.max(MIN_SUMMARY_TOKENS, Math.min(MAX_SUMMARY_TOKENS, Math.round(tokens * DEFAULT_SUMMARY_BUDGET_RATIO)));
+  const budget = Math.max(
+    MIN_SUMMARY_TOKENS,
+    Math.min(MAX_SUMMARY_TOKENS, Math.round(tokens * DEFAULT_SUMMARY_BUDGET_RATIO)),
+  );
   return Math.max(FLOOR_SUMMARY_TOKENS, Math.min(budget, Math.floor(tokens / 2)));
 }
 
@@ -130,31 +133,48 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
   }
   if (options.keepMessages !== undefined && (!Number.isInteger(options.keepMessages) || options.keepMessages < 0)) {
-    throw invalidArgument("keepMessages", options.keepMessages, "an integer >= 0 (the latest user turn is kept whatever it says)");
+    throw invalidArgument(
+      "keepMessages",
+      options.keepMessages,
+      "an integer >= 0 (the latest user turn is kept whatever it says)",
+    );
   }
   if (options.targetTokens !== undefined && (!Number.isInteger(options.targetTokens) || options.targetTokens < 0)) {
     throw invalidArgument("targetTokens", options.targetTokens, "a non-negative integer");
   }
-  if (options.summaryTokens !== undefined && (!Number.isInteger(options.summaryTokens) || options.summaryTokens < FLOOR_SUMMARY_TOKENS)) {
+  if (
+    options.summaryTokens !== undefined &&
+    (!Number.isInteger(options.summaryTokens) || options.summaryTokens < FLOOR_SUMMARY_TOKENS)
+  ) {
     throw invalidArgument("summaryTokens", options.summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
   }
   const counter = options.counter ?? sharedCounter();
   const inputProblems = validateHistory(messages).filter((problem) => problem.code === "NOT_A_MESSAGE");
   if (inputProblems.length > 0) {
-    throw invalidArgument("messages", messages[inputProblems[0]!.index], "LangChain messages only (index " + inputProblems[0]!.index + ")");
+    throw invalidArgument(
+      "messages",
+      messages[inputProblems[0]!.index],
+      "LangChain messages only (index " + inputProblems[0]!.index + ")",
+    );
   }
 
   let systemEnd = 0;
-  while (systemEnd < messages.length && messages[systemEnd]!.getType() === "system" && !isSummaryMessage(messages[systemEnd])) {
+  while (
+    systemEnd < messages.length &&
+    messages[systemEnd]!.getType() === "system" &&
+    !isSummaryMessage(messages[systemEnd])
+  ) {
     systemEnd++;
   }
   const system = messages.slice(0, systemEnd);
-  const previousSummary = systemEnd < messages.length && isSummaryMessage(messages[systemEnd]) ? messages[systemEnd] : undefined;
+  const previousSummary =
+    systemEnd < messages.length && isSummaryMessage(messages[systemEnd]) ? messages[systemEnd] : undefined;
   const bodyStart = systemEnd + (previousSummary ? 1 : 0);
   const body = messages.slice(bodyStart);
   // prefix[i] = tokens of messages[0..i): any range sums in O(1).
   const prefix = [0];
-  for (const tokens of options.counts?.length === messages.length ? options.counts : counter.countEach(messages)) prefix.push(prefix.at(-1)! + tokens);
+  for (const tokens of options.counts?.length === messages.length ? options.counts : counter.countEach(messages))
+    prefix.push(prefix.at(-1)! + tokens);
   const sum = (from: number, to: number) => prefix[to]! - prefix[from]!;
   const before = REPLY_PRIMING_TOKENS + sum(0, messages.length);
   const systemTokens = sum(0, systemEnd);
@@ -175,20 +195,41 @@ export function planCompaction(messages: readonly BaseMessage[], options: PlanOp
     options.keepTokens ??
     (options.targetTokens === undefined
       ? undefined
-      : Math.max(0, options.targetTokens - REPLY_PRIMING_TOKENS - systemTokens - (options.summaryTokens ?? summaryBudget(before - systemTokens))));
-  const cut = chooseCut(boundaries, body.length, ratio, keepTokens, options.keepMessages, (from, to) => sum(bodyStart + from, bodyStart + to));
-  const pinnedUnits = units.filter((unit) => unit.end <= cut && body.slice(unit.start, unit.end).some((message, offset) => isPinned(message, bodyStart + unit.start + offset, options.pinned)));
+      : Math.max(
+          0,
+          options.targetTokens -
+            REPLY_PRIMING_TOKENS -
+            systemTokens -
+            (options.summaryTokens ?? summaryBudget(before - systemTokens)),
+        ));
+  const cut = chooseCut(boundaries, body.length, ratio, keepTokens, options.keepMessages, (from, to) =>
+    sum(bodyStart + from, bodyStart + to),
+  );
+  const pinnedUnits = units.filter(
+    (unit) =>
+      unit.end <= cut &&
+      body
+        .slice(unit.start, unit.end)
+        .some((message, offset) => isPinned(message, bodyStart + unit.start + offset, options.pinned)),
+  );
   const summarizedUnits = units.filter((unit) => unit.end <= cut && !pinnedUnits.includes(unit));
   const summarize = summarizedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
   const pinned = pinnedUnits.flatMap((unit) => body.slice(unit.start, unit.end));
   const keep = [...pinned, ...body.slice(cut)];
-  const pinnedTokens = pinnedUnits.reduce((total, unit) => total + sum(bodyStart + unit.start, bodyStart + unit.end), 0);
-  const summarizedTokens = sum(bodyStart, bodyStart + cut) - pinnedTokens + (previousSummary ? sum(systemEnd, bodyStart) : 0);
+  const pinnedTokens = pinnedUnits.reduce(
+    (total, unit) => total + sum(bodyStart + unit.start, bodyStart + unit.end),
+    0,
+  );
+  const summarizedTokens =
+    sum(bodyStart, bodyStart + cut) - pinnedTokens + (previousSummary ? sum(systemEnd, bodyStart) : 0);
   const keptTokens = sum(bodyStart + cut, messages.length) + pinnedTokens;
   const budget =
     options.summaryTokens === undefined
       ? summaryBudget(summarizedTokens)
-      : Math.max(FLOOR_SUMMARY_TOKENS, Math.min(options.summaryTokens, Math.floor(summarizedTokens * MAX_SUMMARY_SHARE)));
+      : Math.max(
+          FLOOR_SUMMARY_TOKENS,
+          Math.min(options.summaryTokens, Math.floor(summarizedTokens * MAX_SUMMARY_SHARE)),
+        );
   const plan: CompactionPlan = {
     executable: false,
     reason: "",

@@ -9,7 +9,11 @@ import { RATIO_RULE } from "../validate-ratio.js";
 import type { CompactionPolicyOptions, OptionNames } from "./policy.js";
 
 /** The environment variables a policy is read from (`.env.example` documents them). */
-export const POLICY_ENVIRONMENT = { tokenLimit: "TOKEN_LIMIT", compactionRatio: "COMPACTION_RATIO", model: "TOKEN_MODEL" } as const;
+export const POLICY_ENVIRONMENT = {
+  tokenLimit: "TOKEN_LIMIT",
+  compactionRatio: "COMPACTION_RATIO",
+  model: "TOKEN_MODEL",
+} as const;
 
 /**
  * The `env` option every entry point takes: where options not given are read from (nothing when not given: the
@@ -18,7 +22,8 @@ export const POLICY_ENVIRONMENT = { tokenLimit: "TOKEN_LIMIT", compactionRatio: 
  */
 export function environmentOf(env: unknown): Record<string, string | undefined> {
   if (env === undefined) return {};
-  if (typeof env !== "object" || env === null) throw invalidArgument("env", env, "an object of environment variables, e.g. {} or the process's environment");
+  if (typeof env !== "object" || env === null)
+    throw invalidArgument("env", env, "an object of environment variables, e.g. {} or the process's environment");
   return env as Record<string, string | undefined>;
 }
 
@@ -68,13 +73,28 @@ export function withEnvironment(
  * when `trigger` is given. Returns them with the names errors use for those taken from `env`.
  */
 export function environmentPolicy(
-  options: Pick<CompactionPolicyOptions, "tokenLimit" | "compactionRatio" | "compactionTarget" | "keepTokens" | "keep" | "trigger" | "targetTokens"> & { model?: string },
+  options: Pick<
+    CompactionPolicyOptions,
+    "tokenLimit" | "compactionRatio" | "compactionTarget" | "keepTokens" | "keep" | "trigger" | "targetTokens"
+  > & { model?: string },
   env: Record<string, string | undefined>,
 ): { options: Pick<CompactionPolicyOptions, keyof typeof POLICY_ENVIRONMENT>; names: OptionNames } {
-  const cutInCode = options.compactionRatio !== undefined || options.keepTokens !== undefined || options.compactionTarget !== undefined || options.keep !== undefined || options.targetTokens !== undefined;
-  return withEnvironment({ tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: options.model }, env, {
-    skip: [...(cutInCode ? (["compactionRatio"] as const) : []), ...(options.trigger !== undefined ? (["tokenLimit"] as const) : [])],
-  });
+  const cutInCode =
+    options.compactionRatio !== undefined ||
+    options.keepTokens !== undefined ||
+    options.compactionTarget !== undefined ||
+    options.keep !== undefined ||
+    options.targetTokens !== undefined;
+  return withEnvironment(
+    { tokenLimit: options.tokenLimit, compactionRatio: options.compactionRatio, model: options.model },
+    env,
+    {
+      skip: [
+        ...(cutInCode ? (["compactionRatio"] as const) : []),
+        ...(options.trigger !== undefined ? (["tokenLimit"] as const) : []),
+      ],
+    },
+  );
 }
 
 /**

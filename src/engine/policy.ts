@@ -146,9 +146,18 @@ export interface CompactionPolicy {
  * Whether a context of `tokens` is over the policy's limit: the trigger every entry point compacts on (the wrapper,
  * the script, the in-graph step, the worker). A policy without a limit is never over it.
  */
-export function isOverLimit(policy: Pick<CompactionPolicy, "tokenLimit" | "triggers">, tokens: number, messages?: number): boolean {
+export function isOverLimit(
+  policy: Pick<CompactionPolicy, "tokenLimit" | "triggers">,
+  tokens: number,
+  messages?: number,
+): boolean {
   // A count of messages not known (a size read from the store) is taken as holding: never skip on a guess.
-  if (policy.triggers) return policy.triggers.some((condition) => (condition.tokens === undefined || tokens >= condition.tokens) && (condition.messages === undefined || messages === undefined || messages >= condition.messages));
+  if (policy.triggers)
+    return policy.triggers.some(
+      (condition) =>
+        (condition.tokens === undefined || tokens >= condition.tokens) &&
+        (condition.messages === undefined || messages === undefined || messages >= condition.messages),
+    );
   return policy.tokenLimit !== undefined && tokens > policy.tokenLimit;
 }
 
@@ -156,7 +165,8 @@ export function isOverLimit(policy: Pick<CompactionPolicy, "tokenLimit" | "trigg
 export type OptionNames = Partial<Record<keyof CompactionPolicyOptions, string>>;
 
 function nonNegativeInteger(parameter: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw invalidArgument(parameter, value, "a non-negative integer number of tokens");
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+    throw invalidArgument(parameter, value, "a non-negative integer number of tokens");
   return value;
 }
 
@@ -169,11 +179,20 @@ export function isCompactionPolicy(value: unknown): value is CompactionPolicy {
  * budget never asks for more).
  * @throws CompactionError INVALID_ARGUMENT naming the option (as `names` spells it) and its value.
  */
-export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxTokens = Number.POSITIVE_INFINITY, names = {} }: { summarizerMaxTokens?: number; names?: OptionNames } = {}): CompactionPolicy {
+export function resolvePolicy(
+  options: CompactionPolicyOptions,
+  {
+    summarizerMaxTokens = Number.POSITIVE_INFINITY,
+    names = {},
+  }: { summarizerMaxTokens?: number; names?: OptionNames } = {},
+): CompactionPolicy {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
   const name = (key: keyof CompactionPolicyOptions) => names[key] ?? key;
   const model = modelNameOf(options.model, name("model")) ?? DEFAULT_MODEL;
-  if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)) {
+  if (
+    options.contextWindow !== undefined &&
+    (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)
+  ) {
     throw invalidArgument(name("contextWindow"), options.contextWindow, "an integer number of tokens >= 100");
   }
   const info = resolveModel(model);
@@ -181,7 +200,13 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
   const spelled = spelledSettings(options, contextWindow, name);
   // A trigger whose conditions do not all count tokens is sized from the default hard limit.
   const limit = spelled.tokenLimit ?? options.tokenLimit ?? (spelled.triggers ? DEFAULT_HARD_LIMIT : undefined);
-  const tokenLimit = limit === undefined ? undefined : resolveTokenLimit(limit, model, { parameter: spelled.tokenLimitName ?? name("tokenLimit"), contextWindow: options.contextWindow });
+  const tokenLimit =
+    limit === undefined
+      ? undefined
+      : resolveTokenLimit(limit, model, {
+          parameter: spelled.tokenLimitName ?? name("tokenLimit"),
+          contextWindow: options.contextWindow,
+        });
   const hardLimit =
     tokenLimit === undefined
       ? undefined
@@ -189,49 +214,93 @@ export function resolvePolicy(options: CompactionPolicyOptions, { summarizerMaxT
           tokenLimit,
           options.hardLimit === undefined
             ? resolveTokenLimit(DEFAULT_HARD_LIMIT, model, { parameter: name("hardLimit"), contextWindow })
-            : resolveTokenLimit(options.hardLimit, model, { parameter: name("hardLimit"), contextWindow: options.contextWindow }),
+            : resolveTokenLimit(options.hardLimit, model, {
+                parameter: name("hardLimit"),
+                contextWindow: options.contextWindow,
+              }),
         );
-  if (options.hardLimit !== undefined && tokenLimit === undefined) throw invalidArgument(name("hardLimit"), options.hardLimit, `given with ${name("tokenLimit")} (or ${name("trigger")})`);
-  const ratio = options.compactionRatio === undefined ? undefined : validateRatio(name("compactionRatio"), options.compactionRatio);
+  if (options.hardLimit !== undefined && tokenLimit === undefined)
+    throw invalidArgument(
+      name("hardLimit"),
+      options.hardLimit,
+      `given with ${name("tokenLimit")} (or ${name("trigger")})`,
+    );
+  const ratio =
+    options.compactionRatio === undefined ? undefined : validateRatio(name("compactionRatio"), options.compactionRatio);
   const target = validateRatio(name("compactionTarget"), options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
   const kept = spelled.keepTokens ?? options.keepTokens;
-  const keepTokens = kept === undefined ? undefined : nonNegativeInteger(spelled.keepTokensName ?? name("keepTokens"), kept);
-  const targetTokens = options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
+  const keepTokens =
+    kept === undefined ? undefined : nonNegativeInteger(spelled.keepTokensName ?? name("keepTokens"), kept);
+  const targetTokens =
+    options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
   const recoveryRatio = validateRatio(name("recoveryRatio"), options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
   const lateness = options.lateness ?? DEFAULT_LATENESS;
-  if (!Number.isInteger(lateness) || lateness < 0) throw invalidArgument(name("lateness"), lateness, "an integer >= 0 (turns or model calls)");
+  if (!Number.isInteger(lateness) || lateness < 0)
+    throw invalidArgument(name("lateness"), lateness, "an integer >= 0 (turns or model calls)");
 
-  const cutGiven = [spelled.keepMessages, keepTokens, ratio, targetTokens, options.compactionTarget].some((value) => value !== undefined);
-  const keepMessages = spelled.keepMessages ?? (!cutGiven && spelled.triggers?.some((condition) => condition.messages !== undefined) ? DEFAULT_KEEP_MESSAGES : undefined);
+  const cutGiven = [spelled.keepMessages, keepTokens, ratio, targetTokens, options.compactionTarget].some(
+    (value) => value !== undefined,
+  );
+  const keepMessages =
+    spelled.keepMessages ??
+    (!cutGiven && spelled.triggers?.some((condition) => condition.messages !== undefined)
+      ? DEFAULT_KEEP_MESSAGES
+      : undefined);
   const cut: CompactionPolicy["cut"] =
     keepMessages !== undefined
       ? { by: "messages", messages: keepMessages }
       : keepTokens !== undefined
-      ? { by: "keep", tokens: keepTokens }
-      : ratio !== undefined
-        ? { by: "ratio", ratio }
-        : targetTokens !== undefined
-          ? { by: "target", tokens: targetTokens }
-          : tokenLimit !== undefined
-            ? { by: "target", tokens: Math.floor(tokenLimit * target) }
-            : { by: "ratio", ratio: DEFAULT_COMPACTION_RATIO };
+        ? { by: "keep", tokens: keepTokens }
+        : ratio !== undefined
+          ? { by: "ratio", ratio }
+          : targetTokens !== undefined
+            ? { by: "target", tokens: targetTokens }
+            : tokenLimit !== undefined
+              ? { by: "target", tokens: Math.floor(tokenLimit * target) }
+              : { by: "ratio", ratio: DEFAULT_COMPACTION_RATIO };
   let summaryTokens: number | undefined = options.summaryTokens;
   if (summaryTokens === undefined && tokenLimit !== undefined) {
     // A lower low-water mark takes the summary's share down with it, in the defaults' proportion (0.6 of 0.8): the
     // summary alone would otherwise fill the target, and every target under 0.6 would end at the same place.
-    const share = ratio !== undefined ? RATIO_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE * Math.min(1, target / DEFAULT_COMPACTION_TARGET);
+    const share =
+      ratio !== undefined
+        ? RATIO_SUMMARY_SHARE
+        : DEFAULT_SUMMARY_SHARE * Math.min(1, target / DEFAULT_COMPACTION_TARGET);
     summaryTokens = Math.max(MIN_DEFAULT_SUMMARY_TOKENS, Math.min(summarizerMaxTokens, Math.round(tokenLimit * share)));
   }
   if (summaryTokens !== undefined && (!Number.isInteger(summaryTokens) || summaryTokens < FLOOR_SUMMARY_TOKENS)) {
     throw invalidArgument(name("summaryTokens"), summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
   }
-  const targetAfter = tokenLimit === undefined ? undefined : cut.by === "target" ? cut.tokens : Math.floor(tokenLimit * (1 - (ratio ?? DEFAULT_COMPACTION_RATIO)));
-  const ceiling = tokenLimit === undefined ? undefined : Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), cut.by === "target" ? cut.tokens : 0);
-  return Object.freeze({ kind: "compaction-policy", tokenLimit, ...(spelled.triggers ? { triggers: Object.freeze([...spelled.triggers]) } : {}), hardLimit, cut: Object.freeze(cut), summaryTokens, ceiling, targetAfter, recoveryRatio, lateness, model, contextWindow });
+  const targetAfter =
+    tokenLimit === undefined
+      ? undefined
+      : cut.by === "target"
+        ? cut.tokens
+        : Math.floor(tokenLimit * (1 - (ratio ?? DEFAULT_COMPACTION_RATIO)));
+  const ceiling =
+    tokenLimit === undefined
+      ? undefined
+      : Math.max(Math.floor(tokenLimit * (1 - COMPACTION_MARGIN)), cut.by === "target" ? cut.tokens : 0);
+  return Object.freeze({
+    kind: "compaction-policy",
+    tokenLimit,
+    ...(spelled.triggers ? { triggers: Object.freeze([...spelled.triggers]) } : {}),
+    hardLimit,
+    cut: Object.freeze(cut),
+    summaryTokens,
+    ceiling,
+    targetAfter,
+    recoveryRatio,
+    lateness,
+    model,
+    contextWindow,
+  });
 }
 
 /** The planner's options for a policy (plan.ts), as every entry point plans. */
-export function planOptionsOf(policy: CompactionPolicy): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
+export function planOptionsOf(
+  policy: CompactionPolicy,
+): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
   const { cut } = policy;
   return {
     compactionRatio: cut.by === "ratio" ? cut.ratio : DEFAULT_COMPACTION_RATIO,
@@ -241,4 +310,3 @@ export function planOptionsOf(policy: CompactionPolicy): Pick<PlanOptions, "comp
     ...(policy.summaryTokens !== undefined ? { summaryTokens: policy.summaryTokens } : {}),
   };
 }
-

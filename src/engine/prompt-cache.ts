@@ -33,7 +33,8 @@ export interface CacheSplit {
 /** How many leading messages `current` shares with `previous`. */
 export function sharedMessages(previous: readonly BaseMessage[], current: readonly BaseMessage[]): number {
   let shared = 0;
-  while (shared < previous.length && shared < current.length && sameMessage(previous[shared]!, current[shared]!)) shared++;
+  while (shared < previous.length && shared < current.length && sameMessage(previous[shared]!, current[shared]!))
+    shared++;
   return shared;
 }
 
@@ -54,7 +55,13 @@ export function cacheSplit(previous: CallInput | undefined, current: CallInput, 
  * that differs on, in the provider's tokens (`ratio` per tokenizer token). `each`: the tokenizer's count of each
  * message of `after`, when the caller has it (else `counter` counts them).
  */
-export function rewrittenTokens(before: readonly BaseMessage[], after: readonly BaseMessage[], counter: TokenCounter, ratio = 1, each?: readonly number[]): number {
+export function rewrittenTokens(
+  before: readonly BaseMessage[],
+  after: readonly BaseMessage[],
+  counter: TokenCounter,
+  ratio = 1,
+  each?: readonly number[],
+): number {
   const shared = sharedMessages(before, after);
   return Math.round((each ? sumOf(each, shared) : counter.countMessagesFrom(after, shared).after) * ratio);
 }

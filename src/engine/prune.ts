@@ -37,7 +37,8 @@ export interface PruneReport {
 }
 
 export function validateKeep(keep: unknown, parameter = "keep"): number {
-  if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 1) throw invalidArgument(parameter, keep, "an integer >= 1 (the head is always kept)");
+  if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 1)
+    throw invalidArgument(parameter, keep, "an integer >= 1 (the head is always kept)");
   return keep;
 }
 
@@ -45,7 +46,11 @@ export function validateKeep(keep: unknown, parameter = "keep"): number {
  * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a bad `keep`; THREAD_NOT_FOUND; UNSUPPORTED for a
  *   saver other than SQLite, Postgres or MemorySaver; STORE_* when the store fails (nothing is deleted then).
  */
-export async function pruneThread(checkpointer: BaseCheckpointSaver, config: unknown, options: PruneOptions = {}): Promise<PruneReport> {
+export async function pruneThread(
+  checkpointer: BaseCheckpointSaver,
+  config: unknown,
+  options: PruneOptions = {},
+): Promise<PruneReport> {
   const threadId = requireThreadId(config, "pruneThread");
   const keep = validateKeep(options.keep ?? DEFAULT_KEEP_CHECKPOINTS);
   return pruneStoredThread(threadStoreFor(checkpointer), threadId, keep, options.dryRun ?? false);
@@ -57,30 +62,63 @@ export async function pruneThread(checkpointer: BaseCheckpointSaver, config: unk
  * results under createSupervisor, which never reach the root conversation. Every message of every namespace stays
  * in a kept checkpoint or in the transcript.
  */
-async function withSubgraphs(store: ThreadStore, threadId: string, checkpoints: readonly StoredCheckpoint[], plan: PrunePlan): Promise<PrunePlan> {
+async function withSubgraphs(
+  store: ThreadStore,
+  threadId: string,
+  checkpoints: readonly StoredCheckpoint[],
+  plan: PrunePlan,
+): Promise<PrunePlan> {
   if (!plan.namespacesBefore) return plan;
   const subgraphs = await store.subgraphMessageIds(threadId, plan.namespacesBefore);
   if (subgraphs.size === 0) return plan;
   const kept = new Set(plan.kept);
   const held = new Set(plan.backfill.map((entry) => entry.messageId));
-  for (const stored of checkpoints) if (kept.has(stored.tuple.checkpoint.id)) for (const message of stored.messages) if (message.id) held.add(message.id);
-  const recorded = await store.recall.recorded(threadId, [...subgraphs.values()].flatMap((ids) => ids ?? []));
-  const keepNamespaces = [...subgraphs].filter(([, ids]) => ids === undefined || ids.some((id) => !held.has(id) && !recorded.has(id))).map(([namespace]) => namespace);
+  for (const stored of checkpoints)
+    if (kept.has(stored.tuple.checkpoint.id))
+      for (const message of stored.messages) if (message.id) held.add(message.id);
+  const recorded = await store.recall.recorded(
+    threadId,
+    [...subgraphs.values()].flatMap((ids) => ids ?? []),
+  );
+  const keepNamespaces = [...subgraphs]
+    .filter(([, ids]) => ids === undefined || ids.some((id) => !held.has(id) && !recorded.has(id)))
+    .map(([namespace]) => namespace);
   return keepNamespaces.length === 0 ? plan : { ...plan, keepNamespaces };
 }
 
-export async function pruneStoredThread(store: ThreadStore, threadId: string, keep: number, dryRun: boolean): Promise<PruneReport> {
+export async function pruneStoredThread(
+  store: ThreadStore,
+  threadId: string,
+  keep: number,
+  dryRun: boolean,
+): Promise<PruneReport> {
   // Before reading anything: a saver this library cannot delete from.
   if (!store.prunable) throw unsupportedPrune(store.saver);
   return retrying({ attempts: ATTEMPTS }, async (): Promise<Attempt<PruneReport>> => {
     const plan = (await store.planPruneByIds(threadId, keep)) ?? (await planByReading(store, threadId, keep));
     const checkpointsBefore = plan.kept.length + plan.remove.length;
-    const report = { threadId, headCheckpointId: plan.headCheckpointId, checkpointsBefore, kept: plan.kept.length, removed: plan.remove.length, backfilled: plan.backfill.length };
-    if (plan.remove.length === 0) return { done: { ...report, status: "nothing", reason: `${checkpointsBefore} checkpoint(s), all kept` } };
+    const report = {
+      threadId,
+      headCheckpointId: plan.headCheckpointId,
+      checkpointsBefore,
+      kept: plan.kept.length,
+      removed: plan.remove.length,
+      backfilled: plan.backfill.length,
+    };
+    if (plan.remove.length === 0)
+      return { done: { ...report, status: "nothing", reason: `${checkpointsBefore} checkpoint(s), all kept` } };
     if (dryRun) return { done: { ...report, status: "dry-run" } };
     const outcome = await store.prune(threadId, plan);
     if (outcome.status === "pruned") return { done: { ...report, status: "pruned" } };
-    return { again: { ...report, removed: 0, backfilled: 0, status: "conflict", reason: `the head kept moving (now ${outcome.headCheckpointId ?? "nothing"}): nothing deleted` } };
+    return {
+      again: {
+        ...report,
+        removed: 0,
+        backfilled: 0,
+        status: "conflict",
+        reason: `the head kept moving (now ${outcome.headCheckpointId ?? "nothing"}): nothing deleted`,
+      },
+    };
   });
 }
 
@@ -88,16 +126,41 @@ export async function pruneStoredThread(store: ThreadStore, threadId: string, ke
 async function planByReading(store: ThreadStore, threadId: string, keep: number): Promise<PrunePlan> {
   const checkpoints = (await store.listCheckpoints(threadId)).reverse();
   if (checkpoints.length === 0) throw threadNotFound(threadId);
-  return withSubgraphs(store, threadId, checkpoints, planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))));
+  return withSubgraphs(
+    store,
+    threadId,
+    checkpoints,
+    planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))),
+  );
 }
 
 /** With `keepCheckpoints` (`keep`), a landed compaction is followed by a prune; its outcome goes into the report. */
-export async function pruneAfterCompaction(store: ThreadStore, keep: number | undefined, report: CompactionReport): Promise<CompactionReport> {
+export async function pruneAfterCompaction(
+  store: ThreadStore,
+  keep: number | undefined,
+  report: CompactionReport,
+): Promise<CompactionReport> {
   if (keep === undefined || report.status !== "compacted") return report;
   try {
     const pruned = await pruneStoredThread(store, report.threadId, keep, false);
-    return { ...report, pruned: { status: pruned.status, removed: pruned.removed, backfilled: pruned.backfilled, ...(pruned.reason ? { reason: pruned.reason } : {}) } };
+    return {
+      ...report,
+      pruned: {
+        status: pruned.status,
+        removed: pruned.removed,
+        backfilled: pruned.backfilled,
+        ...(pruned.reason ? { reason: pruned.reason } : {}),
+      },
+    };
   } catch (error) {
-    return { ...report, pruned: { status: "failed", removed: 0, backfilled: 0, reason: error instanceof Error ? error.message : String(error) } };
+    return {
+      ...report,
+      pruned: {
+        status: "failed",
+        removed: 0,
+        backfilled: 0,
+        reason: error instanceof Error ? error.message : String(error),
+      },
+    };
   }
 }

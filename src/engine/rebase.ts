@@ -13,9 +13,7 @@ export interface RebaseSource {
   summary: BaseMessage;
 }
 
-export type RebaseResult =
-  | { ok: true; messages: BaseMessage[]; appended: number }
-  | { ok: false; reason: string };
+export type RebaseResult = { ok: true; messages: BaseMessage[]; appended: number } | { ok: false; reason: string };
 
 function json(value: unknown): string {
   return value === undefined ? "" : JSON.stringify(value);
@@ -62,7 +60,12 @@ export function prefixMismatch(prefix: readonly BaseMessage[], current: readonly
  * are `prefix`: `[system, summary, pinned, ...current.slice(prefixLength)]`, or why it cannot be applied.
  * `snapshotLength` is the length of the snapshot the summary was computed on (to report what was appended since).
  */
-export function rebaseCompaction(source: RebaseSource, prefix: readonly BaseMessage[], current: readonly BaseMessage[], snapshotLength: number): RebaseResult {
+export function rebaseCompaction(
+  source: RebaseSource,
+  prefix: readonly BaseMessage[],
+  current: readonly BaseMessage[],
+  snapshotLength: number,
+): RebaseResult {
   const mismatch = prefixMismatch(prefix, current);
   if (mismatch >= 0) {
     const found = current[mismatch];
@@ -76,7 +79,12 @@ export function rebaseCompaction(source: RebaseSource, prefix: readonly BaseMess
   }
   return {
     ok: true,
-    messages: [...source.plan.system, source.summary, ...source.plan.pinned, ...current.slice(source.plan.prefixLength)],
+    messages: [
+      ...source.plan.system,
+      source.summary,
+      ...source.plan.pinned,
+      ...current.slice(source.plan.prefixLength),
+    ],
     appended: Math.max(0, current.length - snapshotLength),
   };
 }

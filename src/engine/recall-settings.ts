@@ -33,13 +33,17 @@ export const SEARCH_TOOL_ENVIRONMENT = "HISTORY_SEARCH_TOOL";
  * here, so one thread gets the same summary header whichever compacts it.
  * @throws CompactionError INVALID_ARGUMENT naming `recall`, `recall.announce` or HISTORY_SEARCH_TOOL and the value.
  */
-export function resolveRecall(recall: boolean | RecallOptions | undefined, env: Record<string, string | undefined>): RecallSettings {
+export function resolveRecall(
+  recall: boolean | RecallOptions | undefined,
+  env: Record<string, string | undefined>,
+): RecallSettings {
   const given = recall ?? true;
   if (typeof given !== "boolean" && (typeof given !== "object" || given === null || Array.isArray(given))) {
     throw invalidArgument("recall", given, "true, false or { language, announce }");
   }
   const recallOptions = typeof given === "object" ? given : {};
-  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean") throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
+  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean")
+    throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
   const language = validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE);
   const announce = recallOptions.announce ?? announceFromEnv(env) ?? false;
   return { enabled: given !== false, announce: given !== false && announce, language };
@@ -50,5 +54,10 @@ function announceFromEnv(env: Record<string, string | undefined>): boolean | und
   if (!raw) return undefined;
   if (["true", "1", "yes"].includes(raw)) return true;
   if (["false", "0", "no"].includes(raw)) return false;
-  throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: SEARCH_TOOL_ENVIRONMENT, value: env[SEARCH_TOOL_ENVIRONMENT], message: `${SEARCH_TOOL_ENVIRONMENT} must be true or false; got ${JSON.stringify(env[SEARCH_TOOL_ENVIRONMENT])}` });
+  throw new CompactionError({
+    code: "INVALID_ARGUMENT",
+    parameter: SEARCH_TOOL_ENVIRONMENT,
+    value: env[SEARCH_TOOL_ENVIRONMENT],
+    message: `${SEARCH_TOOL_ENVIRONMENT} must be true or false; got ${JSON.stringify(env[SEARCH_TOOL_ENVIRONMENT])}`,
+  });
 }

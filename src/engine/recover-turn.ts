@@ -24,7 +24,11 @@ export async function recoverTurn(
   const current = await store.readHead(threadId);
   const base = await store.readCheckpoint(threadId, baseCheckpointId);
   if (!current || !base) {
-    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: baseCheckpointId, message: `thread ${threadId}: checkpoint ${baseCheckpointId} not found` });
+    throw new CompactionError({
+      code: "CHECKPOINT_NOT_FOUND",
+      value: baseCheckpointId,
+      message: `thread ${threadId}: checkpoint ${baseCheckpointId} not found`,
+    });
   }
   const history = base.messages;
   const currentId = current.tuple.checkpoint.id;
@@ -45,11 +49,30 @@ export async function recoverTurn(
     head: current.tuple,
     base: base.tuple,
     messages: compacted.messages,
-    metadata: { compaction: { replacedCheckpointId: currentId, recoveredFrom: baseCheckpointId, summarizedMessages: cut.summarize.length, summaryId: compacted.summary.id } },
+    metadata: {
+      compaction: {
+        replacedCheckpointId: currentId,
+        recoveredFrom: baseCheckpointId,
+        summarizedMessages: cut.summarize.length,
+        summaryId: compacted.summary.id,
+      },
+    },
     ignorePendingWrites: true,
     // The messages summarized out of the pre-turn history are held by the checkpoint before the failed turn.
-    ...(settings.recall.enabled ? { recall: recallChanges(threadId, baseCheckpointId, history, compacted.messages) } : {}),
+    ...(settings.recall.enabled
+      ? { recall: recallChanges(threadId, baseCheckpointId, history, compacted.messages) }
+      : {}),
   });
   if (outcome.status !== "written") return { ...report, status: "conflict", reason: outcome.reason };
-  return { ...report, ...(await compactedFields(settings, `recovered from an overflowing turn: ${cut.reason}`, outcome.checkpointId, compacted, started, current.messages)) };
+  return {
+    ...report,
+    ...(await compactedFields(
+      settings,
+      `recovered from an overflowing turn: ${cut.reason}`,
+      outcome.checkpointId,
+      compacted,
+      started,
+      current.messages,
+    )),
+  };
 }

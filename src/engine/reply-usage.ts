@@ -18,7 +18,11 @@ export interface ProviderUsage {
 export type Reported = Parameters<typeof usageOf>[0];
 
 /** The thread's latest AI message (`index` -1 when none) and the usage figures it reported, if any. */
-export function latestReply(messages: readonly BaseMessage[]): { index: number; message?: BaseMessage; reported?: Reported } {
+export function latestReply(messages: readonly BaseMessage[]): {
+  index: number;
+  message?: BaseMessage;
+  reported?: Reported;
+} {
   let index = messages.length - 1;
   while (index >= 0 && messages[index]!.getType() !== "ai") index--;
   const message = index >= 0 ? messages[index]! : undefined;
@@ -32,17 +36,27 @@ export function latestUsage(messages: readonly BaseMessage[]): ProviderUsage | u
 }
 
 /** The provider's figures in a reply's `usage_metadata`, or undefined when its input count is not a positive number. */
-export function usageOf(reported: { input_tokens?: unknown; input_token_details?: { cache_read?: unknown; cache_creation?: unknown } }): ProviderUsage | undefined {
+export function usageOf(reported: {
+  input_tokens?: unknown;
+  input_token_details?: { cache_read?: unknown; cache_creation?: unknown };
+}): ProviderUsage | undefined {
   const input = reported.input_tokens;
   if (typeof input !== "number" || !Number.isFinite(input) || input <= 0) return undefined;
   const details = reported.input_token_details;
-  const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
+  const count = (value: unknown) =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
   const cacheRead = count(details?.cache_read);
   const cacheCreation = count(details?.cache_creation);
-  return { inputTokens: input, ...(cacheRead === undefined ? {} : { cacheRead }), ...(cacheCreation === undefined ? {} : { cacheCreation }) };
+  return {
+    inputTokens: input,
+    ...(cacheRead === undefined ? {} : { cacheRead }),
+    ...(cacheCreation === undefined ? {} : { cacheCreation }),
+  };
 }
 
 export function modelOf(message: BaseMessage): string {
-  const name = (message.response_metadata as { model_name?: unknown; model?: unknown } | undefined)?.model_name ?? (message.response_metadata as { model?: unknown } | undefined)?.model;
+  const name =
+    (message.response_metadata as { model_name?: unknown; model?: unknown } | undefined)?.model_name ??
+    (message.response_metadata as { model?: unknown } | undefined)?.model;
   return typeof name === "string" && name !== "" ? name : "unknown";
 }

@@ -49,7 +49,12 @@ export type AfterDecision = "start" | "apply" | "none";
 export function ended(
   schedule: ThreadSchedule,
   rules: ScheduleRules,
-  { state, tokens, messages, inFlight = 0 }: { state: ScheduleState; tokens: number; messages?: number; inFlight?: number },
+  {
+    state,
+    tokens,
+    messages,
+    inFlight = 0,
+  }: { state: ScheduleState; tokens: number; messages?: number; inFlight?: number },
 ): AfterDecision {
   const over = isOverLimit(rules, tokens, messages);
   if (!over) schedule.overLimit = 0;
@@ -78,7 +83,12 @@ export type BeforeDecision = "go" | "start" | "apply" | "wait" | "rescue";
 export function starting(
   schedule: ThreadSchedule,
   rules: ScheduleRules,
-  { state, tokens, messages, startsHere = false }: { state: ScheduleState; tokens: number; messages?: number; startsHere?: boolean },
+  {
+    state,
+    tokens,
+    messages,
+    startsHere = false,
+  }: { state: ScheduleState; tokens: number; messages?: number; startsHere?: boolean },
 ): BeforeDecision {
   const over = isOverLimit(rules, tokens, messages);
   const atRisk = rules.hardLimit !== undefined && tokens > rules.hardLimit;

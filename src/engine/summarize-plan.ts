@@ -5,7 +5,12 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../errors.js";
-import { createSummaryMessage, getSummaryProvenance, summaryText, type SummaryProvenance } from "../messages/summary-message.js";
+import {
+  createSummaryMessage,
+  getSummaryProvenance,
+  summaryText,
+  type SummaryProvenance,
+} from "../messages/summary-message.js";
 import { validateHistory } from "../messages/validate.js";
 import { validateSummaryText } from "../summarizers/output.js";
 import type { Summarizer, SummarizerUsage } from "../summarizers/types.js";
@@ -40,7 +45,10 @@ export interface UnwrittenSummary {
 }
 
 /** What summarizing needs of the manager's settings (a strategy passes its own). */
-export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryPrefix" | "summaryTimeoutMs"> & {
+export type SummarySettings = Pick<
+  ManagerSettings,
+  "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryPrefix" | "summaryTimeoutMs"
+> & {
   recall: Pick<ManagerSettings["recall"], "announce">;
 };
 
@@ -49,7 +57,12 @@ export type SummarySettings = Pick<ManagerSettings, "summarizer" | "fallbackSumm
  * `signal`: the caller stops (a worker shutting down): the summary in flight is abandoned at once, its summarizer's
  * own signal aborted, nothing written, no fallback tried.
  */
-export async function summarizePlan(settings: SummarySettings, plan: CompactionPlan, replacedCheckpointId: string | undefined, signal?: AbortSignal): Promise<CompactedMessages> {
+export async function summarizePlan(
+  settings: SummarySettings,
+  plan: CompactionPlan,
+  replacedCheckpointId: string | undefined,
+  signal?: AbortSignal,
+): Promise<CompactedMessages> {
   const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
   const started = performance.now();
   let summarizer = settings.summarizer;
@@ -60,12 +73,23 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
     // A custom summarizer's figures that are not counts are left out (never a NaN in the report).
     const counts = [usage.inputTokens, usage.outputTokens, usage.cachedInputTokens ?? 0];
     if (!counts.every((count) => Number.isFinite(count) && count >= 0)) return;
-    tokens = addSummarizerTokens(tokens, { input: usage.inputTokens, output: usage.outputTokens, cachedInput: usage.cachedInputTokens ?? 0, calls: 1 });
+    tokens = addSummarizerTokens(tokens, {
+      input: usage.inputTokens,
+      output: usage.outputTokens,
+      cachedInput: usage.cachedInputTokens ?? 0,
+      calls: 1,
+    });
   };
   try {
     text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal, onUsage);
   } catch (error) {
-    if (signal?.aborted || !settings.fallbackSummarizer || !CompactionError.isInstance(error) || error.code !== "SUMMARIZER_FAILED") throw error;
+    if (
+      signal?.aborted ||
+      !settings.fallbackSummarizer ||
+      !CompactionError.isInstance(error) ||
+      error.code !== "SUMMARIZER_FAILED"
+    )
+      throw error;
     fallbackReason = error.message;
     summarizer = settings.fallbackSummarizer;
     text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal, onUsage);
@@ -77,7 +101,10 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
     {
       replacedCheckpointId: replacedCheckpointId ?? null,
       coveredMessages: plan.summarize.length + (previous?.coveredMessages ?? 0),
-      coveredTokens: plan.tokens.summarized - (plan.previousSummary ? settings.counter.countMessage(plan.previousSummary) : 0) + (previous?.coveredTokens ?? 0),
+      coveredTokens:
+        plan.tokens.summarized -
+        (plan.previousSummary ? settings.counter.countMessage(plan.previousSummary) : 0) +
+        (previous?.coveredTokens ?? 0),
       firstCoveredId: previous?.firstCoveredId ?? plan.summarize[0]?.id ?? null,
       lastCoveredId: plan.summarize.at(-1)?.id ?? null,
       coveredIds: ids,
@@ -93,9 +120,20 @@ export async function summarizePlan(settings: SummarySettings, plan: CompactionP
   const result = [...plan.system, summary, ...plan.keep];
   const problems = validateHistory(result);
   if (problems.length > 0) {
-    throw new CompactionError({ code: "INVALID_HISTORY", message: `the compacted history would be invalid: ${problems[0]!.message}` });
+    throw new CompactionError({
+      code: "INVALID_HISTORY",
+      message: `the compacted history would be invalid: ${problems[0]!.message}`,
+    });
   }
-  return { messages: result, summary, plan, summarizerMs, summarizer, fallbackReason, ...(tokens ? { summarizerTokens: tokens } : {}) };
+  return {
+    messages: result,
+    summary,
+    plan,
+    summarizerMs,
+    summarizer,
+    fallbackReason,
+    ...(tokens ? { summarizerTokens: tokens } : {}),
+  };
 }
 
 /** The provenance's `pins`, when the plan moves pinned messages after the summary and keeps a message after them. */
@@ -106,7 +144,13 @@ function pinsOf(plan: CompactionPlan): Pick<SummaryProvenance, "pins"> {
   return { pins: { ids: plan.pinned.flatMap((message) => (message.id ? [message.id] : [])), keptId, followedId } };
 }
 
-async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeoutMs: number, stop: AbortSignal | undefined, onUsage: (usage: SummarizerUsage) => void): Promise<string> {
+async function runSummarizer(
+  summarizer: Summarizer,
+  plan: CompactionPlan,
+  timeoutMs: number,
+  stop: AbortSignal | undefined,
+  onUsage: (usage: SummarizerUsage) => void,
+): Promise<string> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let stopped: (() => void) | undefined;
@@ -115,8 +159,24 @@ async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeo
       controller.abort(error);
       reject(error);
     };
-    timer = setTimeout(() => fail(new CompactionError({ code: "SUMMARIZER_FAILED", value: timeoutMs, message: `the summarizer did not answer within ${timeoutMs} ms (summaryTimeoutMs)` })), timeoutMs);
-    stopped = () => fail(new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summary was abandoned: the compaction was stopped; nothing was written" }));
+    timer = setTimeout(
+      () =>
+        fail(
+          new CompactionError({
+            code: "SUMMARIZER_FAILED",
+            value: timeoutMs,
+            message: `the summarizer did not answer within ${timeoutMs} ms (summaryTimeoutMs)`,
+          }),
+        ),
+      timeoutMs,
+    );
+    stopped = () =>
+      fail(
+        new CompactionError({
+          code: "SUMMARIZER_FAILED",
+          message: "the summary was abandoned: the compaction was stopped; nothing was written",
+        }),
+      );
     if (stop?.aborted) stopped();
     else stop?.addEventListener("abort", stopped, { once: true });
   });
@@ -124,7 +184,9 @@ async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeo
     const text = await Promise.race([
       summarizer.summarize({
         previousSummary: plan.previousSummary ? summaryText(plan.previousSummary) : undefined,
-        previousCoveredMessages: plan.previousSummary ? getSummaryProvenance(plan.previousSummary)?.coveredMessages : undefined,
+        previousCoveredMessages: plan.previousSummary
+          ? getSummaryProvenance(plan.previousSummary)?.coveredMessages
+          : undefined,
         messages: plan.summarize,
         tokenBudget: plan.tokens.summaryBudget,
         signal: controller.signal,
@@ -133,7 +195,11 @@ async function runSummarizer(summarizer: Summarizer, plan: CompactionPlan, timeo
       timeout,
     ]);
     if (typeof text !== "string") {
-      throw new CompactionError({ code: "SUMMARIZER_FAILED", value: text, message: `the summarizer returned ${typeof text}, not text` });
+      throw new CompactionError({
+        code: "SUMMARIZER_FAILED",
+        value: text,
+        message: `the summarizer returned ${typeof text}, not text`,
+      });
     }
     return validateSummaryText(text, plan.tokens.summaryBudget);
   } catch (error) {

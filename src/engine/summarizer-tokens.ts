@@ -11,7 +11,15 @@ export interface SummarizerTokens {
 }
 
 /** The sum of two summarizers' token figures (undefined when neither reported any). */
-export function addSummarizerTokens(a: SummarizerTokens | undefined, b: SummarizerTokens | undefined): SummarizerTokens | undefined {
+export function addSummarizerTokens(
+  a: SummarizerTokens | undefined,
+  b: SummarizerTokens | undefined,
+): SummarizerTokens | undefined {
   if (!a || !b) return a ?? b;
-  return { input: a.input + b.input, output: a.output + b.output, cachedInput: a.cachedInput + b.cachedInput, calls: a.calls + b.calls };
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cachedInput: a.cachedInput + b.cachedInput,
+    calls: a.calls + b.calls,
+  };
 }

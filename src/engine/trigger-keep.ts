@@ -61,19 +61,29 @@ export interface Spelled {
   triggers?: readonly TriggerCondition[];
 }
 
-const TRIGGER_RULE = "{ tokens, fraction, messages } (at least one: all must hold) or a non-empty list of them (any must hold)";
+const TRIGGER_RULE =
+  "{ tokens, fraction, messages } (at least one: all must hold) or a non-empty list of them (any must hold)";
 const KEEP_RULE = "{ tokens: n }, { fraction: f } (0 < f < 1 of the window) or { messages: n }, exactly one";
 
 /**
  * `trigger` and `keep` as the policy's settings; `contextWindow`: the model's window, for `keep.fraction`.
  * @throws CompactionError INVALID_ARGUMENT naming the option (as `name` spells it) and its value.
  */
-export function spelledSettings(given: VocabularyOptions, contextWindow: number, name: (key: keyof VocabularyOptions) => string): Spelled {
+export function spelledSettings(
+  given: VocabularyOptions,
+  contextWindow: number,
+  name: (key: keyof VocabularyOptions) => string,
+): Spelled {
   const spelled: Spelled = {};
   const options = withoutDeprecated(given);
   const { trigger, keep } = options;
   if (trigger !== undefined) {
-    if (options.tokenLimit !== undefined) throw invalidArgument(name("trigger"), trigger, `left out when ${name("tokenLimit")} is given (trigger is its other name)`);
+    if (options.tokenLimit !== undefined)
+      throw invalidArgument(
+        name("trigger"),
+        trigger,
+        `left out when ${name("tokenLimit")} is given (trigger is its other name)`,
+      );
     const field = Array.isArray(trigger) ? undefined : onlyField(trigger);
     if (field === "tokens" || field === "fraction") {
       const value = (trigger as ContextSize)[field];
@@ -84,7 +94,13 @@ export function spelledSettings(given: VocabularyOptions, contextWindow: number,
     } else {
       const list = Array.isArray(trigger) ? trigger : [trigger];
       if (list.length === 0) throw invalidArgument(name("trigger"), trigger, TRIGGER_RULE);
-      spelled.triggers = list.map((condition, index) => conditionOf(condition, Array.isArray(trigger) ? `${name("trigger")}[${index}]` : name("trigger"), contextWindow));
+      spelled.triggers = list.map((condition, index) =>
+        conditionOf(
+          condition,
+          Array.isArray(trigger) ? `${name("trigger")}[${index}]` : name("trigger"),
+          contextWindow,
+        ),
+      );
       const figures = spelled.triggers.map((condition) => condition.tokens);
       const least = figures.every((tokens) => tokens !== undefined) ? Math.min(...(figures as number[])) : undefined;
       if (least !== undefined) {
@@ -96,18 +112,27 @@ export function spelledSettings(given: VocabularyOptions, contextWindow: number,
   if (keep !== undefined) {
     const field = onlyField(keep);
     if (field === undefined) throw invalidArgument(name("keep"), keep, KEEP_RULE);
-    const other = (["compactionRatio", "compactionTarget", "keepTokens", "targetTokens"] as const).find((key) => options[key] !== undefined);
-    if (other !== undefined) throw invalidArgument(name("keep"), keep, `left out when ${name(other)} is given (both say where to cut)`);
+    const other = (["compactionRatio", "compactionTarget", "keepTokens", "targetTokens"] as const).find(
+      (key) => options[key] !== undefined,
+    );
+    if (other !== undefined)
+      throw invalidArgument(name("keep"), keep, `left out when ${name(other)} is given (both say where to cut)`);
     const value = keep[field];
     if (field === "tokens") {
       // keepTokens' own rule checks it, naming the field it came from.
       spelled.keepTokens = value;
       spelled.keepTokensName = `${name("keep")}.tokens`;
     } else if (field === "fraction") {
-      if (typeof value !== "number" || !(value > 0 && value < 1)) throw invalidArgument(`${name("keep")}.fraction`, value, "a share of the window, 0 < f < 1");
+      if (typeof value !== "number" || !(value > 0 && value < 1))
+        throw invalidArgument(`${name("keep")}.fraction`, value, "a share of the window, 0 < f < 1");
       spelled.keepTokens = Math.floor(value * contextWindow);
     } else {
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw invalidArgument(`${name("keep")}.messages`, value, "an integer >= 0 (the latest user turn is kept whatever it says)");
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+        throw invalidArgument(
+          `${name("keep")}.messages`,
+          value,
+          "an integer >= 0 (the latest user turn is kept whatever it says)",
+        );
       spelled.keepMessages = value;
     }
   }
@@ -119,38 +144,64 @@ function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
   const { maxTokensBeforeSummary, messagesToKeep, ...rest } = options;
   const spelled: VocabularyOptions = { ...rest };
   if (maxTokensBeforeSummary !== undefined) {
-    if (rest.trigger !== undefined || rest.tokenLimit !== undefined) throw invalidArgument("maxTokensBeforeSummary", maxTokensBeforeSummary, "left out when trigger or tokenLimit is given (it is trigger's deprecated name)");
+    if (rest.trigger !== undefined || rest.tokenLimit !== undefined)
+      throw invalidArgument(
+        "maxTokensBeforeSummary",
+        maxTokensBeforeSummary,
+        "left out when trigger or tokenLimit is given (it is trigger's deprecated name)",
+      );
     checkTokens("maxTokensBeforeSummary", "tokens", maxTokensBeforeSummary);
-    warnDeprecated("maxTokensBeforeSummary", "maxTokensBeforeSummary is deprecated (langchain's old name): use trigger: { tokens } instead.");
+    warnDeprecated(
+      "maxTokensBeforeSummary",
+      "maxTokensBeforeSummary is deprecated (langchain's old name): use trigger: { tokens } instead.",
+    );
     spelled.trigger = { tokens: maxTokensBeforeSummary };
   }
   if (messagesToKeep !== undefined) {
-    if (rest.keep !== undefined) throw invalidArgument("messagesToKeep", messagesToKeep, "left out when keep is given (it is keep's deprecated name)");
-    if (!(typeof messagesToKeep === "number" && Number.isInteger(messagesToKeep) && messagesToKeep >= 0)) throw invalidArgument("messagesToKeep", messagesToKeep, "an integer >= 0");
-    warnDeprecated("messagesToKeep", "messagesToKeep is deprecated (langchain's old name): use keep: { messages } instead.");
+    if (rest.keep !== undefined)
+      throw invalidArgument(
+        "messagesToKeep",
+        messagesToKeep,
+        "left out when keep is given (it is keep's deprecated name)",
+      );
+    if (!(typeof messagesToKeep === "number" && Number.isInteger(messagesToKeep) && messagesToKeep >= 0))
+      throw invalidArgument("messagesToKeep", messagesToKeep, "an integer >= 0");
+    warnDeprecated(
+      "messagesToKeep",
+      "messagesToKeep is deprecated (langchain's old name): use keep: { messages } instead.",
+    );
     spelled.keep = { messages: messagesToKeep };
   }
   return spelled;
 }
 
-
 function checkTokens(parameter: string, field: "tokens" | "fraction", value: unknown): void {
-  if (field === "tokens" && !(typeof value === "number" && Number.isFinite(value) && value > 1)) throw invalidArgument(parameter, value, "a number of tokens > 1 (a share of the window is trigger.fraction)");
-  if (field === "fraction" && !(typeof value === "number" && value > 0 && value <= 1)) throw invalidArgument(parameter, value, "a share of the window, 0 < f <= 1");
+  if (field === "tokens" && !(typeof value === "number" && Number.isFinite(value) && value > 1))
+    throw invalidArgument(parameter, value, "a number of tokens > 1 (a share of the window is trigger.fraction)");
+  if (field === "fraction" && !(typeof value === "number" && value > 0 && value <= 1))
+    throw invalidArgument(parameter, value, "a share of the window, 0 < f <= 1");
 }
 
 /** One condition of a trigger list, checked, its fraction as tokens of `contextWindow`. */
 function conditionOf(condition: unknown, parameter: string, contextWindow: number): TriggerCondition {
-  const fields = typeof condition === "object" && condition !== null && !Array.isArray(condition) ? Object.keys(condition) : [];
+  const fields =
+    typeof condition === "object" && condition !== null && !Array.isArray(condition) ? Object.keys(condition) : [];
   const known = ["tokens", "fraction", "messages"];
   const set = fields.filter((key) => (condition as Record<string, unknown>)[key] !== undefined);
-  if (set.length === 0 || fields.some((key) => !known.includes(key))) throw invalidArgument(parameter, condition, TRIGGER_RULE);
+  if (set.length === 0 || fields.some((key) => !known.includes(key)))
+    throw invalidArgument(parameter, condition, TRIGGER_RULE);
   const { tokens, fraction, messages } = condition as ContextSize;
   if (tokens !== undefined) checkTokens(`${parameter}.tokens`, "tokens", tokens);
   if (fraction !== undefined) checkTokens(`${parameter}.fraction`, "fraction", fraction);
-  if (messages !== undefined && !(typeof messages === "number" && Number.isInteger(messages) && messages >= 1)) throw invalidArgument(`${parameter}.messages`, messages, "an integer >= 1");
-  const figures = [tokens, fraction === undefined ? undefined : Math.floor(fraction * contextWindow)].filter((value): value is number => value !== undefined);
-  return Object.freeze({ ...(figures.length > 0 ? { tokens: Math.max(...figures) } : {}), ...(messages === undefined ? {} : { messages }) });
+  if (messages !== undefined && !(typeof messages === "number" && Number.isInteger(messages) && messages >= 1))
+    throw invalidArgument(`${parameter}.messages`, messages, "an integer >= 1");
+  const figures = [tokens, fraction === undefined ? undefined : Math.floor(fraction * contextWindow)].filter(
+    (value): value is number => value !== undefined,
+  );
+  return Object.freeze({
+    ...(figures.length > 0 ? { tokens: Math.max(...figures) } : {}),
+    ...(messages === undefined ? {} : { messages }),
+  });
 }
 
 /** The one field `size` sets, or undefined when it is no object or sets none or several. */

@@ -22,11 +22,19 @@ export async function writeHistory(
   settings: ManagerSettings,
   threadId: string,
   messages: readonly BaseMessage[],
-  { expectedCheckpointId, metadata, knownHead }: { expectedCheckpointId?: string; metadata?: Record<string, unknown>; knownHead?: ThreadHead } = {},
+  {
+    expectedCheckpointId,
+    metadata,
+    knownHead,
+  }: { expectedCheckpointId?: string; metadata?: Record<string, unknown>; knownHead?: ThreadHead } = {},
 ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
   const problems = validateHistory(messages);
   if (problems.length > 0) {
-    throw new CompactionError({ code: "INVALID_HISTORY", value: problems, message: `refusing to write an invalid history: ${problems[0]!.message}` });
+    throw new CompactionError({
+      code: "INVALID_HISTORY",
+      value: problems,
+      message: `refusing to write an invalid history: ${problems[0]!.message}`,
+    });
   }
   const head = knownHead ?? (await settings.store.readHead(threadId));
   if (!head) throw threadNotFound(threadId);
@@ -39,7 +47,11 @@ export async function writeHistory(
     });
   }
   if (head.busyReason) {
-    throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}` });
+    throw new CompactionError({
+      code: "THREAD_BUSY",
+      value: threadId,
+      message: `thread ${threadId} is not idle: ${head.busyReason}`,
+    });
   }
   const outcome = await settings.store.replaceHead({
     threadId,
@@ -56,13 +68,27 @@ export async function writeHistory(
  * The one mapping of a compare-and-swap that did not land to its error: THREAD_BUSY (pending writes) or
  * WRITE_CONFLICT (the head moved). `outcomeOfWriteError` maps them back to a report's status.
  */
-export function writeOutcomeError(threadId: string, outcome: Exclude<ReplaceOutcome, { status: "written" }>): CompactionError {
-  if (outcome.status === "busy") return new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${outcome.reason}` });
-  return new CompactionError({ code: "WRITE_CONFLICT", value: outcome.headCheckpointId, message: `thread ${threadId}: ${outcome.reason}` });
+export function writeOutcomeError(
+  threadId: string,
+  outcome: Exclude<ReplaceOutcome, { status: "written" }>,
+): CompactionError {
+  if (outcome.status === "busy")
+    return new CompactionError({
+      code: "THREAD_BUSY",
+      value: threadId,
+      message: `thread ${threadId} is not idle: ${outcome.reason}`,
+    });
+  return new CompactionError({
+    code: "WRITE_CONFLICT",
+    value: outcome.headCheckpointId,
+    message: `thread ${threadId}: ${outcome.reason}`,
+  });
 }
 
 /** What a write that lost (THREAD_BUSY, WRITE_CONFLICT) means for a report: `skipped` or `conflict`; undefined for any other error. */
-export function outcomeOfWriteError(error: unknown): { status: "skipped"; code: "BUSY"; reason: string } | { status: "conflict"; reason: string } | undefined {
+export function outcomeOfWriteError(
+  error: unknown,
+): { status: "skipped"; code: "BUSY"; reason: string } | { status: "conflict"; reason: string } | undefined {
   if (!CompactionError.isInstance(error)) return undefined;
   if (error.code === "THREAD_BUSY") return { status: "skipped", code: "BUSY", reason: error.message };
   if (error.code === "WRITE_CONFLICT") return { status: "conflict", reason: error.message };

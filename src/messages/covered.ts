@@ -18,7 +18,9 @@ export interface CoveredCopies {
   before: boolean;
 }
 
-export function coveredCopies(messages: ReadonlyArray<{ id?: string | null; additional_kwargs?: unknown }>): CoveredCopies {
+export function coveredCopies(
+  messages: ReadonlyArray<{ id?: string | null; additional_kwargs?: unknown }>,
+): CoveredCopies {
   const result: CoveredCopies = { after: [], before: false };
   // Most calls hold no summary, or one at the front: the ids are mapped only when a summary covers something.
   if (!messages.some((message) => provenanceOf(message))) return result;
@@ -30,7 +32,10 @@ export function coveredCopies(messages: ReadonlyArray<{ id?: string | null; addi
   messages.forEach((message, index) => {
     const provenance = provenanceOf(message);
     if (!provenance) return;
-    for (const id of [...provenance.coveredIds, ...(provenance.previousSummaryId ? [provenance.previousSummaryId] : [])]) {
+    for (const id of [
+      ...provenance.coveredIds,
+      ...(provenance.previousSummaryId ? [provenance.previousSummaryId] : []),
+    ]) {
       const where = at.get(id);
       if (where === undefined) continue;
       if (where > index) stale.add(where);

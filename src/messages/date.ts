@@ -15,7 +15,8 @@ const SECONDS_BELOW = 1e11;
 function toDate(value: unknown): Date | undefined {
   let date: Date | undefined;
   if (value instanceof Date) date = value;
-  else if (typeof value === "number" && Number.isFinite(value) && value > 0) date = new Date(value < SECONDS_BELOW ? value * 1000 : value);
+  else if (typeof value === "number" && Number.isFinite(value) && value > 0)
+    date = new Date(value < SECONDS_BELOW ? value * 1000 : value);
   else if (typeof value === "string" && value.trim() !== "") date = new Date(value);
   return date && !Number.isNaN(date.getTime()) ? date : undefined;
 }
@@ -35,7 +36,20 @@ export function messageDate(message: BaseMessage): Date | undefined {
   return undefined;
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** The calendar day of `date` (UTC) as "8 May 2023": unambiguous whatever the reader's locale, and each month name is one token. */
 export function formatDay(date: Date): string {

@@ -12,7 +12,8 @@ export interface MessageShape {
   /** The message's type ("human", "ai", "tool", "system"…): a LangChain message's `getType()`, a plain one's `type`. */
   type?: string;
   getType?: () => string;
-  content: string | readonly ContentPart[] | unknown;
+  /** A string or content parts (`ContentPart`) in a well-formed message; whatever a plain object holds otherwise. */
+  content: unknown;
   name?: string;
   tool_calls?: unknown;
   additional_kwargs?: unknown;
@@ -31,7 +32,13 @@ export function contentText(message: MessageShape): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return (content as ContentPart[])
-    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part.text === "string" ? part.text : `[${String(part.type)}]`))
+    .map((part) =>
+      typeof part === "string"
+        ? part
+        : part.type === "text" && typeof part.text === "string"
+          ? part.text
+          : `[${String(part.type)}]`,
+    )
     .join("\n");
 }
 

@@ -37,7 +37,9 @@ export interface SummaryProvenance {
 }
 
 /** The provenance of a summary, read from a message-shaped value's `additional_kwargs`; undefined for any other. */
-export function provenanceOf(message: { additional_kwargs?: unknown } | null | undefined): SummaryProvenance | undefined {
+export function provenanceOf(
+  message: { additional_kwargs?: unknown } | null | undefined,
+): SummaryProvenance | undefined {
   const provenance = (message?.additional_kwargs as Record<string, unknown> | undefined)?.[PROVENANCE_KEY];
   if (typeof provenance !== "object" || provenance === null) return undefined;
   return (provenance as SummaryProvenance).marker === SUMMARY_MARKER ? (provenance as SummaryProvenance) : undefined;

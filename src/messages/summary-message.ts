@@ -45,7 +45,12 @@ export function createSummaryMessage(
     id: `summary-${randomUUID()}`,
     content: `${header}\n${text}`,
     additional_kwargs: {
-      [PROVENANCE_KEY]: { marker: SUMMARY_MARKER, createdAt: new Date().toISOString(), ...provenance, ...(prefix === undefined ? {} : { prefix: header }) },
+      [PROVENANCE_KEY]: {
+        marker: SUMMARY_MARKER,
+        createdAt: new Date().toISOString(),
+        ...provenance,
+        ...(prefix === undefined ? {} : { prefix: header }),
+      },
       // As langchain's summarization marks its summary message: tools that recognise those recognise these.
       lc_source: "summarization",
     },

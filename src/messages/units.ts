@@ -39,7 +39,11 @@ export function groupUnits(messages: readonly BaseMessage[]): MessageUnit[] {
         if (answer === undefined || !callIds.has(answer)) break;
         end++;
       }
-      units.push({ kind: calls.every((call) => isHandoffName(call.name)) ? "handoff" : "tool-exchange", start: index, end });
+      units.push({
+        kind: calls.every((call) => isHandoffName(call.name)) ? "handoff" : "tool-exchange",
+        start: index,
+        end,
+      });
       index = end;
       continue;
     }

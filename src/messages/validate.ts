@@ -6,11 +6,7 @@ import { BaseMessage } from "@langchain/core/messages";
 import { toolCallIdOf, toolCallsOf } from "./tool-calls.js";
 
 export type HistoryProblemCode =
-  | "NOT_A_MESSAGE"
-  | "ORPHAN_TOOL_RESULT"
-  | "UNANSWERED_TOOL_CALL"
-  | "SYSTEM_OUT_OF_PLACE"
-  | "DUPLICATE_ID";
+  "NOT_A_MESSAGE" | "ORPHAN_TOOL_RESULT" | "UNANSWERED_TOOL_CALL" | "SYSTEM_OUT_OF_PLACE" | "DUPLICATE_ID";
 
 export interface HistoryProblem {
   code: HistoryProblemCode;
@@ -54,7 +50,11 @@ export function validateHistory(messages: readonly unknown[]): HistoryProblem[] 
     if (typeof message.id === "string" && message.id.length > 0) {
       const first = seenIds.get(message.id);
       if (first !== undefined) {
-        problems.push({ code: "DUPLICATE_ID", index, message: `id ${message.id} at index ${index} repeats index ${first}` });
+        problems.push({
+          code: "DUPLICATE_ID",
+          index,
+          message: `id ${message.id} at index ${index} repeats index ${first}`,
+        });
       } else {
         seenIds.set(message.id, index);
       }
@@ -76,7 +76,11 @@ export function validateHistory(messages: readonly unknown[]): HistoryProblem[] 
     closeOpenCalls();
     if (type === "system") {
       if (seenNonSystem) {
-        problems.push({ code: "SYSTEM_OUT_OF_PLACE", index, message: `system message at index ${index} follows a non-system message` });
+        problems.push({
+          code: "SYSTEM_OUT_OF_PLACE",
+          index,
+          message: `system message at index ${index} follows a non-system message`,
+        });
       }
     } else {
       seenNonSystem = true;

@@ -70,7 +70,7 @@ export function wordShare(word: string): number {
   return KANA_ONLY.test(word) ? 0 : 0.5;
 }
 
-const SENTENCE_BREAK = /\n+|(?<=[.!?…])\s+|(?<=[。！？])\s*|(?<=;)\s+(?=[\p{Lu}"'(\[])|(?<=\},)(?=\{)/u;
+const SENTENCE_BREAK = /\n+|(?<=[.!?…])\s+|(?<=[。！？])\s*|(?<=;)\s+(?=[\p{Lu}"'([])|(?<=\},)(?=\{)/u;
 
 /** The sentences of `text`, white space folded, empty ones dropped. */
 export function splitSentences(text: string): string[] {

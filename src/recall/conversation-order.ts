@@ -18,7 +18,13 @@ export class HeadView<M extends MessageShape = MessageShape> {
 
   constructor(head: readonly M[]) {
     for (const message of head) {
-      if (typeof message.id === "string" && message.id !== "" && !editOf(message) && provenanceOf(message) === undefined) this.byId.set(message.id, message);
+      if (
+        typeof message.id === "string" &&
+        message.id !== "" &&
+        !editOf(message) &&
+        provenanceOf(message) === undefined
+      )
+        this.byId.set(message.id, message);
     }
   }
 
@@ -63,7 +69,11 @@ function leftBefore(a: RecallEntry, b: RecallEntry): boolean {
  * had none, after the head's leading system messages. An entry whose predecessor is nowhere (a summary, on entries
  * written before these rules) follows what left the head before it.
  */
-function conversationOrder<M extends MessageShape>(head: Slot<M>[], entries: RecallEntry[], returned: ReadonlyMap<string, RecallEntry> = new Map()): Slot<M>[] {
+function conversationOrder<M extends MessageShape>(
+  head: Slot<M>[],
+  entries: RecallEntry[],
+  returned: ReadonlyMap<string, RecallEntry> = new Map(),
+): Slot<M>[] {
   interface Node {
     slot: Slot<M>;
     next?: Node;
@@ -81,7 +91,8 @@ function conversationOrder<M extends MessageShape>(head: Slot<M>[], entries: Rec
     if (id) byId.set(id, node);
   }
   let anchor = first;
-  while (anchor.next?.slot.head && typeOf(anchor.next.slot.head) === "system" && !provenanceOf(anchor.next.slot.head)) anchor = anchor.next;
+  while (anchor.next?.slot.head && typeOf(anchor.next.slot.head) === "system" && !provenanceOf(anchor.next.slot.head))
+    anchor = anchor.next;
   let last: Node | undefined;
   const sorted = [...entries].sort((a, b) => (leftBefore(a, b) ? -1 : leftBefore(b, a) ? 1 : 0));
   const waiting = new Map(sorted.map((entry) => [entry.messageId, entry]));
@@ -89,7 +100,9 @@ function conversationOrder<M extends MessageShape>(head: Slot<M>[], entries: Rec
   // when it first left; undefined for a head message that never left.
   const leftAt = (node: Node) => (node.entry ? node.slot.entry : returned.get(idOf(node.slot) ?? ""));
   // Where each message that left was (an entry's place, or a returned head message's first departure).
-  const placeOf = new Map<string, RecallEntry>([...entries, ...returned.values()].map((entry) => [entry.messageId, entry]));
+  const placeOf = new Map<string, RecallEntry>(
+    [...entries, ...returned.values()].map((entry) => [entry.messageId, entry]),
+  );
   // Whether `left` comes after the message `id` in the conversation: the messages it followed, taken back, reach it.
   const follows = (left: RecallEntry, id: string) => {
     let at = left.previousId;
@@ -128,7 +141,11 @@ function conversationOrder<M extends MessageShape>(head: Slot<M>[], entries: Rec
     // A predecessor that left the head later than this message (a removal backfilled by a prune, or a restore's
     // dropped turns, before a compaction of the messages before them) is put back first, so this one follows it.
     const chain: RecallEntry[] = [];
-    for (let entry: RecallEntry | undefined = start; entry && waiting.has(entry.messageId); entry = entry.previousId ? waiting.get(entry.previousId) : undefined) {
+    for (
+      let entry: RecallEntry | undefined = start;
+      entry && waiting.has(entry.messageId);
+      entry = entry.previousId ? waiting.get(entry.previousId) : undefined
+    ) {
       waiting.delete(entry.messageId);
       chain.push(entry);
     }
@@ -168,29 +185,55 @@ function conversationOrder<M extends MessageShape>(head: Slot<M>[], entries: Rec
 }
 
 /** The conversation's slots, in order, from the head's messages and every entry of the thread's transcript. */
-export function orderConversation<M extends MessageShape>(messages: readonly M[], entries: readonly RecallEntry[]): Slot<M>[] {
+export function orderConversation<M extends MessageShape>(
+  messages: readonly M[],
+  entries: readonly RecallEntry[],
+): Slot<M>[] {
   const view = new HeadView(messages);
   const inHead = new Set(messages.map((message) => message.id).filter((id): id is string => typeof id === "string"));
   const out = entries.filter((entry) => view.outOfHead(entry));
-  const entryOf = new Map(entries.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
+  const entryOf = new Map(
+    entries.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]),
+  );
   // The original of a message the head holds edited by this library takes the edited copy's place.
-  const originals = new Map(out.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]));
+  const originals = new Map(
+    out.filter((entry) => inHead.has(entry.messageId)).map((entry) => [entry.messageId, entry]),
+  );
   const fromHead = (message: M): Slot<M> => {
     if (provenanceOf(message)) return { source: "summary", head: message };
     const entry = message.id ? entryOf.get(message.id) : undefined;
     if (!entry) return { source: "head", head: message };
-    if (editOf(message) && originals.has(entry.messageId)) return { source: "head", edited: true, entry, ...withVersions(entry.versions) };
+    if (editOf(message) && originals.has(entry.messageId))
+      return { source: "head", edited: true, entry, ...withVersions(entry.versions) };
     // Edited under its id by the application (`updateState`, an `Overwrite`): the head's version, with the others.
-    if (originals.has(entry.messageId)) return { source: "head", head: message, edited: true, ...withVersions([...(entry.versions ?? []), versionOf(entry)]) };
+    if (originals.has(entry.messageId))
+      return {
+        source: "head",
+        head: message,
+        edited: true,
+        ...withVersions([...(entry.versions ?? []), versionOf(entry)]),
+      };
     return { source: "head", head: message, ...withVersions(entry.versions) };
   };
   // Head messages that left once and came back (a restore): an original whose edited copy never left has no place.
-  const returned = new Map(entries.filter((entry) => inHead.has(entry.messageId) && hasLeft(entry)).map((entry) => [entry.messageId, entry]));
-  const slots = conversationOrder(messages.map(fromHead), out.filter((entry) => !inHead.has(entry.messageId)), returned);
-  return slots.map((slot) => (slot.source === "transcript" && slot.entry?.versions ? { ...slot, versions: slot.entry.versions } : slot));
+  const returned = new Map(
+    entries.filter((entry) => inHead.has(entry.messageId) && hasLeft(entry)).map((entry) => [entry.messageId, entry]),
+  );
+  const slots = conversationOrder(
+    messages.map(fromHead),
+    out.filter((entry) => !inHead.has(entry.messageId)),
+    returned,
+  );
+  return slots.map((slot) =>
+    slot.source === "transcript" && slot.entry?.versions ? { ...slot, versions: slot.entry.versions } : slot,
+  );
 }
 
 function withVersions(versions: RecallVersion[] | undefined): { versions?: RecallVersion[] } {
   if (!versions || versions.length === 0) return {};
-  return { versions: [...versions].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : 0)) };
+  return {
+    versions: [...versions].sort((a, b) =>
+      a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : 0,
+    ),
+  };
 }

@@ -33,24 +33,39 @@ export interface ReindexReport {
  * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, STORE_CORRUPT; STORE_LOCKED, STORE_UNAVAILABLE or
  *   STORE_ERROR when the store cannot be written (nothing written).
  */
-export async function reindexThread(checkpointer: BaseCheckpointSaver, config: unknown, options: RecallBackendOptions = {}): Promise<ReindexReport> {
+export async function reindexThread(
+  checkpointer: BaseCheckpointSaver,
+  config: unknown,
+  options: RecallBackendOptions = {},
+): Promise<ReindexReport> {
   const threadId = requireThreadId(config, "reindexThread");
   return storeErrors(threadId, reindex(checkpointer, threadId, options));
 }
 
-async function reindex(checkpointer: BaseCheckpointSaver, threadId: string, options: RecallBackendOptions): Promise<ReindexReport> {
-  const store = threadStoreFor(checkpointer, { recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE) });
+async function reindex(
+  checkpointer: BaseCheckpointSaver,
+  threadId: string,
+  options: RecallBackendOptions,
+): Promise<ReindexReport> {
+  const store = threadStoreFor(checkpointer, {
+    recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE),
+  });
   const history = await store.listCheckpoints(threadId);
   if (history.length === 0) throw threadNotFound(threadId);
   const indexed = await store.recall.entries(threadId);
   // A message whose first leaving the history no longer holds (pruned) keeps the place the index gave it then, and
   // every version the index holds.
-  const rebuilt = mergeEntries(replayedEntries(threadId, history), new Map(indexed.map((entry) => [entry.messageId, entry])));
+  const rebuilt = mergeEntries(
+    replayedEntries(threadId, history),
+    new Map(indexed.map((entry) => [entry.messageId, entry])),
+  );
   // Entries the history can no longer produce — the write that made them, or the checkpoint before it, was pruned;
   // or a prune wrote them — are the only copy of their message: they stay as they are.
   const produced = new Set(rebuilt.map((entry) => entry.messageId));
   const pruned = indexed.filter((entry) => !produced.has(entry.messageId));
-  const entries = [...pruned, ...rebuilt].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
+  const entries = [...pruned, ...rebuilt].sort((a, b) =>
+    a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal,
+  );
   await store.recall.replaceThread(threadId, entries);
   return { threadId, indexed: entries.length, checkpoints: history.length };
 }
@@ -63,7 +78,8 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
     const metadata = stored.tuple.metadata as Record<string, unknown> | undefined;
     // What the write replaced: its parent (the head it swapped), or for a recovery the checkpoint it started from.
     const recoveredFrom = (metadata?.compaction as { recoveredFrom?: unknown } | undefined)?.recoveredFrom;
-    const beforeId = typeof recoveredFrom === "string" ? recoveredFrom : stored.tuple.parentConfig?.configurable?.checkpoint_id;
+    const beforeId =
+      typeof recoveredFrom === "string" ? recoveredFrom : stored.tuple.parentConfig?.configurable?.checkpoint_id;
     const before = typeof beforeId === "string" ? byId.get(beforeId) : undefined;
     if (!before || !(writtenByLibrary(metadata) || marksEdits(before.messages, stored.messages))) continue;
     const changes = recallChanges(threadId, before.tuple.checkpoint.id, before.messages, stored.messages);
@@ -73,11 +89,15 @@ export function replayedEntries(threadId: string, history: readonly StoredCheckp
       if (entry) entries.set(place.messageId, moved(entry, place));
     }
   }
-  return [...entries.values()].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal));
+  return [...entries.values()].sort((a, b) =>
+    a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : a.ordinal - b.ordinal,
+  );
 }
 
 /** Whether `after` puts one of this library's edit markers on a message `before` held unmarked (a legacy strategy write). */
 function marksEdits(before: readonly BaseMessage[], after: readonly BaseMessage[]): boolean {
-  const unmarked = new Set(before.filter((message) => typeof message.id === "string" && !editOf(message)).map((message) => message.id));
+  const unmarked = new Set(
+    before.filter((message) => typeof message.id === "string" && !editOf(message)).map((message) => message.id),
+  );
   return after.some((message) => editOf(message) !== undefined && unmarked.has(message.id));
 }

@@ -11,7 +11,13 @@ import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
 import { passesFilter, resolveRecallFilter, type RecallFilterOptions } from "../store/recall-index/filter.js";
-import { FUSED_CANDIDATES, reciprocalRankFusion, semanticRank, validateSemantic, type SemanticRanking } from "./semantic.js";
+import {
+  FUSED_CANDIDATES,
+  reciprocalRankFusion,
+  semanticRank,
+  validateSemantic,
+  type SemanticRanking,
+} from "./semantic.js";
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
@@ -22,7 +28,10 @@ export interface RecallBackendOptions {
 }
 
 /** The recall index of `checkpointer` (its ThreadStore's): FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
-export function recallBackendFor(checkpointer: BaseCheckpointSaver, { language = DEFAULT_POSTGRES_LANGUAGE }: RecallBackendOptions = {}): RecallBackend {
+export function recallBackendFor(
+  checkpointer: BaseCheckpointSaver,
+  { language = DEFAULT_POSTGRES_LANGUAGE }: RecallBackendOptions = {},
+): RecallBackend {
   return threadStoreFor(checkpointer, { recallLanguage: validateLanguage(language) }).recall;
 }
 
@@ -76,43 +85,75 @@ function storeError(error: unknown, threadId: string): unknown {
  *   ends before it starts; STORE_UNAVAILABLE when the index cannot be read;
  *   EMBEDDINGS_FAILED when the `semantic` model fails.
  */
-export async function searchHistory(checkpointer: BaseCheckpointSaver | undefined, config: unknown, query: string, options: SearchHistoryOptions = {}): Promise<SearchHit[]> {
+export async function searchHistory(
+  checkpointer: BaseCheckpointSaver | undefined,
+  config: unknown,
+  query: string,
+  options: SearchHistoryOptions = {},
+): Promise<SearchHit[]> {
   const threadId = requireThreadId(config, "searchHistory");
   const terms = searchTerms(query);
   const limit = searchLimit(options.limit);
   const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
-  if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS) throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
+  if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS)
+    throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
   const language = validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE);
   validateSemantic(options.semantic);
   const filter = resolveRecallFilter(options);
   const backend = transcriptHome({ checkpointer, store: options.store, language });
   if (!backend) {
-    throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "searchHistory needs the graph's checkpointer or, for a graph without one, its store (options.store)" });
+    throw new CompactionError({
+      code: "MISSING_CHECKPOINTER",
+      parameter: "checkpointer",
+      value: checkpointer,
+      message: "searchHistory needs the graph's checkpointer or, for a graph without one, its store (options.store)",
+    });
   }
   try {
     // Without a checkpointer there is no head to read: the state holds what the transcript does not.
-    const head = checkpointer ? await headViewOf(threadStoreFor(checkpointer, { recallLanguage: language }), threadId) : new HeadView([]);
+    const head = checkpointer
+      ? await headViewOf(threadStoreFor(checkpointer, { recallLanguage: language }), threadId)
+      : new HeadView([]);
     const out = (entry: { messageId: string; text: string }) => head.outOfHead(entry);
     // Entries of messages back in the head are left out; at most `head.size` of them, so a second, wider read fills
     // the page when the first one lost some.
     let found: Array<RecallMessage & { ordinal: number; score: number }>;
     if (options.semantic) {
       // Both rankings over the messages out of the head, fused (recall/semantic.ts).
-      const fullText = (await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size, filter)).filter(out);
+      const fullText = (
+        await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size, filter)
+      ).filter(out);
       const entries = (await backend.entries(threadId)).filter((entry) => out(entry) && passesFilter(entry, filter));
-      const similar = await semanticRank(backend.vectors, threadId, entries, query, options.semantic, Math.max(FUSED_CANDIDATES, limit));
-      const byId = new Map<string, RecallMessage & { ordinal: number }>([...similar.map((entry) => [entry.messageId, { ...recallMessage(entry), ordinal: entry.ordinal }] as const), ...fullText.map((hit) => [hit.messageId, hit] as const)]);
-      found = reciprocalRankFusion([fullText.map((hit) => hit.messageId), similar.map((entry) => entry.messageId)]).map(({ id, score }) => ({ ...byId.get(id)!, score }));
+      const similar = await semanticRank(
+        backend.vectors,
+        threadId,
+        entries,
+        query,
+        options.semantic,
+        Math.max(FUSED_CANDIDATES, limit),
+      );
+      const byId = new Map<string, RecallMessage & { ordinal: number }>([
+        ...similar.map((entry) => [entry.messageId, { ...recallMessage(entry), ordinal: entry.ordinal }] as const),
+        ...fullText.map((hit) => [hit.messageId, hit] as const),
+      ]);
+      found = reciprocalRankFusion([fullText.map((hit) => hit.messageId), similar.map((entry) => entry.messageId)]).map(
+        ({ id, score }) => ({ ...byId.get(id)!, score }),
+      );
     } else {
       found = await backend.search(threadId, terms, limit, filter);
-      if (found.filter(out).length < limit && found.length === limit && head.size > 0) found = await backend.search(threadId, terms, limit + head.size, filter);
+      if (found.filter(out).length < limit && found.length === limit && head.size > 0)
+        found = await backend.search(threadId, terms, limit + head.size, filter);
     }
     return await Promise.all(
       found
         .filter(out)
         .slice(0, limit)
         .map(async ({ ordinal, ...hit }) => {
-          const around = await backend.neighbours(threadId, { checkpointId: hit.checkpointId, ordinal }, neighbours + NEIGHBOUR_SLACK);
+          const around = await backend.neighbours(
+            threadId,
+            { checkpointId: hit.checkpointId, ordinal },
+            neighbours + NEIGHBOUR_SLACK,
+          );
           const before = neighbours === 0 ? [] : around.before.filter(out).slice(-neighbours);
           return { ...hit, before, after: around.after.filter(out).slice(0, neighbours) };
         }),

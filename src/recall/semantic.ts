@@ -34,16 +34,22 @@ export function modelKey({ embeddings, model }: SemanticRanking): string {
     return model;
   }
   const named = embeddings as unknown as { model?: unknown; modelName?: unknown };
-  const name = typeof named.model === "string" ? named.model : typeof named.modelName === "string" ? named.modelName : "";
+  const name =
+    typeof named.model === "string" ? named.model : typeof named.modelName === "string" ? named.modelName : "";
   return `${embeddings.constructor?.name ?? "Embeddings"}${name ? `:${name}` : ""}`;
 }
 
 /** Validates `semantic` (an object with an `embeddings` that embeds documents and queries). */
 export function validateSemantic(semantic: unknown): asserts semantic is SemanticRanking | undefined {
   if (semantic === undefined) return;
-  const embeddings = (semantic as { embeddings?: unknown } | null)?.embeddings as Partial<EmbeddingsInterface> | undefined;
+  const embeddings = (semantic as { embeddings?: unknown } | null)?.embeddings as
+    Partial<EmbeddingsInterface> | undefined;
   if (typeof embeddings?.embedDocuments !== "function" || typeof embeddings.embedQuery !== "function") {
-    throw invalidArgument("semantic", semantic, "{ embeddings } with a LangChain Embeddings (embedDocuments and embedQuery)");
+    throw invalidArgument(
+      "semantic",
+      semantic,
+      "{ embeddings } with a LangChain Embeddings (embedDocuments and embedQuery)",
+    );
   }
   modelKey(semantic as SemanticRanking);
 }
@@ -64,8 +70,18 @@ function embeddingsFailed(model: string, error: unknown): CompactionError {
 }
 
 function toVector(model: string, value: unknown, dimensions?: number): Float32Array {
-  if (!Array.isArray(value) || value.length === 0 || value.some((number) => typeof number !== "number" || !Number.isFinite(number)) || (dimensions !== undefined && value.length !== dimensions)) {
-    throw embeddingsFailed(model, new Error(`it returned ${Array.isArray(value) ? `a vector of ${value.length} values` : typeof value}${dimensions === undefined ? "" : `, expected ${dimensions} finite numbers`}`));
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.some((number) => typeof number !== "number" || !Number.isFinite(number)) ||
+    (dimensions !== undefined && value.length !== dimensions)
+  ) {
+    throw embeddingsFailed(
+      model,
+      new Error(
+        `it returned ${Array.isArray(value) ? `a vector of ${value.length} values` : typeof value}${dimensions === undefined ? "" : `, expected ${dimensions} finite numbers`}`,
+      ),
+    );
   }
   return Float32Array.from(value as number[]);
 }
@@ -87,19 +103,40 @@ function cosine(a: Float32Array, b: Float32Array): number {
  * `vectors` (or made from another text) are embedded in one call and stored first.
  * @throws CompactionError EMBEDDINGS_FAILED when the model throws or returns vectors of the wrong shape.
  */
-export async function semanticRank(vectors: RecallVectors, threadId: string, entries: readonly RecallEntry[], query: string, semantic: SemanticRanking, count: number): Promise<RecallEntry[]> {
+export async function semanticRank(
+  vectors: RecallVectors,
+  threadId: string,
+  entries: readonly RecallEntry[],
+  query: string,
+  semantic: SemanticRanking,
+  count: number,
+): Promise<RecallEntry[]> {
   if (entries.length === 0) return [];
   const model = modelKey(semantic);
   const stored = new Map((await vectors.read(threadId, model)).map((row) => [row.messageId, row]));
   const texts = new Map(entries.map((entry) => [entry.messageId, vectorText(entry)]));
-  const missing = entries.filter((entry) => stored.get(entry.messageId)?.hash !== vectorTextHash(texts.get(entry.messageId)!));
+  const missing = entries.filter(
+    (entry) => stored.get(entry.messageId)?.hash !== vectorTextHash(texts.get(entry.messageId)!),
+  );
   let queryVector: Float32Array;
   let made: StoredVector[] = [];
   try {
-    const [documents, asked] = await Promise.all([missing.length > 0 ? semantic.embeddings.embedDocuments(missing.map((entry) => texts.get(entry.messageId)!)) : Promise.resolve([]), semantic.embeddings.embedQuery(query)]);
+    const [documents, asked] = await Promise.all([
+      missing.length > 0
+        ? semantic.embeddings.embedDocuments(missing.map((entry) => texts.get(entry.messageId)!))
+        : Promise.resolve([]),
+      semantic.embeddings.embedQuery(query),
+    ]);
     queryVector = toVector(model, asked);
-    if (!Array.isArray(documents) || documents.length !== missing.length) throw new Error(`it returned ${Array.isArray(documents) ? documents.length : "no"} vectors for ${missing.length} texts`);
-    made = missing.map((entry, index) => ({ messageId: entry.messageId, hash: vectorTextHash(texts.get(entry.messageId)!), vector: toVector(model, documents[index], queryVector.length) }));
+    if (!Array.isArray(documents) || documents.length !== missing.length)
+      throw new Error(
+        `it returned ${Array.isArray(documents) ? documents.length : "no"} vectors for ${missing.length} texts`,
+      );
+    made = missing.map((entry, index) => ({
+      messageId: entry.messageId,
+      hash: vectorTextHash(texts.get(entry.messageId)!),
+      vector: toVector(model, documents[index], queryVector.length),
+    }));
   } catch (error) {
     throw CompactionError.isInstance(error) ? error : embeddingsFailed(model, error);
   }
@@ -111,7 +148,12 @@ export async function semanticRank(vectors: RecallVectors, threadId: string, ent
       // A vector stored from another version of the model (other dimensions) ranks last until it is made again.
       return { entry, score: vector.length === queryVector.length ? cosine(vector, queryVector) : -2 };
     })
-    .sort((a, b) => b.score - a.score || a.entry.checkpointId.localeCompare(b.entry.checkpointId) || a.entry.ordinal - b.entry.ordinal)
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        a.entry.checkpointId.localeCompare(b.entry.checkpointId) ||
+        a.entry.ordinal - b.entry.ordinal,
+    )
     .slice(0, count)
     .map(({ entry }) => entry);
 }
@@ -120,7 +162,10 @@ export async function semanticRank(vectors: RecallVectors, threadId: string, ent
  * Reciprocal rank fusion of ranked lists of ids: each id scores the sum of 1 / (RRF_K + rank) over the lists that
  * hold it (rank 1 first). Best first; ties keep the first list's order.
  */
-export function reciprocalRankFusion(lists: ReadonlyArray<readonly string[]>, k = RRF_K): Array<{ id: string; score: number }> {
+export function reciprocalRankFusion(
+  lists: ReadonlyArray<readonly string[]>,
+  k = RRF_K,
+): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
   for (const list of lists) list.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + index + 1)));
   return [...scores.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);

@@ -40,13 +40,19 @@ function line(message: RecallMessage, marker = ""): string {
 }
 
 /** What a search answer says last: how to ask a second, narrower (or wider) question. */
-export const NEXT_SEARCH_HINT = "Not what you need? Search again with other words, or narrow it to one speaker (speaker) or a date range (from, to).";
+export const NEXT_SEARCH_HINT =
+  "Not what you need? Search again with other words, or narrow it to one speaker (speaker) or a date range (from, to).";
 
 /**
  * Hits as text: each hit with the message before and after it, best first, within `maxTokens`, then how to search
  * again. `filtered`: the search had a speaker or a date range (an empty answer then says to widen it).
  */
-export function formatHits(hits: readonly SearchHit[], maxTokens: number, counter: TokenCounter, filtered = false): string {
+export function formatHits(
+  hits: readonly SearchHit[],
+  maxTokens: number,
+  counter: TokenCounter,
+  filtered = false,
+): string {
   if (hits.length === 0) {
     return filtered
       ? "No earlier message matches with that speaker or date range. Try without them, or with other words."
@@ -55,7 +61,11 @@ export function formatHits(hits: readonly SearchHit[], maxTokens: number, counte
   const blocks: string[] = [];
   let used = 0;
   for (const [index, hit] of hits.entries()) {
-    const parts = [...hit.before.map((message) => line(message, "   ")), line(hit, `${index + 1}. `), ...hit.after.map((message) => line(message, "   "))];
+    const parts = [
+      ...hit.before.map((message) => line(message, "   ")),
+      line(hit, `${index + 1}. `),
+      ...hit.after.map((message) => line(message, "   ")),
+    ];
     let block = parts.join("\n");
     let cost = counter.countText(block) + 1;
     if (used + cost > maxTokens) {
@@ -77,13 +87,27 @@ export function formatHits(hits: readonly SearchHit[], maxTokens: number, counte
  * The `search_history` tool. Give it to the agents of a graph compacted by this library; the running summary tells
  * them it exists. Reads only (with `semantic`, it also keeps the vectors it had to make).
  */
-export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_SEARCH_LIMIT, maxTokens = DEFAULT_TOOL_MAX_TOKENS, counter = sharedCounter(), language, semantic }: HistorySearchToolOptions = {}) {
+export function createHistorySearchTool({
+  checkpointer,
+  store,
+  limit = DEFAULT_SEARCH_LIMIT,
+  maxTokens = DEFAULT_TOOL_MAX_TOKENS,
+  counter = sharedCounter(),
+  language,
+  semantic,
+}: HistorySearchToolOptions = {}) {
   validateSemantic(semantic);
   if (checkpointer !== undefined && typeof checkpointer?.getTuple !== "function") {
-    throw new CompactionError({ code: "MISSING_CHECKPOINTER", parameter: "checkpointer", value: checkpointer, message: "checkpointer must be the graph's checkpoint saver" });
+    throw new CompactionError({
+      code: "MISSING_CHECKPOINTER",
+      parameter: "checkpointer",
+      value: checkpointer,
+      message: "checkpointer must be the graph's checkpoint saver",
+    });
   }
   searchLimit(limit);
-  if (!Number.isInteger(maxTokens) || maxTokens < 100) throw invalidArgument("maxTokens", maxTokens, "an integer >= 100");
+  if (!Number.isInteger(maxTokens) || maxTokens < 100)
+    throw invalidArgument("maxTokens", maxTokens, "an integer >= 100");
   return tool(
     async ({ query, speaker, from, to }, config) => {
       const threadId = config?.configurable?.thread_id;
@@ -101,12 +125,19 @@ export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_S
       try {
         // A model fills optional fields with null or "" as often as it leaves them out: either is no filter.
         const filters = { ...(speaker ? { speaker } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) };
-        const hits = await searchHistory(checkpointer ?? graph.checkpointer, { configurable: { thread_id: threadId } }, query, { limit, language, store: store ?? graph.store, ...filters, ...(semantic ? { semantic } : {}) });
+        const hits = await searchHistory(
+          checkpointer ?? graph.checkpointer,
+          { configurable: { thread_id: threadId } },
+          query,
+          { limit, language, store: store ?? graph.store, ...filters, ...(semantic ? { semantic } : {}) },
+        );
         return formatHits(hits, maxTokens, counter, Object.keys(filters).length > 0);
       } catch (error) {
         // A query the model can fix is answered, not thrown: the model reads the answer and tries again.
         if (CompactionError.isInstance(error) && error.code === "INVALID_ARGUMENT") {
-          return error.parameter === "query" ? `The search needs words to look for: ${error.message}` : `The search could not use that filter: ${error.message}`;
+          return error.parameter === "query"
+            ? `The search needs words to look for: ${error.message}`
+            : `The search could not use that filter: ${error.message}`;
         }
         throw error;
       }
@@ -117,7 +148,10 @@ export function createHistorySearchTool({ checkpointer, store, limit = DEFAULT_S
         "Search the earlier messages of this conversation that were compacted out of your context (the summary only keeps part of them). Give words to look for: names, places, numbers, topics. Optionally narrow it to what one speaker said, or to a date range. Returns the matching messages with their dates and the messages around them. If the first search misses, search again with other words or a narrower filter.",
       schema: z.object({
         query: z.string().describe("Words to look for in earlier messages"),
-        speaker: z.string().nullish().describe("Only what this speaker said: a name as the messages show it, or user / assistant / tool"),
+        speaker: z
+          .string()
+          .nullish()
+          .describe("Only what this speaker said: a name as the messages show it, or user / assistant / tool"),
         from: z.string().nullish().describe("Only messages on or after this day, YYYY-MM-DD"),
         to: z.string().nullish().describe("Only messages on or before this day, YYYY-MM-DD"),
       }),

@@ -60,16 +60,31 @@ export interface ReadTranscriptOptions extends TranscriptStoreOption {
 }
 
 /** A message of an entry: its stored form, else the checkpoint that held it, else its indexed text (partial). */
-async function messageOf(store: ThreadStore, threadId: string, entry: RecallEntry, checkpoints: Map<string, Promise<BaseMessage[] | undefined>>): Promise<{ message: BaseMessage; partial?: true }> {
+async function messageOf(
+  store: ThreadStore,
+  threadId: string,
+  entry: RecallEntry,
+  checkpoints: Map<string, Promise<BaseMessage[] | undefined>>,
+): Promise<{ message: BaseMessage; partial?: true }> {
   if (entry.message) return { message: await deserializeMessage(entry.message) };
   let held = checkpoints.get(entry.checkpointId);
-  if (!held) checkpoints.set(entry.checkpointId, (held = store.readCheckpoint(threadId, entry.checkpointId).then((stored) => stored?.messages)));
+  if (!held)
+    checkpoints.set(
+      entry.checkpointId,
+      (held = store.readCheckpoint(threadId, entry.checkpointId).then((stored) => stored?.messages)),
+    );
   const found = (await held)?.[entry.ordinal];
   if (found && found.id === entry.messageId) return { message: found };
   const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = await import("@langchain/core/messages");
   const fields = { id: entry.messageId, content: entry.text, ...(entry.name ? { name: entry.name } : {}) };
   const message =
-    entry.role === "assistant" ? new AIMessage(fields) : entry.role === "system" ? new SystemMessage(fields) : entry.role === "tool" ? new ToolMessage({ ...fields, tool_call_id: "" }) : new HumanMessage(fields);
+    entry.role === "assistant"
+      ? new AIMessage(fields)
+      : entry.role === "system"
+        ? new SystemMessage(fields)
+        : entry.role === "tool"
+          ? new ToolMessage({ ...fields, tool_call_id: "" })
+          : new HumanMessage(fields);
   return { message, partial: true };
 }
 
@@ -84,11 +99,17 @@ async function versionMessage(id: string | undefined, version: RecallVersion): P
  * A page of the thread's whole conversation, in order. Reads only.
  * @throws CompactionError MISSING_THREAD_ID; THREAD_NOT_FOUND; INVALID_ARGUMENT for a bad `after` or `limit`.
  */
-export async function readTranscript(checkpointer: BaseCheckpointSaver, config: unknown, options: ReadTranscriptOptions = {}): Promise<TranscriptPage> {
+export async function readTranscript(
+  checkpointer: BaseCheckpointSaver,
+  config: unknown,
+  options: ReadTranscriptOptions = {},
+): Promise<TranscriptPage> {
   const threadId = requireThreadId(config, "readTranscript");
   const { after, limit = DEFAULT_TRANSCRIPT_PAGE } = options;
-  if (after !== undefined && (!Number.isInteger(after) || after < -1)) throw invalidArgument("after", after, "a position (an integer >= -1) from a previous page");
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE) throw invalidArgument("limit", limit, `an integer from 1 to ${MAX_TRANSCRIPT_PAGE}`);
+  if (after !== undefined && (!Number.isInteger(after) || after < -1))
+    throw invalidArgument("after", after, "a position (an integer >= -1) from a previous page");
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE)
+    throw invalidArgument("limit", limit, `an integer from 1 to ${MAX_TRANSCRIPT_PAGE}`);
   const store = threadStoreFor(checkpointer);
   const head = await store.readHead(threadId);
   const entries = await transcriptHome({ checkpointer, store: options.store })!.entries(threadId);
@@ -102,7 +123,13 @@ export async function readTranscript(checkpointer: BaseCheckpointSaver, config: 
     const read = await Promise.all(
       page.map(async (slot, index): Promise<TranscriptMessage> => {
         const position = start + index;
-        const versions = slot.versions ? { versions: await Promise.all(slot.versions.map((version) => versionMessage(slot.entry?.messageId ?? slot.head?.id, version))) } : {};
+        const versions = slot.versions
+          ? {
+              versions: await Promise.all(
+                slot.versions.map((version) => versionMessage(slot.entry?.messageId ?? slot.head?.id, version)),
+              ),
+            }
+          : {};
         const edited = slot.edited ? { edited: true as const } : {};
         if (slot.head) return { position, message: slot.head, source: slot.source, ...edited, ...versions };
         const { message, partial } = await messageOf(store, threadId, slot.entry!, checkpoints);
@@ -113,6 +140,11 @@ export async function readTranscript(checkpointer: BaseCheckpointSaver, config: 
     return { messages: read, total: slots.length, ...(end < slots.length ? { next: end - 1 } : {}) };
   } catch (error) {
     if (CompactionError.isInstance(error)) throw error;
-    throw new CompactionError({ code: "STORE_UNAVAILABLE", value: threadId, message: `thread ${JSON.stringify(threadId)}: the transcript could not be read: ${(error as Error).message}`, cause: error });
+    throw new CompactionError({
+      code: "STORE_UNAVAILABLE",
+      value: threadId,
+      message: `thread ${JSON.stringify(threadId)}: the transcript could not be read: ${(error as Error).message}`,
+      cause: error,
+    });
   }
 }

@@ -21,7 +21,14 @@ import type { PruneTables } from "./prune-by-ids.js";
 import { postgresPruneTables, sqlitePruneTables } from "./prune-tables.js";
 import { genericIdentity, genericLeases } from "./generic-parts.js";
 import { createRootIdIndex } from "./root-id-index.js";
-import { isMemorySaver, pruneMemory, prunePostgres, pruneSqlite, unsupportedPrune, type PruneOutcome } from "./prune-writers.js";
+import {
+  isMemorySaver,
+  pruneMemory,
+  prunePostgres,
+  pruneSqlite,
+  unsupportedPrune,
+  type PruneOutcome,
+} from "./prune-writers.js";
 
 export interface Backend {
   name: "sqlite" | "postgres" | "generic";
@@ -44,7 +51,7 @@ export interface Backend {
   /** What a prune's plan reads of the store's tables (prune-by-ids.ts); absent where the saver has none. */
   pruneTables?: Omit<PruneTables, "namespacesBefore">;
   /** The thread's subgraph namespaces whose newest checkpoint is older than `before` (those a prune deletes whole). */
-  namespacesBefore(threadId: string, before: string): Promise<string[]>;
+  namespacesBefore: (threadId: string, before: string) => Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */
   storage(threadId: string): Promise<ThreadStorage | undefined>;
   /**
@@ -60,8 +67,17 @@ export interface Backend {
 /** What every backend of the recall index answers. */
 export interface RecallBackend {
   /** The best `limit` messages holding any of `terms`; with `filter`, of those it passes (recall-index/filter.ts). */
-  search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
-  neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
+  search(
+    threadId: string,
+    terms: readonly string[],
+    limit: number,
+    filter?: RecallFilter,
+  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
+  neighbours(
+    threadId: string,
+    at: { checkpointId: string; ordinal: number },
+    count: number,
+  ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
   entries(threadId: string): Promise<RecallEntry[]>;
   /**
    * Which of `messageIds` the transcript holds with their stored message, each with the texts of the versions it holds
@@ -113,8 +129,16 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     const schema = saver.options.schema;
     const s = quoteIdentifier(schema);
     let indexed: Promise<void> | undefined;
-    const connection = (pool as unknown as { options?: { host?: unknown; port?: unknown; database?: unknown; connectionString?: unknown } }).options ?? {};
-    const server = typeof connection.connectionString === "string" ? connection.connectionString.replace(/\/\/[^@/]*@/, "//") : `${String(connection.host ?? "")}:${String(connection.port ?? "")}/${String(connection.database ?? "")}`;
+    const connection =
+      (
+        pool as unknown as {
+          options?: { host?: unknown; port?: unknown; database?: unknown; connectionString?: unknown };
+        }
+      ).options ?? {};
+    const server =
+      typeof connection.connectionString === "string"
+        ? connection.connectionString.replace(/\/\/[^@/]*@/, "//")
+        : `${String(connection.host ?? "")}:${String(connection.port ?? "")}/${String(connection.database ?? "")}`;
     return {
       name: "postgres",
       identity: `postgres:${server}#${schema}`,
@@ -124,7 +148,10 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
       pruneTables: postgresPruneTables(pool, schema),
       namespacesBefore: async (threadId, before) => {
-        const result = await pool.query(`SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2`, [threadId, before]);
+        const result = await pool.query(
+          `SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2`,
+          [threadId, before],
+        );
         return result.rows.map((row) => String(row.checkpoint_ns));
       },
       leases: new PostgresLeases(pool, schema),
@@ -142,11 +169,17 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
           },
         );
         await indexed;
-        const result = await pool.query(`SELECT thread_id, max(checkpoint_id) AS head FROM ${s}.checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > $1 GROUP BY thread_id`, [cursor]);
+        const result = await pool.query(
+          `SELECT thread_id, max(checkpoint_id) AS head FROM ${s}.checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > $1 GROUP BY thread_id`,
+          [cursor],
+        );
         return result.rows.map((row) => ({ threadId: String(row.thread_id), headCheckpointId: String(row.head) }));
       },
       headId: async (threadId) => {
-        const result = await pool.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
+        const result = await pool.query(
+          `SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+          [threadId],
+        );
         return result.rows[0] ? String(result.rows[0].checkpoint_id) : undefined;
       },
       storage: async (threadId) => {
@@ -159,7 +192,12 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
           [threadId],
         );
         const row = result.rows[0] ?? {};
-        return { checkpoints: Number(row.checkpoints), subgraphCheckpoints: Number(row.subgraph_checkpoints), checkpointBytes: Number(row.checkpoint_bytes) + Number(row.blob_bytes), writeBytes: Number(row.write_bytes) };
+        return {
+          checkpoints: Number(row.checkpoints),
+          subgraphCheckpoints: Number(row.subgraph_checkpoints),
+          checkpointBytes: Number(row.checkpoint_bytes) + Number(row.blob_bytes),
+          writeBytes: Number(row.write_bytes),
+        };
       },
       listThreads: async () => {
         // The head of each thread (the highest id), its size with the blobs of the versions it names.
@@ -193,33 +231,52 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       pruneTables: sqlitePruneTables(db),
       file: async (vacuum) => {
         if (vacuum) db.exec("VACUUM");
-        const size = db.prepare(`SELECT page_count * page_size AS bytes, freelist_count * page_size AS free FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`).get() as { bytes: number; free: number };
+        const size = db
+          .prepare(
+            `SELECT page_count * page_size AS bytes, freelist_count * page_size AS free FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`,
+          )
+          .get() as { bytes: number; free: number };
         return { bytes: Number(size.bytes), freeBytes: Number(size.free) };
       },
       namespacesBefore: async (threadId, before) => {
-        const rows = db.prepare(`SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?`).all(threadId, before) as Array<{ checkpoint_ns: string }>;
+        const rows = db
+          .prepare(
+            `SELECT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < ?`,
+          )
+          .all(threadId, before) as Array<{ checkpoint_ns: string }>;
         return rows.map((row) => String(row.checkpoint_ns));
       },
       leases: new SqliteLeases(db),
       changedSince: async (cursor) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return [];
-        db.exec(`CREATE INDEX IF NOT EXISTS compaction_root_checkpoint_ids ON checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`);
-        const rows = db.prepare(`SELECT thread_id AS threadId, MAX(checkpoint_id) AS head FROM checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > ? GROUP BY thread_id`).all(cursor) as Array<{ threadId: string; head: string }>;
+        db.exec(
+          `CREATE INDEX IF NOT EXISTS compaction_root_checkpoint_ids ON checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`,
+        );
+        const rows = db
+          .prepare(
+            `SELECT thread_id AS threadId, MAX(checkpoint_id) AS head FROM checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > ? GROUP BY thread_id`,
+          )
+          .all(cursor) as Array<{ threadId: string; head: string }>;
         return rows.map((row) => ({ threadId: String(row.threadId), headCheckpointId: String(row.head) }));
       },
       headId: async (threadId) => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return undefined;
-        const row = db.prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`).get(threadId) as
-          | { checkpoint_id: string }
-          | undefined;
+        const row = db
+          .prepare(
+            `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+          )
+          .get(threadId) as { checkpoint_id: string } | undefined;
         return row?.checkpoint_id;
       },
       headBytes: async (threadId) => {
-        if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get()) return undefined;
+        if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get())
+          return undefined;
         const row = db
-          .prepare(`SELECT length(checkpoint) AS bytes, type, json_type(CAST(checkpoint AS TEXT), '$.channel_values.messages') AS kind FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`)
+          .prepare(
+            `SELECT length(checkpoint) AS bytes, type, json_type(CAST(checkpoint AS TEXT), '$.channel_values.messages') AS kind FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+          )
           .get(threadId) as { bytes: number; type: string | null; kind: string | null } | undefined;
         return row?.type === "json" && row.kind === "array" ? row.bytes : undefined;
       },
@@ -227,10 +284,19 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
         if (!exists) return undefined;
         const checkpoints = db
-          .prepare(`SELECT count(*) AS n, sum(checkpoint_ns <> '') AS subgraph, coalesce(sum(length(checkpoint) + length(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?`)
+          .prepare(
+            `SELECT count(*) AS n, sum(checkpoint_ns <> '') AS subgraph, coalesce(sum(length(checkpoint) + length(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?`,
+          )
           .get(threadId) as { n: number; subgraph: number | null; bytes: number };
-        const writes = db.prepare(`SELECT coalesce(sum(length(value)), 0) AS bytes FROM writes WHERE thread_id = ?`).get(threadId) as { bytes: number };
-        return { checkpoints: Number(checkpoints.n), subgraphCheckpoints: Number(checkpoints.subgraph ?? 0), checkpointBytes: Number(checkpoints.bytes), writeBytes: Number(writes.bytes) };
+        const writes = db
+          .prepare(`SELECT coalesce(sum(length(value)), 0) AS bytes FROM writes WHERE thread_id = ?`)
+          .get(threadId) as { bytes: number };
+        return {
+          checkpoints: Number(checkpoints.n),
+          subgraphCheckpoints: Number(checkpoints.subgraph ?? 0),
+          checkpointBytes: Number(checkpoints.bytes),
+          writeBytes: Number(writes.bytes),
+        };
       },
       listThreads: async () => {
         const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
@@ -243,7 +309,12 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
              ORDER BY c.thread_id`,
           )
           .all() as Array<Record<string, unknown>>;
-        return rows.map((row) => ({ threadId: String(row.threadId), checkpoints: Number(row.checkpoints), headCheckpointId: String(row.headCheckpointId), headBytes: Number(row.headBytes) }));
+        return rows.map((row) => ({
+          threadId: String(row.threadId),
+          checkpoints: Number(row.checkpoints),
+          headCheckpointId: String(row.headCheckpointId),
+          headBytes: Number(row.headBytes),
+        }));
       },
     };
   }
@@ -254,7 +325,12 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
       const threadId = tuple.config.configurable?.thread_id;
       if (tuple.config.configurable?.checkpoint_ns || threadId === undefined) continue;
       const row = threads.get(String(threadId));
-      if (!row) threads.set(String(threadId), { threadId: String(threadId), checkpoints: 1, headCheckpointId: tuple.checkpoint.id });
+      if (!row)
+        threads.set(String(threadId), {
+          threadId: String(threadId),
+          checkpoints: 1,
+          headCheckpointId: tuple.checkpoint.id,
+        });
       else {
         row.checkpoints++;
         if (tuple.checkpoint.id > row.headCheckpointId) row.headCheckpointId = tuple.checkpoint.id;
@@ -268,16 +344,25 @@ export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): 
     writer: new GenericWriter(saver),
     leases: genericLeases(saver),
     // No index here: every head is listed, and those above the cursor kept.
-    changedSince: async (cursor) => (await listThreads()).filter((row) => row.headCheckpointId > cursor).map(({ threadId, headCheckpointId }) => ({ threadId, headCheckpointId })),
+    changedSince: async (cursor) =>
+      (await listThreads())
+        .filter((row) => row.headCheckpointId > cursor)
+        .map(({ threadId, headCheckpointId }) => ({ threadId, headCheckpointId })),
     listThreads,
     recall: memoryRecallFor(saver),
-    headId: async (threadId) => (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
+    headId: async (threadId) =>
+      (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
     storage: async () => undefined,
     prunable: isMemorySaver(saver),
     namespacesBefore: async (threadId, before) => {
       if (!isMemorySaver(saver)) return [];
       return Object.entries(saver.storage[threadId] ?? {})
-        .filter(([namespace, checkpoints]) => namespace !== "" && Object.keys(checkpoints).length > 0 && Object.keys(checkpoints).every((id) => id < before))
+        .filter(
+          ([namespace, checkpoints]) =>
+            namespace !== "" &&
+            Object.keys(checkpoints).length > 0 &&
+            Object.keys(checkpoints).every((id) => id < before),
+        )
         .map(([namespace]) => namespace);
     },
     prune: async (threadId, plan) => {

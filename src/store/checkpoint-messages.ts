@@ -5,7 +5,13 @@
  *   nearest ancestor's snapshot with the writes of every step since replayed through LangGraph's own reducer
  *   (`messagesDeltaReducer`), as the graph itself rebuilds it — so no graph is needed to read such a thread.
  */
-import { DeltaSnapshot, isDeltaSnapshot, type BaseCheckpointSaver, type CheckpointTuple, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import {
+  DeltaSnapshot,
+  isDeltaSnapshot,
+  type BaseCheckpointSaver,
+  type CheckpointTuple,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** A checkpoint of a thread's root namespace with its messages (a delta channel rebuilt). */
@@ -21,7 +27,8 @@ type CheckpointLike = Pick<CheckpointTuple, "checkpoint">;
 
 export function messagesStorage({ checkpoint }: CheckpointLike): MessagesStorage {
   const values = checkpoint.channel_values as Record<string, unknown>;
-  if (Object.prototype.hasOwnProperty.call(values, "messages")) return isDeltaSnapshot(values.messages) ? "delta" : "list";
+  if (Object.prototype.hasOwnProperty.call(values, "messages"))
+    return isDeltaSnapshot(values.messages) ? "delta" : "list";
   return "messages" in checkpoint.channel_versions ? "delta" : "none";
 }
 
@@ -43,7 +50,10 @@ function ownValue({ checkpoint }: CheckpointLike): { value: unknown } | undefine
  * `@langchain/langgraph` is imported here, on the first delta thread only: a process reading list threads (the
  * script, a worker) never loads the graph runtime.
  */
-async function replay(seed: unknown, writes: readonly PendingWrite[] | readonly [string, string, unknown][]): Promise<unknown> {
+async function replay(
+  seed: unknown,
+  writes: readonly PendingWrite[] | readonly [string, string, unknown][],
+): Promise<unknown> {
   const { DeltaChannel, messagesDeltaReducer } = await import("@langchain/langgraph");
   const channel = new DeltaChannel(messagesDeltaReducer).fromCheckpoint(seed as never);
   channel.replayWrites(writes as never);
@@ -64,7 +74,10 @@ export async function messagesAt(saver: BaseCheckpointSaver, tuple: CheckpointTu
  * checkpoint id: a delta checkpoint is rebuilt from its parent's value and the parent's writes when the parent is
  * among them (one pass, not one walk per checkpoint), else by the saver's own history walk.
  */
-export async function messagesOfCheckpoints(saver: BaseCheckpointSaver, tuples: readonly CheckpointTuple[]): Promise<Map<string, unknown>> {
+export async function messagesOfCheckpoints(
+  saver: BaseCheckpointSaver,
+  tuples: readonly CheckpointTuple[],
+): Promise<Map<string, unknown>> {
   const byId = new Map(tuples.map((tuple) => [tuple.checkpoint.id, tuple]));
   const values = new Map<string, unknown>();
   const resolve = async (tuple: CheckpointTuple): Promise<unknown> => {
@@ -105,7 +118,10 @@ export async function messagesOfCheckpoints(saver: BaseCheckpointSaver, tuples: 
     for (let index = chain.length - 1; index >= 0; index--) {
       const child = chain[index]!;
       const parent = byId.get(child.parentConfig?.configurable?.checkpoint_id as string);
-      value = await replay(value, (parent?.pendingWrites ?? []).filter(([, channel]) => channel === "messages"));
+      value = await replay(
+        value,
+        (parent?.pendingWrites ?? []).filter(([, channel]) => channel === "messages"),
+      );
       values.set(child.checkpoint.id, value);
     }
     return values.get(id);
@@ -119,7 +135,10 @@ export async function messagesOfCheckpoints(saver: BaseCheckpointSaver, tuples: 
  * (the checkpoint then seeds every later rebuild, as LangGraph's own snapshots do), with the metadata LangGraph
  * keeps beside delta channels carried over (the snapshot resets the channel's counters).
  */
-export function replacementValue(head: CheckpointTuple, messages: readonly unknown[]): { value: unknown; metadata: Record<string, unknown> } {
+export function replacementValue(
+  head: CheckpointTuple,
+  messages: readonly unknown[],
+): { value: unknown; metadata: Record<string, unknown> } {
   if (messagesStorage(head) !== "delta") return { value: [...messages], metadata: {} };
   const metadata: Record<string, unknown> = {};
   const headMetadata = (head.metadata ?? {}) as Record<string, unknown>;

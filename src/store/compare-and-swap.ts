@@ -31,7 +31,11 @@ export type WriteOutcome =
 
 export interface ReplacementBuilder {
   /** Builds the checkpoint to insert, given the version the `messages` channel must get. */
-  (messagesVersion: number | string): { checkpoint: Checkpoint; metadata: CheckpointMetadata; newVersions: ChannelVersions };
+  (messagesVersion: number | string): {
+    checkpoint: Checkpoint;
+    metadata: CheckpointMetadata;
+    newVersions: ChannelVersions;
+  };
 }
 
 export interface CompareAndSwapWriter {

@@ -55,7 +55,9 @@ export class PostgresLeases implements LeaseBackend {
     // on the catalog (a duplicate type or key error in all but one of them).
     this.ready ??= inTransaction(this.pool, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:lease-schema', 7243))");
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL, head_id text, tokens integer)`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.schema}.compaction_leases (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL, head_id text, tokens integer)`,
+      );
     }).catch((error: unknown) => {
       this.ready = undefined;
       throw error;
@@ -74,7 +76,9 @@ export class PostgresLeases implements LeaseBackend {
     );
     const row = result.rows[0];
     if (!row) return { taken: false };
-    return row.head_id === null || row.head_id === undefined ? { taken: true } : { taken: true, seen: { headId: String(row.head_id), tokens: Number(row.tokens) } };
+    return row.head_id === null || row.head_id === undefined
+      ? { taken: true }
+      : { taken: true, seen: { headId: String(row.head_id), tokens: Number(row.tokens) } };
   }
 
   async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
@@ -89,14 +93,23 @@ export class PostgresLeases implements LeaseBackend {
   async known(threadIds: readonly string[]): Promise<Map<string, SeenHead>> {
     if (threadIds.length === 0) return new Map();
     await this.setup();
-    const result = await this.pool.query(`SELECT thread_id, head_id, tokens FROM ${this.schema}.compaction_leases WHERE thread_id = ANY($1) AND head_id IS NOT NULL`, [threadIds]);
-    return new Map(result.rows.map((row) => [String(row.thread_id), { headId: String(row.head_id), tokens: Number(row.tokens) }]));
+    const result = await this.pool.query(
+      `SELECT thread_id, head_id, tokens FROM ${this.schema}.compaction_leases WHERE thread_id = ANY($1) AND head_id IS NOT NULL`,
+      [threadIds],
+    );
+    return new Map(
+      result.rows.map((row) => [String(row.thread_id), { headId: String(row.head_id), tokens: Number(row.tokens) }]),
+    );
   }
 }
 
 /** What the SQLite lease table needs of a better-sqlite3 database. */
 interface SqliteDatabase {
-  prepare(sql: string): { run(...values: unknown[]): unknown; get(...values: unknown[]): unknown; all(...values: unknown[]): unknown[] };
+  prepare(sql: string): {
+    run(...values: unknown[]): unknown;
+    get(...values: unknown[]): unknown;
+    all(...values: unknown[]): unknown[];
+  };
   exec(sql: string): unknown;
 }
 
@@ -108,7 +121,9 @@ export class SqliteLeases implements LeaseBackend {
 
   private setup(): void {
     if (this.ready) return;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS compaction_leases (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL, head_id TEXT, tokens INTEGER)`);
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS compaction_leases (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL, head_id TEXT, tokens INTEGER)`,
+    );
     this.ready = true;
   }
 
@@ -124,13 +139,17 @@ export class SqliteLeases implements LeaseBackend {
       )
       .get(threadId, owner, now + ttlMs, now) as { head_id: string | null; tokens: number | null } | undefined;
     if (!row) return { taken: false };
-    return row.head_id === null ? { taken: true } : { taken: true, seen: { headId: row.head_id, tokens: Number(row.tokens) } };
+    return row.head_id === null
+      ? { taken: true }
+      : { taken: true, seen: { headId: row.head_id, tokens: Number(row.tokens) } };
   }
 
   async release(threadId: string, owner: string, seen?: SeenHead): Promise<void> {
     this.setup();
     this.db
-      .prepare(`UPDATE compaction_leases SET owner = '', expires_at = 0, head_id = coalesce(?, head_id), tokens = coalesce(?, tokens) WHERE thread_id = ? AND owner = ?`)
+      .prepare(
+        `UPDATE compaction_leases SET owner = '', expires_at = 0, head_id = coalesce(?, head_id), tokens = coalesce(?, tokens) WHERE thread_id = ? AND owner = ?`,
+      )
       .run(seen?.headId ?? null, seen?.tokens ?? null, threadId, owner);
   }
 
@@ -138,7 +157,9 @@ export class SqliteLeases implements LeaseBackend {
     if (threadIds.length === 0) return new Map();
     this.setup();
     const rows = this.db
-      .prepare(`SELECT thread_id, head_id, tokens FROM compaction_leases WHERE thread_id IN (SELECT value FROM json_each(?)) AND head_id IS NOT NULL`)
+      .prepare(
+        `SELECT thread_id, head_id, tokens FROM compaction_leases WHERE thread_id IN (SELECT value FROM json_each(?)) AND head_id IS NOT NULL`,
+      )
       .all(JSON.stringify(threadIds)) as Array<{ thread_id: string; head_id: string; tokens: number }>;
     return new Map(rows.map((row) => [row.thread_id, { headId: row.head_id, tokens: Number(row.tokens) }]));
   }

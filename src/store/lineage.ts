@@ -21,7 +21,14 @@ export function lineOf(tuples: readonly CheckpointTuple[]): Set<string> {
 /** The checkpoints this library wrote that are not in the head's line (superseded, or on a branch left behind). */
 export function supersededWrites(tuples: readonly CheckpointTuple[]): Set<string> {
   const line = lineOf(tuples);
-  return new Set(tuples.filter((tuple) => writtenByLibrary(tuple.metadata as Record<string, unknown> | undefined) && !line.has(tuple.checkpoint.id)).map((tuple) => tuple.checkpoint.id));
+  return new Set(
+    tuples
+      .filter(
+        (tuple) =>
+          writtenByLibrary(tuple.metadata as Record<string, unknown> | undefined) && !line.has(tuple.checkpoint.id),
+      )
+      .map((tuple) => tuple.checkpoint.id),
+  );
 }
 
 /**
@@ -33,7 +40,10 @@ export async function stillInLine(saver: BaseCheckpointSaver, threadId: string, 
   for (const limit of [RECENT, undefined]) {
     const since: CheckpointTuple[] = [];
     let reachedOlder = false;
-    for await (const tuple of saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, limit === undefined ? {} : { limit })) {
+    for await (const tuple of saver.list(
+      { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+      limit === undefined ? {} : { limit },
+    )) {
       if (tuple.checkpoint.id < writtenId) {
         reachedOlder = true;
         break;

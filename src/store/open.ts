@@ -9,7 +9,13 @@ import type BetterSqlite3 from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import type pg from "pg";
 import { CompactionError, isLockedError, LOCKED_STORE } from "../errors.js";
-import { importOptional, isUnbuiltNativeModule, requireAllInstalled, requireOptional, unbuiltSqlite } from "../optional-dependency.js";
+import {
+  importOptional,
+  isUnbuiltNativeModule,
+  requireAllInstalled,
+  requireOptional,
+  unbuiltSqlite,
+} from "../optional-dependency.js";
 import { isReadOnlyOpenError, openReadOnlySnapshot } from "./sqlite-snapshot.js";
 import { quoteIdentifier } from "./sql.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -27,13 +33,20 @@ export interface OpenedStore {
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
-export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {}): Promise<OpenedStore> {
+export async function openSqliteStore(
+  path: string,
+  { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {},
+): Promise<OpenedStore> {
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new CompactionError({ code: "STORE_UNAVAILABLE", value: path, message: `no SQLite file at ${path}` });
   }
   requireAllInstalled(["better-sqlite3", "@langchain/langgraph-checkpoint-sqlite"], "a SQLite checkpoint store");
   const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "a SQLite checkpoint store");
-  const { SqliteSaver } = await importOptional("@langchain/langgraph-checkpoint-sqlite", "a SQLite checkpoint store", () => import("@langchain/langgraph-checkpoint-sqlite"));
+  const { SqliteSaver } = await importOptional(
+    "@langchain/langgraph-checkpoint-sqlite",
+    "a SQLite checkpoint store",
+    () => import("@langchain/langgraph-checkpoint-sqlite"),
+  );
   let db: BetterSqlite3.Database | undefined;
   let readOnly = false;
   try {
@@ -45,10 +58,21 @@ export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BU
     if (CompactionError.isInstance(error)) throw error;
     if (isUnbuiltNativeModule(error)) throw unbuiltSqlite(error);
     if (isLockedError(error)) {
-      throw new CompactionError({ code: "STORE_LOCKED", value: path, message: `${path}: ${LOCKED_STORE} (waited ${Math.floor(busyTimeoutMs)} ms). Nothing was written.`, cause: error });
+      throw new CompactionError({
+        code: "STORE_LOCKED",
+        value: path,
+        message: `${path}: ${LOCKED_STORE} (waited ${Math.floor(busyTimeoutMs)} ms). Nothing was written.`,
+        cause: error,
+      });
     }
     if (!isReadOnlyOpenError(error)) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--db", value: path, message: `${path} is not a SQLite database (${(error as Error).message})`, cause: error });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "--db",
+        value: path,
+        message: `${path} is not a SQLite database (${(error as Error).message})`,
+        cause: error,
+      });
     }
     // Readable but not writable by this process (e.g. a WAL file in a directory it cannot write): read a copy.
     db = openReadOnlySnapshot(Database, path, error);
@@ -57,7 +81,13 @@ export async function openSqliteStore(path: string, { busyTimeoutMs = DEFAULT_BU
   }
   const saver = new SqliteSaver(db);
   const opened = db;
-  return { kind: "sqlite", readOnly, saver, threads: threadStoreFor(saver, { recallLanguage }), close: async () => void opened.close() };
+  return {
+    kind: "sqlite",
+    readOnly,
+    saver,
+    threads: threadStoreFor(saver, { recallLanguage }),
+    close: async () => void opened.close(),
+  };
 }
 
 function requireCheckpointTables(db: BetterSqlite3.Database, path: string): void {
@@ -77,15 +107,25 @@ function redact(url: string): string {
   return url.replace(/\/\/([^:/@]+):([^@]+)@/, "//$1:***@");
 }
 
-export async function openPostgresStore(url: string, { schema = "public", connectTimeoutMs = 5_000, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {}): Promise<OpenedStore> {
+export async function openPostgresStore(
+  url: string,
+  { schema = "public", connectTimeoutMs = 5_000, recallLanguage = DEFAULT_POSTGRES_LANGUAGE } = {},
+): Promise<OpenedStore> {
   requireAllInstalled(["pg", "@langchain/langgraph-checkpoint-postgres"], "a Postgres checkpoint store");
   const { Pool } = requireOptional<typeof pg>("pg", "a Postgres checkpoint store");
-  const { PostgresSaver } = await importOptional("@langchain/langgraph-checkpoint-postgres", "a Postgres checkpoint store", () => import("@langchain/langgraph-checkpoint-postgres"));
+  const { PostgresSaver } = await importOptional(
+    "@langchain/langgraph-checkpoint-postgres",
+    "a Postgres checkpoint store",
+    () => import("@langchain/langgraph-checkpoint-postgres"),
+  );
   const pool = new Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, max: 4 });
   pool.on("error", () => undefined);
   const quoted = quoteIdentifier(schema);
   try {
-    const found = await pool.query(`SELECT to_regclass($1) AS checkpoints, to_regclass($2) AS blobs`, [`${quoted}.checkpoints`, `${quoted}.checkpoint_blobs`]);
+    const found = await pool.query(`SELECT to_regclass($1) AS checkpoints, to_regclass($2) AS blobs`, [
+      `${quoted}.checkpoints`,
+      `${quoted}.checkpoint_blobs`,
+    ]);
     if (!found.rows[0]?.checkpoints || !found.rows[0]?.blobs) {
       await pool.end();
       throw new CompactionError({
@@ -98,8 +138,19 @@ export async function openPostgresStore(url: string, { schema = "public", connec
   } catch (error) {
     if (CompactionError.isInstance(error)) throw error;
     await pool.end().catch(() => undefined);
-    throw new CompactionError({ code: "STORE_UNAVAILABLE", value: redact(url), message: `cannot reach Postgres at ${redact(url)}: ${(error as Error).message}`, cause: error });
+    throw new CompactionError({
+      code: "STORE_UNAVAILABLE",
+      value: redact(url),
+      message: `cannot reach Postgres at ${redact(url)}: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   const saver = new PostgresSaver(pool, undefined, { schema });
-  return { kind: "postgres", readOnly: false, saver, threads: threadStoreFor(saver, { recallLanguage }), close: async () => pool.end() };
+  return {
+    kind: "postgres",
+    readOnly: false,
+    saver,
+    threads: threadStoreFor(saver, { recallLanguage }),
+    close: async () => pool.end(),
+  };
 }

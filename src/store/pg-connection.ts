@@ -19,7 +19,10 @@ export interface PostgresConnector {
 }
 
 /** Runs `work` on one connection of `pool`, released when it settles. */
-export async function withConnection<T>(pool: PostgresConnector, work: (client: PooledConnection) => Promise<T>): Promise<T> {
+export async function withConnection<T>(
+  pool: PostgresConnector,
+  work: (client: PooledConnection) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let lost: Error | undefined;
   const onError = (error: Error) => {

@@ -29,7 +29,11 @@ export interface PruneTables {
 }
 
 /** The plan of a prune keeping the newest `keep` root checkpoints, or undefined where the checkpoints must be read. */
-export async function planPruneByIds(tables: PruneTables, threadId: string, keep: number): Promise<PrunePlan | undefined> {
+export async function planPruneByIds(
+  tables: PruneTables,
+  threadId: string,
+  keep: number,
+): Promise<PrunePlan | undefined> {
   const ids = await tables.rootCheckpoints(threadId);
   if (!ids || ids.length === 0) return undefined;
   // Nothing to delete: said without reading a checkpoint.

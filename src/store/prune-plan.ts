@@ -48,7 +48,11 @@ export function messageIdsOf(checkpoints: readonly StoredCheckpoint[]): string[]
  * already holds with the message itself, with the texts of the versions it holds (`messageIdsOf` names the ids to ask
  * the store about). Every version of a message a deleted checkpoint holds is backfilled unless it is safe.
  */
-export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number, recorded: ReadonlyMap<string, ReadonlySet<string>>): PrunePlan {
+export function planPrune(
+  checkpoints: readonly StoredCheckpoint[],
+  keep: number,
+  recorded: ReadonlyMap<string, ReadonlySet<string>>,
+): PrunePlan {
   const ids = checkpoints.map(({ tuple }) => tuple.checkpoint.id);
   const byId = new Map(checkpoints.map((stored) => [stored.tuple.checkpoint.id, stored]));
   const kept = new Set(ids.slice(-keep));
@@ -56,7 +60,8 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
     if ((tuple.pendingWrites ?? []).some(([, channel]) => channel === INTERRUPT)) kept.add(tuple.checkpoint.id);
   }
   // A message without an id cannot be put in the transcript: the checkpoints holding one stay.
-  for (const { tuple, messages } of checkpoints) if (messages.some((message) => !message.id && !getSummaryProvenance(message))) kept.add(tuple.checkpoint.id);
+  for (const { tuple, messages } of checkpoints)
+    if (messages.some((message) => !message.id && !getSummaryProvenance(message))) kept.add(tuple.checkpoint.id);
   // A kept delta checkpoint needs its ancestors back to the one holding its messages.
   for (const id of [...kept]) {
     let cursor = byId.get(id);
@@ -68,7 +73,13 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
   }
   const remove = ids.filter((id) => !kept.has(id));
   const backfill = backfillFor(byId, [...kept], remove, recorded);
-  return { headCheckpointId: ids.at(-1)!, kept: ids.filter((id) => kept.has(id)), remove, ...(remove.length > 0 ? { namespacesBefore: remove.at(-1)! } : {}), backfill };
+  return {
+    headCheckpointId: ids.at(-1)!,
+    kept: ids.filter((id) => kept.has(id)),
+    remove,
+    ...(remove.length > 0 ? { namespacesBefore: remove.at(-1)! } : {}),
+    backfill,
+  };
 }
 
 /**
@@ -76,22 +87,43 @@ export function planPrune(checkpoints: readonly StoredCheckpoint[], keep: number
  * superseded), keeping `parent`: every version of a message it holds that neither its parent nor the transcript holds
  * is backfilled. Deleted only while it is a leaf (`leavesOnly`): a run that started from it since keeps it.
  */
-export function planBranchRemoval(parent: StoredCheckpoint, removed: StoredCheckpoint, headCheckpointId: string, recorded: ReadonlyMap<string, ReadonlySet<string>>): PrunePlan {
+export function planBranchRemoval(
+  parent: StoredCheckpoint,
+  removed: StoredCheckpoint,
+  headCheckpointId: string,
+  recorded: ReadonlyMap<string, ReadonlySet<string>>,
+): PrunePlan {
   const byId = new Map([parent, removed].map((stored) => [stored.tuple.checkpoint.id, stored]));
   const remove = [removed.tuple.checkpoint.id];
-  return { headCheckpointId, kept: [parent.tuple.checkpoint.id], remove, backfill: backfillFor(byId, [parent.tuple.checkpoint.id], remove, recorded), leavesOnly: true };
+  return {
+    headCheckpointId,
+    kept: [parent.tuple.checkpoint.id],
+    remove,
+    backfill: backfillFor(byId, [parent.tuple.checkpoint.id], remove, recorded),
+    leavesOnly: true,
+  };
 }
 
 /** Transcript entries for every version of a message that the checkpoints in `remove` hold and that is not safe. */
-function backfillFor(byId: ReadonlyMap<string, StoredCheckpoint>, kept: readonly string[], remove: readonly string[], recorded: ReadonlyMap<string, ReadonlySet<string>>): RecallEntry[] {
+function backfillFor(
+  byId: ReadonlyMap<string, StoredCheckpoint>,
+  kept: readonly string[],
+  remove: readonly string[],
+  recorded: ReadonlyMap<string, ReadonlySet<string>>,
+): RecallEntry[] {
   // Each version of a message (its id and text: an edit that keeps the id makes two) is safe where a kept checkpoint
   // holds it or the transcript records it.
   const safe = new Map<string, Set<string>>([...recorded].map(([id, texts]) => [id, new Set(texts)]));
   for (const id of kept) {
-    for (const message of byId.get(id)!.messages) if (message.id) (safe.get(message.id) ?? safe.set(message.id, new Set()).get(message.id)!).add(recallText(message));
+    for (const message of byId.get(id)!.messages)
+      if (message.id)
+        (safe.get(message.id) ?? safe.set(message.id, new Set()).get(message.id)!).add(recallText(message));
   }
   // The last place each other version was seen among the checkpoints that go.
-  const last = new Map<string, { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage; previousId?: string }>();
+  const last = new Map<
+    string,
+    { message: BaseMessage; checkpointId: string; ordinal: number; previous?: BaseMessage; previousId?: string }
+  >();
   for (const id of remove) {
     const { messages } = byId.get(id)!;
     messages.forEach((message, ordinal) => {
@@ -100,8 +132,15 @@ function backfillFor(byId: ReadonlyMap<string, StoredCheckpoint>, kept: readonly
       if (editOf(message) && recorded.has(message.id)) return;
       const text = recallText(message);
       if (safe.get(message.id)?.has(text)) return;
-      last.set(`${message.id}\u0000${text}`, { message, checkpointId: id, ordinal, ...(ordinal > 0 ? { previous: messages[ordinal - 1], previousId: followedIn(messages, ordinal) } : {}) });
+      last.set(`${message.id}\u0000${text}`, {
+        message,
+        checkpointId: id,
+        ordinal,
+        ...(ordinal > 0 ? { previous: messages[ordinal - 1], previousId: followedIn(messages, ordinal) } : {}),
+      });
     });
   }
-  return [...last.values()].map(({ message, checkpointId, ordinal, previous, previousId }) => recallEntry(message, checkpointId, ordinal, previous, undefined, previousId));
+  return [...last.values()].map(({ message, checkpointId, ordinal, previous, previousId }) =>
+    recallEntry(message, checkpointId, ordinal, previous, undefined, previousId),
+  );
 }

@@ -23,7 +23,11 @@ export function sqlitePruneTables(db: Database): Omit<PruneTables, "namespacesBe
     async rootCheckpoints(threadId) {
       // A saver that never wrote has no tables yet: the prune of record says the thread is not found.
       if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writes'`).get()) return undefined;
-      const rows = db.prepare(`SELECT checkpoint_id AS id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id`).all(threadId) as Array<{ id: string }>;
+      const rows = db
+        .prepare(
+          `SELECT checkpoint_id AS id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id`,
+        )
+        .all(threadId) as Array<{ id: string }>;
       return rows.map((row) => row.id);
     },
     async interruptWaiting(threadId, ids) {
@@ -46,7 +50,10 @@ export function postgresPruneTables(pool: PostgresPool, schema: string): Omit<Pr
   const s = quoteIdentifier(schema);
   return {
     async rootCheckpoints(threadId) {
-      const result = await pool.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`, [threadId]);
+      const result = await pool.query(
+        `SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
+        [threadId],
+      );
       return result.rows.map((row) => String(row.checkpoint_id));
     },
     async interruptWaiting(threadId, ids) {

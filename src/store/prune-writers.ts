@@ -47,19 +47,32 @@ function stillValid(plan: PrunePlan, current: string | undefined, plannedExists:
 export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): PruneOutcome {
   if (plan.backfill.length > 0) ensureSqliteRecall(db);
   const run = db.transaction((): PruneOutcome => {
-    const head = db.prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`).get(threadId) as
-      | { checkpoint_id: string }
-      | undefined;
-    const planned = db.prepare(`SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`).get(threadId, plan.headCheckpointId);
+    const head = db
+      .prepare(
+        `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+      )
+      .get(threadId) as { checkpoint_id: string } | undefined;
+    const planned = db
+      .prepare(`SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`)
+      .get(threadId, plan.headCheckpointId);
     const parentOfRemoved = () =>
-      db.prepare(`SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND parent_checkpoint_id IN (SELECT value FROM json_each(?)) LIMIT 1`).get(threadId, JSON.stringify(plan.remove));
-    if (!stillValid(plan, head?.checkpoint_id, planned !== undefined) || (plan.leavesOnly && parentOfRemoved())) return { status: "conflict", headCheckpointId: head?.checkpoint_id ?? null };
+      db
+        .prepare(
+          `SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND parent_checkpoint_id IN (SELECT value FROM json_each(?)) LIMIT 1`,
+        )
+        .get(threadId, JSON.stringify(plan.remove));
+    if (!stillValid(plan, head?.checkpoint_id, planned !== undefined) || (plan.leavesOnly && parentOfRemoved()))
+      return { status: "conflict", headCheckpointId: head?.checkpoint_id ?? null };
     onPhase?.("prune:in-transaction");
     applySqliteRecall(db, { threadId, add: plan.backfill });
     onPhase?.("prune:backfilled");
     const ids = JSON.stringify(plan.remove);
-    db.prepare(`DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
-    db.prepare(`DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
+    db.prepare(
+      `DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id IN (SELECT value FROM json_each(?))`,
+    ).run(threadId, ids);
+    db.prepare(
+      `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id IN (SELECT value FROM json_each(?))`,
+    ).run(threadId, ids);
     if (plan.namespacesBefore) {
       // Whole subgraph namespaces whose newest checkpoint is older than the newest deleted root checkpoint, but those
       // holding a message no kept checkpoint or transcript holds.
@@ -79,17 +92,34 @@ export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): Pr
   return run.immediate();
 }
 
-export async function prunePostgres(pool: PostgresPool, schema: string, language: string, threadId: string, plan: PrunePlan): Promise<PruneOutcome> {
+export async function prunePostgres(
+  pool: PostgresPool,
+  schema: string,
+  language: string,
+  threadId: string,
+  plan: PrunePlan,
+): Promise<PruneOutcome> {
   const s = quoteIdentifier(schema);
   return withConnection(pool, async (client): Promise<PruneOutcome> => {
     await client.query("BEGIN");
     try {
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7243))", [`langgraph-compaction:${threadId}`]);
-      const head = await client.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`, [threadId]);
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7243))", [
+        `langgraph-compaction:${threadId}`,
+      ]);
+      const head = await client.query(
+        `SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+        [threadId],
+      );
       const current = (head.rows[0]?.checkpoint_id as string | undefined) ?? null;
-      const planned = await client.query(`SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2`, [threadId, plan.headCheckpointId]);
+      const planned = await client.query(
+        `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2`,
+        [threadId, plan.headCheckpointId],
+      );
       const children = plan.leavesOnly
-        ? await client.query(`SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND parent_checkpoint_id = ANY($2::text[]) LIMIT 1`, [threadId, plan.remove])
+        ? await client.query(
+            `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND parent_checkpoint_id = ANY($2::text[]) LIMIT 1`,
+            [threadId, plan.remove],
+          )
         : { rows: [] };
       if (!stillValid(plan, current ?? undefined, planned.rows.length > 0) || children.rows.length > 0) {
         await client.query("ROLLBACK");
@@ -98,8 +128,14 @@ export async function prunePostgres(pool: PostgresPool, schema: string, language
       onPhase?.("prune:in-transaction");
       await applyPostgresRecall(client, schema, language, { threadId, add: plan.backfill });
       onPhase?.("prune:backfilled");
-      await client.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2::text[])`, [threadId, plan.remove]);
-      await client.query(`DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2::text[])`, [threadId, plan.remove]);
+      await client.query(
+        `DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2::text[])`,
+        [threadId, plan.remove],
+      );
+      await client.query(
+        `DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2::text[])`,
+        [threadId, plan.remove],
+      );
       if (plan.namespacesBefore) {
         const kept = plan.keepNamespaces ?? [];
         await client.query(
@@ -137,19 +173,32 @@ interface MemorySaverLike extends BaseCheckpointSaver {
 
 export function isMemorySaver(saver: BaseCheckpointSaver): saver is MemorySaverLike {
   const candidate = saver as Partial<MemorySaverLike>;
-  return typeof candidate.storage === "object" && candidate.storage !== null && typeof candidate.writes === "object" && candidate.writes !== null;
+  return (
+    typeof candidate.storage === "object" &&
+    candidate.storage !== null &&
+    typeof candidate.writes === "object" &&
+    candidate.writes !== null
+  );
 }
 
 /** The writes key MemorySaver uses (its `_generateKey`). */
-const writesKey = (threadId: string, namespace: string, checkpointId: string) => JSON.stringify([threadId, namespace, checkpointId]);
+const writesKey = (threadId: string, namespace: string, checkpointId: string) =>
+  JSON.stringify([threadId, namespace, checkpointId]);
 
-export function pruneMemory(saver: MemorySaverLike, recall: MemoryRecall, threadId: string, plan: PrunePlan): PruneOutcome {
+export function pruneMemory(
+  saver: MemorySaverLike,
+  recall: MemoryRecall,
+  threadId: string,
+  plan: PrunePlan,
+): PruneOutcome {
   const namespaces = saver.storage[threadId] ?? {};
   const root = namespaces[""] ?? {};
   const head = Object.keys(root).sort().at(-1) ?? null;
   const removed = new Set(plan.remove);
-  const parentOfRemoved = plan.leavesOnly && Object.values(root).some((entry) => removed.has((entry as unknown[])[2] as string));
-  if (!stillValid(plan, head ?? undefined, plan.headCheckpointId in root) || parentOfRemoved) return { status: "conflict", headCheckpointId: head };
+  const parentOfRemoved =
+    plan.leavesOnly && Object.values(root).some((entry) => removed.has((entry as unknown[])[2] as string));
+  if (!stillValid(plan, head ?? undefined, plan.headCheckpointId in root) || parentOfRemoved)
+    return { status: "conflict", headCheckpointId: head };
   recall.apply({ threadId, add: plan.backfill });
   for (const id of plan.remove) {
     delete root[id];
@@ -159,7 +208,11 @@ export function pruneMemory(saver: MemorySaverLike, recall: MemoryRecall, thread
     for (const [namespace, checkpoints] of Object.entries(namespaces)) {
       if (namespace === "") continue;
       const ids = Object.keys(checkpoints);
-      if (ids.length > 0 && ids.every((id) => id < plan.namespacesBefore!) && !(plan.keepNamespaces ?? []).includes(namespace)) {
+      if (
+        ids.length > 0 &&
+        ids.every((id) => id < plan.namespacesBefore!) &&
+        !(plan.keepNamespaces ?? []).includes(namespace)
+      ) {
         for (const id of ids) delete saver.writes[writesKey(threadId, namespace, id)];
         delete namespaces[namespace];
       }

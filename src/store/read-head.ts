@@ -27,10 +27,18 @@ export function pendingNodes(tuple: CheckpointTuple): string[] {
   const { channel_versions: versions, versions_seen: seen } = tuple.checkpoint;
   const nodes: string[] = [];
   for (const [channel, version] of Object.entries(versions)) {
-    const node = channel === "__start__" ? channel : channel.startsWith("branch:to:") ? channel.slice("branch:to:".length) : undefined;
+    const node =
+      channel === "__start__"
+        ? channel
+        : channel.startsWith("branch:to:")
+          ? channel.slice("branch:to:".length)
+          : undefined;
     if (node === undefined || !(channel in tuple.checkpoint.channel_values)) continue;
     const seenVersion = seen?.[node]?.[channel];
-    if (seenVersion === undefined || String(seenVersion).localeCompare(String(version), undefined, { numeric: true }) < 0) {
+    if (
+      seenVersion === undefined ||
+      String(seenVersion).localeCompare(String(version), undefined, { numeric: true }) < 0
+    ) {
       nodes.push(node);
     }
   }
@@ -46,7 +54,9 @@ function busyReasonOf(tuple: CheckpointTuple): string | undefined {
       : `the head has ${writes.length} pending write(s): a run is in progress`;
   }
   const pending = pendingNodes(tuple);
-  return pending.length > 0 ? `the thread has pending nodes (${pending.join(", ")}): a run is in progress or was cut short` : undefined;
+  return pending.length > 0
+    ? `the thread has pending nodes (${pending.join(", ")}): a run is in progress or was cut short`
+    : undefined;
 }
 
 /**
@@ -57,19 +67,40 @@ function busyReasonOf(tuple: CheckpointTuple): string | undefined {
  * @throws CompactionError INVALID_HISTORY when `messages` holds something else than LangChain messages;
  *   STORE_CORRUPT when a checkpoint cannot be decoded.
  */
-export async function readThreadHead(saver: BaseCheckpointSaver, threadId: string, checkpointId?: string): Promise<ThreadHead | undefined> {
+export async function readThreadHead(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  checkpointId?: string,
+): Promise<ThreadHead | undefined> {
   let tuple: CheckpointTuple | undefined;
   let raw: unknown;
   try {
-    tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "", ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }) } });
+    tuple = await saver.getTuple({
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: "",
+        ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }),
+      },
+    });
     if (!tuple) return undefined;
     raw = await messagesAt(saver, tuple);
   } catch (error) {
     throw asStoreReadError(error, threadId);
   }
   const busyReason = busyReasonOf(tuple);
-  const busyKind: ThreadHead["busyKind"] = busyReason === undefined ? undefined : (tuple.pendingWrites ?? []).some(([, channel]) => channel === "__interrupt__") ? "interrupt" : "run";
-  return { tuple, messages: requireMessages(raw, threadId), busyReason, storage: messagesStorage(tuple), ...(busyKind ? { busyKind } : {}) };
+  const busyKind: ThreadHead["busyKind"] =
+    busyReason === undefined
+      ? undefined
+      : (tuple.pendingWrites ?? []).some(([, channel]) => channel === "__interrupt__")
+        ? "interrupt"
+        : "run";
+  return {
+    tuple,
+    messages: requireMessages(raw, threadId),
+    busyReason,
+    storage: messagesStorage(tuple),
+    ...(busyKind ? { busyKind } : {}),
+  };
 }
 
 /** `raw` as the messages it must be. @throws CompactionError INVALID_HISTORY naming the first bad value. */
@@ -96,10 +127,17 @@ export function requireMessages(raw: unknown, threadId: string): BaseMessage[] {
 /** Why LangChain would not take `value` for a message: a message class with odd content, or no message at all. */
 function whyNotAMessage(value: unknown): string {
   const content = (value as { content?: unknown } | null | undefined)?.content;
-  const named = typeof value === "object" && value !== null && "content" in value && typeof (value as { getType?: unknown }).getType === "function";
+  const named =
+    typeof value === "object" &&
+    value !== null &&
+    "content" in value &&
+    typeof (value as { getType?: unknown }).getType === "function";
   if (named) {
     const id = (value as { id?: unknown }).id;
-    const fix = typeof id === "string" ? `; remove it (updateState with new RemoveMessage({ id: ${JSON.stringify(id)} })) or write its content as text, and the thread compacts again` : "";
+    const fix =
+      typeof id === "string"
+        ? `; remove it (updateState with new RemoveMessage({ id: ${JSON.stringify(id)} })) or write its content as text, and the thread compacts again`
+        : "";
     return `is ${describeValue(value)}${typeof id === "string" ? ` (id ${JSON.stringify(id)})` : ""} whose content is ${describeValue(content)}, neither a string nor an array of content blocks (LangChain does not take it for a message)${fix}`;
   }
   return `is not a LangChain message but ${describeValue(value)} (a plain object was written to the checkpoint?)`;

@@ -16,7 +16,11 @@ export const LIBRARY_WRITER = "langgraph-compaction";
  * recovery or a restore.
  */
 export function writtenByLibrary(metadata: Record<string, unknown> | undefined): boolean {
-  return metadata?.writtenBy === LIBRARY_WRITER || (typeof metadata?.compaction === "object" && metadata.compaction !== null) || (typeof metadata?.restore === "object" && metadata.restore !== null);
+  return (
+    metadata?.writtenBy === LIBRARY_WRITER ||
+    (typeof metadata?.compaction === "object" && metadata.compaction !== null) ||
+    (typeof metadata?.restore === "object" && metadata.restore !== null)
+  );
 }
 
 export interface Replacement {
@@ -26,10 +30,18 @@ export interface Replacement {
   build: ReplacementBuilder;
 }
 
-export function buildReplacement(head: CheckpointTuple, base: CheckpointTuple, messages: readonly unknown[], extraMetadata: Record<string, unknown> | undefined): Replacement {
+export function buildReplacement(
+  head: CheckpointTuple,
+  base: CheckpointTuple,
+  messages: readonly unknown[],
+  extraMetadata: Record<string, unknown> | undefined,
+): Replacement {
   const step = ((head.metadata?.step as number | undefined) ?? -1) + 1;
   const id = idAfter(head.checkpoint.id, step);
-  const baseVersion = maxVersion({ head: maxVersion(head.checkpoint.channel_versions) ?? 0, base: maxVersion(base.checkpoint.channel_versions) ?? 0 });
+  const baseVersion = maxVersion({
+    head: maxVersion(head.checkpoint.channel_versions) ?? 0,
+    base: maxVersion(base.checkpoint.channel_versions) ?? 0,
+  });
   const stored = replacementValue(head, messages);
   const build: ReplacementBuilder = (version) => {
     const checkpoint = copyCheckpoint(base.checkpoint);

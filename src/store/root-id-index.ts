@@ -14,7 +14,9 @@ export async function createRootIdIndex(pool: PostgresPool, schema: string): Pro
   const key = `${schema}.compaction_root_checkpoint_ids`;
   let locked = false;
   try {
-    locked = Boolean((await client.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [key])).rows[0]?.locked);
+    locked = Boolean(
+      (await client.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [key])).rows[0]?.locked,
+    );
     if (!locked) return false;
     const found = await client.query(
       `SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -23,11 +25,13 @@ export async function createRootIdIndex(pool: PostgresPool, schema: string): Pro
     );
     const valid = found.rows[0]?.indisvalid as boolean | undefined;
     if (valid === false) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${s}.compaction_root_checkpoint_ids`);
-    if (valid !== true) await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS compaction_root_checkpoint_ids ON ${s}.checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`);
+    if (valid !== true)
+      await client.query(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS compaction_root_checkpoint_ids ON ${s}.checkpoints (checkpoint_id) WHERE checkpoint_ns = ''`,
+      );
     return true;
   } finally {
     if (locked) await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [key]).catch(() => undefined);
     client.release();
   }
 }
-

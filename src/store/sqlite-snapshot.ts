@@ -15,7 +15,11 @@ export function isReadOnlyOpenError(error: unknown): boolean {
 
 const HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
 
-export function openReadOnlySnapshot(Database: typeof BetterSqlite3, path: string, cause: unknown): BetterSqlite3.Database {
+export function openReadOnlySnapshot(
+  Database: typeof BetterSqlite3,
+  path: string,
+  cause: unknown,
+): BetterSqlite3.Database {
   const wal = `${path}-wal`;
   if (existsSync(wal) && statSync(wal).size > 0) {
     throw new CompactionError({
@@ -27,7 +31,13 @@ export function openReadOnlySnapshot(Database: typeof BetterSqlite3, path: strin
   }
   const bytes = readFileSync(path);
   if (bytes.length < 100 || !bytes.subarray(0, HEADER.length).equals(HEADER)) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--db", value: path, message: `${path} is not a SQLite database`, cause });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "--db",
+      value: path,
+      message: `${path} is not a SQLite database`,
+      cause,
+    });
   }
   // Bytes 18-19 say "WAL mode" (2); an in-memory database has no WAL, so the copy is marked rollback mode (1).
   bytes[18] = 1;

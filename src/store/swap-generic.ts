@@ -10,11 +10,22 @@ export class GenericWriter implements CompareAndSwapWriter {
   readonly backend = "generic" as const;
   constructor(private readonly saver: BaseCheckpointSaver) {}
 
-  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
+  async write({
+    threadId,
+    expectedCheckpointId,
+    proposedVersion,
+    build,
+    ignorePendingWrites = false,
+    recall,
+  }: WriteRequest): Promise<WriteOutcome> {
     const head = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
     const current = head?.checkpoint.id ?? null;
     if (current !== expectedCheckpointId) {
-      return { status: "conflict", reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`, headCheckpointId: current };
+      return {
+        status: "conflict",
+        reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`,
+        headCheckpointId: current,
+      };
     }
     if ((head?.pendingWrites?.length ?? 0) > 0 && !ignorePendingWrites) {
       return { status: "busy", reason: "the head has pending writes: a run is in progress or interrupted" };
@@ -31,4 +42,3 @@ export class GenericWriter implements CompareAndSwapWriter {
     return { status: "written" };
   }
 }
-

@@ -4,18 +4,27 @@
  * branches, and `ON CONFLICT DO NOTHING` would silently keep the old blob under a reused version). Writes the rows
  * PostgresSaver writes (through its own serializer), and the recall index rows in the same transaction.
  */
-import type { BaseCheckpointSaver, ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import type {
+  BaseCheckpointSaver,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+} from "@langchain/langgraph-checkpoint";
 import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
 import { applyPostgresRecall } from "./recall-index/postgres-index.js";
 import { withConnection, type PostgresConnector } from "./pg-connection.js";
 import { quoteIdentifier } from "./sql.js";
 
-
 interface PostgresSaverInternals extends BaseCheckpointSaver {
   pool: PostgresConnector;
   options: { schema: string };
   _dumpCheckpoint(checkpoint: Checkpoint): Record<string, unknown>;
-  _dumpBlobs(threadId: string, ns: string, values: Record<string, unknown>, versions: ChannelVersions): Promise<unknown[][]>;
+  _dumpBlobs(
+    threadId: string,
+    ns: string,
+    values: Record<string, unknown>,
+    versions: ChannelVersions,
+  ): Promise<unknown[][]>;
   _dumpMetadata(metadata: CheckpointMetadata): Promise<unknown>;
   SQL_STATEMENTS: { UPSERT_CHECKPOINT_BLOBS_SQL: string };
 }
@@ -37,12 +46,21 @@ export class PostgresWriter implements CompareAndSwapWriter {
     private readonly recallLanguage: string,
   ) {}
 
-  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
+  async write({
+    threadId,
+    expectedCheckpointId,
+    proposedVersion,
+    build,
+    ignorePendingWrites = false,
+    recall,
+  }: WriteRequest): Promise<WriteOutcome> {
     const schema = quoteIdentifier(this.saver.options.schema);
     return withConnection(this.saver.pool, async (client): Promise<WriteOutcome> => {
       await client.query("BEGIN");
       try {
-        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7243))", [`langgraph-compaction:${threadId}`]);
+        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7243))", [
+          `langgraph-compaction:${threadId}`,
+        ]);
         const head = await client.query(
           `SELECT checkpoint_id FROM ${schema}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
           [threadId],
@@ -50,7 +68,11 @@ export class PostgresWriter implements CompareAndSwapWriter {
         const current = (head.rows[0]?.checkpoint_id as string | undefined) ?? null;
         if (current !== expectedCheckpointId) {
           await client.query("ROLLBACK");
-          return { status: "conflict", reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`, headCheckpointId: current };
+          return {
+            status: "conflict",
+            reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`,
+            headCheckpointId: current,
+          };
         }
         const pending = await client.query(
           `SELECT 1 FROM ${schema}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2 LIMIT 1`,
@@ -77,7 +99,13 @@ export class PostgresWriter implements CompareAndSwapWriter {
         for (const blob of blobs) await client.query(this.saver.SQL_STATEMENTS.UPSERT_CHECKPOINT_BLOBS_SQL, blob);
         await client.query(
           `INSERT INTO ${schema}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, '', $2, $3, $4, $5)`,
-          [threadId, checkpoint.id, expectedCheckpointId, this.saver._dumpCheckpoint(checkpoint), await this.saver._dumpMetadata(metadata)],
+          [
+            threadId,
+            checkpoint.id,
+            expectedCheckpointId,
+            this.saver._dumpCheckpoint(checkpoint),
+            await this.saver._dumpMetadata(metadata),
+          ],
         );
         if (recall) await applyPostgresRecall(client, this.saver.options.schema, this.recallLanguage, recall);
         await client.query("COMMIT");
@@ -89,4 +117,3 @@ export class PostgresWriter implements CompareAndSwapWriter {
     });
   }
 }
-

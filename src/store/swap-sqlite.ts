@@ -16,14 +16,26 @@ interface SqliteSaverLike extends BaseCheckpointSaver {
 
 export function isSqliteSaver(saver: BaseCheckpointSaver): saver is SqliteSaverLike {
   const db = (saver as { db?: unknown }).db;
-  return typeof db === "object" && db !== null && typeof (db as Database).transaction === "function" && typeof (db as Database).prepare === "function";
+  return (
+    typeof db === "object" &&
+    db !== null &&
+    typeof (db as Database).transaction === "function" &&
+    typeof (db as Database).prepare === "function"
+  );
 }
 
 export class SqliteWriter implements CompareAndSwapWriter {
   readonly backend = "sqlite" as const;
   constructor(private readonly saver: SqliteSaverLike) {}
 
-  async write({ threadId, expectedCheckpointId, proposedVersion, build, ignorePendingWrites = false, recall }: WriteRequest): Promise<WriteOutcome> {
+  async write({
+    threadId,
+    expectedCheckpointId,
+    proposedVersion,
+    build,
+    ignorePendingWrites = false,
+    recall,
+  }: WriteRequest): Promise<WriteOutcome> {
     // setup() is idempotent and creates the tables a fresh file lacks.
     (this.saver as unknown as { setup(): void }).setup();
     const db = this.saver.db;
@@ -37,7 +49,9 @@ export class SqliteWriter implements CompareAndSwapWriter {
     if (recall && (recall.add.length > 0 || (recall.move ?? []).length > 0)) ensureSqliteRecall(db);
     const run = db.transaction((): WriteOutcome => {
       const current = db
-        .prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`)
+        .prepare(
+          `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+        )
         .get(threadId) as { checkpoint_id: string } | undefined;
       if (current?.checkpoint_id !== expectedCheckpointId) {
         return {
@@ -49,7 +63,11 @@ export class SqliteWriter implements CompareAndSwapWriter {
       const pending = db
         .prepare(`SELECT COUNT(*) AS n FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`)
         .get(threadId, expectedCheckpointId) as { n: number };
-      if (pending.n > 0 && !ignorePendingWrites) return { status: "busy", reason: `the head has ${pending.n} pending write(s): a run is in progress or interrupted` };
+      if (pending.n > 0 && !ignorePendingWrites)
+        return {
+          status: "busy",
+          reason: `the head has ${pending.n} pending write(s): a run is in progress or interrupted`,
+        };
       db.prepare(
         `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, ?, ?, ?)`,
       ).run(threadId, checkpoint.id, expectedCheckpointId, type, serializedCheckpoint, serializedMetadata);
@@ -59,4 +77,3 @@ export class SqliteWriter implements CompareAndSwapWriter {
     return run.immediate();
   }
 }
-

@@ -9,7 +9,15 @@ import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints, type StoredCheckpoint } from "./checkpoint-messages.js";
-import { backendFor, type Backend, type HeadRow, type RecallBackend, type StoreFile, type ThreadRow, type ThreadStorage } from "./backends.js";
+import {
+  backendFor,
+  type Backend,
+  type HeadRow,
+  type RecallBackend,
+  type StoreFile,
+  type ThreadRow,
+  type ThreadStorage,
+} from "./backends.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
@@ -141,7 +149,9 @@ class BackendThreadStore implements ThreadStore {
 
   async readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined> {
     try {
-      const tuple = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } });
+      const tuple = await this.saver.getTuple({
+        configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId },
+      });
       if (!tuple || tuple.checkpoint.id !== checkpointId) return undefined;
       const [stored] = await this.withMessages(threadId, [tuple]);
       return stored;
@@ -153,7 +163,8 @@ class BackendThreadStore implements ThreadStore {
   async listCheckpoints(threadId: string): Promise<StoredCheckpoint[]> {
     const tuples: CheckpointTuple[] = [];
     try {
-      for await (const tuple of this.saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) tuples.push(tuple);
+      for await (const tuple of this.saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))
+        tuples.push(tuple);
       return await this.withMessages(threadId, tuples);
     } catch (error) {
       throw asStoreReadError(error, threadId);
@@ -165,7 +176,15 @@ class BackendThreadStore implements ThreadStore {
     return tuples.map((tuple) => ({ tuple, messages: requireMessages(values.get(tuple.checkpoint.id), threadId) }));
   }
 
-  async replaceHead({ threadId, head, base = head, messages, metadata, ignorePendingWrites, recall }: ReplaceHeadRequest): Promise<ReplaceOutcome> {
+  async replaceHead({
+    threadId,
+    head,
+    base = head,
+    messages,
+    metadata,
+    ignorePendingWrites,
+    recall,
+  }: ReplaceHeadRequest): Promise<ReplaceOutcome> {
     const replacement = buildReplacement(head, base, messages, metadata);
     const outcome = await this.parts.writer.write({
       threadId,
@@ -187,10 +206,15 @@ class BackendThreadStore implements ThreadStore {
     try {
       for (const namespace of await this.parts.namespacesBefore(threadId, before)) {
         let ids: string[] | undefined = [];
-        for await (const tuple of this.saver.list({ configurable: { thread_id: threadId, checkpoint_ns: namespace } })) {
+        for await (const tuple of this.saver.list({
+          configurable: { thread_id: threadId, checkpoint_ns: namespace },
+        })) {
           const messages = tuple.checkpoint.channel_values?.messages;
           if (messages === undefined) continue;
-          if (!Array.isArray(messages) || messages.some((message) => !BaseMessage.isInstance(message) || typeof message.id !== "string")) {
+          if (
+            !Array.isArray(messages) ||
+            messages.some((message) => !BaseMessage.isInstance(message) || typeof message.id !== "string")
+          ) {
             ids = undefined;
             break;
           }
@@ -208,7 +232,9 @@ class BackendThreadStore implements ThreadStore {
   async planPruneByIds(threadId: string, keep: number): Promise<PrunePlan | undefined> {
     try {
       const tables = this.parts.pruneTables;
-      return tables ? await planPruneByIds({ ...tables, namespacesBefore: this.parts.namespacesBefore }, threadId, keep) : undefined;
+      return tables
+        ? await planPruneByIds({ ...tables, namespacesBefore: this.parts.namespacesBefore }, threadId, keep)
+        : undefined;
     } catch (error) {
       throw asStoreReadError(error, threadId);
     }
@@ -262,10 +288,14 @@ const stores = new WeakMap<BaseCheckpointSaver, Map<string, ThreadStore>>();
  * The store of `saver`: the strongest backend it supports (SQLite, Postgres, else generic), one per saver and recall
  * language, created on first use.
  */
-export function threadStoreFor(saver: BaseCheckpointSaver, { recallLanguage = DEFAULT_POSTGRES_LANGUAGE }: ThreadStoreOptions = {}): ThreadStore {
+export function threadStoreFor(
+  saver: BaseCheckpointSaver,
+  { recallLanguage = DEFAULT_POSTGRES_LANGUAGE }: ThreadStoreOptions = {},
+): ThreadStore {
   let byLanguage = stores.get(saver);
   if (!byLanguage) stores.set(saver, (byLanguage = new Map()));
   let store = byLanguage.get(recallLanguage);
-  if (!store) byLanguage.set(recallLanguage, (store = new BackendThreadStore(saver, backendFor(saver, recallLanguage))));
+  if (!store)
+    byLanguage.set(recallLanguage, (store = new BackendThreadStore(saver, backendFor(saver, recallLanguage))));
   return store;
 }

@@ -20,7 +20,11 @@ export interface TranscriptPlaces {
 }
 
 /** The transcript of the graph whose checkpointer and store are given, or undefined when it has neither. */
-export function transcriptHome({ checkpointer, store, language = DEFAULT_POSTGRES_LANGUAGE }: TranscriptPlaces): RecallBackend | undefined {
+export function transcriptHome({
+  checkpointer,
+  store,
+  language = DEFAULT_POSTGRES_LANGUAGE,
+}: TranscriptPlaces): RecallBackend | undefined {
   if (checkpointer) {
     const threads = threadStoreFor(checkpointer, { recallLanguage: language });
     if (threads.backend !== "generic" || !store) return threads.recall;

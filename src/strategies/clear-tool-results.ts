@@ -20,7 +20,8 @@ export interface ClearToolResultsOptions {
   pinned?: PinPredicate;
 }
 
-export const CLEAR_TOOL_RESULTS_DESCRIPTION = "replace old tool results with a short placeholder, keeping the newest K (default 3)";
+export const CLEAR_TOOL_RESULTS_DESCRIPTION =
+  "replace old tool results with a short placeholder, keeping the newest K (default 3)";
 
 export function placeholder(name: string | undefined, tokens: number, lines: number): string {
   return `[tool result cleared to save context: the output of ${name ?? "a tool"} (${tokens} tokens, ${lines} lines) is in the checkpoint history]`;
@@ -35,7 +36,10 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Strateg
   return {
     name: "clear-tool-results",
     description: CLEAR_TOOL_RESULTS_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(
+      messages: readonly BaseMessage[],
+      { budget, counter = sharedCounter() }: StrategyContext,
+    ): Promise<StrategyResult> {
       const result = [...messages];
       const before = counter.countMessages(result);
       let tokens = before;
@@ -63,7 +67,10 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Strateg
         before <= budget
           ? `under the budget (${before} <= ${budget} tokens): nothing cleared`
           : `cleared ${changed} of ${clearable.length} older tool results (kept the newest ${Math.min(keep, toolIndexes.length)})${tokens > budget ? `; still ${tokens} tokens, over ${budget}` : ""}`;
-      return { messages: result, report: { strategy: "clear-tool-results", tokensBefore: before, tokensAfter: tokens, changed, note } };
+      return {
+        messages: result,
+        report: { strategy: "clear-tool-results", tokensBefore: before, tokensAfter: tokens, changed, note },
+      };
     },
   };
 }

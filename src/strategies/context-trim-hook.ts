@@ -32,18 +32,27 @@ export const DEFAULT_HOOK_STRATEGY: StrategyInput = ["clear-tool-results", "smar
  * history is left as it is (compacting it is the wrapper's job, between turns).
  */
 export function createContextTrimHook(options: ContextTrimHookOptions) {
-  if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object with at least budget");
+  if (typeof options !== "object" || options === null)
+    throw invalidArgument("options", options, "an object with at least budget");
   const model = options.model ?? "gpt-4o";
   const { budget: raw } = options;
   const reserve = options.reserveTokens ?? 0;
   if (!Number.isInteger(reserve) || reserve < 0) throw invalidArgument("reserveTokens", reserve, "an integer >= 0");
   const budget = resolveTokenLimit(raw, model, { parameter: "budget" }) - reserve;
-  if (budget < MIN_LIMIT_TOKENS) throw invalidArgument("budget", raw, `at least ${MIN_LIMIT_TOKENS} tokens once resolved, after reserveTokens (${reserve})`);
-  if (options.onTrim !== undefined && typeof options.onTrim !== "function") throw invalidArgument("onTrim", options.onTrim, "a function");
+  if (budget < MIN_LIMIT_TOKENS)
+    throw invalidArgument(
+      "budget",
+      raw,
+      `at least ${MIN_LIMIT_TOKENS} tokens once resolved, after reserveTokens (${reserve})`,
+    );
+  if (options.onTrim !== undefined && typeof options.onTrim !== "function")
+    throw invalidArgument("onTrim", options.onTrim, "a function");
   const strategy = resolveStrategy(options.strategy ?? DEFAULT_HOOK_STRATEGY);
   const counter = options.counter ?? new TokenCounter({ model });
 
-  return async function compactionHook(state: { messages: BaseMessage[] }): Promise<{ llmInputMessages: BaseMessage[] }> {
+  return async function compactionHook(state: {
+    messages: BaseMessage[];
+  }): Promise<{ llmInputMessages: BaseMessage[] }> {
     const messages = Array.isArray(state?.messages) ? state.messages : [];
     if (counter.countMessages(messages) <= budget) return { llmInputMessages: messages };
     const { messages: view, report } = await strategy.apply(messages, { budget, counter });

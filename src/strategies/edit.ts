@@ -23,9 +23,17 @@ export function editToolMessage(original: ToolMessage, content: string, record: 
   });
 }
 
-export function measure(message: BaseMessage, counter: TokenCounter): { tokens: number; lines: number; chars: number; text: string } {
+export function measure(
+  message: BaseMessage,
+  counter: TokenCounter,
+): { tokens: number; lines: number; chars: number; text: string } {
   const text = contentText(message);
-  return { tokens: counter.countText(text), lines: text === "" ? 0 : text.split("\n").length, chars: text.length, text };
+  return {
+    tokens: counter.countText(text),
+    lines: text === "" ? 0 : text.split("\n").length,
+    chars: text.length,
+    text,
+  };
 }
 
 /** Head and tail excerpts of `text`, with the middle elided and counted. */

@@ -36,7 +36,10 @@ export function createPipeline(steps: readonly Strategy[]): Strategy {
           tokensBefore: before,
           tokensAfter: tokens,
           changed: reports.reduce((sum, report) => sum + report.changed, 0),
-          note: reports.length === 0 ? `under the budget (${before} <= ${context.budget} tokens)` : reports.map((report) => `${report.strategy}: ${report.note}`).join("; "),
+          note:
+            reports.length === 0
+              ? `under the budget (${before} <= ${context.budget} tokens)`
+              : reports.map((report) => `${report.strategy}: ${report.note}`).join("; "),
           steps: reports,
         },
       };

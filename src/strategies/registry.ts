@@ -2,7 +2,11 @@
  * The strategy registry: `createStrategy(name, options)` and `listStrategies()`.
  */
 import { CompactionError, invalidArgument } from "../errors.js";
-import { CLEAR_TOOL_RESULTS_DESCRIPTION, clearToolResults, type ClearToolResultsOptions } from "./clear-tool-results.js";
+import {
+  CLEAR_TOOL_RESULTS_DESCRIPTION,
+  clearToolResults,
+  type ClearToolResultsOptions,
+} from "./clear-tool-results.js";
 import { createPipeline } from "./pipeline.js";
 import { SLIDING_WINDOW_DESCRIPTION, slidingWindow, type SlidingWindowOptions } from "./sliding-window.js";
 import { SMART_TRIM_DESCRIPTION, smartTrim, type SmartTrimOptions } from "./smart-trim.js";
@@ -50,7 +54,11 @@ export function createStrategy<K extends StrategyName>(name: K, options?: Strate
   }
   for (const key of Object.keys(options ?? {})) {
     if (!KNOWN_OPTIONS[name].includes(key)) {
-      throw invalidArgument(`${name}.${key}`, (options as Record<string, unknown>)[key], `a known option of ${name} (${KNOWN_OPTIONS[name].join(", ") || "none"})`);
+      throw invalidArgument(
+        `${name}.${key}`,
+        (options as Record<string, unknown>)[key],
+        `a known option of ${name} (${KNOWN_OPTIONS[name].join(", ") || "none"})`,
+      );
     }
   }
   return REGISTRY[name].create((options ?? {}) as never);
@@ -66,7 +74,10 @@ export type StrategyInput = Strategy | readonly (Strategy | StrategyName)[] | St
 
 export function resolveStrategy(input: StrategyInput, parameter = "strategy"): Strategy {
   if (typeof input === "string") return createStrategy(input);
-  if (Array.isArray(input)) return createPipeline(input.map((step: Strategy | StrategyName) => (typeof step === "string" ? createStrategy(step) : step)));
+  if (Array.isArray(input))
+    return createPipeline(
+      input.map((step: Strategy | StrategyName) => (typeof step === "string" ? createStrategy(step) : step)),
+    );
   if (typeof (input as Strategy)?.apply === "function") return input as Strategy;
   throw invalidArgument(parameter, input, 'a strategy, a pipeline (array), or a name such as "clear-tool-results"');
 }

@@ -14,7 +14,11 @@ export interface UnitInfo extends MessageUnit {
   leading: boolean;
 }
 
-export function describeUnits(messages: readonly BaseMessage[], counter: TokenCounter, pinned?: PinPredicate): UnitInfo[] {
+export function describeUnits(
+  messages: readonly BaseMessage[],
+  counter: TokenCounter,
+  pinned?: PinPredicate,
+): UnitInfo[] {
   const each = counter.countEach(messages);
   let leading = true;
   return groupUnits(messages).map((unit) => {
@@ -30,7 +34,11 @@ export function describeUnits(messages: readonly BaseMessage[], counter: TokenCo
 }
 
 /** The messages of the kept units, in order. */
-export function keepUnits(messages: readonly BaseMessage[], units: readonly UnitInfo[], kept: ReadonlySet<UnitInfo>): BaseMessage[] {
+export function keepUnits(
+  messages: readonly BaseMessage[],
+  units: readonly UnitInfo[],
+  kept: ReadonlySet<UnitInfo>,
+): BaseMessage[] {
   return units.filter((unit) => kept.has(unit)).flatMap((unit) => messages.slice(unit.start, unit.end));
 }
 

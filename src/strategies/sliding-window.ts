@@ -17,7 +17,8 @@ export interface SlidingWindowOptions {
   pinned?: PinPredicate;
 }
 
-export const SLIDING_WINDOW_DESCRIPTION = "keep the system prompt, the first user message(s), pinned messages and the newest messages within the budget";
+export const SLIDING_WINDOW_DESCRIPTION =
+  "keep the system prompt, the first user message(s), pinned messages and the newest messages within the budget";
 
 export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
   const keepFirst = options.keepFirst ?? 1;
@@ -26,10 +27,22 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
   return {
     name: "sliding-window",
     description: SLIDING_WINDOW_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(
+      messages: readonly BaseMessage[],
+      { budget, counter = sharedCounter() }: StrategyContext,
+    ): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
       if (before <= budget) {
-        return { messages: [...messages], report: { strategy: "sliding-window", tokensBefore: before, tokensAfter: before, changed: 0, note: `under the budget (${before} <= ${budget} tokens)` } };
+        return {
+          messages: [...messages],
+          report: {
+            strategy: "sliding-window",
+            tokensBefore: before,
+            tokensAfter: before,
+            changed: 0,
+            note: `under the budget (${before} <= ${budget} tokens)`,
+          },
+        };
       }
       const units = describeUnits(messages, counter, pinned);
       const kept = new Set<UnitInfo>();

@@ -28,7 +28,8 @@ export interface SmartTrimOptions {
   pinned?: PinPredicate;
 }
 
-export const SMART_TRIM_DESCRIPTION = "clear repeated text, clip old bulky tool outputs, then drop the least valuable units (documented score)";
+export const SMART_TRIM_DESCRIPTION =
+  "clear repeated text, clip old bulky tool outputs, then drop the least valuable units (documented score)";
 
 const WEIGHT: Record<string, number> = { human: 1, ai: 0.8, "tool-exchange": 0.4, handoff: 0.2 };
 
@@ -37,13 +38,18 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
   const clipTokens = options.clipTokens ?? 300;
   const [head, tail] = options.excerpt ?? [1200, 600];
   if (!Number.isInteger(keep) || keep < 0) throw invalidArgument("keep", keep, "an integer >= 0");
-  if (!Number.isInteger(clipTokens) || clipTokens < 1) throw invalidArgument("clipTokens", clipTokens, "an integer >= 1");
-  if (!Number.isInteger(head) || !Number.isInteger(tail) || head < 0 || tail < 0) throw invalidArgument("excerpt", options.excerpt, "[head, tail] character counts >= 0");
+  if (!Number.isInteger(clipTokens) || clipTokens < 1)
+    throw invalidArgument("clipTokens", clipTokens, "an integer >= 1");
+  if (!Number.isInteger(head) || !Number.isInteger(tail) || head < 0 || tail < 0)
+    throw invalidArgument("excerpt", options.excerpt, "[head, tail] character counts >= 0");
   const pinned = validatePredicate(options.pinned);
   return {
     name: "smart-trim",
     description: SMART_TRIM_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(
+      messages: readonly BaseMessage[],
+      { budget, counter = sharedCounter() }: StrategyContext,
+    ): Promise<StrategyResult> {
       const result = [...messages];
       const before = counter.countMessages(result);
       let tokens = before;
@@ -53,7 +59,8 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
         result[index] = next;
         changed++;
       };
-      const editable = (index: number) => ToolMessage.isInstance(result[index]) && !editOf(result[index]!) && !isPinned(result[index]!, index, pinned);
+      const editable = (index: number) =>
+        ToolMessage.isInstance(result[index]) && !editOf(result[index]!) && !isPinned(result[index]!, index, pinned);
       // 1. Repeated text: clear older copies of a tool output that appears again later.
       const seen = new Map<string, number>();
       for (let index = result.length - 1; index >= 0 && tokens > budget; index--) {
@@ -62,9 +69,20 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
         if (seen.has(text) && editable(index)) {
           const size = measure(result[index]!, counter);
           const message = result[index] as ToolMessage;
-          replace(index, editToolMessage(message, `[same output as a later call of ${message.name ?? "this tool"}; cleared to save context]`, {
-            strategy: "smart-trim", action: "cleared", originalTokens: size.tokens, originalLines: size.lines, originalChars: size.chars,
-          }));
+          replace(
+            index,
+            editToolMessage(
+              message,
+              `[same output as a later call of ${message.name ?? "this tool"}; cleared to save context]`,
+              {
+                strategy: "smart-trim",
+                action: "cleared",
+                originalTokens: size.tokens,
+                originalLines: size.lines,
+                originalChars: size.chars,
+              },
+            ),
+          );
         } else {
           seen.set(text, index);
         }
@@ -80,9 +98,16 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
         if (tokens <= budget) break;
         const clipped = excerpt(size.text, head, tail);
         if (clipped.length >= size.text.length) continue;
-        replace(index, editToolMessage(result[index] as ToolMessage, clipped, {
-          strategy: "smart-trim", action: "clipped", originalTokens: size.tokens, originalLines: size.lines, originalChars: size.chars,
-        }));
+        replace(
+          index,
+          editToolMessage(result[index] as ToolMessage, clipped, {
+            strategy: "smart-trim",
+            action: "clipped",
+            originalTokens: size.tokens,
+            originalLines: size.lines,
+            originalChars: size.chars,
+          }),
+        );
       }
       // 3. Drop whole units, least value per token first.
       let final = result;
@@ -113,7 +138,10 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
           tokensBefore: before,
           tokensAfter: tokens,
           changed,
-          note: before <= budget ? `under the budget (${before} <= ${budget} tokens)` : `${changed} message(s) cleared, clipped or dropped${tokens > budget ? `; still ${tokens} tokens, over ${budget}` : ""}`,
+          note:
+            before <= budget
+              ? `under the budget (${before} <= ${budget} tokens)`
+              : `${changed} message(s) cleared, clipped or dropped${tokens > budget ? `; still ${tokens} tokens, over ${budget}` : ""}`,
         },
       };
     },

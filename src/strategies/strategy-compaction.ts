@@ -31,17 +31,26 @@ function uncovered(before: readonly BaseMessage[], after: readonly BaseMessage[]
     for (const id of provenance.coveredIds) covered.add(id);
     if (provenance.previousSummaryId) covered.add(provenance.previousSummaryId);
   }
-  return before.filter((message) => typeof message.id === "string" && !kept.has(message.id) && !covered.has(message.id));
+  return before.filter(
+    (message) => typeof message.id === "string" && !kept.has(message.id) && !covered.has(message.id),
+  );
 }
 
 /**
  * Insert a removal marker after the leading system messages. A marker already there (from an earlier removal) is
  * folded into the new one, as a running summary folds its predecessor, so markers never pile up.
  */
-function withMarker(messages: BaseMessage[], removed: BaseMessage[], strategy: string, headId: string, counter: TokenCounter): BaseMessage[] {
+function withMarker(
+  messages: BaseMessage[],
+  removed: BaseMessage[],
+  strategy: string,
+  headId: string,
+  counter: TokenCounter,
+): BaseMessage[] {
   let at = 0;
   while (at < messages.length && messages[at]!.getType() === "system" && !getSummaryProvenance(messages[at])) at++;
-  const previous = messages[at] && getSummaryProvenance(messages[at])?.summarizer === strategy ? messages[at] : undefined;
+  const previous =
+    messages[at] && getSummaryProvenance(messages[at])?.summarizer === strategy ? messages[at] : undefined;
   const earlier = previous ? getSummaryProvenance(previous)!.coveredMessages : 0;
   const marker = createSummaryMessage(
     `${removed.length + earlier} earlier message(s) were removed from the context by ${strategy}; they remain in the checkpoint history (latest: ${headId}).`,
@@ -62,14 +71,24 @@ function withMarker(messages: BaseMessage[], removed: BaseMessage[], strategy: s
   return [...messages.slice(0, at), marker, ...messages.slice(at)];
 }
 
-export async function compactWithStrategy({ manager, strategy, threadId }: StrategyCompaction): Promise<CompactionReport> {
+export async function compactWithStrategy({
+  manager,
+  strategy,
+  threadId,
+}: StrategyCompaction): Promise<CompactionReport> {
   const { counter, policy } = manager;
   const budget = policy.targetAfter;
   if (budget === undefined) throw new Error("compactWithStrategy needs a policy with a tokenLimit");
   const head = await manager.store.readHead(threadId);
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
-  const base = { threadId, previousCheckpointId: headId, messagesBefore: head.messages.length, summarizer: strategy.name, attempts: 1 };
+  const base = {
+    threadId,
+    previousCheckpointId: headId,
+    messagesBefore: head.messages.length,
+    summarizer: strategy.name,
+    attempts: 1,
+  };
   if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
   const started = performance.now();
   // The strategy transforms; a summarizing step asks the engine, so it summarizes as every entry point does.
@@ -79,19 +98,54 @@ export async function compactWithStrategy({ manager, strategy, threadId }: Strat
     summaries.push(compacted.summarizerTokens);
     return compacted;
   };
-  const { messages, report } = await strategy.apply(head.messages, { budget, counter, replacedCheckpointId: headId, compact });
-  if (report.changed === 0) return { ...base, status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: report.note, tokensBefore: report.tokensBefore };
+  const { messages, report } = await strategy.apply(head.messages, {
+    budget,
+    counter,
+    replacedCheckpointId: headId,
+    compact,
+  });
+  if (report.changed === 0)
+    return {
+      ...base,
+      status: "skipped",
+      code: "NOTHING_TO_SUMMARIZE",
+      reason: report.note,
+      tokensBefore: report.tokensBefore,
+    };
   const removed = uncovered(head.messages, messages);
   const result = removed.length > 0 ? withMarker(messages, removed, strategy.name, headId, counter) : messages;
   const summarizerMs = performance.now() - started;
   const summarizerTokens = summaries.reduce(addSummarizerTokens, undefined);
   const writeStarted = performance.now();
   // The engine writes: the ceiling, a busy head, the compare-and-swap, the rebase onto turns that landed meanwhile.
-  const outcome = await manager.applyEdit(threadId, head, result, (replaced) => ({ compaction: { replacedCheckpointId: replaced, strategy: strategy.name, removed: removed.length } }));
+  const outcome = await manager.applyEdit(threadId, head, result, (replaced) => ({
+    compaction: { replacedCheckpointId: replaced, strategy: strategy.name, removed: removed.length },
+  }));
   const attempts = Math.max(1, outcome.attempts);
-  if (outcome.status === "skipped") return { ...base, attempts, status: "skipped", code: outcome.code, reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs, ...(summarizerTokens ? { summarizerTokens } : {}) };
-  if (outcome.status === "conflict") return { ...base, attempts, status: "conflict", reason: outcome.reason, tokensBefore: report.tokensBefore, summarizerMs };
-  const summary = outcome.messages.find((message) => getSummaryProvenance(message)?.summarizer !== strategy.name && getSummaryProvenance(message) !== undefined);
+  if (outcome.status === "skipped")
+    return {
+      ...base,
+      attempts,
+      status: "skipped",
+      code: outcome.code,
+      reason: outcome.reason,
+      tokensBefore: report.tokensBefore,
+      summarizerMs,
+      ...(summarizerTokens ? { summarizerTokens } : {}),
+    };
+  if (outcome.status === "conflict")
+    return {
+      ...base,
+      attempts,
+      status: "conflict",
+      reason: outcome.reason,
+      tokensBefore: report.tokensBefore,
+      summarizerMs,
+    };
+  const summary = outcome.messages.find(
+    (message) =>
+      getSummaryProvenance(message)?.summarizer !== strategy.name && getSummaryProvenance(message) !== undefined,
+  );
   return {
     ...base,
     attempts,
@@ -103,11 +157,17 @@ export async function compactWithStrategy({ manager, strategy, threadId }: Strat
     tokensAfter: counter.countMessages(outcome.messages),
     rewrittenTokens: rewrittenTokens(head.messages, outcome.messages, counter),
     messagesAfter: outcome.messages.length,
-    ...(summary ? { summaryId: summary.id!, ...(getSummaryProvenance(summary)!.fallbackReason ? { fallbackReason: getSummaryProvenance(summary)!.fallbackReason } : {}) } : {}),
+    ...(summary
+      ? {
+          summaryId: summary.id!,
+          ...(getSummaryProvenance(summary)!.fallbackReason
+            ? { fallbackReason: getSummaryProvenance(summary)!.fallbackReason }
+            : {}),
+        }
+      : {}),
     ...(outcome.appended > 0 ? { rebased: { snapshotCheckpointId: headId, appendedMessages: outcome.appended } } : {}),
     summarizerMs,
     ...(summarizerTokens ? { summarizerTokens } : {}),
     writeMs: performance.now() - writeStarted,
   };
 }
-

@@ -27,7 +27,8 @@ export interface SummarizeOptions {
   keepShare?: number;
 }
 
-export const SUMMARIZE_DESCRIPTION = "replace the oldest messages with a running summary (the HistoryManager's; the default)";
+export const SUMMARIZE_DESCRIPTION =
+  "replace the oldest messages with a running summary (the HistoryManager's; the default)";
 export const NONE_DESCRIPTION = "leave the history unchanged";
 
 export function summarize(options: SummarizeOptions = {}): Strategy {
@@ -39,16 +40,23 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
     return summarizer;
   };
   const keepShare = options.keepShare ?? 0.5;
-  if (typeof keepShare !== "number" || !(keepShare > 0 && keepShare < 1)) throw invalidArgument("keepShare", keepShare, "a number between 0 and 1 (exclusive)");
+  if (typeof keepShare !== "number" || !(keepShare > 0 && keepShare < 1))
+    throw invalidArgument("keepShare", keepShare, "a number between 0 and 1 (exclusive)");
   if (options.summarizer !== undefined && typeof options.summarizer?.summarize !== "function") {
     throw invalidArgument("summarizer", options.summarizer, "an object with summarize()");
   }
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { budget, counter = sharedCounter(), replacedCheckpointId, compact }: StrategyContext): Promise<StrategyResult> {
+    async apply(
+      messages: readonly BaseMessage[],
+      { budget, counter = sharedCounter(), replacedCheckpointId, compact }: StrategyContext,
+    ): Promise<StrategyResult> {
       const before = counter.countMessages(messages);
-      const unchanged = (note: string): StrategyResult => ({ messages: [...messages], report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note } });
+      const unchanged = (note: string): StrategyResult => ({
+        messages: [...messages],
+        report: { strategy: "summarize", tokensBefore: before, tokensAfter: before, changed: 0, note },
+      });
       if (before <= budget) return unchanged(`under the budget (${before} <= ${budget} tokens)`);
       let compacted: CompactedMessages;
       if (compact) {
@@ -66,14 +74,26 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
         });
         if (!plan.executable) return unchanged(`nothing to summarize: ${plan.reason}`);
         const summarizer = options.summarizer ?? summarizerFor(counter);
-        const settings = { summarizer, counter, summaryRole: DEFAULT_SUMMARY_ROLE, summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS, recall: { announce: false } };
+        const settings = {
+          summarizer,
+          counter,
+          summaryRole: DEFAULT_SUMMARY_ROLE,
+          summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS,
+          recall: { announce: false },
+        };
         compacted = await summarizePlan(settings, plan, replacedCheckpointId);
       }
       const after = counter.countMessages(compacted.messages);
       if (after >= before) return unchanged(`a summary would not shrink the history (${after} >= ${before} tokens)`);
       return {
         messages: compacted.messages,
-        report: { strategy: "summarize", tokensBefore: before, tokensAfter: after, changed: compacted.plan.summarize.length, note: compacted.plan.reason },
+        report: {
+          strategy: "summarize",
+          tokensBefore: before,
+          tokensAfter: after,
+          changed: compacted.plan.summarize.length,
+          note: compacted.plan.reason,
+        },
       };
     },
   };
@@ -83,9 +103,15 @@ export function none(): Strategy {
   return {
     name: "none",
     description: NONE_DESCRIPTION,
-    async apply(messages: readonly BaseMessage[], { counter = sharedCounter() }: StrategyContext): Promise<StrategyResult> {
+    async apply(
+      messages: readonly BaseMessage[],
+      { counter = sharedCounter() }: StrategyContext,
+    ): Promise<StrategyResult> {
       const tokens = counter.countMessages(messages);
-      return { messages: [...messages], report: { strategy: "none", tokensBefore: tokens, tokensAfter: tokens, changed: 0, note: "unchanged" } };
+      return {
+        messages: [...messages],
+        report: { strategy: "none", tokensBefore: tokens, tokensAfter: tokens, changed: 0, note: "unchanged" },
+      };
     },
   };
 }

@@ -18,7 +18,10 @@ export interface StrategyContext {
    * of the wrapper's manager): a summarizing step calls it, so its cut, its summary's budget, role, timeout and
    * fallback summarizer, and the ceiling it must end under are those of every other entry point.
    */
-  compact?: (messages: readonly BaseMessage[], replacedCheckpointId?: string) => Promise<CompactedMessages | UnwrittenSummary>;
+  compact?: (
+    messages: readonly BaseMessage[],
+    replacedCheckpointId?: string,
+  ) => Promise<CompactedMessages | UnwrittenSummary>;
 }
 
 export interface StrategyReport {

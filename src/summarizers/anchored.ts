@@ -58,7 +58,11 @@ export function parseSections(text: string): Map<string, string> {
  * The user's last request: the newest user message of `messages` (with its date when known), else the one the
  * previous summary carries; undefined when neither has one. Clipped to LAST_REQUEST_BUDGET_SHARE of the budget.
  */
-export function lastUserRequest(previousSummary: string | undefined, messages: readonly BaseMessage[], tokenBudget: number): string | undefined {
+export function lastUserRequest(
+  previousSummary: string | undefined,
+  messages: readonly BaseMessage[],
+  tokenBudget: number,
+): string | undefined {
   const maxChars = Math.max(80, Math.floor(tokenBudget * LAST_REQUEST_BUDGET_SHARE * CHARS_PER_TOKEN));
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;

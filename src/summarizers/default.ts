@@ -38,7 +38,9 @@ export interface SummarizerChoice {
  * gpt-4o-mini; `OPENAI_BASE_URL` for any compatible server), otherwise the offline `ExtractiveSummarizer`. With the key set but `@langchain/openai` not installed, the offline one, and a process
  * warning (once) saying so: a missing package never stops compaction.
  */
-export function createDefaultSummarizer(options: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {}): Summarizer {
+export function createDefaultSummarizer(
+  options: { env?: Record<string, string | undefined>; counter?: TokenCounter } = {},
+): Summarizer {
   return chooseSummarizer(undefined, options).summarizer;
 }
 
@@ -48,13 +50,18 @@ export function createDefaultSummarizer(options: { env?: Record<string, string |
  * package, loaded then). Undefined for a bare name (it picks only the tokenizer) or no model.
  */
 export function summarizerForModel(model: unknown, shape: Shape = {}): Summarizer | undefined {
-  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") return new LlmSummarizer({ ...shape, model: model as BaseChatModel });
+  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function")
+    return new LlmSummarizer({ ...shape, model: model as BaseChatModel });
   if (typeof model !== "string" || !PROVIDER_PREFIX.test(model)) return undefined;
   return new LlmSummarizer({
     ...shape,
     modelName: model,
     loadModel: async () => {
-      const { initChatModel } = await importOptional("langchain", `model: ${JSON.stringify(model)}`, () => import("langchain"));
+      const { initChatModel } = await importOptional(
+        "langchain",
+        `model: ${JSON.stringify(model)}`,
+        () => import("langchain"),
+      );
       return (await initChatModel(model)) as unknown as BaseChatModel;
     },
   });
@@ -70,12 +77,31 @@ type Shape = Pick<LlmSummarizerOptions, "summaryPrompt" | "trimTokensToSummarize
  */
 export function chooseSummarizer(
   given: Summarizer | undefined,
-  { env = {}, counter, model, wording = {} }: { env?: Record<string, string | undefined>; counter?: TokenCounter; model?: unknown; wording?: SummaryWording } = {},
+  {
+    env = {},
+    counter,
+    model,
+    wording = {},
+  }: {
+    env?: Record<string, string | undefined>;
+    counter?: TokenCounter;
+    model?: unknown;
+    wording?: SummaryWording;
+  } = {},
 ): { summarizer: Summarizer; choice: SummarizerChoice } {
-  const shape: Shape = { summaryPrompt: wording.summaryPrompt, trimTokensToSummarize: wording.trimTokensToSummarize, counter };
+  const shape: Shape = {
+    summaryPrompt: wording.summaryPrompt,
+    trimTokensToSummarize: wording.trimTokensToSummarize,
+    counter,
+  };
   const choose = (summarizer: Summarizer, source: SummarizerChoice["source"], why: string) => ({
     summarizer,
-    choice: { source, name: summarizer.name, ...(summarizer.model ? { model: summarizer.model } : {}), reason: `${describe(summarizer)}: ${why}` },
+    choice: {
+      source,
+      name: summarizer.name,
+      ...(summarizer.model ? { model: summarizer.model } : {}),
+      reason: `${describe(summarizer)}: ${why}`,
+    },
   });
   if (given) {
     refuseForeignWording(wording, "given");
@@ -85,10 +111,19 @@ export function chooseSummarizer(
   if (fromModel) return choose(fromModel, "model", "`model` names the chat model the summaries come from");
   const apiKey = env.OPENAI_API_KEY;
   if (!apiKey || !isInstalled("@langchain/openai")) refuseForeignWording(wording, "offline extractive");
-  if (!apiKey) return choose(new ExtractiveSummarizer({ counter }), "offline", "no summarizer was given and `env` holds no OPENAI_API_KEY");
+  if (!apiKey)
+    return choose(
+      new ExtractiveSummarizer({ counter }),
+      "offline",
+      "no summarizer was given and `env` holds no OPENAI_API_KEY",
+    );
   if (!isInstalled("@langchain/openai")) {
     warnOnce();
-    return choose(new ExtractiveSummarizer({ counter }), "offline-no-package", "OPENAI_API_KEY is set but @langchain/openai is not installed");
+    return choose(
+      new ExtractiveSummarizer({ counter }),
+      "offline-no-package",
+      "OPENAI_API_KEY is set but @langchain/openai is not installed",
+    );
   }
   const summarizer = createOpenAISummarizer(
     {
@@ -98,9 +133,15 @@ export function chooseSummarizer(
     },
     shape,
   );
-  return choose(summarizer, "openai", `OPENAI_API_KEY is set${env.OPENAI_BASE_URL ? ` (server ${env.OPENAI_BASE_URL})` : ""}`);
+  return choose(
+    summarizer,
+    "openai",
+    `OPENAI_API_KEY is set${env.OPENAI_BASE_URL ? ` (server ${env.OPENAI_BASE_URL})` : ""}`,
+  );
 }
 
 function describe(summarizer: Summarizer): string {
-  return summarizer.model ? `the ${summarizer.name} summarizer over ${summarizer.model}` : `the ${summarizer.name} summarizer`;
+  return summarizer.model
+    ? `the ${summarizer.name} summarizer over ${summarizer.model}`
+    : `the ${summarizer.name} summarizer`;
 }

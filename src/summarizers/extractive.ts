@@ -19,7 +19,15 @@ import { toolCallsOf } from "../messages/tool-calls.js";
 import { messageDate } from "../messages/date.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { candidateSteps, type Candidate } from "./extractive/candidates.js";
-import { parseSummary, renderHeader, renderLine, renderLines, spansDays, type Coverage, type SummaryLine } from "./extractive/layout.js";
+import {
+  parseSummary,
+  renderHeader,
+  renderLine,
+  renderLines,
+  spansDays,
+  type Coverage,
+  type SummaryLine,
+} from "./extractive/layout.js";
 import { distinctSteps, selectionSteps, type Priced } from "./extractive/select.js";
 import { sliced } from "../slices.js";
 import { coreSteps } from "./extractive/cores.js";
@@ -59,7 +67,11 @@ function latest(a: Date | undefined, b: Date | undefined): Date | undefined {
 }
 
 /** What the summary stands for: the previous summary's coverage plus the segment. */
-function coverageOf(previous: { lines: SummaryLine[]; coverage?: Coverage }, previousMessages: number, messages: readonly BaseMessage[]): Coverage {
+function coverageOf(
+  previous: { lines: SummaryLine[]; coverage?: Coverage },
+  previousMessages: number,
+  messages: readonly BaseMessage[],
+): Coverage {
   const coverage: Coverage = {
     messages: previousMessages + messages.length,
     first: previous.coverage?.first,
@@ -84,7 +96,9 @@ function coverageOf(previous: { lines: SummaryLine[]; coverage?: Coverage }, pre
 /** The candidate with the most content, then the most words, then the earliest. */
 function bestOf(candidates: readonly Candidate[]): Candidate {
   return candidates.reduce((best, candidate) =>
-    candidate.value > best.value || (candidate.value === best.value && candidate.text.length > best.text.length) ? candidate : best,
+    candidate.value > best.value || (candidate.value === best.value && candidate.text.length > best.text.length)
+      ? candidate
+      : best,
   );
 }
 
@@ -98,26 +112,43 @@ export class ExtractiveSummarizer implements Summarizer {
   private readonly recencyWeight: number;
   private readonly compactSentences: boolean;
 
-  constructor({ counter, maxLineLength = 240, recencyWeight = 1, compactSentences = true }: ExtractiveSummarizerOptions = {}) {
+  constructor({
+    counter,
+    maxLineLength = 240,
+    recencyWeight = 1,
+    compactSentences = true,
+  }: ExtractiveSummarizerOptions = {}) {
     if (!Number.isInteger(maxLineLength) || maxLineLength < 40) {
       throw invalidArgument("maxLineLength", maxLineLength, "an integer >= 40");
     }
-    if (typeof recencyWeight !== "number" || !Number.isFinite(recencyWeight) || recencyWeight < 1 || recencyWeight > 100) {
+    if (
+      typeof recencyWeight !== "number" ||
+      !Number.isFinite(recencyWeight) ||
+      recencyWeight < 1 ||
+      recencyWeight > 100
+    ) {
       throw invalidArgument("recencyWeight", recencyWeight, "a number from 1 to 100");
     }
-    if (typeof compactSentences !== "boolean") throw invalidArgument("compactSentences", compactSentences, "true or false");
+    if (typeof compactSentences !== "boolean")
+      throw invalidArgument("compactSentences", compactSentences, "true or false");
     this.recencyWeight = recencyWeight;
     this.compactSentences = compactSentences;
     this.counter = counter ?? new TokenCounter();
     this.maxLineLength = maxLineLength;
   }
 
-  async summarize({ previousSummary, previousCoveredMessages, messages, tokenBudget }: SummarizeInput): Promise<string> {
+  async summarize({
+    previousSummary,
+    previousCoveredMessages,
+    messages,
+    tokenBudget,
+  }: SummarizeInput): Promise<string> {
     const previous = previousSummary ? parseSummary(previousSummary) : { lines: [] };
     const previousMessages = previousCoveredMessages ?? previous.coverage?.messages ?? previous.lines.length;
     const coverage = coverageOf(previous, previousMessages, messages);
     let header = renderHeader(coverage);
-    if (this.counter.countText(header) > tokenBudget / 2) header = renderHeader({ ...coverage, tools: new Set(), agents: new Set() });
+    if (this.counter.countText(header) > tokenBudget / 2)
+      header = renderHeader({ ...coverage, tools: new Set(), agents: new Set() });
     const dated = spansDays(coverage);
     // The long loops run in slices that give the event loop back (slices.ts): the same steps, the same summary.
     const all = await sliced(candidateSteps(previous.lines, messages, this.maxLineLength, this.compactSentences));
@@ -128,7 +159,12 @@ export class ExtractiveSummarizer implements Summarizer {
     // Each utterance as its core: its densest sentences, up to most of what it says (extractive/cores.ts).
     candidates = await sliced(coreSteps(candidates, (text) => this.counter.countText(text), this.maxLineLength));
     // What a line costs besides its sentences: the bullet and the speaker (a day heading is shared by many lines).
-    const lineCost = Math.max(1, ...[...new Set(candidates.map((candidate) => candidate.speaker))].map((speaker) => this.counter.countText(renderLine({ text: "", speaker }))));
+    const lineCost = Math.max(
+      1,
+      ...[...new Set(candidates.map((candidate) => candidate.speaker))].map((speaker) =>
+        this.counter.countText(renderLine({ text: "", speaker })),
+      ),
+    );
     // The new segment's share of the budget: its messages against every covered one, each new message counted
     // recencyWeight times.
     const weighted = this.recencyWeight * messages.length;
@@ -138,7 +174,9 @@ export class ExtractiveSummarizer implements Summarizer {
     let text = this.render(header, chosen, dated);
     // The line costs above are estimates; drop the least dense sentences until the text is within the budget.
     while (chosen.length > 0 && this.counter.countText(text) > tokenBudget) {
-      const weakest = chosen.reduce((low, candidate) => (candidate.value / candidate.tokens < low.value / low.tokens ? candidate : low));
+      const weakest = chosen.reduce((low, candidate) =>
+        candidate.value / candidate.tokens < low.value / low.tokens ? candidate : low,
+      );
       chosen = chosen.filter((candidate) => candidate !== weakest);
       text = this.render(header, chosen, dated);
     }

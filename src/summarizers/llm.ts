@@ -67,25 +67,45 @@ export class LlmSummarizer implements Summarizer {
   private readonly trim?: { max: number; counter: TokenCounter };
 
   /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or a bad option. */
-  constructor({ model, loadModel, modelName: name, maxAttempts, retryDelayMs, maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS, summaryPrompt, trimTokensToSummarize, counter }: LlmSummarizerOptions = {}) {
+  constructor({
+    model,
+    loadModel,
+    modelName: name,
+    maxAttempts,
+    retryDelayMs,
+    maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS,
+    summaryPrompt,
+    trimTokensToSummarize,
+    counter,
+  }: LlmSummarizerOptions = {}) {
     if (model === undefined && loadModel === undefined) {
-      throw invalidArgument("model", model, "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)");
+      throw invalidArgument(
+        "model",
+        model,
+        "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)",
+      );
     }
     if (model !== undefined && typeof (model as { invoke?: unknown }).invoke !== "function") {
       throw invalidArgument("model", model, "a LangChain chat model with invoke()");
     }
-    if (model === undefined && typeof loadModel !== "function") throw invalidArgument("loadModel", loadModel, "a function returning a chat model");
+    if (model === undefined && typeof loadModel !== "function")
+      throw invalidArgument("loadModel", loadModel, "a function returning a chat model");
     if (maxAttempts !== undefined || retryDelayMs !== undefined) {
-      warnDeprecated("maxAttempts", "LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).");
+      warnDeprecated(
+        "maxAttempts",
+        "LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).",
+      );
     }
-    if (!Number.isInteger(maxTokens) || maxTokens < 64) throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
+    if (!Number.isInteger(maxTokens) || maxTokens < 64)
+      throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
     this.chatModel = model;
     this.loadModel = loadModel;
     this.model = model ? modelName(model) : name;
     this.maxTokens = maxTokens;
     validateWording({ summaryPrompt, trimTokensToSummarize });
     this.summaryPrompt = summaryPrompt;
-    if (trimTokensToSummarize !== undefined) this.trim = { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() };
+    if (trimTokensToSummarize !== undefined)
+      this.trim = { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() };
   }
 
   /** The chat model, built by `loadModel` on first use (once; a failed build is tried again on the next summary). */
@@ -101,7 +121,10 @@ export class LlmSummarizer implements Summarizer {
   async summarize({ previousSummary, messages, tokenBudget, signal, onUsage }: SummarizeInput): Promise<string> {
     // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
     const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
-    const modelBudget = Math.max(FLOOR_MODEL_BUDGET, tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0));
+    const modelBudget = Math.max(
+      FLOOR_MODEL_BUDGET,
+      tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0),
+    );
     const trim = this.trim;
     const read = trim ? newestWithin(messages, trim.max, (some) => trim.counter.countMessages(some)) : messages;
     const request = summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget);
@@ -120,13 +143,20 @@ export class LlmSummarizer implements Summarizer {
       });
     } catch (error) {
       if (CompactionError.isInstance(error) || signal?.aborted) throw error;
-      throw new CompactionError({ code: "SUMMARIZER_FAILED", message: `the summary model failed: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+      throw new CompactionError({
+        code: "SUMMARIZER_FAILED",
+        message: `the summary model failed: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
     }
     const usage = usageOf(response);
     if (usage) onUsage?.(usage);
     const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
     if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
-      throw new CompactionError({ code: "SUMMARIZER_FAILED", message: "the summarizer answered with a tool call instead of text" });
+      throw new CompactionError({
+        code: "SUMMARIZER_FAILED",
+        message: "the summarizer answered with a tool call instead of text",
+      });
     }
     return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
   }
@@ -137,5 +167,9 @@ function usageOf(response: BaseMessage): SummarizerUsage | undefined {
   const usage = (response as AIMessage).usage_metadata;
   if (typeof usage?.input_tokens !== "number" || typeof usage.output_tokens !== "number") return undefined;
   const cached = usage.input_token_details?.cache_read;
-  return { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}) };
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
+  };
 }

@@ -23,7 +23,11 @@ export function createOpenAISummarizer(
     ...shape,
     modelName: model,
     loadModel: async () => {
-      const { ChatOpenAI } = await importOptional("@langchain/openai", "the OpenAI summarizer", () => import("@langchain/openai"));
+      const { ChatOpenAI } = await importOptional(
+        "@langchain/openai",
+        "the OpenAI summarizer",
+        () => import("@langchain/openai"),
+      );
       return new ChatOpenAI({
         ...(apiKey === undefined ? {} : { apiKey }),
         model,

@@ -24,7 +24,9 @@ function escapeData(text: string): string {
 }
 
 export function buildSummaryRequest(previousSummary: string | undefined, messages: readonly BaseMessage[]): string {
-  const rendered = messages.map((message, index) => `<message index="${index}">\n${escapeData(renderMessage(message))}\n</message>`);
+  const rendered = messages.map(
+    (message, index) => `<message index="${index}">\n${escapeData(renderMessage(message))}\n</message>`,
+  );
   return [
     "<previous_summary>",
     escapeData(previousSummary ?? ""),
@@ -41,15 +43,25 @@ export function buildSummaryRequest(previousSummary: string | undefined, message
  * or `summaryPrompt` (wording.ts) — with `{messages}`, one message holding the data where it says; without, the
  * system prompt before the data message. `{budget}` is replaced either way.
  */
-export function summaryRequest(summaryPrompt: string | undefined, previousSummary: string | undefined, messages: readonly BaseMessage[], budget: number): BaseMessage[] {
+export function summaryRequest(
+  summaryPrompt: string | undefined,
+  previousSummary: string | undefined,
+  messages: readonly BaseMessage[],
+  budget: number,
+): BaseMessage[] {
   const instruction = (summaryPrompt ?? SUMMARY_SYSTEM_PROMPT).replaceAll("{budget}", String(budget));
   const data = buildSummaryRequest(previousSummary, messages);
-  if (summaryPrompt !== undefined && summaryPrompt.includes("{messages}")) return [new HumanMessage(instruction.replaceAll("{messages}", data))];
+  if (summaryPrompt !== undefined && summaryPrompt.includes("{messages}"))
+    return [new HumanMessage(instruction.replaceAll("{messages}", data))];
   return [new SystemMessage(instruction), new HumanMessage(data)];
 }
 
 /** The newest of `messages` whose tokens (`count`) add up to at most `max`; the newest one at least. */
-export function newestWithin(messages: readonly BaseMessage[], max: number, count: (messages: readonly BaseMessage[]) => number): readonly BaseMessage[] {
+export function newestWithin(
+  messages: readonly BaseMessage[],
+  max: number,
+  count: (messages: readonly BaseMessage[]) => number,
+): readonly BaseMessage[] {
   let from = messages.length - 1;
   while (from > 0 && count(messages.slice(from - 1)) <= max) from--;
   return from <= 0 ? messages : messages.slice(Math.max(0, from));

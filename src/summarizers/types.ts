@@ -55,6 +55,7 @@ export const DEFAULT_SUMMARIZER_MAX_TOKENS = 4_000;
  */
 export function validateSummarizer(value: unknown, parameter = "summarizer"): Summarizer | undefined {
   if (value === undefined) return undefined;
-  if (typeof (value as Summarizer | null)?.summarize !== "function") throw invalidArgument(parameter, value, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
+  if (typeof (value as Summarizer | null)?.summarize !== "function")
+    throw invalidArgument(parameter, value, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
   return value as Summarizer;
 }

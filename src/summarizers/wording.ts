@@ -35,9 +35,14 @@ export interface SummaryWording {
  */
 export function validateWording(options: SummaryWording): SummaryWording {
   const { summaryPrefix, summaryPrompt, trimTokensToSummarize } = options;
-  if (summaryPrefix !== undefined && (typeof summaryPrefix !== "string" || summaryPrefix.trim() === "")) throw invalidArgument("summaryPrefix", summaryPrefix, "a non-empty string");
-  if (summaryPrompt !== undefined && (typeof summaryPrompt !== "string" || summaryPrompt.trim() === "")) throw invalidArgument("summaryPrompt", summaryPrompt, "a non-empty string");
-  if (trimTokensToSummarize !== undefined && !(typeof trimTokensToSummarize === "number" && Number.isInteger(trimTokensToSummarize) && trimTokensToSummarize > 0)) {
+  if (summaryPrefix !== undefined && (typeof summaryPrefix !== "string" || summaryPrefix.trim() === ""))
+    throw invalidArgument("summaryPrefix", summaryPrefix, "a non-empty string");
+  if (summaryPrompt !== undefined && (typeof summaryPrompt !== "string" || summaryPrompt.trim() === ""))
+    throw invalidArgument("summaryPrompt", summaryPrompt, "a non-empty string");
+  if (
+    trimTokensToSummarize !== undefined &&
+    !(typeof trimTokensToSummarize === "number" && Number.isInteger(trimTokensToSummarize) && trimTokensToSummarize > 0)
+  ) {
     throw invalidArgument("trimTokensToSummarize", trimTokensToSummarize, "a positive integer number of tokens");
   }
   return {
@@ -51,5 +56,9 @@ export function validateWording(options: SummaryWording): SummaryWording {
 export function refuseForeignWording(options: SummaryWording, summarizer: string): void {
   const given = (["summaryPrompt", "trimTokensToSummarize"] as const).find((key) => options[key] !== undefined);
   if (given === undefined) return;
-  throw invalidArgument(given, options[given], `an option of the LLM summarizer the library builds (give the chat model as \`model\`, or OPENAI_API_KEY in \`env\`); the ${summarizer} summarizer has no prompt to shape`);
+  throw invalidArgument(
+    given,
+    options[given],
+    `an option of the LLM summarizer the library builds (give the chat model as \`model\`, or OPENAI_API_KEY in \`env\`); the ${summarizer} summarizer has no prompt to shape`,
+  );
 }

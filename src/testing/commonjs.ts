@@ -6,7 +6,13 @@
 import { CompactionError } from "../errors.js";
 import type { SaverInitializer } from "./compaction-spec.js";
 
-export { ScriptedChatModel, type ScriptedChatModelFields, type ScriptedReply, type ScriptedToolCall, type ReplyPolicy } from "./scripted-chat-model.js";
+export {
+  ScriptedChatModel,
+  type ScriptedChatModelFields,
+  type ScriptedReply,
+  type ScriptedToolCall,
+  type ReplyPolicy,
+} from "./scripted-chat-model.js";
 export type { SaverInitializer };
 
 /** @throws CompactionError MISSING_DEPENDENCY: vitest (which the suite runs in) cannot be loaded with require(). */
@@ -14,6 +20,7 @@ export function compactionSpec(initializer: SaverInitializer): void {
   throw new CompactionError({
     code: "MISSING_DEPENDENCY",
     value: initializer?.name,
-    message: "compactionSpec runs under vitest, which cannot be loaded with require(): import langgraph-compaction/testing from an ES module (vitest test files are)",
+    message:
+      "compactionSpec runs under vitest, which cannot be loaded with require(): import langgraph-compaction/testing from an ES module (vitest test files are)",
   });
 }

@@ -5,7 +5,12 @@
  *
  *   const model = new ScriptedChatModel({ reply: (messages) => ({ content: `Noted ${messages.length} messages.` }) });
  */
-import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
@@ -74,21 +79,44 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     return "scripted";
   }
 
-  override bindTools(tools: BindToolsInput[]): Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions> {
+  override bindTools(
+    tools: BindToolsInput[],
+  ): Runnable<
+    import("@langchain/core/language_models/base").BaseLanguageModelInput,
+    AIMessageChunk,
+    BaseChatModelCallOptions
+  > {
     const names = tools.map((tool) => convertToOpenAITool(tool).function.name);
     return new ScriptedChatModel(
-      { reply: this.reply, modelName: this.model, tokenDelayMs: this.tokenDelayMs, latencyMs: this.latencyMs, usage: this.reportUsage },
+      {
+        reply: this.reply,
+        modelName: this.model,
+        tokenDelayMs: this.tokenDelayMs,
+        latencyMs: this.latencyMs,
+        usage: this.reportUsage,
+      },
       { calls: this.calls, tools: names },
-    ) as unknown as Runnable<import("@langchain/core/language_models/base").BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions>;
+    ) as unknown as Runnable<
+      import("@langchain/core/language_models/base").BaseLanguageModelInput,
+      AIMessageChunk,
+      BaseChatModelCallOptions
+    >;
   }
 
-  private decide(messages: BaseMessage[]): { content: string; toolCalls: Required<ScriptedToolCall>[]; fields: { id?: string; additional_kwargs?: Record<string, unknown> } } {
+  private decide(messages: BaseMessage[]): {
+    content: string;
+    toolCalls: Required<ScriptedToolCall>[];
+    fields: { id?: string; additional_kwargs?: Record<string, unknown> };
+  } {
     this.calls.push([...messages]);
     const reply = this.reply(messages, { tools: this.boundTools, call: this.calls.length });
     return {
       content: reply.content ?? "",
       toolCalls: (reply.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? `${callIdPrefix}${++callIds}` })),
-      fields: { ...(reply.id ? { id: reply.id } : {}), ...(reply.additionalKwargs ? { additional_kwargs: reply.additionalKwargs } : {}) },
+      fields: {
+        ...(reply.id ? { id: reply.id } : {}),
+        ...(reply.additionalKwargs ? { additional_kwargs: reply.additionalKwargs } : {}),
+      },
     };
   }
 

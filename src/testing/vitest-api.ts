@@ -9,7 +9,11 @@ import { importOptional } from "../optional-dependency.js";
 export type TestApi = Pick<typeof Vitest, "describe" | "it" | "expect" | "beforeEach" | "afterEach">;
 
 let missing: CompactionError | undefined;
-const loaded: TestApi | undefined = await importOptional("vitest", "compactionSpec (the behaviour suite)", () => import("vitest")).catch((error: unknown) => {
+const loaded: TestApi | undefined = await importOptional(
+  "vitest",
+  "compactionSpec (the behaviour suite)",
+  () => import("vitest"),
+).catch((error: unknown) => {
   if (!CompactionError.isInstance(error) || error.code !== "MISSING_DEPENDENCY") throw error;
   missing = error;
   return undefined;

@@ -25,7 +25,11 @@ function record(tape: unknown[], json: unknown): void {
 /** The counted parts of short tool calls (count, then each name and arguments), as a tape of their JSON. */
 export function countedCalls(toolCalls: unknown, json: string): unknown[] | undefined {
   if (json === "" || json.length > VERBATIM_LIMIT || !Array.isArray(toolCalls)) return undefined;
-  const parsed = JSON.parse(JSON.stringify(toolCalls.map((call: { name?: unknown; args?: unknown } | null) => ({ name: call?.name, args: call?.args })))) as Array<{ name?: unknown; args?: unknown }>;
+  const parsed = JSON.parse(
+    JSON.stringify(
+      toolCalls.map((call: { name?: unknown; args?: unknown } | null) => ({ name: call?.name, args: call?.args })),
+    ),
+  ) as Array<{ name?: unknown; args?: unknown }>;
   const tape: unknown[] = [parsed.length];
   for (const call of parsed) {
     tape.push(call.name);
@@ -63,4 +67,3 @@ export function replay(tape: unknown[], at: number, value: unknown): number {
   }
   return kept === value ? at + 1 : -1;
 }
-

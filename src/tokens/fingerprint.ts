@@ -37,4 +37,3 @@ export function sameText(kept: string, text: string): boolean {
   if (text.length <= VERBATIM_LIMIT) return kept === text;
   return kept.startsWith(`${FINGERPRINT}${text.length}:`) && kept === compact(text);
 }
-

@@ -73,7 +73,12 @@ function describe(message: BaseMessage): Omit<Entry, "tokens" | "id" | "counted"
  * What an entry keeps: the description with long texts fingerprinted. Written as one literal: an entry built by
  * object spread was measured 4x slower to read back (1.4 against 0.35 ms to check 2,000 reloaded messages).
  */
-function entryOf(id: string | undefined, described: Omit<Entry, "tokens" | "id" | "counted">, toolCalls: unknown, tokens: number): Entry {
+function entryOf(
+  id: string | undefined,
+  described: Omit<Entry, "tokens" | "id" | "counted">,
+  toolCalls: unknown,
+  tokens: number,
+): Entry {
   return {
     id: typeof id === "string" && id.length > 0 ? id : undefined,
     type: described.type,
@@ -96,7 +101,10 @@ function sameDescription(entry: Entry, described: Omit<Entry, "tokens" | "id" | 
 
 function weigh(key: string, entry: Entry): number {
   const calls = entry.counted ? 2 * entry.calls.length : entry.calls.length;
-  return ENTRY_OVERHEAD + 2 * (key.length + entry.type.length + entry.content.length + calls + String(entry.name ?? "").length);
+  return (
+    ENTRY_OVERHEAD +
+    2 * (key.length + entry.type.length + entry.content.length + calls + String(entry.name ?? "").length)
+  );
 }
 
 /**
@@ -167,7 +175,12 @@ export class MessageTokenCache {
   }
 
   /** `countAll`, and the sum of the counts from position `from` on (in the same pass); `each` gets every count. */
-  countAllFrom(messages: readonly BaseMessage[], compute: (message: BaseMessage) => number, from: number, each?: number[]): { total: number; after: number } {
+  countAllFrom(
+    messages: readonly BaseMessage[],
+    compute: (message: BaseMessage) => number,
+    from: number,
+    each?: number[],
+  ): { total: number; after: number } {
     const first = messages[0]?.id;
     const key = typeof first === "string" && first.length > 0 ? first : undefined;
     const memo = key === undefined ? undefined : this.sequences.get(key);
@@ -186,7 +199,11 @@ export class MessageTokenCache {
     return { total, after };
   }
 
-  private remember(key: string, entries: Array<Entry | undefined>, replaced: Array<Entry | undefined> | undefined): void {
+  private remember(
+    key: string,
+    entries: Array<Entry | undefined>,
+    replaced: Array<Entry | undefined> | undefined,
+  ): void {
     if (replaced !== undefined) {
       this.sequences.delete(key);
       this.sequenceSlots -= replaced.length;
@@ -239,18 +256,33 @@ export class MessageTokenCache {
     const entry = this.byKey.get(key);
     if (entry !== undefined && sameDescription(entry, described)) {
       this.hits++;
-      this.byObject.set(message, { content: message.content, name: message.name, toolCalls: rawToolCalls(message), entry });
+      this.byObject.set(message, {
+        content: message.content,
+        name: message.name,
+        toolCalls: rawToolCalls(message),
+        entry,
+      });
       return entry;
     }
     return this.miss(key, message, described, compute);
   }
 
-  private miss(key: string, message: BaseMessage, described: Omit<Entry, "tokens" | "id" | "counted">, compute: (message: BaseMessage) => number): Entry {
+  private miss(
+    key: string,
+    message: BaseMessage,
+    described: Omit<Entry, "tokens" | "id" | "counted">,
+    compute: (message: BaseMessage) => number,
+  ): Entry {
     const tokens = compute(message);
     this.encoded++;
     const entry = entryOf(message.id, described, rawToolCalls(message), tokens);
     this.byKey.set(key, entry);
-    this.byObject.set(message, { content: message.content, name: message.name, toolCalls: rawToolCalls(message), entry });
+    this.byObject.set(message, {
+      content: message.content,
+      name: message.name,
+      toolCalls: rawToolCalls(message),
+      entry,
+    });
     return entry;
   }
 

@@ -29,55 +29,55 @@ interface ModelEntry {
 // Longest prefix wins, so order does not matter; the table is sorted by length at load.
 const MODEL_TABLE: ModelEntry[] = (
   [
-  { prefix: "gpt-5", encoding: "o200k_base", contextWindow: 400_000 },
-  { prefix: "gpt-5-chat", encoding: "o200k_base", contextWindow: 128_000 },
-  { prefix: "gpt-4.1", encoding: "o200k_base", contextWindow: 1_047_576 },
-  { prefix: "gpt-4.5", encoding: "o200k_base", contextWindow: 128_000 },
-  { prefix: "gpt-4o", encoding: "o200k_base", contextWindow: 128_000 },
-  { prefix: "chatgpt-4o", encoding: "o200k_base", contextWindow: 128_000 },
-  { prefix: "gpt-oss", encoding: "o200k_base", contextWindow: 131_072 },
-  { prefix: "o1", encoding: "o200k_base", contextWindow: 200_000 },
-  { prefix: "o1-mini", encoding: "o200k_base", contextWindow: 128_000 },
-  { prefix: "o1-preview", encoding: "o200k_base", contextWindow: 128_000 },
-  { prefix: "o3", encoding: "o200k_base", contextWindow: 200_000 },
-  { prefix: "o4", encoding: "o200k_base", contextWindow: 200_000 },
-  { prefix: "gpt-4", encoding: "cl100k_base", contextWindow: 8_192 },
-  { prefix: "gpt-4-32k", encoding: "cl100k_base", contextWindow: 32_768 },
-  { prefix: "gpt-4-turbo", encoding: "cl100k_base", contextWindow: 128_000 },
-  { prefix: "gpt-4-1106", encoding: "cl100k_base", contextWindow: 128_000 },
-  { prefix: "gpt-4-0125", encoding: "cl100k_base", contextWindow: 128_000 },
-  { prefix: "gpt-3.5-turbo", encoding: "cl100k_base", contextWindow: 16_385 },
-  { prefix: "gpt-3.5-turbo-instruct", encoding: "cl100k_base", contextWindow: 4_096 },
-  // No public tokenizer: DEFAULT_ENCODING as an estimate, windows as the providers publish them.
-  { prefix: "claude", encoding: DEFAULT_ENCODING, contextWindow: 200_000 },
-  { prefix: "deepseek", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
-  { prefix: "gemini", encoding: DEFAULT_ENCODING, contextWindow: 1_048_576 },
-  { prefix: "llama", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
-  { prefix: "mistral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
-  { prefix: "qwen", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "gemini-1.5-pro", encoding: DEFAULT_ENCODING, contextWindow: 2_097_152 },
-  { prefix: "codestral", encoding: DEFAULT_ENCODING, contextWindow: 256_000 },
-  { prefix: "ministral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
-  { prefix: "pixtral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
-  // Llama by the names its hosts use ("meta-llama/Meta-Llama-3.1-8B-Instruct", Ollama's "llama3.1:8b", Bedrock's
-  // "meta.llama3-1-70b-instruct-v1:0"): 3.0 had 8k.
-  { prefix: "llama3", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
-  { prefix: "llama3.1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "llama3.2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "llama3.3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "llama3-1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "llama3-2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "llama3-3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "llama-3-", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
-  { prefix: "meta-llama-3-", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
-  { prefix: "meta-llama-3.1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "meta-llama-3.2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "meta-llama-3.3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
-  { prefix: "command-r", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
-  { prefix: "command-a", encoding: DEFAULT_ENCODING, contextWindow: 256_000 },
-  { prefix: "nova-pro", encoding: DEFAULT_ENCODING, contextWindow: 300_000 },
-  { prefix: "nova-lite", encoding: DEFAULT_ENCODING, contextWindow: 300_000 },
-  { prefix: "nova-micro", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    { prefix: "gpt-5", encoding: "o200k_base", contextWindow: 400_000 },
+    { prefix: "gpt-5-chat", encoding: "o200k_base", contextWindow: 128_000 },
+    { prefix: "gpt-4.1", encoding: "o200k_base", contextWindow: 1_047_576 },
+    { prefix: "gpt-4.5", encoding: "o200k_base", contextWindow: 128_000 },
+    { prefix: "gpt-4o", encoding: "o200k_base", contextWindow: 128_000 },
+    { prefix: "chatgpt-4o", encoding: "o200k_base", contextWindow: 128_000 },
+    { prefix: "gpt-oss", encoding: "o200k_base", contextWindow: 131_072 },
+    { prefix: "o1", encoding: "o200k_base", contextWindow: 200_000 },
+    { prefix: "o1-mini", encoding: "o200k_base", contextWindow: 128_000 },
+    { prefix: "o1-preview", encoding: "o200k_base", contextWindow: 128_000 },
+    { prefix: "o3", encoding: "o200k_base", contextWindow: 200_000 },
+    { prefix: "o4", encoding: "o200k_base", contextWindow: 200_000 },
+    { prefix: "gpt-4", encoding: "cl100k_base", contextWindow: 8_192 },
+    { prefix: "gpt-4-32k", encoding: "cl100k_base", contextWindow: 32_768 },
+    { prefix: "gpt-4-turbo", encoding: "cl100k_base", contextWindow: 128_000 },
+    { prefix: "gpt-4-1106", encoding: "cl100k_base", contextWindow: 128_000 },
+    { prefix: "gpt-4-0125", encoding: "cl100k_base", contextWindow: 128_000 },
+    { prefix: "gpt-3.5-turbo", encoding: "cl100k_base", contextWindow: 16_385 },
+    { prefix: "gpt-3.5-turbo-instruct", encoding: "cl100k_base", contextWindow: 4_096 },
+    // No public tokenizer: DEFAULT_ENCODING as an estimate, windows as the providers publish them.
+    { prefix: "claude", encoding: DEFAULT_ENCODING, contextWindow: 200_000 },
+    { prefix: "deepseek", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    { prefix: "gemini", encoding: DEFAULT_ENCODING, contextWindow: 1_048_576 },
+    { prefix: "llama", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    { prefix: "mistral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    { prefix: "qwen", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "gemini-1.5-pro", encoding: DEFAULT_ENCODING, contextWindow: 2_097_152 },
+    { prefix: "codestral", encoding: DEFAULT_ENCODING, contextWindow: 256_000 },
+    { prefix: "ministral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    { prefix: "pixtral", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    // Llama by the names its hosts use ("meta-llama/Meta-Llama-3.1-8B-Instruct", Ollama's "llama3.1:8b", Bedrock's
+    // "meta.llama3-1-70b-instruct-v1:0"): 3.0 had 8k.
+    { prefix: "llama3", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
+    { prefix: "llama3.1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "llama3.2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "llama3.3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "llama3-1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "llama3-2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "llama3-3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "llama-3-", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
+    { prefix: "meta-llama-3-", encoding: DEFAULT_ENCODING, contextWindow: 8_192 },
+    { prefix: "meta-llama-3.1", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "meta-llama-3.2", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "meta-llama-3.3", encoding: DEFAULT_ENCODING, contextWindow: 131_072 },
+    { prefix: "command-r", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
+    { prefix: "command-a", encoding: DEFAULT_ENCODING, contextWindow: 256_000 },
+    { prefix: "nova-pro", encoding: DEFAULT_ENCODING, contextWindow: 300_000 },
+    { prefix: "nova-lite", encoding: DEFAULT_ENCODING, contextWindow: 300_000 },
+    { prefix: "nova-micro", encoding: DEFAULT_ENCODING, contextWindow: 128_000 },
   ] satisfies ModelEntry[]
 ).sort((a, b) => b.prefix.length - a.prefix.length);
 
@@ -152,6 +152,7 @@ export function resolveTokenLimit(
     });
   }
   const tokens = limit <= 1 ? Math.floor(limit * (contextWindow ?? info.contextWindow)) : Math.floor(limit);
-  if (tokens < MIN_LIMIT_TOKENS) throw invalidArgument(parameter, limit, `at least ${MIN_LIMIT_TOKENS} tokens once resolved`);
+  if (tokens < MIN_LIMIT_TOKENS)
+    throw invalidArgument(parameter, limit, `at least ${MIN_LIMIT_TOKENS} tokens once resolved`);
   return tokens;
 }

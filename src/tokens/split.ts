@@ -36,10 +36,11 @@ export const DEFAULT_MAX_RUN_LENGTH = 128;
 // The pre-tokenizer patterns of the two encodings (as published by OpenAI's tiktoken).
 const CONTRACTIONS = String.raw`(?:'s|'t|'re|'ve|'m|'ll|'d)`;
 const PRETOKEN_PATTERNS: Record<EncodingName, string> = {
-  cl100k_base: String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`.replace(
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)",
-    "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])",
-  ),
+  cl100k_base:
+    String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`.replace(
+      "(?i:'s|'t|'re|'ve|'m|'ll|'d)",
+      "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])",
+    ),
   o200k_base: String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTIONS}?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTIONS}?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 };
 
@@ -72,7 +73,8 @@ export function mayHoldLongRun(text: string, maxRunLength: number): boolean {
   const step = Math.max(1, maxRunLength >> 1);
   for (let start = 0; start + step < length; start += step) {
     let common = classOf(text.charCodeAt(start)) & classOf(text.charCodeAt(start + step));
-    for (let index = start + step - 1; common !== 0 && index > start; index--) common &= classOf(text.charCodeAt(index));
+    for (let index = start + step - 1; common !== 0 && index > start; index--)
+      common &= classOf(text.charCodeAt(index));
     if (common === 0) continue;
     for (const bit of [WHITESPACE, LETTER, PUNCTUATION]) {
       if ((common & bit) === 0) continue;
@@ -87,7 +89,20 @@ export function mayHoldLongRun(text: string, maxRunLength: number): boolean {
 }
 
 function isWhitespace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x2028 || code === 0x2029 || code === 0x3000 || (code >= 0x2000 && code <= 0x200a) || code === 0x1680 || code === 0x202f || code === 0x205f || code === 0xfeff || code === 0x85;
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x3000 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x1680 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0xfeff ||
+    code === 0x85
+  );
 }
 
 /** A cut just before `text[index]` is exact when it is a space that follows a non-space. */

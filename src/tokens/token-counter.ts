@@ -47,11 +47,20 @@ export class TokenCounter {
   private readonly encodeMessage = (message: BaseMessage): number => countMessageTokens(message, this.countTextBound);
   private readonly countTextBound = (text: string): number => this.countText(text);
 
-  constructor({ model: given, segmentLength, maxRunLength, cacheBytes = DEFAULT_CACHE_BYTES }: TokenCounterOptions = {}) {
-    if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
+  constructor({
+    model: given,
+    segmentLength,
+    maxRunLength,
+    cacheBytes = DEFAULT_CACHE_BYTES,
+  }: TokenCounterOptions = {}) {
+    if (!Number.isInteger(cacheBytes) || cacheBytes < 0)
+      throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
     this.cache = new MessageTokenCache(cacheBytes);
     const model = modelNameOf(given) ?? DEFAULT_MODEL;
-    for (const [parameter, value] of [["segmentLength", segmentLength], ["maxRunLength", maxRunLength]] as const) {
+    for (const [parameter, value] of [
+      ["segmentLength", segmentLength],
+      ["maxRunLength", maxRunLength],
+    ] as const) {
       if (value !== undefined && (!Number.isInteger(value) || value < 16)) {
         throw invalidArgument(parameter, value, "an integer >= 16");
       }
@@ -75,7 +84,7 @@ export class TokenCounter {
     if (typeof text !== "string") throw invalidArgument("text", text, "a string");
     if (text.length === 0) return 0;
     if (text.length <= SHORT_TEXT_LENGTH) return this.engine.countShort(text);
-    return countBounded(text, this.engine.encoding, this.engine.count, this.split);
+    return countBounded(text, this.engine.encoding, (piece) => this.engine.count(piece), this.split);
   }
 
   /** Tokens of one message, without the 3 tokens of reply priming. Cached. */

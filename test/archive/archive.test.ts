@@ -23,13 +23,22 @@ const dir = mkdtempSync(join(tmpdir(), "compaction-archive-"));
 const saver = SqliteSaver.fromConnString(join(dir, "threads.sqlite"));
 afterAll(() => (saver.db.close(), rmSync(dir, { recursive: true, force: true })));
 
-const report = (name: string) => `REPORT ${name} START\n${Array.from({ length: 900 }, (_, line) => `${name} line ${line}: revenue ${line * 13} EUR, région Île-de-France ✓`).join("\n")}\nREPORT ${name} END`;
+const report = (name: string) =>
+  `REPORT ${name} START\n${Array.from({ length: 900 }, (_, line) => `${name} line ${line}: revenue ${line * 13} EUR, région Île-de-France ✓`).join("\n")}\nREPORT ${name} END`;
 
 function history(): BaseMessage[] {
   const messages: BaseMessage[] = [new HumanMessage({ id: "u", content: "Fetch the three reports." })];
   ["alpha", "beta", "gamma"].forEach((name, index) => {
-    messages.push(new AIMessage({ id: `a${index}`, content: "", tool_calls: [{ id: `c${index}`, name: "fetch_report", args: { name } }] }));
-    messages.push(new ToolMessage({ id: `t${index}`, tool_call_id: `c${index}`, name: "fetch_report", content: report(name) }));
+    messages.push(
+      new AIMessage({
+        id: `a${index}`,
+        content: "",
+        tool_calls: [{ id: `c${index}`, name: "fetch_report", args: { name } }],
+      }),
+    );
+    messages.push(
+      new ToolMessage({ id: `t${index}`, tool_call_id: `c${index}`, name: "fetch_report", content: report(name) }),
+    );
   });
   messages.push(new AIMessage({ id: "done", content: "Fetched." }));
   return messages;
@@ -46,7 +55,9 @@ describe.each([
   [
     "PostgresStore",
     async () => {
-      const store = PostgresStore.fromConnString(inject("postgresUrl"), { schema: `archive_${randomUUID().replace(/-/g, "").slice(0, 10)}` });
+      const store = PostgresStore.fromConnString(inject("postgresUrl"), {
+        schema: `archive_${randomUUID().replace(/-/g, "").slice(0, 10)}`,
+      });
       await store.setup();
       postgresStores.push(store);
       return store;
@@ -62,10 +73,15 @@ describe.each([
     expect(snapshot(messages)).toBe(before);
     expect(archived).toHaveLength(2);
     expect(validateHistory(result)).toEqual([]);
-    const [alpha, beta, gamma] = ["t0", "t1", "t2"].map((id) => result.find((message) => message.id === id) as ToolMessage);
+    const [alpha, beta, gamma] = ["t0", "t1", "t2"].map(
+      (id) => result.find((message) => message.id === id) as ToolMessage,
+    );
     expect(editOf(gamma!)).toBeUndefined();
     expect(gamma!.content).toBe(report("gamma"));
-    for (const [pointer, name, key] of [[alpha!, "alpha", archived[0]!], [beta!, "beta", archived[1]!]] as const) {
+    for (const [pointer, name, key] of [
+      [alpha!, "alpha", archived[0]!],
+      [beta!, "beta", archived[1]!],
+    ] as const) {
       const text = String(pointer.content);
       expect(pointer.tool_call_id).toBe(name === "alpha" ? "c0" : "c1");
       expect(text).toContain(`key "${key}"`);
@@ -87,7 +103,10 @@ describe.each([
     let text = "";
     for (let page = 1; ; page++) {
       const answer = String(await reader.invoke({ key: archived[0]!, page }));
-      const header = /^\[archived output of fetch_report, key "[^"]+": page (\d+) of (\d+), characters \d+-\d+ of \d+\]\n/.exec(answer)!;
+      const header =
+        /^\[archived output of fetch_report, key "[^"]+": page (\d+) of (\d+), characters \d+-\d+ of \d+\]\n/.exec(
+          answer,
+        )!;
       text += answer.slice(header[0].length);
       if (header[1] === header[2]) break;
     }
@@ -102,7 +121,9 @@ describe.each([
     const { archived, messages: result } = await new ToolOutputArchive({ store }).archive(messages);
     expect(archived).toHaveLength(1);
     expect(result[2]!.content).toBe(report("alpha"));
-    expect(() => new ToolOutputArchive({ store, thresholdTokens: 0 })).toThrow(/archive.thresholdTokens must be an integer >= 1; got 0/);
+    expect(() => new ToolOutputArchive({ store, thresholdTokens: 0 })).toThrow(
+      /archive.thresholdTokens must be an integer >= 1; got 0/,
+    );
     expect(() => new ToolOutputArchive({ store: {} as never })).toThrow(/archive.store must be a LangGraph BaseStore/);
   });
 });

@@ -31,7 +31,9 @@ const STORES: Array<[string, () => Promise<BaseStore>]> = [
   [
     "PostgresStore",
     async () => {
-      const store = PostgresStore.fromConnString(inject("postgresUrl"), { schema: `store_${randomUUID().replace(/-/g, "").slice(0, 10)}` });
+      const store = PostgresStore.fromConnString(inject("postgresUrl"), {
+        schema: `store_${randomUUID().replace(/-/g, "").slice(0, 10)}`,
+      });
       await store.setup();
       cleanups.push(() => store.stop());
       return store;
@@ -57,14 +59,25 @@ describe.each(STORES)("%s", (_, open) => {
   it("searches by namespace prefix and value filter, with paging", async () => {
     const store = await open();
     for (let index = 0; index < 7; index++) {
-      await store.put(["search", index % 2 ? "odd" : "even"], `k${index}`, { n: index, tool: index < 3 ? "read_file" : "run_tests" });
+      await store.put(["search", index % 2 ? "odd" : "even"], `k${index}`, {
+        n: index,
+        tool: index < 3 ? "read_file" : "run_tests",
+      });
     }
     await store.put(["elsewhere"], "x", { n: 100, tool: "read_file" });
     const all = await store.search(["search"], { limit: 20 });
     expect(all.map((item) => item.key).sort()).toEqual(["k0", "k1", "k2", "k3", "k4", "k5", "k6"]);
-    expect((await store.search(["search", "odd"], { limit: 20 })).map((item) => item.key).sort()).toEqual(["k1", "k3", "k5"]);
-    expect((await store.search(["search"], { filter: { tool: "read_file" }, limit: 20 })).map((item) => item.key).sort()).toEqual(["k0", "k1", "k2"]);
-    expect((await store.search(["search"], { filter: { n: { $gte: 5 } }, limit: 20 })).map((item) => item.key).sort()).toEqual(["k5", "k6"]);
+    expect((await store.search(["search", "odd"], { limit: 20 })).map((item) => item.key).sort()).toEqual([
+      "k1",
+      "k3",
+      "k5",
+    ]);
+    expect(
+      (await store.search(["search"], { filter: { tool: "read_file" }, limit: 20 })).map((item) => item.key).sort(),
+    ).toEqual(["k0", "k1", "k2"]);
+    expect(
+      (await store.search(["search"], { filter: { n: { $gte: 5 } }, limit: 20 })).map((item) => item.key).sort(),
+    ).toEqual(["k5", "k6"]);
     const first = await store.search(["search"], { limit: 3 });
     const second = await store.search(["search"], { limit: 3, offset: 3 });
     expect(first).toHaveLength(3);
@@ -79,7 +92,10 @@ describe.each(STORES)("%s", (_, open) => {
     await store.put(["other"], "k", { v: 1 });
     const listed = await store.listNamespaces({ prefix: ["ns"] });
     expect(listed.map((ns) => ns.join("/")).sort()).toEqual(["ns/a/x", "ns/a/y", "ns/b/x"]);
-    expect((await store.listNamespaces({ prefix: ["ns"], suffix: ["x"] })).map((ns) => ns.join("/")).sort()).toEqual(["ns/a/x", "ns/b/x"]);
+    expect((await store.listNamespaces({ prefix: ["ns"], suffix: ["x"] })).map((ns) => ns.join("/")).sort()).toEqual([
+      "ns/a/x",
+      "ns/b/x",
+    ]);
     // BaseStore documents that deeper namespaces are truncated to maxDepth; PostgresStore 1.0.5 drops them instead
     // (it filters on length), a known upstream difference the archive does not rely on.
     const truncated = (await store.listNamespaces({ prefix: ["ns"], maxDepth: 2 })).map((ns) => ns.join("/")).sort();
@@ -88,7 +104,9 @@ describe.each(STORES)("%s", (_, open) => {
 
   it("stores a 50 KB text exactly", async () => {
     const store = await open();
-    const text = Array.from({ length: 1_000 }, (_, line) => `line ${line}: ${"é✓ 漢字 ".repeat(5)}\t"quoted"`).join("\n");
+    const text = Array.from({ length: 1_000 }, (_, line) => `line ${line}: ${"é✓ 漢字 ".repeat(5)}\t"quoted"`).join(
+      "\n",
+    );
     await store.put(["big"], "k", { content: text });
     expect((await store.get(["big"], "k"))!.value.content).toBe(text);
   });

@@ -32,7 +32,8 @@ const fetchReport = tool(async ({ name }: { name: string }) => report(name), {
   schema: z.object({ name: z.string() }),
 });
 
-const lastHuman = (messages: BaseMessage[]) => String([...messages].reverse().find((message) => HumanMessage.isInstance(message))?.content ?? "");
+const lastHuman = (messages: BaseMessage[]) =>
+  String([...messages].reverse().find((message) => HumanMessage.isInstance(message))?.content ?? "");
 
 /** Fetches the report the user names, or reads an archived report back page by page and then answers. */
 const researcherPolicy: ReplyPolicy = (messages) => {
@@ -43,19 +44,30 @@ const researcherPolicy: ReplyPolicy = (messages) => {
     if (ToolMessage.isInstance(last) && last.name === "read_archived_output") {
       const page = /page (\d+) of (\d+)/.exec(String(last.content))!;
       const key = /key "([^"]+)"/.exec(String(last.content))![1]!;
-      if (page[1] !== page[2]) return { toolCalls: [{ name: "read_archived_output", args: { key, page: Number(page[1]) + 1 } }] };
+      if (page[1] !== page[2])
+        return { toolCalls: [{ name: "read_archived_output", args: { key, page: Number(page[1]) + 1 } }] };
       return { content: `I read all ${page[2]} pages of the archived ${read[1]} report.` };
     }
-    const pointer = messages.find((message) => ToolMessage.isInstance(message) && String(message.content).includes(`${read[1]!.toUpperCase()} QUARTERLY REPORT`) && editOf(message));
+    const pointer = messages.find(
+      (message) =>
+        ToolMessage.isInstance(message) &&
+        String(message.content).includes(`${read[1]!.toUpperCase()} QUARTERLY REPORT`) &&
+        editOf(message),
+    );
     const key = /key "([^"]+)"/.exec(String(pointer?.content ?? ""))?.[1] ?? "missing";
     return { toolCalls: [{ name: "read_archived_output", args: { key, page: 1 } }] };
   }
-  if (ToolMessage.isInstance(last) && last.name === "fetch_report") return { content: `Fetched the report (${String(last.content).length} characters).` };
-  return { toolCalls: [{ name: "fetch_report", args: { name: /fetch the (\w+) report/.exec(request)?.[1] ?? "unknown" } }] };
+  if (ToolMessage.isInstance(last) && last.name === "fetch_report")
+    return { content: `Fetched the report (${String(last.content).length} characters).` };
+  return {
+    toolCalls: [{ name: "fetch_report", args: { name: /fetch the (\w+) report/.exec(request)?.[1] ?? "unknown" } }],
+  };
 };
 
 const supervisorPolicy: ReplyPolicy = (messages) =>
-  HumanMessage.isInstance(messages.at(-1)) ? { toolCalls: [{ name: "transfer_to_researcher", args: {} }] } : { content: "The researcher has handled it." };
+  HumanMessage.isInstance(messages.at(-1))
+    ? { toolCalls: [{ name: "transfer_to_researcher", args: {} }] }
+    : { content: "The researcher has handled it." };
 
 describe("the archive in a supervisor run with 50 KB tool outputs", () => {
   it("keeps the stored thread under the limit, and the agent reads an archived output back exactly", async () => {
@@ -66,7 +78,11 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
       tools: [fetchReport, createArchiveReaderTool({ store, pageChars: 8_000 })],
       name: "researcher",
     });
-    const team = createSupervisor({ agents: [researcher], llm: new ScriptedChatModel({ reply: supervisorPolicy }), outputMode: "full_history" }).compile({ checkpointer: saver });
+    const team = createSupervisor({
+      agents: [researcher],
+      llm: new ScriptedChatModel({ reply: supervisorPolicy }),
+      outputMode: "full_history",
+    }).compile({ checkpointer: saver });
     const tokenLimit = 20_000;
     const supervisor = new CompactingSupervisor(team, { tokenLimit, background: false, archive: { store } });
     const config = { configurable: { thread_id: "reports" }, recursionLimit: 100 };
@@ -83,7 +99,11 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
     expect(counter.countText(names.map(report).join("\n"))).toBeGreaterThan(3 * tokenLimit);
 
     const result = await supervisor.invoke({ messages: [new HumanMessage("Now read back the north report.")] }, config);
-    expect(result.messages.some((message: BaseMessage) => /I read all \d+ pages of the archived north report/.test(String(message.content)))).toBe(true);
+    expect(
+      result.messages.some((message: BaseMessage) =>
+        /I read all \d+ pages of the archived north report/.test(String(message.content)),
+      ),
+    ).toBe(true);
     // The pages the agent received (the unedited tool results, found in the checkpoint history since the head now
     // holds pointers for all but the newest), in order, are the original text; so is the archived value.
     const byPage = new Map<number, string>();
@@ -98,7 +118,10 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
     }
     expect(pageCount).toBeGreaterThan(5);
     expect(byPage.size).toBe(pageCount);
-    const text = [...byPage.keys()].sort((a, b) => a - b).map((page) => byPage.get(page)).join("");
+    const text = [...byPage.keys()]
+      .sort((a, b) => a - b)
+      .map((page) => byPage.get(page))
+      .join("");
     expect(text).toBe(report("north"));
     const archived = await store.search(["archived-outputs"], { limit: 50 });
     expect(archived.map((item) => item.value.content)).toEqual(expect.arrayContaining(names.slice(0, 3).map(report)));

@@ -38,7 +38,11 @@ describe("finding chromium for the page tests", () => {
   });
 
   it("CHROMIUM_PATH names the executable; a wrong one is an error, not a skip", () => {
-    expect(findChromium(probe(["/opt/chrome"], false, { CHROMIUM_PATH: "/opt/chrome" }))).toEqual({ path: "/opt/chrome" });
-    expect(() => findChromium(probe([], false, { CHROMIUM_PATH: "/nope" }))).toThrow("CHROMIUM_PATH=/nope does not exist");
+    expect(findChromium(probe(["/opt/chrome"], false, { CHROMIUM_PATH: "/opt/chrome" }))).toEqual({
+      path: "/opt/chrome",
+    });
+    expect(() => findChromium(probe([], false, { CHROMIUM_PATH: "/nope" }))).toThrow(
+      "CHROMIUM_PATH=/nope does not exist",
+    );
   });
 });

@@ -27,7 +27,11 @@ beforeAll(async () => {
     expect(seeded.code, seeded.stderr).toBe(0);
   }
   const head = (await saver.getTuple({ configurable: { thread_id: "pg-busy", checkpoint_ns: "" } }))!;
-  await saver.putWrites(head.config, [["messages", [new AIMessage({ id: "in-flight", content: "half" })]]], "task-in-flight");
+  await saver.putWrites(
+    head.config,
+    [["messages", [new AIMessage({ id: "in-flight", content: "half" })]]],
+    "task-in-flight",
+  );
 });
 
 afterAll(async () => {
@@ -40,7 +44,9 @@ const store = () => ["--postgres", url, "--schema", schema];
 
 describe("the compaction script on Postgres", () => {
   it("inspects, compacts, shows history and restores", async () => {
-    const inspected = JSON.parse((await runScript(["inspect", "pg-thread", ...store(), "--json", "--limit", "900"])).stdout);
+    const inspected = JSON.parse(
+      (await runScript(["inspect", "pg-thread", ...store(), "--json", "--limit", "900"])).stdout,
+    );
     expect(inspected.compactable).toBe(true);
     const compacted = await runScript(["compact", "pg-thread", ...store(), "--json", "--limit", "900"]);
     expect(compacted.code, compacted.stderr).toBe(0);
@@ -48,12 +54,22 @@ describe("the compaction script on Postgres", () => {
     expect(report.status).toBe("compacted");
     const history = JSON.parse((await runScript(["history", "pg-thread", ...store(), "--json"])).stdout);
     expect(history.checkpoints.at(-1).checkpointId).toBe(report.newCheckpointId);
-    const restored = await runScript(["restore", "pg-thread", ...store(), "--checkpoint", report.previousCheckpointId, "--json"]);
+    const restored = await runScript([
+      "restore",
+      "pg-thread",
+      ...store(),
+      "--checkpoint",
+      report.previousCheckpointId,
+      "--json",
+    ]);
     expect(restored.code, restored.stderr).toBe(0);
     const fresh = PostgresSaver.fromConnString(url, { schema });
     const head = await fresh.getTuple({ configurable: { thread_id: "pg-thread", checkpoint_ns: "" } });
-    const old = await fresh.getTuple({ configurable: { thread_id: "pg-thread", checkpoint_ns: "", checkpoint_id: report.previousCheckpointId } });
-    const ids = (tuple: typeof head) => (tuple!.checkpoint.channel_values.messages as Array<{ id?: string }>).map((message) => message.id);
+    const old = await fresh.getTuple({
+      configurable: { thread_id: "pg-thread", checkpoint_ns: "", checkpoint_id: report.previousCheckpointId },
+    });
+    const ids = (tuple: typeof head) =>
+      (tuple!.checkpoint.channel_values.messages as Array<{ id?: string }>).map((message) => message.id);
     expect(ids(head)).toEqual(ids(old));
     await fresh.end();
   });
@@ -62,9 +78,25 @@ describe("the compaction script on Postgres", () => {
     ["an unknown thread", () => ["compact", "nope", ...store()], 5, /not in this store/],
     ["a busy thread", () => ["compact", "pg-busy", ...store()], 6, /pending write/],
     ["an out-of-range --ratio", () => ["compact", "pg-thread", ...store(), "--ratio", "0"], 2, /--ratio must be/],
-    ["a summarizer error", () => ["compact", "pg-thread", ...store(), "--summarizer", "openai", "--limit", "900"], 7, /summar/i, { OPENAI_API_KEY: "sk-test" }],
-    ["a checkpoint of another thread", () => ["restore", "pg-thread", ...store(), "--checkpoint", "not-a-checkpoint"], 8, /has no checkpoint .*another thread.s, or pruned/],
-    ["a schema that is not a checkpoint store", () => ["list", "--postgres", url, "--schema", "no_such_schema"], 4, /not a LangGraph checkpoint store/],
+    [
+      "a summarizer error",
+      () => ["compact", "pg-thread", ...store(), "--summarizer", "openai", "--limit", "900"],
+      7,
+      /summar/i,
+      { OPENAI_API_KEY: "sk-test" },
+    ],
+    [
+      "a checkpoint of another thread",
+      () => ["restore", "pg-thread", ...store(), "--checkpoint", "not-a-checkpoint"],
+      8,
+      /has no checkpoint .*another thread.s, or pruned/,
+    ],
+    [
+      "a schema that is not a checkpoint store",
+      () => ["list", "--postgres", url, "--schema", "no_such_schema"],
+      4,
+      /not a LangGraph checkpoint store/,
+    ],
   ];
   it.each(cases)("refuses %s without adding a checkpoint row", async (_, args, code, message, env) => {
     const before = await rows();

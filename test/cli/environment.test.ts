@@ -56,9 +56,24 @@ afterAll(async () => {
 describe("the script honours every setting of .env.example", () => {
   // HISTORY_SEARCH_TOOL: test/engine/search-tool-announce.test.ts (the script and the wrapper read it alike).
   it("lists the same settings this test covers", () => {
-    const settings = [...readFileSync(resolve(ROOT, ".env.example"), "utf8").matchAll(/^([A-Z_]+)=/gm)].map((match) => match[1]).filter((name) => !name!.startsWith("DEMO_"));
+    const settings = [...readFileSync(resolve(ROOT, ".env.example"), "utf8").matchAll(/^([A-Z_]+)=/gm)]
+      .map((match) => match[1])
+      .filter((name) => !name!.startsWith("DEMO_"));
     expect(settings.sort()).toEqual(
-      ["COMPACTION_RATIO", "DATABASE_PATH", "DEBUG", "HISTORY_SEARCH_TOOL", "NO_COLOR", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "POSTGRES_URL", "SUMMARY_MODEL", "TOKEN_LIMIT", "TOKEN_MODEL"].sort(),
+      [
+        "COMPACTION_RATIO",
+        "DATABASE_PATH",
+        "DEBUG",
+        "HISTORY_SEARCH_TOOL",
+        "NO_COLOR",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_MODEL",
+        "POSTGRES_URL",
+        "SUMMARY_MODEL",
+        "TOKEN_LIMIT",
+        "TOKEN_MODEL",
+      ].sort(),
     );
   });
 
@@ -92,11 +107,19 @@ describe("the script honours every setting of .env.example", () => {
 
   it("COMPACTION_RATIO: the plan summarizes that share, as HistoryManager plans it", async () => {
     const path = copy("ratio");
-    const planOf = async (env: Record<string, string>) => JSON.parse((await runScript(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "300"], env)).stdout).plan;
+    const planOf = async (env: Record<string, string>) =>
+      JSON.parse(
+        (await runScript(["compact", "env-thread", "--db", path, "--dry-run", "--json", "--limit", "300"], env)).stdout,
+      ).plan;
     const byRatio = await planOf({ COMPACTION_RATIO: "0.3" });
     const byTarget = await planOf({});
     const { saver, messages } = await head(path);
-    const expected = new HistoryManager({ checkpointer: saver, tokenLimit: 300, compactionRatio: 0.3, env: {} }).planCompaction(messages);
+    const expected = new HistoryManager({
+      checkpointer: saver,
+      tokenLimit: 300,
+      compactionRatio: 0.3,
+      env: {},
+    }).planCompaction(messages);
     saver.db.close();
     expect(byRatio.summarize.messages).toBe(expected.summarize.length);
     expect(byRatio.summarize.messages).not.toBe(byTarget.summarize.messages);
@@ -104,19 +127,24 @@ describe("the script honours every setting of .env.example", () => {
 
   it("TOKEN_MODEL: threads are counted with that model's tokenizer", async () => {
     const path = copy("model");
-    const tokens = async (env: Record<string, string>) => JSON.parse((await runScript(["inspect", "env-thread", "--db", path, "--json"], env)).stdout).tokens;
+    const tokens = async (env: Record<string, string>) =>
+      JSON.parse((await runScript(["inspect", "env-thread", "--db", path, "--json"], env)).stdout).tokens;
     const { saver, messages } = await head(path);
     saver.db.close();
     expect(await tokens({ TOKEN_MODEL: "gpt-4" })).toBe(new TokenCounter({ model: "gpt-4" }).countMessages(messages));
     expect(await tokens({})).toBe(new TokenCounter({ model: "gpt-4o" }).countMessages(messages));
-    expect(new TokenCounter({ model: "gpt-4" }).countMessages(messages)).not.toBe(new TokenCounter({ model: "gpt-4o" }).countMessages(messages));
+    expect(new TokenCounter({ model: "gpt-4" }).countMessages(messages)).not.toBe(
+      new TokenCounter({ model: "gpt-4o" }).countMessages(messages),
+    );
   });
 
   it("DATABASE_PATH: the store when --db is not given", async () => {
     const path = copy("database-path");
     const listed = await runScript(["list", "--json"], { DATABASE_PATH: path });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).threads.map((thread: { threadId: string }) => thread.threadId)).toEqual(["env-thread"]);
+    expect(JSON.parse(listed.stdout).threads.map((thread: { threadId: string }) => thread.threadId)).toEqual([
+      "env-thread",
+    ]);
   });
 
   it("POSTGRES_URL: the store when neither --db nor --postgres is given", async () => {
@@ -129,13 +157,18 @@ describe("the script honours every setting of .env.example", () => {
     const listed = await runScript(["list", "--schema", schema, "--json"], { POSTGRES_URL: url });
     await saver.end();
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).threads.map((thread: { threadId: string }) => thread.threadId)).toEqual(["pg-env"]);
+    expect(JSON.parse(listed.stdout).threads.map((thread: { threadId: string }) => thread.threadId)).toEqual([
+      "pg-env",
+    ]);
   });
 
   it("OPENAI_API_KEY and OPENAI_BASE_URL: the default summarizer is the wrapper's, the LLM one, on that server", async () => {
     const path = copy("openai");
     const before = server.requests.length;
-    const result = await runScript(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], { OPENAI_API_KEY: "sk-local-test", OPENAI_BASE_URL: server.url });
+    const result = await runScript(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], {
+      OPENAI_API_KEY: "sk-local-test",
+      OPENAI_BASE_URL: server.url,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).report.summarizer).toBe("llm");
     expect(server.requests.length).toBeGreaterThan(before);
@@ -148,7 +181,11 @@ describe("the script honours every setting of .env.example", () => {
       [{ SUMMARY_MODEL: "", OPENAI_MODEL: "agent-model-y" }, "agent-model-y"],
     ] as const) {
       const path = copy(`model-${model}`);
-      const result = await runScript(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], { OPENAI_API_KEY: "sk-local-test", OPENAI_BASE_URL: server.url, ...env });
+      const result = await runScript(["compact", "env-thread", "--db", path, "--limit", "900", "--json"], {
+        OPENAI_API_KEY: "sk-local-test",
+        OPENAI_BASE_URL: server.url,
+        ...env,
+      });
       expect(result.code, result.stderr).toBe(0);
       expect(server.requests.at(-1)!.body.model).toBe(model);
     }
@@ -157,10 +194,18 @@ describe("the script honours every setting of .env.example", () => {
   it("NO_COLOR: no colour on a terminal", () => {
     const path = copy("colour");
     const onTerminal = (env: Record<string, string>) =>
-      execFileSync("script", ["-qec", `${process.execPath} --import tsx scripts/compact-thread.ts inspect env-thread --db ${path}`, "/dev/null"], {
-        cwd: ROOT,
-        env: { ...process.env, OPENAI_API_KEY: "", DATABASE_PATH: "", POSTGRES_URL: "", NO_COLOR: "", ...env },
-      }).toString();
+      execFileSync(
+        "script",
+        [
+          "-qec",
+          `${process.execPath} --import tsx scripts/compact-thread.ts inspect env-thread --db ${path}`,
+          "/dev/null",
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, OPENAI_API_KEY: "", DATABASE_PATH: "", POSTGRES_URL: "", NO_COLOR: "", ...env },
+        },
+      ).toString();
     expect(onTerminal({})).toContain("\u001b[");
     expect(onTerminal({ NO_COLOR: "1" })).not.toContain("\u001b[");
   });

@@ -42,7 +42,9 @@ beforeAll(async () => {
   const saver = SqliteSaver.fromConnString(wal);
   const { agent } = createTestAgent(saver);
   await seedThread(agent, THREAD, 14);
-  await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({ configurable: { thread_id: THREAD } });
+  await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({
+    configurable: { thread_id: THREAD },
+  });
   // Turns after the compaction: the head is over the limit again, and compactable.
   await runTurns(agent, THREAD, 10, { from: 14, prefix: "later" });
   const head = await saver.getTuple({ configurable: { thread_id: THREAD } });
@@ -96,9 +98,10 @@ describe("a SQLite store another process has locked", () => {
     });
   });
 
-  it("rollback journal: every command exits 10 naming the lock, not 4 (\"not a SQLite database\"), and writes nothing", async () => {
+  it('rollback journal: every command exits 10 naming the lock, not 4 ("not a SQLite database"), and writes nothing', async () => {
     await whileLocked(rollback, "exclusive", async () => {
-      for (const argv of [...READING(), ...WRITING()]) expect(await lockedExit(argv, rollback)).not.toContain("is not a SQLite database");
+      for (const argv of [...READING(), ...WRITING()])
+        expect(await lockedExit(argv, rollback)).not.toContain("is not a SQLite database");
     });
   });
 
@@ -107,7 +110,10 @@ describe("a SQLite store another process has locked", () => {
     const config = { configurable: { thread_id: THREAD } };
     try {
       await whileLocked(wal, "immediate", async () => {
-        for (const call of [() => reindexThread(saver, config), () => new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config)]) {
+        for (const call of [
+          () => reindexThread(saver, config),
+          () => new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config),
+        ]) {
           const error = await call().then(
             () => undefined,
             (thrown: unknown) => thrown,

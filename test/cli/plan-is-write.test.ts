@@ -25,9 +25,20 @@ function providerCounted(): BaseMessage[] {
   const counter = new TokenCounter();
   const messages: BaseMessage[] = [];
   for (let turn = 0; turn < 20; turn++) {
-    messages.push(new HumanMessage({ id: `q${turn}`, content: `Turn ${turn}: where is parcel PX-${700 + turn}, who cleared it at customs in Lisbon, and what did the VAT come to?` }));
+    messages.push(
+      new HumanMessage({
+        id: `q${turn}`,
+        content: `Turn ${turn}: where is parcel PX-${700 + turn}, who cleared it at customs in Lisbon, and what did the VAT come to?`,
+      }),
+    );
     const input = Math.round(counter.countMessages(messages) * 1.3);
-    messages.push(new AIMessage({ id: `a${turn}`, content: `Parcel PX-${700 + turn} cleared customs in Lisbon on day ${turn}; VAT ${40 + turn} EUR.`, usage_metadata: { input_tokens: input, output_tokens: 20, total_tokens: input + 20 } }));
+    messages.push(
+      new AIMessage({
+        id: `a${turn}`,
+        content: `Parcel PX-${700 + turn} cleared customs in Lisbon on day ${turn}; VAT ${40 + turn} EUR.`,
+        usage_metadata: { input_tokens: input, output_tokens: 20, total_tokens: input + 20 },
+      }),
+    );
   }
   calibratedLimit = Math.floor(counter.countMessages(messages) * 1.15);
   return messages;
@@ -70,7 +81,9 @@ describe("compact prints the plan it writes", () => {
       expect(report.status).toBe("compacted");
       const after = await keptAfterWrite(thread);
       expect(after.kept).toEqual(planned.plan.keep.ids);
-      expect(Math.abs(planned.plan.tokens.afterEstimate - report.tokensAfter)).toBeLessThanOrEqual(report.tokensAfter * 0.05);
+      expect(Math.abs(planned.plan.tokens.afterEstimate - report.tokensAfter)).toBeLessThanOrEqual(
+        report.tokensAfter * 0.05,
+      );
       if (thread === "ratio") expect(planned.ratioOverridden).toMatchObject({ ratio: 0.5 });
       else expect(planned.ratioOverridden).toBeUndefined();
     });
@@ -83,6 +96,8 @@ describe("compact prints the plan it writes", () => {
     saver.db.close();
     const human = await runScript(["compact", "readable", "--db", db, "--dry-run", "--limit", "500", "--ratio", "0.5"]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/--ratio 0\.5 would keep \d+ messages and end at ~[\d,]+ tokens, above the ceiling of 450: the limit wins/);
+    expect(human.stdout).toMatch(
+      /--ratio 0\.5 would keep \d+ messages and end at ~[\d,]+ tokens, above the ceiling of 450: the limit wins/,
+    );
   });
 });

@@ -34,7 +34,13 @@ async function withPool<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
 const rows = () =>
   withPool(async (pool) => {
     const counts: number[] = [];
-    for (const table of ["checkpoints", "checkpoint_writes", "checkpoint_blobs", "compaction_recall", "compaction_recall_terms"]) {
+    for (const table of [
+      "checkpoints",
+      "checkpoint_writes",
+      "checkpoint_blobs",
+      "compaction_recall",
+      "compaction_recall_terms",
+    ]) {
       counts.push(Number((await pool.query(`SELECT COUNT(*) AS n FROM ${SCHEMA}.${table}`)).rows[0].n));
     }
     return counts.join("/");
@@ -51,7 +57,12 @@ async function takeAway(outage: Outage, held: HeldChunk): Promise<Outage> {
     proxy.cut();
     return "cut";
   }
-  await withPool((pool) => pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE client_port = ANY($1::int[]) AND pid <> pg_backend_pid()`, [held.upstreamPorts]));
+  await withPool((pool) =>
+    pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE client_port = ANY($1::int[]) AND pid <> pg_backend_pid()`,
+      [held.upstreamPorts],
+    ),
+  );
   return "terminate";
 }
 
@@ -73,7 +84,9 @@ beforeAll(async () => {
   const { agent } = createTestAgent(saver);
   for (const thread of ["outage-a", "outage-b"]) {
     await seedThread(agent, thread, 14);
-    await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({ configurable: { thread_id: thread } });
+    await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({
+      configurable: { thread_id: thread },
+    });
     await runTurns(agent, thread, 10, { from: 14, prefix: "later" });
   }
   const head = await saver.getTuple({ configurable: { thread_id: "outage-a", checkpoint_ns: "" } });
@@ -95,9 +108,19 @@ const CASES: Array<[string, () => string[], () => (text: string) => boolean, Out
   ["search", () => ["search", "outage-a", "invoice"], firstRead, "cut"],
   ["compact", () => ["compact", "outage-a", "--limit", "400"], () => commitAfter("hashtextextended($1"), "stop"],
   ["compact --all", () => ["compact", "--all", "--over", "400"], () => commitAfter("hashtextextended($1"), "cut"],
-  ["restore", () => ["restore", "outage-a", "--checkpoint", earlier], () => commitAfter("hashtextextended($1"), "terminate"],
+  [
+    "restore",
+    () => ["restore", "outage-a", "--checkpoint", earlier],
+    () => commitAfter("hashtextextended($1"),
+    "terminate",
+  ],
   ["reindex", () => ["reindex", "outage-a"], () => commitAfter("DELETE FROM"), "stop"],
-  ["watch --once", () => ["watch", "--once", "--idle", "0", "--limit", "400"], () => commitAfter("hashtextextended($1"), "cut"],
+  [
+    "watch --once",
+    () => ["watch", "--once", "--idle", "0", "--limit", "400"],
+    () => commitAfter("hashtextextended($1"),
+    "cut",
+  ],
 ];
 
 describe("Postgres going away mid-command", () => {
@@ -105,7 +128,12 @@ describe("Postgres going away mid-command", () => {
     const before = await rows();
     const tripped = proxy.arm(trigger());
     const run = compactThread([...argv(), "--postgres", proxy.url, "--schema", SCHEMA]);
-    const held = await Promise.race([tripped, run.then((result) => Promise.reject(new Error(`finished before the outage (${result.code}): ${result.stdout}${result.stderr}`)))]);
+    const held = await Promise.race([
+      tripped,
+      run.then((result) =>
+        Promise.reject(new Error(`finished before the outage (${result.code}): ${result.stdout}${result.stderr}`)),
+      ),
+    ]);
     const done = await takeAway(outage, held);
     held.release();
     const result = await run;

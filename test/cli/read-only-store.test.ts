@@ -26,15 +26,19 @@ let store: string;
 async function writeThread(path: string): Promise<void> {
   const saver = SqliteSaver.fromConnString(path);
   const graph = new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [new AIMessage(`answer ${state.messages.length}: ${"the invoice total is 4,210 EUR. ".repeat(12)}`)] }))
+    .addNode("agent", async (state) => ({
+      messages: [new AIMessage(`answer ${state.messages.length}: ${"the invoice total is 4,210 EUR. ".repeat(12)}`)],
+    }))
     .addEdge("__start__", "agent")
     .compile({ checkpointer: saver });
-  for (let turn = 0; turn < 5; turn++) await graph.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, { configurable: { thread_id: THREAD } });
+  for (let turn = 0; turn < 5; turn++)
+    await graph.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, { configurable: { thread_id: THREAD } });
   saver.db.close();
 }
 
 const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
-const script = (args: string[]) => runTs("scripts/compact-thread.ts", [...args, "--db", store], { HOME: tmpdir() }, 120_000, reader);
+const script = (args: string[]) =>
+  runTs("scripts/compact-thread.ts", [...args, "--db", store], { HOME: tmpdir() }, 120_000, reader);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "compaction-read-only-"));
@@ -62,7 +66,13 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
     const list = await script(["list"]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(THREAD);
-    for (const args of [["inspect", THREAD], ["history", THREAD], ["history", THREAD, "--transcript"], ["compact", THREAD, "--dry-run", "--json"], ["prune", THREAD, "--dry-run", "--json"]]) {
+    for (const args of [
+      ["inspect", THREAD],
+      ["history", THREAD],
+      ["history", THREAD, "--transcript"],
+      ["compact", THREAD, "--dry-run", "--json"],
+      ["prune", THREAD, "--dry-run", "--json"],
+    ]) {
       const result = await script(args);
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
     }
@@ -71,7 +81,13 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
 
   it("compact, restore, reindex, prune and watch exit 3 naming the store, and write nothing", async () => {
     const before = sha(store);
-    for (const args of [["compact", THREAD], ["restore", THREAD, "--checkpoint", "x"], ["reindex", THREAD], ["prune", THREAD], ["watch", "--once"]]) {
+    for (const args of [
+      ["compact", THREAD],
+      ["restore", THREAD, "--checkpoint", "x"],
+      ["reindex", THREAD],
+      ["prune", THREAD],
+      ["watch", "--once"],
+    ]) {
       const result = await script(args);
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(3);
       expect(result.stderr).toContain(`this process cannot write ${store}`);
@@ -95,7 +111,13 @@ describe("compact-thread on a SQLite store it cannot write (WAL mode)", () => {
       copyFileSync(`${source}-wal`, join(copy, "app.sqlite-wal"));
       writer.close();
       chmodSync(copy, 0o555);
-      const result = await runTs("scripts/compact-thread.ts", ["list", "--db", join(copy, "app.sqlite")], { HOME: tmpdir() }, 120_000, reader);
+      const result = await runTs(
+        "scripts/compact-thread.ts",
+        ["list", "--db", join(copy, "app.sqlite")],
+        { HOME: tmpdir() },
+        120_000,
+        reader,
+      );
       chmodSync(copy, 0o755);
       expect(result.code, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/write-ahead log .*app\.sqlite-wal holds changes not yet in the file/);

@@ -19,17 +19,33 @@ beforeEach(async () => (store = await createStore("sqlite")));
 afterEach(async () => await store.close());
 
 it("report --json: the cache each compaction rewrote, and each turn's cached prefix", async () => {
-  const graph = createReactAgent({ llm: new ScriptedChatModel({ reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) }), tools: [], checkpointer: store.saver });
+  const graph = createReactAgent({
+    llm: new ScriptedChatModel({
+      reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
+    }),
+    tools: [],
+    checkpointer: store.saver,
+  });
   const written: CompactedReport[] = [];
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, background: false, onCompaction: (report) => void written.push(report) });
+  const supervisor = new CompactingSupervisor(graph, {
+    tokenLimit: 600,
+    background: false,
+    onCompaction: (report) => void written.push(report),
+  });
   const config = { configurable: { thread_id: "cached" } };
-  for (let turn = 0; turn < 30; turn++) await supervisor.invoke({ messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)] }, config);
+  for (let turn = 0; turn < 30; turn++)
+    await supervisor.invoke(
+      { messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)] },
+      config,
+    );
   expect(written.length).toBeGreaterThan(1);
 
   const run = await runScript(["report", "cached", "--db", store.location.path!, "--limit", "600", "--json"]);
   expect(run.code, run.stderr).toBe(0);
   const report = JSON.parse(run.stdout) as ThreadReport;
-  expect(report.compactions.map((compaction) => compaction.rewrittenTokens)).toEqual(written.map((compaction) => compaction.rewrittenTokens));
+  expect(report.compactions.map((compaction) => compaction.rewrittenTokens)).toEqual(
+    written.map((compaction) => compaction.rewrittenTokens),
+  );
 
   const turns = report.points.filter((point) => point.kind === "turn");
   let compactedSince = false;
@@ -43,7 +59,9 @@ it("report --json: the cache each compaction rewrote, and each turn's cached pre
     compactedSince = false;
     previous = point;
   }
-  const share = turns.slice(1).reduce((sum, point) => sum + point.cached!, 0) / turns.slice(1).reduce((sum, point) => sum + point.tokens, 0);
+  const share =
+    turns.slice(1).reduce((sum, point) => sum + point.cached!, 0) /
+    turns.slice(1).reduce((sum, point) => sum + point.tokens, 0);
   expect(report.cacheShare).toBeCloseTo(share, 10);
   expect(report.cacheShare).toBeGreaterThan(0.5);
   expect(report.cacheShare).toBeLessThan(1);

@@ -29,9 +29,19 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "compaction-report-"));
   db = join(dir, "demo.sqlite");
   const executablePath = chromium.path;
-  const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: db, DEMO_THREAD_ID: THREAD, DEMO_TURNS: "16", DEMO_TOKEN_LIMIT: LIMIT, DEMO_TOKEN_DELAY_MS: "0" });
+  const demo = await runTs("scripts/demo.ts", [], {
+    DATABASE_PATH: db,
+    DEMO_THREAD_ID: THREAD,
+    DEMO_TURNS: "16",
+    DEMO_TOKEN_LIMIT: LIMIT,
+    DEMO_TOKEN_DELAY_MS: "0",
+  });
   expect(demo.code, demo.stderr).toBe(0);
-  browser = await puppeteer.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
 }, 900_000);
 
 afterAll(async () => {
@@ -45,7 +55,9 @@ describe.skipIf("skip" in chromium)("report --html in a headless browser", () =>
     const written = await runScript(["report", THREAD, "--db", db, "--limit", LIMIT, "--html", page]);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stdout).toContain(`page written: ${page}`);
-    const report = JSON.parse((await runScript(["report", THREAD, "--db", db, "--limit", LIMIT, "--json"])).stdout) as ThreadReport;
+    const report = JSON.parse(
+      (await runScript(["report", THREAD, "--db", db, "--limit", LIMIT, "--json"])).stdout,
+    ) as ThreadReport;
     expect(report.compactions.length).toBeGreaterThan(0);
 
     const tab = await browser.newPage();
@@ -59,9 +71,20 @@ describe.skipIf("skip" in chromium)("report --html in a headless browser", () =>
       const line = document.querySelector<SVGPolylineElement>(".tokens-line")!;
       const markers = [...document.querySelectorAll<SVGCircleElement>(".compaction-marker")].map((marker) => {
         const box = marker.getBoundingClientRect();
-        return { width: box.width, inside: box.left >= svg.left && box.right <= svg.right && box.top >= svg.top && box.bottom <= svg.bottom, fill: getComputedStyle(marker).fill };
+        return {
+          width: box.width,
+          inside: box.left >= svg.left && box.right <= svg.right && box.top >= svg.top && box.bottom <= svg.bottom,
+          fill: getComputedStyle(marker).fill,
+        };
       });
-      return { svgWidth: svg.width, svgHeight: svg.height, points: line.points.numberOfItems, length: line.getTotalLength(), markers, sections: document.querySelectorAll("details.compaction").length };
+      return {
+        svgWidth: svg.width,
+        svgHeight: svg.height,
+        points: line.points.numberOfItems,
+        length: line.getTotalLength(),
+        markers,
+        sections: document.querySelectorAll("details.compaction").length,
+      };
     });
     expect(drawn.svgWidth).toBeGreaterThan(500);
     expect(drawn.svgHeight).toBeGreaterThan(200);
@@ -75,7 +98,8 @@ describe.skipIf("skip" in chromium)("report --html in a headless browser", () =>
     }
     expect(drawn.sections).toBe(report.compactions.length);
     // The saw-tooth: each compaction's marker sits lower than the point before it.
-    for (const compaction of report.compactions) expect(report.points[compaction.point]!.tokens).toBeLessThan(report.points[compaction.point - 1]!.tokens);
+    for (const compaction of report.compactions)
+      expect(report.points[compaction.point]!.tokens).toBeLessThan(report.points[compaction.point - 1]!.tokens);
 
     // A marker opens its compaction's section.
     await tab.click(".compaction-marker");
@@ -86,7 +110,9 @@ describe.skipIf("skip" in chromium)("report --html in a headless browser", () =>
     expect(total).toBe(report.transcript.length);
     expect(report.transcript.filter((line) => line.where === "compacted").length).toBeGreaterThan(0);
     await tab.type("#search", "rounding");
-    const visible = await tab.$$eval(".transcript-row", (rows) => rows.filter((row) => !(row as HTMLElement).hidden).map((row) => row.textContent!.toLowerCase()));
+    const visible = await tab.$$eval(".transcript-row", (rows) =>
+      rows.filter((row) => !(row as HTMLElement).hidden).map((row) => row.textContent!.toLowerCase()),
+    );
     expect(visible.length).toBeGreaterThan(0);
     expect(visible.length).toBeLessThan(total);
     for (const text of visible) expect(text).toContain("rounding");

@@ -25,7 +25,9 @@ describe("concurrency", () => {
     // The appender stops after half its turns until the script has compacted the idle thread once, so every run has
     // compactions racing turns on both sides of one that cannot have raced (how many race depends on the machine's load).
     const gate = mkdtempSync(join(dir, "gate-"));
-    const appender = runTs("test/support/append-turns.ts", [path, "race", String(RACED), "raced"], { APPEND_GATE: `${gate}:${RACED / 2}` });
+    const appender = runTs("test/support/append-turns.ts", [path, "race", String(RACED), "raced"], {
+      APPEND_GATE: `${gate}:${RACED / 2}`,
+    });
     const compactions: number[] = [];
     let finished = false;
     void appender.then(() => (finished = true));
@@ -43,7 +45,8 @@ describe("concurrency", () => {
     expect(compactions.every((code) => [0, 6, 9].includes(code))).toBe(true);
 
     const saver = SqliteSaver.fromConnString(path);
-    const head = (await saver.getTuple({ configurable: { thread_id: "race", checkpoint_ns: "" } }))!.checkpoint.channel_values.messages as BaseMessage[];
+    const head = (await saver.getTuple({ configurable: { thread_id: "race", checkpoint_ns: "" } }))!.checkpoint
+      .channel_values.messages as BaseMessage[];
     const covered = new Set<string>();
     for await (const tuple of saver.list({ configurable: { thread_id: "race", checkpoint_ns: "" } })) {
       for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) {
@@ -52,7 +55,10 @@ describe("concurrency", () => {
     }
     const headIds = head.map((message) => message.id);
     expect(new Set(headIds).size).toBe(headIds.length);
-    const expected = [...Array.from({ length: 8 }, (_, index) => `seed-${index}`), ...Array.from({ length: RACED }, (_, index) => `raced-${index}`)];
+    const expected = [
+      ...Array.from({ length: 8 }, (_, index) => `seed-${index}`),
+      ...Array.from({ length: RACED }, (_, index) => `raced-${index}`),
+    ];
     const missing = expected.filter((id) => !headIds.includes(id) && !covered.has(id));
     expect(missing).toEqual([]);
     saver.db.close();

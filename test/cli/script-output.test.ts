@@ -21,33 +21,54 @@ let db: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "compaction-script-output-"));
   db = join(dir, "demo.sqlite");
-  const demo = await runTs("scripts/demo.ts", [], { DATABASE_PATH: db, DEMO_THREAD_ID: THREAD, DEMO_TURNS: "12", DEMO_TOKEN_LIMIT: "1500", DEMO_TOKEN_DELAY_MS: "0" });
+  const demo = await runTs("scripts/demo.ts", [], {
+    DATABASE_PATH: db,
+    DEMO_THREAD_ID: THREAD,
+    DEMO_TURNS: "12",
+    DEMO_TOKEN_LIMIT: "1500",
+    DEMO_TOKEN_DELAY_MS: "0",
+  });
   expect(demo.code, demo.stderr).toBe(0);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("counts that agree, each saying what it counts", () => {
   it("report, list and history give the conversation's checkpoints; report names the sub-agents' apart", async () => {
-    const history = JSON.parse((await runScriptInProcess(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: unknown[] };
-    const rows = (JSON.parse((await runScriptInProcess(["list", "--db", db, "--json"])).stdout) as { threads: Array<{ threadId: string; checkpoints: number }> }).threads;
+    const history = JSON.parse((await runScriptInProcess(["history", THREAD, "--db", db, "--json"])).stdout) as {
+      checkpoints: unknown[];
+    };
+    const rows = (
+      JSON.parse((await runScriptInProcess(["list", "--db", db, "--json"])).stdout) as {
+        threads: Array<{ threadId: string; checkpoints: number }>;
+      }
+    ).threads;
     const own = history.checkpoints.length;
     expect(rows.find((row) => row.threadId === THREAD)?.checkpoints).toBe(own);
     const report = await runScriptInProcess(["report", THREAD, "--db", db]);
-    const storage = /storage: ([\d,]+) checkpoints of the conversation \+ ([\d,]+) of sub-agents \(subgraph namespaces\)/.exec(report.stdout);
+    const storage =
+      /storage: ([\d,]+) checkpoints of the conversation \+ ([\d,]+) of sub-agents \(subgraph namespaces\)/.exec(
+        report.stdout,
+      );
     expect(storage, report.stdout).not.toBeNull();
     expect(Number(storage![1]!.replace(/,/g, ""))).toBe(own);
     expect(Number(storage![2]!.replace(/,/g, ""))).toBeGreaterThan(0);
   });
 
   it("history --transcript and report count the conversation's messages, the summary apart", async () => {
-    const json = JSON.parse((await runScriptInProcess(["history", THREAD, "--db", db, "--transcript", "--json"])).stdout) as { messages: Array<{ source: string }> };
+    const json = JSON.parse(
+      (await runScriptInProcess(["history", THREAD, "--db", db, "--transcript", "--json"])).stdout,
+    ) as { messages: Array<{ source: string }> };
     const summaries = json.messages.filter((message) => message.source === "summary").length;
     const compacted = json.messages.filter((message) => message.source === "transcript").length;
     expect(summaries).toBe(1);
     const messages = json.messages.length - summaries;
     const text = await runScriptInProcess(["history", THREAD, "--db", db, "--transcript"]);
-    expect(text.stdout).toContain(`${messages} messages: ${compacted} compacted out of the head (in the transcript), ${messages - compacted} in the head and the summary`);
-    expect((await runScriptInProcess(["report", THREAD, "--db", db])).stdout).toContain(`transcript: ${messages} messages (${compacted} compacted, in the recall index) and the summary`);
+    expect(text.stdout).toContain(
+      `${messages} messages: ${compacted} compacted out of the head (in the transcript), ${messages - compacted} in the head and the summary`,
+    );
+    expect((await runScriptInProcess(["report", THREAD, "--db", db])).stdout).toContain(
+      `transcript: ${messages} messages (${compacted} compacted, in the recall index) and the summary`,
+    );
   });
 
   it("search --from on messages that carry no date says so, rather than 'try other words'", async () => {
@@ -59,7 +80,9 @@ describe("counts that agree, each saying what it counts", () => {
 
   it("the search_history tool called outside a graph run says it searches a run's conversation", async () => {
     const tool = createHistorySearchTool();
-    await expect(tool.invoke({ query: "rounding" })).rejects.toThrow(/search_history searches the conversation of the graph run that calls it/);
+    await expect(tool.invoke({ query: "rounding" })).rejects.toThrow(
+      /search_history searches the conversation of the graph run that calls it/,
+    );
   });
 });
 
@@ -67,7 +90,14 @@ describe("search", () => {
   it("prints one block per hit: the hit, where it is kept, the messages around it, nothing twice", async () => {
     const json = await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json"]);
     expect(json.code, json.stderr).toBe(0);
-    const { hits } = JSON.parse(json.stdout) as { hits: Array<{ messageId: string; checkpointId: string; before: Array<{ messageId: string }>; after: Array<{ messageId: string }> }> };
+    const { hits } = JSON.parse(json.stdout) as {
+      hits: Array<{
+        messageId: string;
+        checkpointId: string;
+        before: Array<{ messageId: string }>;
+        after: Array<{ messageId: string }>;
+      }>;
+    };
     expect(hits.length).toBeGreaterThan(1);
     const text = await runScript(["search", THREAD, "rounding", "tests", "--db", db]);
     expect(text.code, text.stderr).toBe(0);
@@ -82,7 +112,9 @@ describe("search", () => {
     const lines = text.stdout.split("\n").filter((line) => /^ {3}(before|after ) /.test(line));
     const full = lines.filter((line) => !/\((hit \d+|shown under hit \d+)\)$/.test(line));
     const neighbourIds = hits.flatMap((hit) => [...hit.before, ...hit.after].map((message) => message.messageId));
-    expect(full.length).toBeLessThanOrEqual(new Set(neighbourIds.filter((id) => !hits.some((hit) => hit.messageId === id))).size);
+    expect(full.length).toBeLessThanOrEqual(
+      new Set(neighbourIds.filter((id) => !hits.some((hit) => hit.messageId === id))).size,
+    );
     for (const [index, line] of lines.entries()) if (index > 0) expect(line).not.toBe(lines[index - 1]);
   });
 
@@ -98,10 +130,24 @@ describe("search", () => {
   });
 
   it("narrows to one speaker and a date range with --speaker, --from and --to; a bad day names its flag", async () => {
-    const all = JSON.parse((await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20"])).stdout).hits as Array<{ name?: string; role: string; date?: string }>;
+    const all = JSON.parse(
+      (await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20"])).stdout,
+    ).hits as Array<{ name?: string; role: string; date?: string }>;
     const speakers = [...new Set(all.map((hit) => (hit.name || hit.role).toLowerCase()))];
     expect(speakers.length).toBeGreaterThan(1);
-    const one = await runScript(["search", THREAD, "rounding", "tests", "--db", db, "--json", "--hits", "20", "--speaker", speakers[0]!.toUpperCase()]);
+    const one = await runScript([
+      "search",
+      THREAD,
+      "rounding",
+      "tests",
+      "--db",
+      db,
+      "--json",
+      "--hits",
+      "20",
+      "--speaker",
+      speakers[0]!.toUpperCase(),
+    ]);
     expect(one.code, one.stderr).toBe(0);
     const narrowed = JSON.parse(one.stdout).hits as Array<{ name?: string; role: string }>;
     expect(narrowed.length).toBeGreaterThan(0);
@@ -120,13 +166,21 @@ describe("search", () => {
 describe("inspect, history and compact", () => {
   it("inspect: compactable only when compact would compact (over the limit)", async () => {
     const under = await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000"]);
-    expect(under.stdout).toMatch(/compactable: no — [\d,]+ tokens, not over the limit of 1,000,000: compact writes nothing/);
-    expect(JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000", "--json"])).stdout).compactable).toBe(false);
-    expect(JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "300", "--json"])).stdout).compactable).toBe(true);
+    expect(under.stdout).toMatch(
+      /compactable: no — [\d,]+ tokens, not over the limit of 1,000,000: compact writes nothing/,
+    );
+    expect(
+      JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000", "--json"])).stdout).compactable,
+    ).toBe(false);
+    expect(
+      JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "300", "--json"])).stdout).compactable,
+    ).toBe(true);
   });
 
   it("history: one row per turn and per compaction; --every-checkpoint and --json show every checkpoint", async () => {
-    const json = JSON.parse((await runScript(["history", THREAD, "--db", db, "--json"])).stdout) as { checkpoints: Array<{ turnEnd: boolean; compaction: unknown; source: string }> };
+    const json = JSON.parse((await runScript(["history", THREAD, "--db", db, "--json"])).stdout) as {
+      checkpoints: Array<{ turnEnd: boolean; compaction: unknown; source: string }>;
+    };
     const turns = json.checkpoints.filter((checkpoint) => checkpoint.source === "input").length;
     const compactions = json.checkpoints.filter((checkpoint) => checkpoint.compaction).length;
     expect(compactions).toBeGreaterThan(0);
@@ -134,8 +188,14 @@ describe("inspect, history and compact", () => {
     const shown = await runScript(["history", THREAD, "--db", db]);
     expect(rowsOf(shown.stdout)).toBeLessThanOrEqual(turns + compactions + 1);
     expect(rowsOf(shown.stdout)).toBeGreaterThanOrEqual(turns - 1);
-    expect(shown.stdout).toMatch(new RegExp(`${json.checkpoints.length} checkpoints, ${compactions} compaction\\(s\\); \\d+ step\\(s\\) inside turns not shown \\(--every-checkpoint\\)`));
-    expect(rowsOf((await runScript(["history", THREAD, "--db", db, "--every-checkpoint"])).stdout)).toBe(json.checkpoints.length);
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `${json.checkpoints.length} checkpoints, ${compactions} compaction\\(s\\); \\d+ step\\(s\\) inside turns not shown \\(--every-checkpoint\\)`,
+      ),
+    );
+    expect(rowsOf((await runScript(["history", THREAD, "--db", db, "--every-checkpoint"])).stdout)).toBe(
+      json.checkpoints.length,
+    );
     expect(json.checkpoints.at(-1)!.turnEnd).toBe(true);
   });
 
@@ -154,20 +214,28 @@ describe("mistakes and pipes", () => {
   it("a mistyped command or option gets one balanced line with a suggestion", async () => {
     const command = await runScript(["inpsect", THREAD, "--db", db]);
     expect(command.code).toBe(2);
-    expect(command.stderr.trim()).toMatch(/^compact-thread: unknown command "inpsect". Did you mean inspect\? The commands: list, inspect, compact, [a-z, ]+\.$/);
+    expect(command.stderr.trim()).toMatch(
+      /^compact-thread: unknown command "inpsect". Did you mean inspect\? The commands: list, inspect, compact, [a-z, ]+\.$/,
+    );
     const option = await runScript(["inspect", THREAD, "--db", db, "--lmit", "3"]);
     expect(option.code).toBe(2);
-    expect(option.stderr.trim()).toBe('compact-thread: unknown option --lmit. Did you mean --limit? Run "npm run compact -- inspect --help" for the options.');
+    expect(option.stderr.trim()).toBe(
+      'compact-thread: unknown option --lmit. Did you mean --limit? Run "npm run compact -- inspect --help" for the options.',
+    );
     for (const line of [command.stderr, option.stderr]) expect((line.match(/"/g) ?? []).length % 2).toBe(0);
   });
 
   it("output piped into a reader that stops early ends quietly (no EPIPE stack)", async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolvePromise) => {
-      const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "history", THREAD, "--db", db, "--every-checkpoint"], {
-        cwd: ROOT,
-        env: { ...process.env, NO_COLOR: "1", OPENAI_API_KEY: "" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [...childArgs("scripts/compact-thread.ts"), "history", THREAD, "--db", db, "--every-checkpoint"],
+        {
+          cwd: ROOT,
+          env: { ...process.env, NO_COLOR: "1", OPENAI_API_KEY: "" },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       // Like `| head -0`: the reader is gone before the script writes, so every write meets a closed pipe.

@@ -43,7 +43,9 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
     for (const thread of threads) {
       await runTurns(agent, thread, 9);
-      expect((await manager.compactThread({ configurable: { thread_id: thread } }, { compactionRatio: 0.5 })).status).toBe("compacted");
+      expect(
+        (await manager.compactThread({ configurable: { thread_id: thread } }, { compactionRatio: 0.5 })).status,
+      ).toBe("compacted");
     }
     const { path, url, schema } = store.location;
     return path ? ["--db", path] : ["--postgres", url!, "--schema", schema!];
@@ -56,9 +58,20 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
     expect(text.stdout).toContain("turn 1: the invoice total for order ord_1001 is 17 EUR, decided by Alice Moreau.");
     expect(text.stdout).toMatch(/^1\. .+\(score [\d.]+\)\n {3}.+\n {3}message \S+ · checkpoint \S+$/m);
 
-    const json = await run(["search", "ops", "Who decided the invoice total for ord_1001?", ...location, "--json", "--hits", "2"]);
+    const json = await run([
+      "search",
+      "ops",
+      "Who decided the invoice total for ord_1001?",
+      ...location,
+      "--json",
+      "--hits",
+      "2",
+    ]);
     expect(json.code, json.stderr).toBe(EXIT.ok);
-    const parsed = JSON.parse(json.stdout) as { threadId: string; hits: Array<{ messageId: string; text: string; checkpointId: string; before: unknown[]; after: unknown[] }> };
+    const parsed = JSON.parse(json.stdout) as {
+      threadId: string;
+      hits: Array<{ messageId: string; text: string; checkpointId: string; before: unknown[]; after: unknown[] }>;
+    };
     expect(parsed.threadId).toBe("ops");
     expect(parsed.hits.length).toBeGreaterThan(0);
     expect(parsed.hits.length).toBeLessThanOrEqual(2);
@@ -83,11 +96,15 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
     const live = { ops: await backend.entries("ops"), billing: await backend.entries("billing") };
     expect(live.ops.length).toBeGreaterThan(0);
     for (const thread of ["ops", "billing"]) await dropIndex(store.saver, thread);
-    expect(JSON.parse((await run(["search", "ops", "invoice", "ord_1001", ...location, "--json"])).stdout).hits).toEqual([]);
+    expect(
+      JSON.parse((await run(["search", "ops", "invoice", "ord_1001", ...location, "--json"])).stdout).hits,
+    ).toEqual([]);
 
     const one = await run(["reindex", "ops", ...location, "--json"]);
     expect(one.code, one.stderr).toBe(EXIT.ok);
-    expect(JSON.parse(one.stdout).threads).toEqual([expect.objectContaining({ threadId: "ops", indexed: live.ops.length })]);
+    expect(JSON.parse(one.stdout).threads).toEqual([
+      expect.objectContaining({ threadId: "ops", indexed: live.ops.length }),
+    ]);
     expect(await backend.entries("ops")).toEqual(live.ops);
     expect(await backend.entries("billing")).toEqual([]);
 
@@ -96,7 +113,8 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
     expect(all.stdout).toContain("2 thread(s) reindexed");
     expect(await backend.entries("ops")).toEqual(live.ops);
     expect(await backend.entries("billing")).toEqual(live.billing);
-    const hits = JSON.parse((await run(["search", "billing", "invoice", "ord_1001", ...location, "--json"])).stdout).hits as Array<{ messageId: string }>;
+    const hits = JSON.parse((await run(["search", "billing", "invoice", "ord_1001", ...location, "--json"])).stdout)
+      .hits as Array<{ messageId: string }>;
     expect(hits.map((hit) => hit.messageId)).toContain("turn-billing-1");
   });
 });

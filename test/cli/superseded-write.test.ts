@@ -55,9 +55,12 @@ const config = { configurable: { thread_id: THREAD } };
 async function idsOf(saver: SqliteSaver): Promise<{ ever: Set<string>; head: Set<string> }> {
   const ever = new Set<string>();
   for await (const tuple of saver.list(config)) {
-    for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) if (!getSummaryProvenance(message)) ever.add(message.id!);
+    for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? [])
+      if (!getSummaryProvenance(message)) ever.add(message.id!);
   }
-  const head = new Set(((await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id!));
+  const head = new Set(
+    ((await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id!),
+  );
   return { ever, head };
 }
 
@@ -69,7 +72,10 @@ describe("a compaction superseded by a turn that read the thread before it", () 
     await seedThread(agent, THREAD, 14);
 
     const gate = saver.arm();
-    const turn = agent.invoke({ messages: [new HumanMessage({ id: "late-turn", content: "what was the invoice total for ord_1003?" })] }, config);
+    const turn = agent.invoke(
+      { messages: [new HumanMessage({ id: "late-turn", content: "what was the invoice total for ord_1003?" })] },
+      config,
+    );
     await gate.reached; // the turn has read the head and waits at its first write
     const compacted = await script(["compact", THREAD, "--limit", "400", "--db", path, "--json"]);
     expect(compacted.code, compacted.stderr).toBe(0);
@@ -81,7 +87,9 @@ describe("a compaction superseded by a turn that read the thread before it", () 
     // The turn's checkpoints descend from the head it read: the compaction is out of the head's line.
     expect(await stillInLine(saver, THREAD, written)).toBe(false);
     const history = await script(["history", THREAD, "--db", path, "--json"]);
-    const marked = (JSON.parse(history.stdout).checkpoints as Array<{ checkpointId: string; superseded: boolean }>).filter((checkpoint) => checkpoint.superseded);
+    const marked = (
+      JSON.parse(history.stdout).checkpoints as Array<{ checkpointId: string; superseded: boolean }>
+    ).filter((checkpoint) => checkpoint.superseded);
     expect(marked.map((checkpoint) => checkpoint.checkpointId)).toEqual([written]);
     expect((await script(["history", THREAD, "--db", path])).stdout).toContain("1 write(s) of this library superseded");
     expect((await auditThread(saver, config)).problems).toEqual([]);

@@ -39,7 +39,11 @@ describe("compact-thread watch", () => {
       [["watch", "--db", db, "--concurrency", "0"], 2, /--concurrency.*"0"/],
       [["watch", "--db", db, "--concurrency", "two"], 2, /--concurrency.*"two"/],
       [["watch", "--db", db, "--idle=-5"], 2, /--idle.*"-5"/],
-      [["watch", "--db", db, "--host-concurrency", "0"], 2, /--host-concurrency must be a whole number of compactions.*"0"/],
+      [
+        ["watch", "--db", db, "--host-concurrency", "0"],
+        2,
+        /--host-concurrency must be a whole number of compactions.*"0"/,
+      ],
       [["watch", "--db", db, "--keep", "0"], 2, /--keep must be an integer >= 1.*"0"/],
       [["watch", "big-a", "--db", db], 2, /watch takes no thread/],
       [["watch", "--once", "--postgres", "postgres://nobody@127.0.0.1:1/none"], 3, /127\.0\.0\.1:1|reach|connect/i],
@@ -57,25 +61,59 @@ describe("compact-thread watch", () => {
   it("--once --json: one line per thread and one per pass; the threads over the limit compacted, nothing lost", async () => {
     const result = await compactThread(["watch", "--db", db, "--once", "--idle", "0", "--limit", "1500", "--json"]);
     expect(result.code, result.stderr).toBe(0);
-    const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     // Threads come in an order of the worker's own (workers side by side start on different ones).
-    expect(lines.filter((line) => line.type === "thread").map((line) => [line.threadId, line.status]).sort()).toEqual([
+    expect(
+      lines
+        .filter((line) => line.type === "thread")
+        .map((line) => [line.threadId, line.status])
+        .sort(),
+    ).toEqual([
       ["big-a", "compacted"],
       ["big-b", "compacted"],
       ["small", "skipped"],
     ]);
-    expect(lines.at(-1)).toMatchObject({ type: "pass", pass: 1, changed: 3, headsRead: 3, candidates: 3, compacted: 2, skipped: 1, failed: 0 });
+    expect(lines.at(-1)).toMatchObject({
+      type: "pass",
+      pass: 1,
+      changed: 3,
+      headsRead: 3,
+      candidates: 3,
+      compacted: 2,
+      skipped: 1,
+      failed: 0,
+    });
     const saver = SqliteSaver.fromConnString(db);
-    for (const thread of ["big-a", "big-b", "small"]) expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
+    for (const thread of ["big-a", "big-b", "small"])
+      expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
     saver.db.close();
   });
 
   it("runs until SIGTERM, then finishes the pass in flight and exits 0", async () => {
-    const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--db", db, "--idle", "0", "--limit", "1500", "--poll", "600000", "--json"], {
-      cwd: ROOT,
-      env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...childArgs("scripts/compact-thread.ts"),
+        "watch",
+        "--db",
+        db,
+        "--idle",
+        "0",
+        "--limit",
+        "1500",
+        "--poll",
+        "600000",
+        "--json",
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -89,7 +127,10 @@ describe("compact-thread watch", () => {
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code, stderr).toBe(0);
-    const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.at(-1)).toMatchObject({ type: "stopped", passes: 1, errors: 0 });
   });
 
@@ -107,11 +148,34 @@ describe("compact-thread watch", () => {
       return new Promise<ServerReply>(() => undefined);
     });
     try {
-      const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--db", db, "--idle", "0", "--limit", "1500", "--summarizer", "openai", "--json"], {
-        cwd: ROOT,
-        env: { ...process.env, OPENAI_API_KEY: "sk-test-hang", OPENAI_BASE_URL: server.url, POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          ...childArgs("scripts/compact-thread.ts"),
+          "watch",
+          "--db",
+          db,
+          "--idle",
+          "0",
+          "--limit",
+          "1500",
+          "--summarizer",
+          "openai",
+          "--json",
+        ],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            OPENAI_API_KEY: "sk-test-hang",
+            OPENAI_BASE_URL: server.url,
+            POSTGRES_URL: "",
+            DATABASE_PATH: "",
+            NO_COLOR: "1",
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -121,7 +185,10 @@ describe("compact-thread watch", () => {
       child.kill("SIGTERM");
       const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
       expect(code, stderr).toBe(0);
-      const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.filter((line) => line.type === "thread" && line.skip === "stopped").length).toBeGreaterThan(0);
       expect(lines.at(-1)).toMatchObject({ type: "stopped" });
     } finally {
@@ -147,17 +214,29 @@ describe("compact-thread watch", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const child = spawn(process.execPath, [...childArgs("scripts/compact-thread.ts"), "watch", "--postgres", `postgres://nobody@127.0.0.1:${port}/none`, "--json"], {
-        cwd: ROOT,
-        env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          ...childArgs("scripts/compact-thread.ts"),
+          "watch",
+          "--postgres",
+          `postgres://nobody@127.0.0.1:${port}/none`,
+          "--json",
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, OPENAI_API_KEY: "", POSTGRES_URL: "", DATABASE_PATH: "", NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       // The child reached the store (its modules loaded, the stop heard): stopped there.
       await reached;
       child.kill("SIGTERM");
-      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (exit, by) => resolve([exit, by])));
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.on("close", (exit, by) => resolve([exit, by])),
+      );
       expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
       expect(stderr).toMatch(/stopped before watching began/);
     } finally {

@@ -30,10 +30,18 @@ beforeAll(async () => {
   store = join(dir, "app.sqlite");
   saver = SqliteSaver.fromConnString(store);
   const graph = new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [new AIMessage(`answer ${state.messages.length}: the shipment ${state.messages.length} left Rotterdam on time.`)] }))
+    .addNode("agent", async (state) => ({
+      messages: [
+        new AIMessage(`answer ${state.messages.length}: the shipment ${state.messages.length} left Rotterdam on time.`),
+      ],
+    }))
     .addEdge("__start__", "agent")
     .compile({ checkpointer: saver });
-  for (let turn = 0; turn < 40; turn++) await graph.invoke({ messages: [new HumanMessage(`where is shipment ${turn}?`)] }, { configurable: { thread_id: THREAD } });
+  for (let turn = 0; turn < 40; turn++)
+    await graph.invoke(
+      { messages: [new HumanMessage(`where is shipment ${turn}?`)] },
+      { configurable: { thread_id: THREAD } },
+    );
 });
 
 afterAll(async () => {
@@ -43,7 +51,11 @@ afterAll(async () => {
 });
 
 it("exits 9 when every attempt's summarized messages were rewritten by another writer meanwhile", async () => {
-  const other = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), compactionRatio: 0.3 });
+  const other = new HistoryManager({
+    checkpointer: saver,
+    summarizer: new ExtractiveSummarizer(),
+    compactionRatio: 0.3,
+  });
   const config = { configurable: { thread_id: THREAD } };
   const landed: string[] = [];
   server = await startChatCompletionsServer(async () => {
@@ -52,10 +64,13 @@ it("exits 9 when every attempt's summarized messages were rewritten by another w
     landed.push(report.status);
     return { content: "## Facts and figures\n- shipments tracked" };
   });
-  const result = await compactThread(["compact", THREAD, "--db", store, "--summarizer", "openai", "--ratio", "0.5", "--limit", "400"], {
-    OPENAI_API_KEY: "sk-test-conflict",
-    OPENAI_BASE_URL: server.url,
-  });
+  const result = await compactThread(
+    ["compact", THREAD, "--db", store, "--summarizer", "openai", "--ratio", "0.5", "--limit", "400"],
+    {
+      OPENAI_API_KEY: "sk-test-conflict",
+      OPENAI_BASE_URL: server.url,
+    },
+  );
   expect(result.code, result.stderr).toBe(EXIT.writeConflict);
   expect(result.stderr).toMatch(/gave up after \d+ summaries: the summary was discarded/);
   expect(landed).toEqual(Array(DEFAULT_MAX_WRITE_ATTEMPTS).fill("compacted"));

@@ -21,7 +21,8 @@ describe("the README", () => {
     expect(first).toMatch(/```bash\nnpm install langgraph-compaction /);
     const example = /```ts\n([\s\S]*?)```/.exec(first)?.[1] ?? "";
     // Complete: it builds a graph with a checkpointer, wraps it, runs a turn and closes; the defaults: only tokenLimit.
-    for (const part of ["checkpointer", "new CompactingSupervisor(", "tokenLimit:", ".invoke(", "thread_id", "close()"]) expect(example).toContain(part);
+    for (const part of ["checkpointer", "new CompactingSupervisor(", "tokenLimit:", ".invoke(", "thread_id", "close()"])
+      expect(example).toContain(part);
     expect(example).not.toMatch(/compactionRatio|keepTokens|compactionTarget|background:/);
     for (const page of pages) expect(first, page).toContain(`(docs/${page})`);
     expect(first).toContain("(CHANGELOG.md)");
@@ -47,21 +48,35 @@ describe("links between the pages", () => {
 
 describe("the published package's pages", () => {
   it("link only to files the tarball ships (npm pack's own file list)", () => {
-    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as Array<{ files: Array<{ path: string }> }>;
+    const [packed] = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }),
+    ) as Array<{ files: Array<{ path: string }> }>;
     const shipped = packed!.files.map((file) => file.path);
     expect(shipped).toEqual(expect.arrayContaining(["README.md", "CONTRIBUTING.md", ".env.example"]));
     expect(brokenShippedLinks(shipped, (path) => readFileSync(join(ROOT, path), "utf8"))).toEqual([]);
   });
 
   it("the link check sees a link to a file the tarball leaves out", () => {
-    const pages: Record<string, string> = { "README.md": "[a](CONTRIBUTING.md) [b](docs/x.md#part) [c](https://example.com/y.md)", "docs/x.md": "[up](../.env.example)" };
-    expect(brokenShippedLinks(["README.md", "docs/x.md"], (path) => pages[path]!)).toEqual(["README.md → CONTRIBUTING.md", "docs/x.md → ../.env.example"]);
+    const pages: Record<string, string> = {
+      "README.md": "[a](CONTRIBUTING.md) [b](docs/x.md#part) [c](https://example.com/y.md)",
+      "docs/x.md": "[up](../.env.example)",
+    };
+    expect(brokenShippedLinks(["README.md", "docs/x.md"], (path) => pages[path]!)).toEqual([
+      "README.md → CONTRIBUTING.md",
+      "docs/x.md → ../.env.example",
+    ]);
   });
 });
 
 describe("publishing", () => {
   it("stops without a repository in package.json, naming the field (prepublishOnly)", () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts.prepublishOnly).toContain("publish-ready");
     expect(missingForPublish({})).toEqual([expect.stringContaining('"repository"')]);
     expect(missingForPublish({ repository: { type: "git", url: "git+https://example.com/x.git" } })).toEqual([]);

@@ -25,11 +25,15 @@ describe("auditThread after the library's restore", () => {
     await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config);
     const back = (await saver.getTuple(config))!.checkpoint.id;
     await runTurns(agent, "restored", 4, { from: 12, prefix: "dropped" });
-    const dropped = ((await agent.getState(config)).values.messages as Array<{ id?: string; content: unknown }>).filter((message) => message.id!.startsWith("dropped-"));
+    const dropped = ((await agent.getState(config)).values.messages as Array<{ id?: string; content: unknown }>).filter(
+      (message) => message.id!.startsWith("dropped-"),
+    );
     expect(dropped).toHaveLength(4);
 
     const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
-    const code = await main(["restore", "restored", "--checkpoint", back, "--db", path], {}).finally(() => out.mockRestore());
+    const code = await main(["restore", "restored", "--checkpoint", back, "--db", path], {}).finally(() =>
+      out.mockRestore(),
+    );
     expect(code).toBe(0);
 
     const audit = await auditThread(saver, config);

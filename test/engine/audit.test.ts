@@ -12,9 +12,22 @@ const config = { configurable: { thread_id: "audited" } };
 
 async function setup(turns = 6) {
   const saver = new MemorySaver();
-  const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: saver });
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async () => ({}))
+    .addEdge(START, "agent")
+    .addEdge("agent", END)
+    .compile({ checkpointer: saver });
   for (let index = 0; index < turns; index++) {
-    await graph.updateState(config, { messages: [new HumanMessage({ id: `h${index}`, content: `question ${index} about invoice ${index * 7}` }), new AIMessage({ id: `a${index}`, content: `answer ${index}` })] }, "agent");
+    await graph.updateState(
+      config,
+      {
+        messages: [
+          new HumanMessage({ id: `h${index}`, content: `question ${index} about invoice ${index * 7}` }),
+          new AIMessage({ id: `a${index}`, content: `answer ${index}` }),
+        ],
+      },
+      "agent",
+    );
   }
   const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
   return { saver, graph, manager };
@@ -34,7 +47,11 @@ describe("auditThread", () => {
 
   it("reports a message dropped without a summary, and not recorded in the recall index, as LOST_MESSAGE", async () => {
     const { saver, graph } = await setup();
-    const unrecorded = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), recall: false });
+    const unrecorded = new HistoryManager({
+      checkpointer: saver,
+      summarizer: new ExtractiveSummarizer(),
+      recall: false,
+    });
     const state = await graph.getState(config);
     await unrecorded.replaceThreadHistory(config, state.values.messages.slice(2));
     const audit = await auditThread(saver, config);
@@ -46,7 +63,11 @@ describe("auditThread", () => {
 
   it("a message the application removed (RemoveMessage), still held by older checkpoints, is not LOST_MESSAGE", async () => {
     const { saver, graph } = await setup();
-    await graph.updateState(config, { messages: [new RemoveMessage({ id: "h1" }), new RemoveMessage({ id: "a1" })] }, "agent");
+    await graph.updateState(
+      config,
+      { messages: [new RemoveMessage({ id: "h1" }), new RemoveMessage({ id: "a1" })] },
+      "agent",
+    );
     const audit = await auditThread(saver, config);
     expect(audit.problems).toEqual([]);
     expect(audit.removedByApplication).toBe(2);
@@ -67,15 +88,33 @@ describe("auditThread", () => {
     const { saver, graph } = await setup();
     const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), recall: false });
     const state = await graph.getState(config);
-    const fields = { coveredMessages: 2, coveredTokens: 10, firstCoveredId: "h0", lastCoveredId: "a0", previousSummaryId: null, summarizer: "test", model: null };
-    const ghost = createSummaryMessage("made up", { ...fields, replacedCheckpointId: "1ef00000-0000-6000-8000-000000000000", coveredIds: ["h0", "a0"] });
+    const fields = {
+      coveredMessages: 2,
+      coveredTokens: 10,
+      firstCoveredId: "h0",
+      lastCoveredId: "a0",
+      previousSummaryId: null,
+      summarizer: "test",
+      model: null,
+    };
+    const ghost = createSummaryMessage("made up", {
+      ...fields,
+      replacedCheckpointId: "1ef00000-0000-6000-8000-000000000000",
+      coveredIds: ["h0", "a0"],
+    });
     await manager.replaceThreadHistory(config, [ghost, ...state.values.messages.slice(2)]);
-    expect((await auditThread(saver, config)).problems.map((problem) => problem.code)).toEqual(["PROVENANCE_CHECKPOINT_MISSING", "LOST_MESSAGE", "LOST_MESSAGE"]);
+    expect((await auditThread(saver, config)).problems.map((problem) => problem.code)).toEqual([
+      "PROVENANCE_CHECKPOINT_MISSING",
+      "LOST_MESSAGE",
+      "LOST_MESSAGE",
+    ]);
 
     const head = (await saver.getTuple(config))!.checkpoint.id;
     const wrong = createSummaryMessage("wrong ids", { ...fields, replacedCheckpointId: head, coveredIds: ["nope"] });
     await manager.replaceThreadHistory(config, [wrong, ...state.values.messages.slice(2)]);
-    expect((await auditThread(saver, config)).problems.map((problem) => problem.code)).toContain("COVERED_MESSAGE_MISSING");
+    expect((await auditThread(saver, config)).problems.map((problem) => problem.code)).toContain(
+      "COVERED_MESSAGE_MISSING",
+    );
   });
 
   it("reports a message whose text changed under the same id as ALTERED_MESSAGE, and a missing thread as THREAD_NOT_FOUND", async () => {
@@ -87,11 +126,20 @@ describe("auditThread", () => {
     // The newest version is taken as the original; the older checkpoint's text differs only if it is covered.
     expect((await auditThread(saver, config)).problems).toEqual([]);
     const summary = createSummaryMessage("s", {
-      coveredMessages: 1, coveredTokens: 1, firstCoveredId: "h0", lastCoveredId: "h0", previousSummaryId: null, summarizer: "test", model: null,
-      replacedCheckpointId: first!.checkpoint.id, coveredIds: ["h0"],
+      coveredMessages: 1,
+      coveredTokens: 1,
+      firstCoveredId: "h0",
+      lastCoveredId: "h0",
+      previousSummaryId: null,
+      summarizer: "test",
+      model: null,
+      replacedCheckpointId: first!.checkpoint.id,
+      coveredIds: ["h0"],
     });
     await manager.replaceThreadHistory(config, [summary, ...state.values.messages.slice(1)]);
     expect((await auditThread(saver, config)).problems.map((problem) => problem.code)).toEqual(["ALTERED_MESSAGE"]);
-    await expect(auditThread(saver, { configurable: { thread_id: "nobody" } })).rejects.toMatchObject({ code: "THREAD_NOT_FOUND" });
+    await expect(auditThread(saver, { configurable: { thread_id: "nobody" } })).rejects.toMatchObject({
+      code: "THREAD_NOT_FOUND",
+    });
   });
 });

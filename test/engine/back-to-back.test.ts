@@ -24,17 +24,25 @@ const TURNS = 40;
 const counter = new TokenCounter({ model: "gpt-4o" });
 
 const VOCABULARY =
-  "invoice ledger refund audit payroll vendor contract renewal incident outage latency budget forecast migration schema rollout canary Dana Okafor Berlin Lisbon Q3 VAT rounding approval escalation".split(" ");
+  "invoice ledger refund audit payroll vendor contract renewal incident outage latency budget forecast migration schema rollout canary Dana Okafor Berlin Lisbon Q3 VAT rounding approval escalation".split(
+    " ",
+  );
 
 /** About 110 tokens of distinct, deterministic text for turn `turn`. */
 function ask(turn: number): { messages: BaseMessage[] } {
   let seed = turn * 7919 + 17;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   const words = Array.from({ length: 70 }, () => VOCABULARY[next() % VOCABULARY.length]);
-  return { messages: [new HumanMessage({ id: `ask-${turn}`, content: `Turn ${turn}, ticket T-${1000 + turn}: ${words.join(" ")}.` })] };
+  return {
+    messages: [
+      new HumanMessage({ id: `ask-${turn}`, content: `Turn ${turn}, ticket T-${1000 + turn}: ${words.join(" ")}.` }),
+    ],
+  };
 }
 
-const reply = (messages: BaseMessage[]) => ({ content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR.` });
+const reply = (messages: BaseMessage[]) => ({
+  content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR.`,
+});
 
 /** The longest run of model calls in a row whose input was over the limit. */
 function longestRunOver(model: ScriptedChatModel): number {
@@ -89,7 +97,12 @@ describe("back-to-back turns that never yield: a compaction lands within the bou
     const model = new ScriptedChatModel({ reply });
     const summarizer = new MacrotaskSummarizer();
     let compactions = 0;
-    const middleware = compactionMiddleware({ tokenLimit: LIMIT, env: {}, summarizer, onCompaction: () => void compactions++ });
+    const middleware = compactionMiddleware({
+      tokenLimit: LIMIT,
+      env: {},
+      summarizer,
+      onCompaction: () => void compactions++,
+    });
     const agent = createAgent({ model, tools: [], checkpointer: store.saver, middleware: [middleware] });
     const config = { configurable: { thread_id: "middleware" } };
     await backToBack((input) => agent.invoke(input, config));

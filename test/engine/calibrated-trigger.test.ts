@@ -24,13 +24,20 @@ const SCALE = 1.22;
 const provider = new TokenCounter({ model: "gpt-4" });
 const providerCount = (messages: readonly BaseMessage[]) => Math.round(provider.countMessages(messages) * SCALE);
 
-const VOCABULARY = "invoice ledger refund audit payroll vendor contract renewal incident outage latency budget forecast migration schema rollout canary Dana Okafor Berlin Lisbon Q3 VAT rounding approval escalation".split(" ");
+const VOCABULARY =
+  "invoice ledger refund audit payroll vendor contract renewal incident outage latency budget forecast migration schema rollout canary Dana Okafor Berlin Lisbon Q3 VAT rounding approval escalation".split(
+    " ",
+  );
 
 function ask(turn: number): { messages: BaseMessage[] } {
   let seed = turn * 7919 + 17;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   const words = Array.from({ length: 70 }, () => VOCABULARY[next() % VOCABULARY.length]);
-  return { messages: [new HumanMessage({ id: `ask-${turn}`, content: `Turn ${turn}, ticket T-${1000 + turn}: ${words.join(" ")}.` })] };
+  return {
+    messages: [
+      new HumanMessage({ id: `ask-${turn}`, content: `Turn ${turn}, ticket T-${1000 + turn}: ${words.join(" ")}.` }),
+    ],
+  };
 }
 
 /** The scripted provider: answers, and reports its own count of what it received. */
@@ -43,7 +50,10 @@ function providerModel(): ScriptedChatModel {
       output_tokens: 20,
       total_tokens: providerCount(messages) + 20,
       // The provider's prompt cache: all but the newest message read from it, the newest written.
-      input_token_details: { cache_read: providerCount(messages.slice(0, -1)), cache_creation: providerCount(messages.slice(-1)) },
+      input_token_details: {
+        cache_read: providerCount(messages.slice(0, -1)),
+        cache_creation: providerCount(messages.slice(-1)),
+      },
     }),
   });
 }
@@ -65,27 +75,43 @@ describe("the trigger counts what the provider counts", () => {
   it("the wrapper", async () => {
     const model = providerModel();
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), { tokenLimit: LIMIT, lateness: 0, env: {}, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
+      tokenLimit: LIMIT,
+      lateness: 0,
+      env: {},
+      onCompaction: (report) => void reports.push(report),
+    });
     const config = { configurable: { thread_id: "wrapper" } };
     for (let turn = 0; turn < TURNS; turn++) await supervisor.invoke(ask(turn), config);
     await supervisor.flush();
     expectUnderTheProvidersLimit(model, reports.length);
     for (const report of reports.slice(1)) {
       if (report.status !== "compacted") continue;
-      const replaced = await store.saver.getTuple({ configurable: { thread_id: "wrapper", checkpoint_ns: "", checkpoint_id: report.previousCheckpointId } });
+      const replaced = await store.saver.getTuple({
+        configurable: { thread_id: "wrapper", checkpoint_ns: "", checkpoint_id: report.previousCheckpointId },
+      });
       const truth = providerCount(replaced!.checkpoint.channel_values.messages as BaseMessage[]);
       expect(Math.abs(report.tokensBefore - truth) / truth).toBeLessThanOrEqual(0.03);
     }
     // The provider's figures of the head's latest call, prompt cache included, in the reports and the thread's health.
     const call = model.calls.at(-1)!;
-    expect(supervisor.compactionHealth("wrapper").providerUsage).toEqual({ inputTokens: providerCount(call), cacheRead: providerCount(call.slice(0, -1)), cacheCreation: providerCount(call.slice(-1)) });
+    expect(supervisor.compactionHealth("wrapper").providerUsage).toEqual({
+      inputTokens: providerCount(call),
+      cacheRead: providerCount(call.slice(0, -1)),
+      cacheCreation: providerCount(call.slice(-1)),
+    });
     expect(reports.filter((report) => report.providerUsage?.cacheRead !== undefined).length).toBeGreaterThan(0);
   });
 
   it("the createAgent middleware", async () => {
     const model = providerModel();
     let compactions = 0;
-    const middleware = compactionMiddleware({ tokenLimit: LIMIT, lateness: 0, env: {}, onCompaction: () => void compactions++ });
+    const middleware = compactionMiddleware({
+      tokenLimit: LIMIT,
+      lateness: 0,
+      env: {},
+      onCompaction: () => void compactions++,
+    });
     const agent = createAgent({ model, tools: [], checkpointer: store.saver, middleware: [middleware] });
     const config = { configurable: { thread_id: "middleware" } };
     for (let turn = 0; turn < TURNS; turn++) await agent.invoke(ask(turn), config);
@@ -95,7 +121,12 @@ describe("the trigger counts what the provider counts", () => {
   it("the node as createReactAgent's preModelHook", async () => {
     const model = providerModel();
     let compactions = 0;
-    const agent = createReactAgent({ llm: model, tools: [], checkpointer: store.saver, preModelHook: compactionNode({ tokenLimit: LIMIT, lateness: 0, env: {}, onCompaction: () => void compactions++ }) });
+    const agent = createReactAgent({
+      llm: model,
+      tools: [],
+      checkpointer: store.saver,
+      preModelHook: compactionNode({ tokenLimit: LIMIT, lateness: 0, env: {}, onCompaction: () => void compactions++ }),
+    });
     const config = { configurable: { thread_id: "node" } };
     for (let turn = 0; turn < TURNS; turn++) await agent.invoke(ask(turn), config);
     expectUnderTheProvidersLimit(model, compactions);
@@ -105,8 +136,18 @@ describe("the trigger counts what the provider counts", () => {
     const run = async (thread: string, usage: boolean) => {
       const model = new ScriptedChatModel({
         modelName: "claude-sonnet",
-        reply: (messages) => ({ content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR.` }),
-        ...(usage ? { usage: (messages: BaseMessage[]) => ({ input_tokens: providerCount(messages) * 10, output_tokens: 20, total_tokens: 0 }) } : {}),
+        reply: (messages) => ({
+          content: `Noted ${messages.length} messages; ticket total ${messages.length * 37} EUR.`,
+        }),
+        ...(usage
+          ? {
+              usage: (messages: BaseMessage[]) => ({
+                input_tokens: providerCount(messages) * 10,
+                output_tokens: 20,
+                total_tokens: 0,
+              }),
+            }
+          : {}),
       });
       const notices: CompactionNotice[] = [];
       const reports: CompactionReport[] = [];
@@ -117,23 +158,35 @@ describe("the trigger counts what the provider counts", () => {
         onCompaction: (report) => void reports.push(report),
         onCompactionNotice: (notice) => void notices.push(notice),
       });
-      for (let turn = 0; turn < TURNS; turn++) await supervisor.invoke(ask(turn), { configurable: { thread_id: thread } });
+      for (let turn = 0; turn < TURNS; turn++)
+        await supervisor.invoke(ask(turn), { configurable: { thread_id: thread } });
       await supervisor.flush();
       return { notices, tokens: reports.map((report) => report.tokensBefore) };
     };
     const plain = await run("plain", false);
     const absurd = await run("absurd", true);
     expect(absurd.tokens).toEqual(plain.tokens);
-    expect(absurd.notices.filter((notice) => notice.code === "USAGE_IGNORED")).toEqual([expect.objectContaining({ code: "USAGE_IGNORED", model: "claude-sonnet" })]);
+    expect(absurd.notices.filter((notice) => notice.code === "USAGE_IGNORED")).toEqual([
+      expect.objectContaining({ code: "USAGE_IGNORED", model: "claude-sonnet" }),
+    ]);
     expect(plain.notices.filter((notice) => notice.code === "USAGE_IGNORED")).toEqual([]);
   });
 
   it("the in-graph runtimes tell an absurd figure once, through onCompactionNotice", async () => {
     const notices: Array<{ code: string }> = [];
-    const model = new ScriptedChatModel({ modelName: "claude-sonnet", reply: () => ({ content: "Noted." }), usage: () => ({ input_tokens: -1, output_tokens: 1, total_tokens: 0 }) });
-    const middleware = compactionMiddleware({ tokenLimit: LIMIT, env: {}, onCompactionNotice: (notice) => void notices.push(notice) });
+    const model = new ScriptedChatModel({
+      modelName: "claude-sonnet",
+      reply: () => ({ content: "Noted." }),
+      usage: () => ({ input_tokens: -1, output_tokens: 1, total_tokens: 0 }),
+    });
+    const middleware = compactionMiddleware({
+      tokenLimit: LIMIT,
+      env: {},
+      onCompactionNotice: (notice) => void notices.push(notice),
+    });
     const agent = createAgent({ model, tools: [], checkpointer: store.saver, middleware: [middleware] });
-    for (let turn = 0; turn < 5; turn++) await agent.invoke(ask(turn), { configurable: { thread_id: "absurd-in-graph" } });
+    for (let turn = 0; turn < 5; turn++)
+      await agent.invoke(ask(turn), { configurable: { thread_id: "absurd-in-graph" } });
     expect(notices).toEqual([expect.objectContaining({ code: "USAGE_IGNORED", model: "claude-sonnet", value: -1 })]);
   });
 });

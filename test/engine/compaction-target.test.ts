@@ -19,7 +19,14 @@ it("a lower compactionTarget ends a compaction lower, each under its target's ce
   for (let turns = 6; counter.countMessages(messages) <= LIMIT * 1.2; turns++) messages = turnMessages("target", turns);
   const ended: number[] = [];
   for (const compactionTarget of [0.4, 0.5, 0.6, 0.8]) {
-    const manager = new HistoryManager({ checkpointer: new MemorySaver(), tokenLimit: LIMIT, compactionTarget, summarizer: new ExtractiveSummarizer({ counter }), counter, env: {} });
+    const manager = new HistoryManager({
+      checkpointer: new MemorySaver(),
+      tokenLimit: LIMIT,
+      compactionTarget,
+      summarizer: new ExtractiveSummarizer({ counter }),
+      counter,
+      env: {},
+    });
     const compacted = await manager.compactWithinPolicy(messages);
     if ("skipped" in compacted) throw new Error(compacted.skipped);
     ended.push(counter.countMessages(compacted.messages));

@@ -52,18 +52,34 @@ describe("counting once per decision", () => {
   it("the wrapper's compaction adds those two to the count its turn makes to decide", async () => {
     const saver = SqliteSaver.fromConnString(":memory:");
     // The wrapper builds its own counter: its passes are seen on the class.
-    const lists = [vi.spyOn(TokenCounter.prototype, "countEach"), vi.spyOn(TokenCounter.prototype, "countMessages"), vi.spyOn(TokenCounter.prototype, "countMessagesFrom")];
-    const passes = () => lists.flatMap((spy) => spy.mock.calls.map(([messages]) => messages.length)).filter((length) => length > 1);
+    const lists = [
+      vi.spyOn(TokenCounter.prototype, "countEach"),
+      vi.spyOn(TokenCounter.prototype, "countMessages"),
+      vi.spyOn(TokenCounter.prototype, "countMessagesFrom"),
+    ];
+    const passes = () =>
+      lists.flatMap((spy) => spy.mock.calls.map(([messages]) => messages.length)).filter((length) => length > 1);
     const seen: Array<{ passes: number[]; before: number; after: number }> = [];
     const supervisor = new CompactingSupervisor(createTestAgent(saver).agent, {
       tokenLimit: 1_500,
       env: {},
-      onCompaction: (report) => void seen.push({ passes: passes(), before: report.messagesBefore, after: report.messagesAfter }),
+      onCompaction: (report) =>
+        void seen.push({ passes: passes(), before: report.messagesBefore, after: report.messagesAfter }),
     });
     try {
       for (let turn = 0; seen.length === 0 && turn < 60; turn++) {
         for (const spy of lists) spy.mockClear();
-        await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}: the refund for vendor ${turn}, and the ledger's total?` })] }, { configurable: { thread_id: "w" } });
+        await supervisor.invoke(
+          {
+            messages: [
+              new HumanMessage({
+                id: `ask-${turn}`,
+                content: `Question ${turn}: the refund for vendor ${turn}, and the ledger's total?`,
+              }),
+            ],
+          },
+          { configurable: { thread_id: "w" } },
+        );
         await supervisor.flush();
       }
     } finally {

@@ -77,7 +77,11 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     const report = await manager.compactThread(config);
     expect(report.status).toBe("compacted");
     // What was written, derived from the head that was read, not from reading the store again.
-    const expected = ["system-1", compacted(report).summaryId!, ...ids(before.slice(before.length - compacted(report).keptMessages!))];
+    const expected = [
+      "system-1",
+      compacted(report).summaryId!,
+      ...ids(before.slice(before.length - compacted(report).keptMessages!)),
+    ];
 
     const fresh = await store.reopen();
     const tuple = await fresh.getTuple({ configurable: { thread_id: "fork", checkpoint_ns: "" } });
@@ -100,7 +104,10 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
       async summarize(input) {
         calls++;
         if (calls === 1) {
-          await agent.invoke({ messages: [new HumanMessage({ id: "raced-turn", content: "a turn that raced the compaction" })] }, config);
+          await agent.invoke(
+            { messages: [new HumanMessage({ id: "raced-turn", content: "a turn that raced the compaction" })] },
+            config,
+          );
         }
         return extractive.summarize(input);
       },
@@ -142,11 +149,17 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
       },
     };
     const managers = [0, 1, 2].map(() => new HistoryManager({ checkpointer: store.saver, summarizer: held }));
-    const reports = await Promise.all(managers.map((manager) => manager.compactThread({ configurable: { thread_id: "locked" } })));
+    const reports = await Promise.all(
+      managers.map((manager) => manager.compactThread({ configurable: { thread_id: "locked" } })),
+    );
     expect(overlap).toBe(1);
     expect(queuedBehind).toBe(2);
     expect(reports.every((report) => report.attempts === 1)).toBe(true);
-    expect(validateHistory((await agent.getState({ configurable: { thread_id: "locked" } })).values.messages as BaseMessage[])).toEqual([]);
+    expect(
+      validateHistory(
+        (await agent.getState({ configurable: { thread_id: "locked" } })).values.messages as BaseMessage[],
+      ),
+    ).toEqual([]);
   });
 
   it.each([
@@ -159,7 +172,11 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     await seedThread(agent, "fail", 6);
     const config = { configurable: { thread_id: "fail" } };
     const headBefore = (await store.saver.getTuple(config))!.checkpoint.id;
-    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: { name: "broken", summarize }, summaryTimeoutMs: 200 });
+    const manager = new HistoryManager({
+      checkpointer: store.saver,
+      summarizer: { name: "broken", summarize },
+      summaryTimeoutMs: 200,
+    });
     const error = await manager.compactThread(config).catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error) && error.code).toBe("SUMMARIZER_FAILED");
     expect((await store.saver.getTuple(config))!.checkpoint.id).toBe(headBefore);
@@ -170,7 +187,11 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     await seedThread(agent, "busy", 6);
     const config = { configurable: { thread_id: "busy", checkpoint_ns: "" } };
     const head = (await store.saver.getTuple(config))!;
-    await store.saver.putWrites(head.config, [["messages", [new AIMessage({ id: "in-flight", content: "half done" })]]], "task-1");
+    await store.saver.putWrites(
+      head.config,
+      [["messages", [new AIMessage({ id: "in-flight", content: "half done" })]]],
+      "task-1",
+    );
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
     const report = await manager.compactThread(config);
     expect(report.status).toBe("skipped");

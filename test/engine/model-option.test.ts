@@ -22,27 +22,75 @@ beforeAll(async () => void (store = await createStore("sqlite")));
 afterAll(async () => await store.close());
 
 const LIMIT = 600;
-const agentModel = () => new ScriptedChatModel({ reply: (messages) => ({ content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14.` }) });
+const agentModel = () =>
+  new ScriptedChatModel({
+    reply: (messages) => ({
+      content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14.`,
+    }),
+  });
 /** The summarizer's chat model: records its calls, answers with a summary. */
-const summaryModel = () => new ScriptedChatModel({ modelName: "gpt-4o-mini", reply: () => ({ content: "Goals: invoices. Facts: INV-100 total 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
-const ask = (turn: number) => ({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when was it paid?` })] });
+const summaryModel = () =>
+  new ScriptedChatModel({
+    modelName: "gpt-4o-mini",
+    reply: () => ({
+      content: "Goals: invoices. Facts: INV-100 total 4,200 EUR, approved by Alice Moreau on 2026-03-14.",
+    }),
+  });
+const ask = (turn: number) => ({
+  messages: [
+    new HumanMessage({
+      id: `ask-${turn}`,
+      content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when was it paid?`,
+    }),
+  ],
+});
 
 describe("model is the summarizer's chat model on every runtime", () => {
   /** Each runtime over the scripted agent, with `model` as the summarizer's: how to run a turn, and its policy. */
-  const runtimes: Array<[string, (model: ScriptedChatModel) => { invoke(input: ReturnType<typeof ask>, config: object): Promise<unknown>; policy: { model: string } }]> = [
-    ["the wrapper", (model) => new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), { tokenLimit: LIMIT, model, background: false })],
+  const runtimes: Array<
+    [
+      string,
+      (model: ScriptedChatModel) => {
+        invoke(input: ReturnType<typeof ask>, config: object): Promise<unknown>;
+        policy: { model: string };
+      },
+    ]
+  > = [
+    [
+      "the wrapper",
+      (model) =>
+        new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), {
+          tokenLimit: LIMIT,
+          model,
+          background: false,
+        }),
+    ],
     [
       "the middleware",
       (model) => {
         const middleware = compactionMiddleware({ tokenLimit: LIMIT, model, background: false });
-        return { invoke: (input, config) => createAgent({ model: agentModel(), tools: [], checkpointer: store.saver, middleware: [middleware] }).invoke(input, config), policy: middleware.policy };
+        return {
+          invoke: (input, config) =>
+            createAgent({ model: agentModel(), tools: [], checkpointer: store.saver, middleware: [middleware] }).invoke(
+              input,
+              config,
+            ),
+          policy: middleware.policy,
+        };
       },
     ],
     [
       "the node",
       (model) => {
         const node = compactionNode({ tokenLimit: LIMIT, model, background: false });
-        return { invoke: (input, config) => createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver, preModelHook: node }).invoke(input, config), policy: node.policy };
+        return {
+          invoke: (input, config) =>
+            createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver, preModelHook: node }).invoke(
+              input,
+              config,
+            ),
+          policy: node.policy,
+        };
       },
     ],
   ];
@@ -56,7 +104,10 @@ describe("model is the summarizer's chat model on every runtime", () => {
   });
 
   it("the wrapper says which summarizer it chose", () => {
-    const supervisor = new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), { tokenLimit: LIMIT, model: summaryModel() });
+    const supervisor = new CompactingSupervisor(
+      createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }),
+      { tokenLimit: LIMIT, model: summaryModel() },
+    );
     expect(supervisor.summarizerChoice).toMatchObject({ source: "model", name: "llm", model: "gpt-4o-mini" });
   });
 
@@ -73,12 +124,17 @@ describe("model is the summarizer's chat model on every runtime", () => {
   });
 
   it("summarizer wins over model for the summaries; model still picks the tokenizer", () => {
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: summaryModel(), summarizer: new ExtractiveSummarizer() });
+    const manager = new HistoryManager({
+      checkpointer: store.saver,
+      tokenLimit: LIMIT,
+      model: summaryModel(),
+      summarizer: new ExtractiveSummarizer(),
+    });
     expect(manager.summarizer.name).toBe("extractive");
     expect(manager.policy.model).toBe("gpt-4o-mini");
   });
 
-  it('"provider:model" names a chat model to build (langchain\'s initChatModel), its name the tokenizer\'s; a bare name picks only the tokenizer', () => {
+  it("\"provider:model\" names a chat model to build (langchain's initChatModel), its name the tokenizer's; a bare name picks only the tokenizer", () => {
     const named = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: "openai:gpt-4o-mini" });
     expect(named.summarizer).toMatchObject({ name: "llm", model: "openai:gpt-4o-mini" });
     expect(named.policy.model).toBe("gpt-4o-mini");
@@ -86,7 +142,12 @@ describe("model is the summarizer's chat model on every runtime", () => {
     expect(bare.summarizer.name).toBe("extractive");
     expect(bare.policy.model).toBe("gpt-4o-mini");
     // An OpenAI fine-tuned model's name ("ft:…") is a name, not a provider.
-    const tuned = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: "ft:gpt-4o-mini:acme::abc123", env: {} });
+    const tuned = new HistoryManager({
+      checkpointer: store.saver,
+      tokenLimit: LIMIT,
+      model: "ft:gpt-4o-mini:acme::abc123",
+      env: {},
+    });
     expect(tuned.summarizer.name).toBe("extractive");
     expect(tuned.policy.model).toBe("ft:gpt-4o-mini:acme::abc123");
   });

@@ -36,7 +36,11 @@ function deterministicGraph(saver: BaseCheckpointSaver) {
     .compile({ checkpointer: saver });
 }
 
-const request = (turn: number) => new HumanMessage({ id: `request-${turn}`, content: `Request ${turn}: book shipment SHP-${4000 + turn} for customer C-${turn * 13}, fragile goods.` });
+const request = (turn: number) =>
+  new HumanMessage({
+    id: `request-${turn}`,
+    content: `Request ${turn}: book shipment SHP-${4000 + turn} for customer C-${turn * 13}, fragile goods.`,
+  });
 const config = (thread: string) => ({ configurable: { thread_id: thread } });
 
 async function headOf(saver: BaseCheckpointSaver, thread: string): Promise<BaseMessage[]> {
@@ -44,6 +48,8 @@ async function headOf(saver: BaseCheckpointSaver, thread: string): Promise<BaseM
 }
 
 const isSummary = (message: BaseMessage): boolean => isSummaryMessage(message);
+
+type Shaped = ReturnType<typeof shape>;
 
 function shape(messages: BaseMessage[]) {
   const summary = messages.find(isSummary);
@@ -68,26 +74,42 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const graph = deterministicGraph(store.saver);
       // The turn that takes the thread over the limit.
       let turns = 0;
-      while (counter.countMessages(await headOf(store.saver, "probe").catch((): BaseMessage[] => [])) <= LIMIT) await graph.invoke({ messages: [request(turns++)] }, config("probe"));
+      while (counter.countMessages(await headOf(store.saver, "probe").catch((): BaseMessage[] => [])) <= LIMIT)
+        await graph.invoke({ messages: [request(turns++)] }, config("probe"));
       for (const thread of ["via-wrapper", "via-strategy", "via-manager", "via-script"]) {
         for (let turn = 0; turn < turns - 1; turn++) await graph.invoke({ messages: [request(turn)] }, config(thread));
       }
       const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, background: false, env: {} });
       await supervisor.invoke({ messages: [request(turns - 1)] }, config("via-wrapper"));
       // The summarize strategy asks the same engine: the same cut and summary.
-      const viaStrategy = new CompactingSupervisor(graph, { tokenLimit: LIMIT, background: false, env: {}, strategy: "summarize" });
+      const viaStrategy = new CompactingSupervisor(graph, {
+        tokenLimit: LIMIT,
+        background: false,
+        env: {},
+        strategy: "summarize",
+      });
       await viaStrategy.invoke({ messages: [request(turns - 1)] }, config("via-strategy"));
-      for (const thread of ["via-manager", "via-script"]) await graph.invoke({ messages: [request(turns - 1)] }, config(thread));
+      for (const thread of ["via-manager", "via-script"])
+        await graph.invoke({ messages: [request(turns - 1)] }, config(thread));
 
-      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: {} }).compactThread(config("via-manager"));
+      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: {} }).compactThread(
+        config("via-manager"),
+      );
       expect(report.status, report.reason).toBe("compacted");
-      const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
+      const where =
+        kind === "sqlite"
+          ? ["--db", store.location.path!]
+          : ["--postgres", store.location.url!, "--schema", store.location.schema!];
       const script = await runScript(["compact", "via-script", ...where, "--limit", String(LIMIT), "--json"]);
       expect(script.code, script.stderr).toBe(0);
       expect(JSON.parse(script.stdout).status).toBe("compacted");
 
       const reader = await store.reopen();
-      const [wrapper, strategy, manager, viaScript] = await Promise.all(["via-wrapper", "via-strategy", "via-manager", "via-script"].map(async (thread) => shape(await headOf(reader, thread))));
+      const [wrapper, strategy, manager, viaScript] = (await Promise.all(
+        ["via-wrapper", "via-strategy", "via-manager", "via-script"].map(async (thread) =>
+          shape(await headOf(reader, thread)),
+        ),
+      )) as [Shaped, Shaped, Shaped, Shaped];
       expect(wrapper.summaryTokens).toBeGreaterThan(0);
       expect(manager.kept).toEqual(wrapper.kept);
       expect(strategy.kept).toEqual(wrapper.kept);
@@ -98,7 +120,8 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(manager.header).toBe(wrapper.header);
       expect(viaScript.header).toBe(wrapper.header);
       expect(wrapper.header).not.toContain("search_history");
-      for (const other of [manager, viaScript]) expect(Math.abs(other.summaryTokens - wrapper.summaryTokens)).toBeLessThanOrEqual(wrapper.summaryTokens * 0.05);
+      for (const other of [manager, viaScript])
+        expect(Math.abs(other.summaryTokens - wrapper.summaryTokens)).toBeLessThanOrEqual(wrapper.summaryTokens * 0.05);
       // The policy's figures, not a ratio of the messages: the summary's budget is 60% of the limit.
       expect(supervisor.policy.summaryTokens).toBe(900);
     });
@@ -110,7 +133,10 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const before = shape(await headOf(store.saver, "again")).summaryTokens;
       expect(before).toBeGreaterThan(0);
       for (let turn = 40; turn < 44; turn++) await graph.invoke({ messages: [request(turn)] }, config("again"));
-      const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
+      const where =
+        kind === "sqlite"
+          ? ["--db", store.location.path!]
+          : ["--postgres", store.location.url!, "--schema", store.location.schema!];
       const script = await runScript(["compact", "again", ...where, "--limit", String(LIMIT), "--json"]);
       expect(script.code, script.stderr).toBe(0);
       const after = shape(await headOf(await store.reopen(), "again")).summaryTokens;

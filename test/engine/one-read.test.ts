@@ -34,7 +34,11 @@ describe.each(["sqlite", "postgres"] as const)("one read of the head per compact
     await seedThread(agent, "idle", 12);
     const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 400 });
     let status = "";
-    expect(await headReads(async () => void (status = (await manager.compactThread({ configurable: { thread_id: "idle" } })).status))).toBe(1);
+    expect(
+      await headReads(
+        async () => void (status = (await manager.compactThread({ configurable: { thread_id: "idle" } })).status),
+      ),
+    ).toBe(1);
     expect(status).toBe("compacted");
   });
 
@@ -45,7 +49,10 @@ describe.each(["sqlite", "postgres"] as const)("one read of the head per compact
     const prepared = await manager.prepareCompaction({ configurable: { thread_id: "moved" } });
     expect(prepared.status).toBe("prepared");
     if (prepared.status !== "prepared") return;
-    await agent.invoke({ messages: [new HumanMessage({ id: "late", content: "one more question" })] }, { configurable: { thread_id: "moved" } });
+    await agent.invoke(
+      { messages: [new HumanMessage({ id: "late", content: "one more question" })] },
+      { configurable: { thread_id: "moved" } },
+    );
     let report: Awaited<ReturnType<HistoryManager["applyCompaction"]>> | undefined;
     expect(await headReads(async () => void (report = await manager.applyCompaction(prepared)))).toBe(1);
     expect(report?.status).toBe("compacted");

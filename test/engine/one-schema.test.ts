@@ -22,8 +22,15 @@ let store: TestStore;
 let graph: ReturnType<typeof createReactAgent>;
 beforeAll(async () => {
   store = await createStore("sqlite");
-  graph = createReactAgent({ llm: new ScriptedChatModel({ reply: () => ({ content: "Noted." }) }), tools: [], checkpointer: store.saver });
-  await graph.invoke({ messages: [new HumanMessage("The invoice total is 4,200 EUR.")] }, { configurable: { thread_id: "stored" } });
+  graph = createReactAgent({
+    llm: new ScriptedChatModel({ reply: () => ({ content: "Noted." }) }),
+    tools: [],
+    checkpointer: store.saver,
+  });
+  await graph.invoke(
+    { messages: [new HumanMessage("The invoice total is 4,200 EUR.")] },
+    { configurable: { thread_id: "stored" } },
+  );
 });
 afterAll(async () => await store.close());
 
@@ -144,7 +151,8 @@ function refusalOf(make: (options: Options) => unknown, options: Options): Refus
 }
 
 /** The value as an error names it: JSON, as typed. */
-const named = (value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? String(value) : JSON.stringify(value));
+const named = (value: unknown) =>
+  typeof value === "number" && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
 
 /** Every runtime's refusal is the first one's; it names the option (or its field) and, for a plain value, the value. */
 function expectOneRefusal(option: string, value: unknown, runtimes: string[]): void {
@@ -169,13 +177,18 @@ describe("the summarizer's wording", () => {
   it.each([
     ["summaryPrompt", "Summarize: {messages}"],
     ["trimTokensToSummarize", 2_000],
-  ])("%s shapes only a summarizer the library builds: refused by every runtime beside the offline one and a given one", (option, value) => {
-    expectOneRefusal(option, value, Object.keys(RUNTIMES));
-    const given = { summarize: async () => "summary" };
-    const refusals = Object.keys(RUNTIMES).map((runtime) => refusalOf(RUNTIMES[runtime]!, { [option]: value, summarizer: given }));
-    for (const said of refusals) expect(said).toEqual(refusals[0]);
-    expect(refusals[0]!.rule).toMatch(/the given summarizer has no prompt/);
-  });
+  ])(
+    "%s shapes only a summarizer the library builds: refused by every runtime beside the offline one and a given one",
+    (option, value) => {
+      expectOneRefusal(option, value, Object.keys(RUNTIMES));
+      const given = { summarize: async () => "summary" };
+      const refusals = Object.keys(RUNTIMES).map((runtime) =>
+        refusalOf(RUNTIMES[runtime]!, { [option]: value, summarizer: given }),
+      );
+      for (const said of refusals) expect(said).toEqual(refusals[0]);
+      expect(refusals[0]!.rule).toMatch(/the given summarizer has no prompt/);
+    },
+  );
 
   it.each([
     ["summaryPrompt", "Summarize: {messages}"],
@@ -190,20 +203,54 @@ describe("env means one thing on every runtime", () => {
   it.each<[string, Options, { tokenLimit: number; cut?: unknown; model?: string; triggers?: unknown }]>([
     ["TOKEN_LIMIT", { env: { TOKEN_LIMIT: "1000" } }, { tokenLimit: 1_000 }],
     ["TOKEN_LIMIT as a fraction of the window", { env: { TOKEN_LIMIT: "0.5" } }, { tokenLimit: 64_000 }],
-    ["COMPACTION_RATIO", { env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } }, { tokenLimit: 1_000, cut: { by: "ratio", ratio: 0.7 } }],
+    [
+      "COMPACTION_RATIO",
+      { env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } },
+      { tokenLimit: 1_000, cut: { by: "ratio", ratio: 0.7 } },
+    ],
     ["TOKEN_MODEL", { env: { TOKEN_LIMIT: "1000", TOKEN_MODEL: "gpt-4" } }, { tokenLimit: 1_000, model: "gpt-4" }],
     ["an option in code wins over env", { tokenLimit: 2_000, env: { TOKEN_LIMIT: "1000" } }, { tokenLimit: 2_000 }],
-    ["a trigger of conditions", { trigger: [{ messages: 3 }, { tokens: 3_000, messages: 6 }] }, { tokenLimit: 115_200, cut: { by: "messages", messages: 20 }, triggers: [{ messages: 3 }, { tokens: 3_000, messages: 6 }] }],
-    ["a fraction of the chat model's profile window", { model: new ProfiledModel({ reply: () => ({ content: "ok" }) }), trigger: { fraction: 0.5 } }, { tokenLimit: 4_096 }],
-    ["langchain's deprecated names", { maxTokensBeforeSummary: 2_000, messagesToKeep: 4 }, { tokenLimit: 2_000, cut: { by: "messages", messages: 4 } }],
-    ["a cut in code wins over COMPACTION_RATIO", { compactionTarget: 0.5, env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } }, { tokenLimit: 1_000, cut: { by: "target", tokens: 500 } }],
+    [
+      "a trigger of conditions",
+      { trigger: [{ messages: 3 }, { tokens: 3_000, messages: 6 }] },
+      {
+        tokenLimit: 115_200,
+        cut: { by: "messages", messages: 20 },
+        triggers: [{ messages: 3 }, { tokens: 3_000, messages: 6 }],
+      },
+    ],
+    [
+      "a fraction of the chat model's profile window",
+      { model: new ProfiledModel({ reply: () => ({ content: "ok" }) }), trigger: { fraction: 0.5 } },
+      { tokenLimit: 4_096 },
+    ],
+    [
+      "langchain's deprecated names",
+      { maxTokensBeforeSummary: 2_000, messagesToKeep: 4 },
+      { tokenLimit: 2_000, cut: { by: "messages", messages: 4 } },
+    ],
+    [
+      "a cut in code wins over COMPACTION_RATIO",
+      { compactionTarget: 0.5, env: { TOKEN_LIMIT: "1000", COMPACTION_RATIO: "0.7" } },
+      { tokenLimit: 1_000, cut: { by: "target", tokens: 500 } },
+    ],
   ])("%s: every runtime resolves the same policy", (_, options, expected) => {
-    for (const [runtime, resolve] of Object.entries(POLICIES)) expect({ runtime, ...resolve(options) }).toMatchObject({ runtime, ...expected });
+    for (const [runtime, resolve] of Object.entries(POLICIES))
+      expect({ runtime, ...resolve(options) }).toMatchObject({ runtime, ...expected });
   });
 
   it("a bad TOKEN_LIMIT is refused by every runtime, naming the variable", () => {
-    const refusals = Object.entries(POLICIES).map(([runtime, resolve]) => ({ runtime, ...refusalOf(resolve, { env: { TOKEN_LIMIT: "lots" } }) }));
-    for (const { runtime, ...said } of refusals) expect({ runtime, ...said }).toMatchObject({ runtime, code: "INVALID_ARGUMENT", parameter: "TOKEN_LIMIT", value: '"lots"' });
+    const refusals = Object.entries(POLICIES).map(([runtime, resolve]) => ({
+      runtime,
+      ...refusalOf(resolve, { env: { TOKEN_LIMIT: "lots" } }),
+    }));
+    for (const { runtime, ...said } of refusals)
+      expect({ runtime, ...said }).toMatchObject({
+        runtime,
+        code: "INVALID_ARGUMENT",
+        parameter: "TOKEN_LIMIT",
+        value: '"lots"',
+      });
   });
 });
 
@@ -216,13 +263,22 @@ describe("one option schema", () => {
     expectOneRefusal(option, value, runtimes);
   });
 
-  it.each(NOT_TAKEN)("%s = %j: refused by each runtime that has no use for it, naming the runtime", (option, value, runtimes) => {
-    for (const runtime of runtimes) {
-      const said = refusalOf(RUNTIMES[runtime]!, { [option]: value });
-      expect({ runtime, parameter: said.parameter, code: said.code }).toEqual({ runtime, parameter: option, code: "INVALID_ARGUMENT" });
-      expect(said.rule).toMatch(runtime === "worker" ? /^left out of the compaction worker: / : /^left out of the middleware and the node: /);
-    }
-  });
+  it.each(NOT_TAKEN)(
+    "%s = %j: refused by each runtime that has no use for it, naming the runtime",
+    (option, value, runtimes) => {
+      for (const runtime of runtimes) {
+        const said = refusalOf(RUNTIMES[runtime]!, { [option]: value });
+        expect({ runtime, parameter: said.parameter, code: said.code }).toEqual({
+          runtime,
+          parameter: option,
+          code: "INVALID_ARGUMENT",
+        });
+        expect(said.rule).toMatch(
+          runtime === "worker" ? /^left out of the compaction worker: / : /^left out of the middleware and the node: /,
+        );
+      }
+    },
+  );
 
   it.each(FLAGS)("the script's flag for %s (%s %j): the rule the runtimes give", async (option, flag, typed) => {
     const lines: string[] = [];
@@ -235,7 +291,10 @@ describe("one option schema", () => {
       write.mockRestore();
     }
     expect(code, lines.join("")).toBe(2);
-    const line = lines.join("").trim().replace(/^compact-thread: /, "");
+    const line = lines
+      .join("")
+      .trim()
+      .replace(/^compact-thread: /, "");
     const parts = /^(\S+) must be (.+); got (.+)\.$/.exec(line);
     expect(parts, line).not.toBeNull();
     const [, parameter, rule, value] = parts!;

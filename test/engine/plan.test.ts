@@ -12,13 +12,27 @@ function toolExchange(id: string, names: string[]): BaseMessage[] {
   const calls = names.map((name, index) => ({ id: `${id}-call-${index}`, name, args: { q: id } }));
   return [
     new AIMessage({ id, content: "", tool_calls: calls }),
-    ...calls.map((call) => new ToolMessage({ id: `${call.id}-result`, tool_call_id: call.id, name: call.name, content: `result of ${call.name}` })),
+    ...calls.map(
+      (call) =>
+        new ToolMessage({
+          id: `${call.id}-result`,
+          tool_call_id: call.id,
+          name: call.name,
+          content: `result of ${call.name}`,
+        }),
+    ),
   ];
 }
 
 describe("groupUnits", () => {
   it("keeps an AI message with all its parallel tool results, and handoff pairs, as one unit", () => {
-    const history = [system, user("u1"), ...toolExchange("a1", ["search", "read", "run"]), ...toolExchange("h1", ["transfer_to_coder"]), answer("a2")];
+    const history = [
+      system,
+      user("u1"),
+      ...toolExchange("a1", ["search", "read", "run"]),
+      ...toolExchange("h1", ["transfer_to_coder"]),
+      answer("a2"),
+    ];
     const units = groupUnits(history);
     expect(units.map((unit) => [unit.kind, unit.end - unit.start])).toEqual([
       ["system", 1],
@@ -76,8 +90,15 @@ describe("planCompaction", () => {
 
   it("folds a previous summary in instead of stacking a second one", () => {
     const previous = createSummaryMessage("earlier facts", {
-      replacedCheckpointId: "c0", coveredMessages: 4, coveredTokens: 100, firstCoveredId: "z1", lastCoveredId: "z4",
-      coveredIds: ["z1", "z2", "z3", "z4"], previousSummaryId: null, summarizer: "extractive", model: null,
+      replacedCheckpointId: "c0",
+      coveredMessages: 4,
+      coveredTokens: 100,
+      firstCoveredId: "z1",
+      lastCoveredId: "z4",
+      coveredIds: ["z1", "z2", "z3", "z4"],
+      previousSummaryId: null,
+      summarizer: "extractive",
+      model: null,
     });
     const plan = planCompaction([system, previous, ...history.slice(1)], { compactionRatio: 0.5 });
     expect(plan.previousSummary).toBe(previous);
@@ -88,7 +109,14 @@ describe("planCompaction", () => {
   it("says why there is nothing to do, and refuses a plan whose result a provider would reject", () => {
     expect(planCompaction([system, user("only")]).executable).toBe(false);
     expect(planCompaction([system, user("only")]).reason).toMatch(/nothing to summarize/);
-    const broken = [system, user("u1"), answer("a1"), new ToolMessage({ id: "orphan", tool_call_id: "nope", content: "x" }), user("u2"), answer("a2")];
+    const broken = [
+      system,
+      user("u1"),
+      answer("a1"),
+      new ToolMessage({ id: "orphan", tool_call_id: "nope", content: "x" }),
+      user("u2"),
+      answer("a2"),
+    ];
     const plan = planCompaction(broken, { compactionRatio: 0.2 });
     expect(plan.executable).toBe(false);
     expect(plan.reason).toMatch(/rejected by a provider/);
@@ -104,7 +132,9 @@ describe("planCompaction", () => {
     expect(() => planCompaction(history, { compactionRatio: 1.5 })).toThrow(/compactionRatio must be .* got 1\.5/);
     expect(() => planCompaction(history, { compactionRatio: 0 })).toThrow(/compactionRatio/);
     expect(() => planCompaction(history, { keepTokens: -3 })).toThrow(/keepTokens must be .* got -3/);
-    expect(() => planCompaction([{ role: "user", content: "plain" }] as never)).toThrow(/messages must be LangChain messages/);
+    expect(() => planCompaction([{ role: "user", content: "plain" }] as never)).toThrow(
+      /messages must be LangChain messages/,
+    );
   });
 });
 

@@ -20,12 +20,19 @@ const config = { configurable: { thread_id: "team" } };
 /** The thread's namespaces, as the saver stores them. */
 async function namespacesOf(store: TestStore): Promise<string[]> {
   const { saver } = store;
-  if (saver instanceof SqliteSaver) return (saver.db.prepare(`SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = 'team'`).all() as Array<{ checkpoint_ns: string }>).map((row) => row.checkpoint_ns);
+  if (saver instanceof SqliteSaver)
+    return (
+      saver.db.prepare(`SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = 'team'`).all() as Array<{
+        checkpoint_ns: string;
+      }>
+    ).map((row) => row.checkpoint_ns);
   if (saver instanceof PostgresSaver) {
     const client = new pg.Client({ connectionString: store.location.url });
     await client.connect();
     try {
-      const result = await client.query(`SELECT DISTINCT checkpoint_ns FROM "${store.location.schema}".checkpoints WHERE thread_id = 'team'`);
+      const result = await client.query(
+        `SELECT DISTINCT checkpoint_ns FROM "${store.location.schema}".checkpoints WHERE thread_id = 'team'`,
+      );
       return result.rows.map((row: { checkpoint_ns: string }) => row.checkpoint_ns);
     } finally {
       await client.end();
@@ -40,7 +47,8 @@ async function storedIds(store: TestStore): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const namespace of await namespacesOf(store)) {
     for await (const tuple of saver.list({ configurable: { thread_id: "team", checkpoint_ns: namespace } })) {
-      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[] | undefined) ?? []) if (message.id) ids.add(message.id);
+      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[] | undefined) ?? [])
+        if (message.id) ids.add(message.id);
     }
   }
   return ids;
@@ -55,7 +63,10 @@ for (const kind of SAVER_KINDS) {
     it("every message of every namespace is in a kept checkpoint or the transcript afterwards", async () => {
       const team = createTeam(store.saver);
       for (let index = 0; index < 6; index++) {
-        const text = index % 2 === 0 ? `Find the refund rule for case ${index}, please.` : `Fix the rounding bug in module ${index}.`;
+        const text =
+          index % 2 === 0
+            ? `Find the refund rule for case ${index}, please.`
+            : `Fix the rounding bug in module ${index}.`;
         await team.invoke({ messages: [new HumanMessage({ id: `ask-${index}`, content: text })] }, config);
       }
       const before = await storedIds(store);
@@ -63,7 +74,8 @@ for (const kind of SAVER_KINDS) {
       const report = await pruneThread(store.saver, config, { keep: 1 });
       expect(report.status).toBe("pruned");
       const after = await storedIds(store);
-      for (const line of (await readTranscript(store.saver, config, { limit: 10_000 })).messages) if (line.message.id) after.add(line.message.id);
+      for (const line of (await readTranscript(store.saver, config, { limit: 10_000 })).messages)
+        if (line.message.id) after.add(line.message.id);
       expect([...before].filter((id) => !after.has(id))).toEqual([]);
     });
   });

@@ -7,7 +7,15 @@
  */
 import { AIMessage, HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { BaseCheckpointSaver, MemorySaver, type ChannelVersions, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import {
+  BaseCheckpointSaver,
+  MemorySaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
@@ -26,7 +34,8 @@ const config = (thread: string) => ({ configurable: { thread_id: thread } });
 
 /** Messages in the order they first appeared in the turns' results (what the application saw), summaries left out. */
 function sentSoFar(seen: Map<string, BaseMessage>, messages: readonly BaseMessage[]): void {
-  for (const message of messages) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+  for (const message of messages)
+    if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
 }
 
 async function transcriptIds(saver: BaseCheckpointSaver, thread: string): Promise<Array<string | undefined>> {
@@ -63,7 +72,17 @@ for (const kind of SAVER_KINDS) {
       const seen = new Map<string, BaseMessage>();
       const after: number[] = [];
       for (let turn = 0; turn < 14; turn++) {
-        const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?` })] }, config("kept"));
+        const result = await supervisor.invoke(
+          {
+            messages: [
+              new HumanMessage({
+                id: `ask-${turn}`,
+                content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?`,
+              }),
+            ],
+          },
+          config("kept"),
+        );
         sentSoFar(seen, result.messages as BaseMessage[]);
         // background: false — the turn's prune is part of the turn: the store holds the newest three after each one.
         after.push(await rootCheckpoints(store.saver, "kept"));
@@ -79,7 +98,10 @@ for (const kind of SAVER_KINDS) {
       await reindexThread(store.saver, config("kept"));
       expect(await transcriptIds(store.saver, "kept")).toEqual([...seen.keys()]);
       // The next turn works on the pruned thread.
-      const next = await supervisor.invoke({ messages: [new HumanMessage({ id: "ask-next", content: "And ord_3?" })] }, config("kept"));
+      const next = await supervisor.invoke(
+        { messages: [new HumanMessage({ id: "ask-next", content: "And ord_3?" })] },
+        config("kept"),
+      );
       expect((next.messages as BaseMessage[]).at(-1)!.getType()).toBe("ai");
     });
 
@@ -87,11 +109,27 @@ for (const kind of SAVER_KINDS) {
       const team = createTeam(store.saver);
       let compactions = 0;
       const errors: unknown[] = [];
-      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, keepCheckpoints: 2, env: {}, onCompaction: () => void compactions++, onCompactionError: (error) => void errors.push(error) });
+      const supervisor = new CompactingSupervisor(team, {
+        tokenLimit: 1_200,
+        keepCheckpoints: 2,
+        env: {},
+        onCompaction: () => void compactions++,
+        onCompactionError: (error) => void errors.push(error),
+      });
       wrappers.push(supervisor);
       const seen = new Map<string, BaseMessage>();
       for (let turn = 0; turn < 12; turn++) {
-        const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `bg-${turn}`, content: `Where is parcel pk_${turn} now, and when does it reach the depot in Leeds?` })] }, config("kept-bg"));
+        const result = await supervisor.invoke(
+          {
+            messages: [
+              new HumanMessage({
+                id: `bg-${turn}`,
+                content: `Where is parcel pk_${turn} now, and when does it reach the depot in Leeds?`,
+              }),
+            ],
+          },
+          config("kept-bg"),
+        );
         sentSoFar(seen, result.messages as BaseMessage[]);
       }
       await supervisor.flush();
@@ -108,13 +146,28 @@ for (const kind of SAVER_KINDS) {
         .addNode("agent", async (state) => {
           const oldest = state.messages[0];
           const removal = state.messages.length > 4 && oldest?.id ? [new RemoveMessage({ id: oldest.id })] : [];
-          return { messages: [...removal, new AIMessage({ id: `reply-${state.messages.length}-${Date.now()}`, content: `Noted: ${String(state.messages.at(-1)?.content)}` })] };
+          return {
+            messages: [
+              ...removal,
+              new AIMessage({
+                id: `reply-${state.messages.length}-${Date.now()}`,
+                content: `Noted: ${String(state.messages.at(-1)?.content)}`,
+              }),
+            ],
+          };
         })
         .addEdge(START, "agent")
         .compile({ checkpointer: store.saver });
       const seen = new Map<string, BaseMessage>();
       for (let turn = 0; turn < 8; turn++) {
-        const result = await graph.invoke({ messages: [new HumanMessage({ id: `note-${turn}`, content: `note ${turn}: crate QX${turn} in aisle ${turn}` })] }, config("self-removing"));
+        const result = await graph.invoke(
+          {
+            messages: [
+              new HumanMessage({ id: `note-${turn}`, content: `note ${turn}: crate QX${turn} in aisle ${turn}` }),
+            ],
+          },
+          config("self-removing"),
+        );
         sentSoFar(seen, result.messages as BaseMessage[]);
       }
       // The first messages were removed by the graph, not by this library: only old checkpoints hold them.
@@ -166,16 +219,26 @@ describe("pruning refuses bad input, deleting nothing", () => {
   beforeAll(async () => {
     store = await createStore("sqlite");
     const team = createTeam(store.saver);
-    for (let turn = 0; turn < 3; turn++) await team.invoke({ messages: [new HumanMessage(`Stripe fees for ord_${turn}?`)] }, config("t"));
+    for (let turn = 0; turn < 3; turn++)
+      await team.invoke({ messages: [new HumanMessage(`Stripe fees for ord_${turn}?`)] }, config("t"));
   });
   afterAll(async () => await store.close());
 
   it("the API: a bad keep, an unknown thread, a saver it cannot delete from", async () => {
     const before = await rootCheckpoints(store.saver, "t");
-    for (const keep of [0, -1, 1.5, Number.NaN]) await expect(pruneThread(store.saver, config("t"), { keep })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", parameter: "keep" });
+    for (const keep of [0, -1, 1.5, Number.NaN])
+      await expect(pruneThread(store.saver, config("t"), { keep })).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        parameter: "keep",
+      });
     await expect(pruneThread(store.saver, config("nobody"))).rejects.toMatchObject({ code: "THREAD_NOT_FOUND" });
-    await expect(pruneThread(new OpaqueSaver(), config("t"))).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringMatching(/OpaqueSaver.*Nothing was deleted/) });
-    expect(() => new HistoryManager({ checkpointer: store.saver, keepCheckpoints: 0 })).toThrow(/keepCheckpoints must be an integer >= 1/);
+    await expect(pruneThread(new OpaqueSaver(), config("t"))).rejects.toMatchObject({
+      code: "UNSUPPORTED",
+      message: expect.stringMatching(/OpaqueSaver.*Nothing was deleted/),
+    });
+    expect(() => new HistoryManager({ checkpointer: store.saver, keepCheckpoints: 0 })).toThrow(
+      /keepCheckpoints must be an integer >= 1/,
+    );
     expect(await rootCheckpoints(store.saver, "t")).toBe(before);
   });
 
@@ -196,7 +259,11 @@ describe("pruning refuses bad input, deleting nothing", () => {
       expect(result.stderr).toMatch(message);
     }
     expect(await rootCheckpoints(await store.reopen(), "t")).toBe(before);
-    const oldest = (JSON.parse((await runScript(["history", "t", ...db, "--json"])).stdout) as { checkpoints: Array<{ checkpointId: string }> }).checkpoints[0]!.checkpointId;
+    const oldest = (
+      JSON.parse((await runScript(["history", "t", ...db, "--json"])).stdout) as {
+        checkpoints: Array<{ checkpointId: string }>;
+      }
+    ).checkpoints[0]!.checkpointId;
     const pruned = await runScript(["prune", "--all", ...db, "--keep", "2", "--json"]);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(JSON.parse(pruned.stdout).threads[0]).toMatchObject({ threadId: "t", status: "pruned", kept: 2 });
@@ -216,17 +283,30 @@ describe("the script's prune and the SQLite file", () => {
 
   it("says the file keeps its size and how to reclaim it; --vacuum shrinks it", async () => {
     const team = createTeam(store.saver);
-    for (let turn = 0; turn < 12; turn++) await team.invoke({ messages: [new HumanMessage({ id: `vac-${turn}`, content: `What are the Stripe fees for order ord_${turn}?` })] }, config("vacuum"));
+    for (let turn = 0; turn < 12; turn++)
+      await team.invoke(
+        {
+          messages: [
+            new HumanMessage({ id: `vac-${turn}`, content: `What are the Stripe fees for order ord_${turn}?` }),
+          ],
+        },
+        config("vacuum"),
+      );
     const db = ["--db", store.location.path!];
     const pruned = await runScript(["prune", "vacuum", ...db, "--keep", "2"]);
     expect(pruned.code, pruned.stderr).toBe(0);
-    const free = /file: ([\d,]+) bytes, ([\d,]+) of them free pages SQLite reuses for later writes; --vacuum gives them back to the disk/.exec(pruned.stdout);
+    const free =
+      /file: ([\d,]+) bytes, ([\d,]+) of them free pages SQLite reuses for later writes; --vacuum gives them back to the disk/.exec(
+        pruned.stdout,
+      );
     expect(free, pruned.stdout).not.toBeNull();
     const bytes = (text: string) => Number(text.replace(/,/g, ""));
     expect(bytes(free![2]!)).toBeGreaterThan(0);
     const vacuumed = await runScript(["prune", "vacuum", ...db, "--keep", "2", "--vacuum", "--json"]);
     expect(vacuumed.code, vacuumed.stderr).toBe(0);
-    const { file } = JSON.parse(vacuumed.stdout) as { file: { bytesBefore: number; bytes: number; freeBytes: number; vacuumed: boolean } };
+    const { file } = JSON.parse(vacuumed.stdout) as {
+      file: { bytesBefore: number; bytes: number; freeBytes: number; vacuumed: boolean };
+    };
     expect(file).toMatchObject({ vacuumed: true, freeBytes: 0 });
     expect(file.bytes).toBeLessThan(file.bytesBefore);
     expect(file.bytesBefore - file.bytes).toBeGreaterThanOrEqual(bytes(free![2]!) * 0.9);

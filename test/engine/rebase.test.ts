@@ -27,7 +27,8 @@ function countingSummarizer(): Summarizer & { calls: number } {
   return summarizer;
 }
 
-const headOf = async (store: TestStore, threadId: string) => (await store.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))!;
+const headOf = async (store: TestStore, threadId: string) =>
+  (await store.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))!;
 
 describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
   let store: TestStore;
@@ -53,15 +54,22 @@ describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
 
     const report = await manager.applyCompaction(prepared);
     expect(report.status).toBe("compacted");
-    expect(compacted(report).rebased).toEqual({ snapshotCheckpointId: snapshot, appendedMessages: grown.length - prepared.snapshotLength });
+    expect(compacted(report).rebased).toEqual({
+      snapshotCheckpointId: snapshot,
+      appendedMessages: grown.length - prepared.snapshotLength,
+    });
     expect(summarizer.calls).toBe(1);
     const head = (await agent.getState(config)).values.messages as BaseMessage[];
     expect(isSummaryMessage(head[1])).toBe(true);
     // Everything after the summarized prefix, the two new turns included, is there unchanged and in order.
-    expect(head.slice(2).map((message) => message.id)).toEqual(grown.slice(prepared.compacted.plan.prefixLength).map((message) => message.id));
+    expect(head.slice(2).map((message) => message.id)).toEqual(
+      grown.slice(prepared.compacted.plan.prefixLength).map((message) => message.id),
+    );
     expect(compacted(report).tokensAfter).toBe(manager.counter.countMessages(head));
     // The summary covers exactly the snapshot's prefix.
-    expect(getSummaryProvenance(head[1])!.coveredIds).toEqual(prepared.compacted.plan.summarize.map((message) => message.id));
+    expect(getSummaryProvenance(head[1])!.coveredIds).toEqual(
+      prepared.compacted.plan.summarize.map((message) => message.id),
+    );
   });
 
   it("writes nothing when the summarized prefix changed meanwhile, and compactThread then summarizes the new head once", async () => {
@@ -97,7 +105,10 @@ describe.each(SAVER_KINDS)("rebasing compaction on %s", (kind) => {
       async summarize(input) {
         calls++;
         const first = input.messages[0]!;
-        if (calls === 1) await agent.updateState(config, { messages: [new HumanMessage({ id: first.id, content: "edited while summarized" })] });
+        if (calls === 1)
+          await agent.updateState(config, {
+            messages: [new HumanMessage({ id: first.id, content: "edited while summarized" })],
+          });
         return extractive.summarize(input);
       },
     };
@@ -137,7 +148,11 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
     const { agent } = createTestAgent(store.saver);
     await seedThread(agent, "harder", 10);
     const config = { configurable: { thread_id: "harder" } };
-    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer(), compactionRatio: 0.2 });
+    const manager = new HistoryManager({
+      checkpointer: store.saver,
+      summarizer: new ExtractiveSummarizer(),
+      compactionRatio: 0.2,
+    });
     const before = manager.counter.countMessages((await agent.getState(config)).values.messages as BaseMessage[]);
     const ceiling = Math.floor(before * 0.5);
     const report = await manager.compactThread(config, { maxTokensAfter: ceiling });
@@ -158,13 +173,19 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
     expect(tiny.reason).toMatch(/not under the ceiling of 60$/);
 
     // A huge message in the latest turn cannot be summarized (the current turn never is).
-    await agent.invoke({ messages: [new HumanMessage({ id: "huge", content: "invoice line ".repeat(5_000) })] }, config);
+    await agent.invoke(
+      { messages: [new HumanMessage({ id: "huge", content: "invoice line ".repeat(5_000) })] },
+      config,
+    );
     const huge = await manager.compactThread(config, { maxTokensAfter: 2_000 });
     expect(huge.status).toBe("skipped");
     expect(huge.reason).toMatch(/not under the ceiling of 2000$/);
 
     const pinnedThread = { configurable: { thread_id: "pinned" } };
-    await agent.invoke({ messages: [pinMessage(new HumanMessage({ id: "p0", content: "keep this: account 4411" }))] }, pinnedThread);
+    await agent.invoke(
+      { messages: [pinMessage(new HumanMessage({ id: "p0", content: "keep this: account 4411" }))] },
+      pinnedThread,
+    );
     const pinnedManager = new HistoryManager({ checkpointer: store.saver, summarizer, pinned: () => true });
     await runTurns(agent, "pinned", 3, { from: 500 });
     const pinned = await pinnedManager.compactThread(pinnedThread);

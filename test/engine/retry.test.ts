@@ -10,7 +10,11 @@ function scripted(script: Array<"done" | "again" | "wait">, tries: number[]) {
   return async (number: number): Promise<Attempt<string>> => {
     tries.push(number);
     const kind = script[number - 1] ?? "done";
-    return kind === "done" ? { done: `done at ${number}` } : kind === "again" ? { again: `lost at ${number}` } : { wait: `busy at ${number}` };
+    return kind === "done"
+      ? { done: `done at ${number}` }
+      : kind === "again"
+        ? { again: `lost at ${number}` }
+        : { wait: `busy at ${number}` };
   };
 }
 
@@ -25,7 +29,9 @@ describe("retrying", () => {
   it("waits for a busy head while the wait allowed lasts, and never without one", async () => {
     expect(await retrying({ attempts: 1 }, scripted(["wait", "done"], []))).toBe("busy at 1");
     const tries: number[] = [];
-    expect(await retrying({ attempts: 1, waitMs: 60_000 }, scripted(["wait", "wait", "done"], tries))).toBe("done at 3");
+    expect(await retrying({ attempts: 1, waitMs: 60_000 }, scripted(["wait", "wait", "done"], tries))).toBe(
+      "done at 3",
+    );
     expect(tries).toEqual([1, 2, 3]);
   });
 

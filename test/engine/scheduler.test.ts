@@ -3,7 +3,15 @@
  * call waits, when a ready summary is applied, and the bound on lateness.
  */
 import { describe, expect, it } from "vitest";
-import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules } from "../../src/engine/scheduler.js";
+import {
+  backOff,
+  ended,
+  landed,
+  newSchedule,
+  starting,
+  waited,
+  type ScheduleRules,
+} from "../../src/engine/scheduler.js";
 
 const rules: ScheduleRules = { tokenLimit: 1_000, hardLimit: 5_000, lateness: 2 };
 
@@ -74,6 +82,7 @@ describe("the scheduler", () => {
 
   it("a paused thread (the circuit breaker) is never made to wait for a summary that will not come", () => {
     const schedule = newSchedule();
-    for (let turn = 0; turn < 5; turn++) expect(starting(schedule, rules, { state: "paused", tokens: 1_500 })).toBe("go");
+    for (let turn = 0; turn < 5; turn++)
+      expect(starting(schedule, rules, { state: "paused", tokens: 1_500 })).toBe("go");
   });
 });

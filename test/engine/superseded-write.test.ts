@@ -23,13 +23,16 @@ for (const kind of SAVER_KINDS) {
     async function compacted(thread: string) {
       const { agent } = createTestAgent(store.saver);
       await seedTurns(agent, thread, 30);
-      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_500, env: {} }).compactThread({ configurable: { thread_id: thread } });
+      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_500, env: {} }).compactThread({
+        configurable: { thread_id: thread },
+      });
       if (report.status !== "compacted") throw new Error(`not compacted: ${report.reason}`);
       return { agent, written: report.newCheckpointId, parent: report.previousCheckpointId! };
     }
     const ids = async (thread: string) => {
       const found: string[] = [];
-      for await (const tuple of store.saver.list({ configurable: { thread_id: thread } })) found.push(tuple.checkpoint.id);
+      for await (const tuple of store.saver.list({ configurable: { thread_id: thread } }))
+        found.push(tuple.checkpoint.id);
       return found;
     };
 
@@ -39,7 +42,10 @@ for (const kind of SAVER_KINDS) {
       expect(await settleWrite(threadStoreFor(store.saver), "line", written)).toEqual({ fate: "in line" });
       const { written: late, parent: lateParent } = await compacted("late");
       await agent.invoke(ask("raced"), { configurable: { thread_id: "late", checkpoint_id: lateParent } });
-      expect(await settleWrite(threadStoreFor(store.saver), "late", late)).toEqual({ fate: "superseded", removed: true });
+      expect(await settleWrite(threadStoreFor(store.saver), "late", late)).toEqual({
+        fate: "superseded",
+        removed: true,
+      });
       expect(await ids("late")).not.toContain(late);
       expect(await ids("line")).toContain(parent);
       expect((await auditThread(store.saver, { configurable: { thread_id: "late" } })).problems).toEqual([]);
@@ -49,7 +55,10 @@ for (const kind of SAVER_KINDS) {
       const { agent, written, parent } = await compacted("forked");
       await agent.invoke(ask("from-the-write"), { configurable: { thread_id: "forked", checkpoint_id: written } });
       await agent.invoke(ask("from-the-parent"), { configurable: { thread_id: "forked", checkpoint_id: parent } });
-      expect(await settleWrite(threadStoreFor(store.saver), "forked", written)).toEqual({ fate: "superseded", removed: false });
+      expect(await settleWrite(threadStoreFor(store.saver), "forked", written)).toEqual({
+        fate: "superseded",
+        removed: false,
+      });
       expect(await ids("forked")).toContain(written);
     });
   });

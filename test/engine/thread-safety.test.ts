@@ -17,7 +17,10 @@ async function allTuples(saver: BaseCheckpointSaver, threadId: string): Promise<
 }
 
 async function say(graph: ReturnType<typeof createCustomGraph>, threadId: string, text: string, index: number) {
-  return graph.invoke({ messages: [new HumanMessage({ id: `user-${threadId}-${index}`, content: text })] }, { configurable: { thread_id: threadId } });
+  return graph.invoke(
+    { messages: [new HumanMessage({ id: `user-${threadId}-${index}`, content: text })] },
+    { configurable: { thread_id: threadId } },
+  );
 }
 
 describe.each(SAVER_KINDS)("thread safety on %s", (kind) => {
@@ -31,12 +34,15 @@ describe.each(SAVER_KINDS)("thread safety on %s", (kind) => {
 
   it("leaves sub-agent namespaces and non-message channels byte-for-byte unchanged, and keeps older checkpoints", async () => {
     const graph = createCustomGraph(store.saver);
-    for (let index = 0; index < 8; index++) await say(graph, "channels", `request ${index}: invoice ord_${index} for Chen Wei`, index);
+    for (let index = 0; index < 8; index++)
+      await say(graph, "channels", `request ${index}: invoice ord_${index} for Chen Wei`, index);
     const config = { configurable: { thread_id: "channels" } };
     const before = await graph.getState(config);
     const tuplesBefore = await allTuples(store.saver, "channels");
     const subAgent = (tuples: CheckpointTuple[]) =>
-      tuples.filter((tuple) => tuple.config.configurable?.checkpoint_ns !== "").map((tuple) => JSON.stringify([tuple.config, tuple.checkpoint, tuple.metadata]));
+      tuples
+        .filter((tuple) => tuple.config.configurable?.checkpoint_ns !== "")
+        .map((tuple) => JSON.stringify([tuple.config, tuple.checkpoint, tuple.metadata]));
     expect(subAgent(tuplesBefore).length).toBeGreaterThan(0);
 
     const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() });
@@ -52,10 +58,13 @@ describe.each(SAVER_KINDS)("thread safety on %s", (kind) => {
     expect(subAgent(tuplesAfter)).toEqual(subAgent(tuplesBefore));
     // The old head and everything before it are still listed and readable.
     const history: string[] = [];
-    for await (const snapshot of graph.getStateHistory(config)) history.push(snapshot.config.configurable!.checkpoint_id as string);
+    for await (const snapshot of graph.getStateHistory(config))
+      history.push(snapshot.config.configurable!.checkpoint_id as string);
     expect(history[0]).toBe(compacted(report).newCheckpointId);
     expect(history).toContain(report.previousCheckpointId);
-    const old = await graph.getState({ configurable: { thread_id: "channels", checkpoint_id: report.previousCheckpointId } });
+    const old = await graph.getState({
+      configurable: { thread_id: "channels", checkpoint_id: report.previousCheckpointId },
+    });
     expect((old.values.messages as BaseMessage[]).length).toBe((before.values.messages as BaseMessage[]).length);
 
     const next = await say(graph, "channels", "one more request after the compaction", 99);
@@ -69,12 +78,18 @@ describe.each(SAVER_KINDS)("thread safety on %s", (kind) => {
     const config = { configurable: { thread_id: "paused" } };
     const paused = await graph.getState(config);
     expect(paused.next).toEqual(["approve"]);
-    const headBefore = (await store.saver.getTuple({ configurable: { thread_id: "paused", checkpoint_ns: "" } }))!.checkpoint.id;
+    const headBefore = (await store.saver.getTuple({ configurable: { thread_id: "paused", checkpoint_ns: "" } }))!
+      .checkpoint.id;
 
-    const report = await new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer() }).compactThread(config);
+    const report = await new HistoryManager({
+      checkpointer: store.saver,
+      summarizer: new ExtractiveSummarizer(),
+    }).compactThread(config);
     expect(report.status).toBe("skipped");
     expect(report.reason).toMatch(/interrupt|pending/);
-    expect((await store.saver.getTuple({ configurable: { thread_id: "paused", checkpoint_ns: "" } }))!.checkpoint.id).toBe(headBefore);
+    expect(
+      (await store.saver.getTuple({ configurable: { thread_id: "paused", checkpoint_ns: "" } }))!.checkpoint.id,
+    ).toBe(headBefore);
 
     const resumed = await graph.invoke(new Command({ resume: "yes, approved" }), config);
     expect((resumed.messages as BaseMessage[]).at(-1)!.content).toBe("Approval answer: yes, approved");

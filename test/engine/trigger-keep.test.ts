@@ -25,29 +25,70 @@ describe("trigger and keep resolve to the policy their settings make", () => {
     ["trigger { tokens }", { trigger: { tokens: 2_000 } }, { tokenLimit: 2_000 }],
     ["trigger { fraction }", { trigger: { fraction: 0.5 } }, { tokenLimit: 0.5 }],
     ["keep { tokens }", { tokenLimit: 2_000, keep: { tokens: 500 } }, { tokenLimit: 2_000, keepTokens: 500 }],
-    ["keep { fraction } of the window", { tokenLimit: 8_000, keep: { fraction: 0.01 } }, { tokenLimit: 8_000, keepTokens: 1_280 }],
+    [
+      "keep { fraction } of the window",
+      { tokenLimit: 8_000, keep: { fraction: 0.01 } },
+      { tokenLimit: 8_000, keepTokens: 1_280 },
+    ],
   ])("%s", (_, spelled, own) => {
     expect(resolvePolicy(spelled)).toEqual(resolvePolicy(own));
   });
 
   it("keep { messages } cuts by messages", () => {
-    expect(resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }).cut).toEqual({ by: "messages", messages: 6 });
+    expect(resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }).cut).toEqual({
+      by: "messages",
+      messages: 6,
+    });
   });
 
   it("langchain's deprecated names are the settings they name", () => {
-    expect(resolvePolicy({ maxTokensBeforeSummary: 2_000, messagesToKeep: 6 })).toEqual(resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }));
+    expect(resolvePolicy({ maxTokensBeforeSummary: 2_000, messagesToKeep: 6 })).toEqual(
+      resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }),
+    );
   });
 });
 
 describe("a trigger of conditions: any condition holds when each of its fields does", () => {
   it.each<[string, CompactionPolicyOptions["trigger"], Array<[number, number, boolean]>]>([
-    ["{ messages }", { messages: 3 }, [[10, 2, false], [10, 3, true], [99_999, 2, false]]],
-    ["{ tokens, messages } (AND)", { tokens: 3_000, messages: 6 }, [[3_000, 5, false], [2_999, 6, false], [3_000, 6, true]]],
-    ["a list (OR of ANDs)", [{ messages: 3 }, { tokens: 3_000, messages: 6 }], [[10, 2, false], [10, 3, true], [5_000, 2, false]]],
-    ["a list of token figures", [{ tokens: 5_000 }, { fraction: 0.5 }], [[4_999, 1, false], [5_000, 1, true]]],
+    [
+      "{ messages }",
+      { messages: 3 },
+      [
+        [10, 2, false],
+        [10, 3, true],
+        [99_999, 2, false],
+      ],
+    ],
+    [
+      "{ tokens, messages } (AND)",
+      { tokens: 3_000, messages: 6 },
+      [
+        [3_000, 5, false],
+        [2_999, 6, false],
+        [3_000, 6, true],
+      ],
+    ],
+    [
+      "a list (OR of ANDs)",
+      [{ messages: 3 }, { tokens: 3_000, messages: 6 }],
+      [
+        [10, 2, false],
+        [10, 3, true],
+        [5_000, 2, false],
+      ],
+    ],
+    [
+      "a list of token figures",
+      [{ tokens: 5_000 }, { fraction: 0.5 }],
+      [
+        [4_999, 1, false],
+        [5_000, 1, true],
+      ],
+    ],
   ])("%s", (_, trigger, cases) => {
     const policy = resolvePolicy({ trigger });
-    for (const [tokens, messages, over] of cases) expect({ tokens, messages, over: isOverLimit(policy, tokens, messages) }).toEqual({ tokens, messages, over });
+    for (const [tokens, messages, over] of cases)
+      expect({ tokens, messages, over: isOverLimit(policy, tokens, messages) }).toEqual({ tokens, messages, over });
   });
 
   it("is sized from its smallest token figure, or the default hard limit when a condition counts none", () => {
@@ -57,7 +98,10 @@ describe("a trigger of conditions: any condition holds when each of its fields d
 
   it("a condition on messages without a cut keeps the newest 20 messages, as langchain does; a cut given wins", () => {
     expect(resolvePolicy({ trigger: { messages: 30 } }).cut).toEqual({ by: "messages", messages: 20 });
-    expect(resolvePolicy({ trigger: { messages: 30 }, keep: { tokens: 500 } }).cut).toEqual({ by: "keep", tokens: 500 });
+    expect(resolvePolicy({ trigger: { messages: 30 }, keep: { tokens: 500 } }).cut).toEqual({
+      by: "keep",
+      tokens: 500,
+    });
   });
 
   it("a size not known in messages (a stored size) is taken as holding: nothing is skipped on a guess", () => {
@@ -72,7 +116,11 @@ describe("refusals name the option and the value", () => {
     ["a trigger condition of an unknown field", { trigger: { turns: 3 } as never }, "trigger"],
     ["a trigger of no messages", { trigger: { messages: 0 } }, "trigger.messages"],
     ["a trigger of a fraction of messages", { trigger: [{ messages: 2.5 }] }, "trigger[0].messages"],
-    ["a deprecated name beside the one it names", { trigger: { tokens: 2_000 }, maxTokensBeforeSummary: 2_000 }, "maxTokensBeforeSummary"],
+    [
+      "a deprecated name beside the one it names",
+      { trigger: { tokens: 2_000 }, maxTokensBeforeSummary: 2_000 },
+      "maxTokensBeforeSummary",
+    ],
     ["a trigger beside tokenLimit", { tokenLimit: 2_000, trigger: { tokens: 2_000 } }, "trigger"],
     ["a trigger of a fraction in tokens", { trigger: { tokens: 0.5 } }, "trigger.tokens"],
     ["a trigger too small once resolved", { trigger: { tokens: 50 } }, "trigger.tokens"],
@@ -88,7 +136,10 @@ describe("refusals name the option and the value", () => {
     } catch (error) {
       caught = error;
     }
-    expect(CompactionError.isInstance(caught) && { code: caught.code, parameter: caught.parameter }).toEqual({ code: "INVALID_ARGUMENT", parameter });
+    expect(CompactionError.isInstance(caught) && { code: caught.code, parameter: caught.parameter }).toEqual({
+      code: "INVALID_ARGUMENT",
+      parameter,
+    });
   });
 });
 
@@ -98,21 +149,44 @@ describe("keep { messages } through a real compaction", () => {
   afterEach(async () => await store.close());
 
   /** Twenty-four turns through a wrapper compacting at 600 tokens; the head after them. */
-  async function headAfterTurns(thread: string, keep?: { messages: number }): Promise<{ head: BaseMessage[]; sent: BaseMessage[]; kept: number[] }> {
-    const model = new ScriptedChatModel({ reply: (messages) => ({ content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14 after the second review.` }) });
+  async function headAfterTurns(
+    thread: string,
+    keep?: { messages: number },
+  ): Promise<{ head: BaseMessage[]; sent: BaseMessage[]; kept: number[] }> {
+    const model = new ScriptedChatModel({
+      reply: (messages) => ({
+        content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14 after the second review.`,
+      }),
+    });
     const graph = createReactAgent({ llm: model, tools: [], checkpointer: store.saver });
     const kept: number[] = [];
-    const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: 600 }, ...(keep ? { keep } : {}), background: false, onCompaction: (report) => void kept.push(report.keptMessages!) });
+    const supervisor = new CompactingSupervisor(graph, {
+      trigger: { tokens: 600 },
+      ...(keep ? { keep } : {}),
+      background: false,
+      onCompaction: (report) => void kept.push(report.keptMessages!),
+    });
     const config = { configurable: { thread_id: thread } };
     let sent: BaseMessage[] = [];
     for (let turn = 0; turn < 24; turn++) {
-      const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `${thread}-ask-${turn}`, content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when?` })] }, config);
+      const result = await supervisor.invoke(
+        {
+          messages: [
+            new HumanMessage({
+              id: `${thread}-ask-${turn}`,
+              content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when?`,
+            }),
+          ],
+        },
+        config,
+      );
       sent = result.messages as BaseMessage[];
     }
     return { head: (await graph.getState(config)).values.messages as BaseMessage[], sent, kept };
   }
 
-  const verbatimAfterSummary = (head: BaseMessage[]) => head.slice(head.findIndex((message) => isSummaryMessage(message)) + 1);
+  const verbatimAfterSummary = (head: BaseMessage[]) =>
+    head.slice(head.findIndex((message) => isSummaryMessage(message)) + 1);
 
   it("keeps the newest messages verbatim, summarizes the rest", async () => {
     const { head, sent, kept } = await headAfterTurns("kept", { messages: 4 });
@@ -138,56 +212,96 @@ describe("a keep that cannot be honoured under the ceiling keeps as much as fits
   afterEach(async () => await store.close());
 
   const LIMIT = 1_500;
-  const reply = (messages: BaseMessage[]) => ({ content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14 after the second review.` });
-  const ask = (thread: string, turn: number) => ({ messages: [new HumanMessage({ id: `${thread}-ask-${turn}`, content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when was it paid?` })] });
+  const reply = (messages: BaseMessage[]) => ({
+    content: `Noted: ${String(messages.at(-1)?.content)}. The invoice total stays 4,200 EUR; Alice Moreau approved it on 2026-03-14 after the second review.`,
+  });
+  const ask = (thread: string, turn: number) => ({
+    messages: [
+      new HumanMessage({
+        id: `${thread}-ask-${turn}`,
+        content: `Question ${turn} about invoice INV-${100 + turn}: who approved it, and when was it paid?`,
+      }),
+    ],
+  });
   const counter = new TokenCounter();
 
   it.each<[string, { messages: number } | { tokens: number }]>([
     ["keep.messages larger than the thread", { messages: 1_000 }],
     ["keep.tokens above the ceiling", { tokens: 1_200 }],
     ["keep.tokens of a billion", { tokens: 1e9 }],
-  ])("the wrapper, %s: compacts on time, keeps more than the latest turn, one notice, counted in compactionHealth", async (_, keep) => {
-    const graph = createReactAgent({ llm: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver });
-    const notices: CompactionNotice[] = [];
-    const reports: CompactedReport[] = [];
-    const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: LIMIT }, keep, background: false, onCompaction: (report) => void reports.push(report), onCompactionNotice: (notice) => void notices.push(notice) });
-    const config = { configurable: { thread_id: "keep-less" } };
-    let peak = 0;
-    for (let turn = 0; turn < 40; turn++) {
-      await supervisor.invoke(ask("keep-less", turn), config);
-      peak = Math.max(peak, counter.countMessages((await graph.getState(config)).values.messages as BaseMessage[]));
-    }
-    expect(reports.length).toBeGreaterThanOrEqual(2);
-    expect(reports.every((report) => report.keptLess !== undefined)).toBe(true);
-    // As much as fits, not the minimum: more than the latest question and its answer.
-    expect(Math.max(...reports.map((report) => report.keptMessages!))).toBeGreaterThan(2);
-    // The thread never passed the trigger by more than a turn.
-    expect(peak).toBeLessThan(LIMIT + 200);
-    expect(notices.filter((notice) => notice.code === "KEPT_LESS")).toEqual([expect.objectContaining({ code: "KEPT_LESS", threadId: "keep-less", asked: expect.stringMatching(/^keep\./) })]);
-    expect(supervisor.compactionHealth("keep-less").keptLess).toBe(reports.length);
-  });
+  ])(
+    "the wrapper, %s: compacts on time, keeps more than the latest turn, one notice, counted in compactionHealth",
+    async (_, keep) => {
+      const graph = createReactAgent({ llm: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver });
+      const notices: CompactionNotice[] = [];
+      const reports: CompactedReport[] = [];
+      const supervisor = new CompactingSupervisor(graph, {
+        trigger: { tokens: LIMIT },
+        keep,
+        background: false,
+        onCompaction: (report) => void reports.push(report),
+        onCompactionNotice: (notice) => void notices.push(notice),
+      });
+      const config = { configurable: { thread_id: "keep-less" } };
+      let peak = 0;
+      for (let turn = 0; turn < 40; turn++) {
+        await supervisor.invoke(ask("keep-less", turn), config);
+        peak = Math.max(peak, counter.countMessages((await graph.getState(config)).values.messages as BaseMessage[]));
+      }
+      expect(reports.length).toBeGreaterThanOrEqual(2);
+      expect(reports.every((report) => report.keptLess !== undefined)).toBe(true);
+      // As much as fits, not the minimum: more than the latest question and its answer.
+      expect(Math.max(...reports.map((report) => report.keptMessages!))).toBeGreaterThan(2);
+      // The thread never passed the trigger by more than a turn.
+      expect(peak).toBeLessThan(LIMIT + 200);
+      expect(notices.filter((notice) => notice.code === "KEPT_LESS")).toEqual([
+        expect.objectContaining({ code: "KEPT_LESS", threadId: "keep-less", asked: expect.stringMatching(/^keep\./) }),
+      ]);
+      expect(supervisor.compactionHealth("keep-less").keptLess).toBe(reports.length);
+    },
+  );
 
   it("the wrapper without a notice handler: a process warning, once", async () => {
     const graph = createReactAgent({ llm: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver });
     const warnings: Array<{ name: string; code?: string; message: string }> = [];
-    const listen = (warning: Error & { code?: string }) => void warnings.push({ name: warning.name, code: warning.code, message: warning.message });
+    const listen = (warning: Error & { code?: string }) =>
+      void warnings.push({ name: warning.name, code: warning.code, message: warning.message });
     process.on("warning", listen);
     try {
-      const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: LIMIT }, keep: { messages: 1_000 }, background: false });
-      for (let turn = 0; turn < 30; turn++) await supervisor.invoke(ask("warned", turn), { configurable: { thread_id: "warned" } });
+      const supervisor = new CompactingSupervisor(graph, {
+        trigger: { tokens: LIMIT },
+        keep: { messages: 1_000 },
+        background: false,
+      });
+      for (let turn = 0; turn < 30; turn++)
+        await supervisor.invoke(ask("warned", turn), { configurable: { thread_id: "warned" } });
       // Warnings are emitted on the next tick.
       await new Promise((resolve) => setImmediate(resolve));
     } finally {
       process.off("warning", listen);
     }
-    expect(warnings.filter((warning) => warning.code === "LANGGRAPH_COMPACTION_KEPT_LESS")).toEqual([expect.objectContaining({ message: expect.stringContaining("keep.messages 1000") })]);
+    expect(warnings.filter((warning) => warning.code === "LANGGRAPH_COMPACTION_KEPT_LESS")).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("keep.messages 1000") }),
+    ]);
   });
 
   it("the middleware, keep.messages larger than the thread: compacts, its event says what it kept less of", async () => {
     const events: InGraphCompactionEvent[] = [];
     const notices: Array<{ code: string }> = [];
-    const middleware = compactionMiddleware({ trigger: { tokens: LIMIT }, keep: { messages: 1_000 }, background: false, env: {}, onCompaction: (event) => void events.push(event), onCompactionNotice: (notice) => void notices.push(notice) });
-    const agent = createAgent({ model: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver, middleware: [middleware] });
+    const middleware = compactionMiddleware({
+      trigger: { tokens: LIMIT },
+      keep: { messages: 1_000 },
+      background: false,
+      env: {},
+      onCompaction: (event) => void events.push(event),
+      onCompactionNotice: (notice) => void notices.push(notice),
+    });
+    const agent = createAgent({
+      model: new ScriptedChatModel({ reply }),
+      tools: [],
+      checkpointer: store.saver,
+      middleware: [middleware],
+    });
     const config = { configurable: { thread_id: "middleware-keep" } };
     for (let turn = 0; turn < 40; turn++) await agent.invoke(ask("middleware-keep", turn), config);
     expect(events.length).toBeGreaterThanOrEqual(2);

@@ -36,7 +36,10 @@ describe.skipIf("skip" in chromium)("the example page's error states, in a headl
     const tab = await browser.newPage();
     await tab.goto(`${page.url}/?apiUrl=${encodeURIComponent(apiUrl)}&assistant=agent`, { waitUntil: "load" });
     await tab.waitForFunction(() => document.body.dataset.state === "error", { timeout: 240_000 });
-    const error = await tab.$eval("#error", (line) => ({ hidden: (line as HTMLElement).hidden, text: line.textContent ?? "" }));
+    const error = await tab.$eval("#error", (line) => ({
+      hidden: (line as HTMLElement).hidden,
+      text: line.textContent ?? "",
+    }));
     expect(error.hidden).toBe(false);
     expect(error.text).toContain(`Cannot reach the Agent Server at ${apiUrl}`);
   });
@@ -45,7 +48,10 @@ describe.skipIf("skip" in chromium)("the example page's error states, in a headl
     const tab = await browser.newPage();
     await tab.goto(pathToFileURL(join(page.dir, "index.html")).href, { waitUntil: "load" });
     await tab.waitForFunction(() => document.body.dataset.state === "error", { timeout: 240_000 });
-    const error = await tab.$eval("#error", (line) => ({ hidden: (line as HTMLElement).hidden, text: line.textContent ?? "" }));
+    const error = await tab.$eval("#error", (line) => ({
+      hidden: (line as HTMLElement).hidden,
+      text: line.textContent ?? "",
+    }));
     expect(error.hidden).toBe(false);
     expect(error.text).toMatch(/served over HTTP/);
   });

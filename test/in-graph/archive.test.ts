@@ -20,8 +20,13 @@ import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
 import type { InGraphOptions } from "../../src/runtimes/in-graph/in-graph-compactor.js";
 import { ScriptedChatModel, type ReplyPolicy } from "../support/fakes/scripted-chat-model.js";
 
-const report = (name: string) => Array.from({ length: 300 }, (_, line) => `${name} line ${line}: request ${line * 7} took ${line % 13} ms`).join("\n");
-const fetchReport = tool(async ({ name }: { name: string }) => report(name), { name: "fetch_report", description: "Fetch a report.", schema: z.object({ name: z.string() }) });
+const report = (name: string) =>
+  Array.from({ length: 300 }, (_, line) => `${name} line ${line}: request ${line * 7} took ${line % 13} ms`).join("\n");
+const fetchReport = tool(async ({ name }: { name: string }) => report(name), {
+  name: "fetch_report",
+  description: "Fetch a report.",
+  schema: z.object({ name: z.string() }),
+});
 
 /** "report X" fetches report X, then answers; anything else is answered at once. */
 const policy: ReplyPolicy = (messages) => {
@@ -37,8 +42,28 @@ interface Graph {
 }
 
 const forms: Array<[string, (saver: MemorySaver, store: InMemoryStore, options: InGraphOptions) => Graph]> = [
-  ["compactionMiddleware (archived after the model call)", (saver, store, options) => createAgent({ model: new ScriptedChatModel({ reply: policy }), tools: [fetchReport], checkpointer: saver, store, middleware: [compactionMiddleware(options)] })],
-  ["compactionNode (archived before the model call)", (saver, store, options) => createReactAgent({ llm: new ScriptedChatModel({ reply: policy }), tools: [fetchReport], checkpointer: saver, store, preModelHook: compactionNode(options) })],
+  [
+    "compactionMiddleware (archived after the model call)",
+    (saver, store, options) =>
+      createAgent({
+        model: new ScriptedChatModel({ reply: policy }),
+        tools: [fetchReport],
+        checkpointer: saver,
+        store,
+        middleware: [compactionMiddleware(options)],
+      }),
+  ],
+  [
+    "compactionNode (archived before the model call)",
+    (saver, store, options) =>
+      createReactAgent({
+        llm: new ScriptedChatModel({ reply: policy }),
+        tools: [fetchReport],
+        checkpointer: saver,
+        store,
+        preModelHook: compactionNode(options),
+      }),
+  ],
 ];
 
 describe.each(forms)("the archive in the graph: %s", (_, build) => {
@@ -46,12 +71,21 @@ describe.each(forms)("the archive in the graph: %s", (_, build) => {
     const saver = new MemorySaver();
     const store = new InMemoryStore();
     const keys: string[] = [];
-    const agent = build(saver, store, { tokenLimit: 200_000, env: {}, archive: { thresholdTokens: 500 }, onArchive: (event) => void keys.push(...event.keys) });
+    const agent = build(saver, store, {
+      tokenLimit: 200_000,
+      env: {},
+      archive: { thresholdTokens: 500 },
+      onArchive: (event) => void keys.push(...event.keys),
+    });
     const config = { configurable: { thread_id: "archive" } };
     const seen = new Map<string, BaseMessage>();
     for (const [index, name] of ["alpha", "beta", "gamma"].entries()) {
-      const result = await agent.invoke({ messages: [new HumanMessage({ id: `u-${index}`, content: `report ${name}` })] }, config);
-      for (const message of result.messages as BaseMessage[]) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+      const result = await agent.invoke(
+        { messages: [new HumanMessage({ id: `u-${index}`, content: `report ${name}` })] },
+        config,
+      );
+      for (const message of result.messages as BaseMessage[])
+        if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
     }
     expect(keys.length).toBeGreaterThanOrEqual(2);
     const state = ((await agent.getState(config)).values as { messages: BaseMessage[] }).messages;
@@ -70,7 +104,9 @@ describe.each(forms)("the archive in the graph: %s", (_, build) => {
 
 describe("the archive in the graph refuses bad options as the wrapper does", () => {
   it("names the option and its value", () => {
-    expect(() => compactionMiddleware({ tokenLimit: 1_000, env: {}, archive: { thresholdTokens: -1 } })).toThrow(/thresholdTokens.*-1/);
+    expect(() => compactionMiddleware({ tokenLimit: 1_000, env: {}, archive: { thresholdTokens: -1 } })).toThrow(
+      /thresholdTokens.*-1/,
+    );
     expect(() => compactionNode({ tokenLimit: 1_000, env: {}, onArchive: 3 as never })).toThrow(/onArchive.*3/);
   });
 });

@@ -24,7 +24,13 @@ class HangingSummarizer implements Summarizer {
   }
 }
 
-const ask = (turn: number) => ({ messages: [new HumanMessage(`Turn ${turn}: record invoice INV-${1000 + turn} for customer C-${turn * 7}, 4,200 EUR due 2026-03-14, approved by Dana Okafor.`)] });
+const ask = (turn: number) => ({
+  messages: [
+    new HumanMessage(
+      `Turn ${turn}: record invoice INV-${1000 + turn} for customer C-${turn * 7}, 4,200 EUR due 2026-03-14, approved by Dana Okafor.`,
+    ),
+  ],
+});
 const reply = () => ({ content: "Recorded the invoice, the amount, the due date and the approver." });
 
 const forms = {
@@ -34,14 +40,30 @@ const forms = {
       tools: [],
       checkpointer: new MemorySaver(),
       // Every call over the limit waits (lateness 0): the summarizer's failures come one per call.
-      middleware: [compactionMiddleware({ tokenLimit: 800, lateness: 0, env: {}, summarizer, summaryTimeoutMs: 20, onCompactionError: (error) => void errors.push(error) })],
+      middleware: [
+        compactionMiddleware({
+          tokenLimit: 800,
+          lateness: 0,
+          env: {},
+          summarizer,
+          summaryTimeoutMs: 20,
+          onCompactionError: (error) => void errors.push(error),
+        }),
+      ],
     }),
   node: (summarizer: Summarizer, errors: unknown[]) =>
     createReactAgent({
       llm: new ScriptedChatModel({ reply }),
       tools: [],
       checkpointer: new MemorySaver(),
-      preModelHook: compactionNode({ tokenLimit: 800, lateness: 0, env: {}, summarizer, summaryTimeoutMs: 20, onCompactionError: (error) => void errors.push(error) }),
+      preModelHook: compactionNode({
+        tokenLimit: 800,
+        lateness: 0,
+        env: {},
+        summarizer,
+        summaryTimeoutMs: 20,
+        onCompactionError: (error) => void errors.push(error),
+      }),
     }),
 };
 
@@ -60,8 +82,12 @@ describe("the in-graph circuit breaker", () => {
   }
 
   it("circuitBreaker: false keeps trying, and a bad value is refused as the wrapper refuses it", () => {
-    expect(() => compactionMiddleware({ tokenLimit: 300, env: {}, circuitBreaker: { failureThreshold: 0 } })).toThrow(/circuitBreaker\.failureThreshold.*0/);
-    expect(() => compactionNode({ tokenLimit: 300, env: {}, circuitBreaker: "off" as unknown as false })).toThrow(/circuitBreaker/);
+    expect(() => compactionMiddleware({ tokenLimit: 300, env: {}, circuitBreaker: { failureThreshold: 0 } })).toThrow(
+      /circuitBreaker\.failureThreshold.*0/,
+    );
+    expect(() => compactionNode({ tokenLimit: 300, env: {}, circuitBreaker: "off" as unknown as false })).toThrow(
+      /circuitBreaker/,
+    );
     expect(() => compactionNode({ tokenLimit: 300, env: {}, circuitBreaker: false })).not.toThrow();
   });
 });

@@ -29,8 +29,12 @@ describe("compactionMiddleware refuses bad options", () => {
   it("names the option and its value", async () => {
     const store = await createStore("memory");
     expect(() => compactionMiddleware({ checkpointer: store.saver, env: {} })).toThrow(/tokenLimit/);
-    expect(() => compactionMiddleware({ checkpointer: store.saver, tokenLimit: -5, env: {} })).toThrow(/tokenLimit.*-5/);
-    expect(() => compactionMiddleware({ tokenLimit: 900, background: "yes" as unknown as boolean, env: {} })).toThrow(/background.*yes/);
+    expect(() => compactionMiddleware({ checkpointer: store.saver, tokenLimit: -5, env: {} })).toThrow(
+      /tokenLimit.*-5/,
+    );
+    expect(() => compactionMiddleware({ tokenLimit: 900, background: "yes" as unknown as boolean, env: {} })).toThrow(
+      /background.*yes/,
+    );
     await store.close();
   });
 });
@@ -40,25 +44,44 @@ describe("compactionMiddleware adds no graph step", () => {
     const store = await createStore("sqlite");
     try {
       const agent = (middleware: ReturnType<typeof compactionMiddleware>[]) =>
-        createAgent({ model: new ScriptedChatModel({ reply: lookupPolicy }), tools: [lookupTool], checkpointer: store.saver, systemPrompt: "You are the billing assistant.", middleware });
+        createAgent({
+          model: new ScriptedChatModel({ reply: lookupPolicy }),
+          tools: [lookupTool],
+          checkpointer: store.saver,
+          systemPrompt: "You are the billing assistant.",
+          middleware,
+        });
       const checkpoints = async (threadId: string) => {
         let count = 0;
         for await (const _ of store.saver.list({ configurable: { thread_id: threadId } })) count++;
         return count;
       };
       const compactions: number[] = [];
-      const middleware = compactionMiddleware({ tokenLimit: 400, lateness: 0, env: {}, onCompaction: (event) => void compactions.push(event.messagesAfter) });
+      const middleware = compactionMiddleware({
+        tokenLimit: 400,
+        lateness: 0,
+        env: {},
+        onCompaction: (event) => void compactions.push(event.messagesAfter),
+      });
       const plain = agent([]);
       const compacting = agent([middleware]);
       // Back to back, the same turns (every third one calls the tool), on two threads.
       for (let turn = 0; turn < 24; turn++) {
-        const ask = (thread: string) => ({ messages: [new HumanMessage({ id: `${thread}-${turn}`, content: `${turn % 3 === 0 ? `lookup INV-${turn}` : `Turn ${turn}: note the budget of project ${turn}`} for the quarterly review, please.` })] });
+        const ask = (thread: string) => ({
+          messages: [
+            new HumanMessage({
+              id: `${thread}-${turn}`,
+              content: `${turn % 3 === 0 ? `lookup INV-${turn}` : `Turn ${turn}: note the budget of project ${turn}`} for the quarterly review, please.`,
+            }),
+          ],
+        });
         await plain.invoke(ask("plain"), { configurable: { thread_id: "plain" } });
         await compacting.invoke(ask("compacting"), { configurable: { thread_id: "compacting" } });
       }
       expect(compactions.length).toBeGreaterThanOrEqual(2);
       expect(await checkpoints("compacting")).toBe(await checkpoints("plain"));
-      const head = (await compacting.graph.getState({ configurable: { thread_id: "compacting" } })).values.messages as BaseMessage[];
+      const head = (await compacting.graph.getState({ configurable: { thread_id: "compacting" } })).values
+        .messages as BaseMessage[];
       expect(head.filter(isSummaryMessage)).toHaveLength(1);
       expect(head.at(-1)!.getType()).toBe("ai");
       expect(new Set(head.map((message) => message.id)).size).toBe(head.length);

@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { validateHistory } from "../../src/messages/validate.js";
 import { readTranscript } from "../../src/recall/transcript.js";
-import { compactionNode, type CompactionNode, type CompactionNodeOptions } from "../../src/runtimes/in-graph/compaction-node.js";
+import {
+  compactionNode,
+  type CompactionNode,
+  type CompactionNodeOptions,
+} from "../../src/runtimes/in-graph/compaction-node.js";
 import { CompactionAgentState } from "../../src/runtimes/in-graph/messages-reducer.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
@@ -48,12 +52,18 @@ function handWritten(saver: BaseCheckpointSaver, options: InGraphOptions | undef
     .addNode("tools", new ToolNode([lookupTool]))
     .addEdge(START, "compact")
     .addEdge("compact", "model")
-    .addConditionalEdges("model", (state) => ((state.messages.at(-1) as { tool_calls?: unknown[] }).tool_calls?.length ? "tools" : END))
+    .addConditionalEdges("model", (state) =>
+      (state.messages.at(-1) as { tool_calls?: unknown[] }).tool_calls?.length ? "tools" : END,
+    )
     .addEdge("tools", "compact");
   return graph.compile({ checkpointer: saver });
 }
 
-inGraphBehaviour({ name: "compactionNode in a hand-written StateGraph", kinds: ["memory", "sqlite"], build: handWritten });
+inGraphBehaviour({
+  name: "compactionNode in a hand-written StateGraph",
+  kinds: ["memory", "sqlite"],
+  build: handWritten,
+});
 
 describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
   let store: TestStore;
@@ -63,24 +73,57 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
   const PROMPT_TEAM = "You supervise a researcher and a coder.";
   function team(node: CompactionNode, withSchema: boolean) {
     const models = scriptedModels();
-    const researcher = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("search_docs", "query") }), tools: [searchDocs], name: "researcher", prompt: "You research." });
-    const coder = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }), tools: [runTests], name: "coder", prompt: "You code." });
-    return createSupervisor({ agents: [researcher, coder], llm: models.supervisor, prompt: PROMPT_TEAM, preModelHook: node, ...(withSchema ? { stateSchema: CompactionAgentState } : {}) }).compile({ checkpointer: store.saver });
+    const researcher = createReactAgent({
+      llm: new ScriptedChatModel({ reply: agentPolicy("search_docs", "query") }),
+      tools: [searchDocs],
+      name: "researcher",
+      prompt: "You research.",
+    });
+    const coder = createReactAgent({
+      llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }),
+      tools: [runTests],
+      name: "coder",
+      prompt: "You code.",
+    });
+    return createSupervisor({
+      agents: [researcher, coder],
+      llm: models.supervisor,
+      prompt: PROMPT_TEAM,
+      preModelHook: node,
+      ...(withSchema ? { stateSchema: CompactionAgentState } : {}),
+    }).compile({ checkpointer: store.saver });
   }
   const ask = (index: number) => ({
-    messages: [new HumanMessage({ id: `team-${index}`, content: index % 2 === 0 ? `Find the refund rule for case ${index}, please.` : `Fix the rounding bug in module ${index}.` })],
+    messages: [
+      new HumanMessage({
+        id: `team-${index}`,
+        content:
+          index % 2 === 0
+            ? `Find the refund rule for case ${index}, please.`
+            : `Fix the rounding bug in module ${index}.`,
+      }),
+    ],
   });
 
   it("with CompactionAgentState: the team's head shrinks, holds one summary, and every removed message is in the transcript once", async () => {
     const compactions: number[] = [];
-    const graph = team(compactionNode({ tokenLimit: 1_500, env: {}, prompt: PROMPT_TEAM, onCompaction: (event) => void compactions.push(event.messagesAfter) }), true);
+    const graph = team(
+      compactionNode({
+        tokenLimit: 1_500,
+        env: {},
+        prompt: PROMPT_TEAM,
+        onCompaction: (event) => void compactions.push(event.messagesAfter),
+      }),
+      true,
+    );
     const config = { configurable: { thread_id: "team" } };
     const seen = new Map<string, BaseMessage>();
     const counter = new TokenCounter({ model: "gpt-4o" });
     const sizes: number[] = [];
     for (let index = 0; index < 20; index++) {
       const result = await graph.invoke(ask(index), config);
-      for (const message of result.messages) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+      for (const message of result.messages)
+        if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
       const head = (await graph.getState(config)).values.messages as BaseMessage[];
       expect(head.filter((message) => isSummaryMessage(message)).length).toBeLessThanOrEqual(1);
       sizes.push(counter.countMessages(head));
@@ -95,13 +138,24 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     const transcribed = page.messages.filter((line) => line.source === "transcript").map((line) => line.message.id);
     expect(new Set(transcribed).size).toBe(transcribed.length);
     for (const id of transcribed) expect(head.some((message) => message.id === id)).toBe(false);
-    expect(page.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual([...seen.keys()]);
+    expect(page.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual([
+      ...seen.keys(),
+    ]);
   });
 
   it("without it: the node says once, through onCompactionError, which state schema the graph needs", async () => {
     const errors: unknown[] = [];
     // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
-    const graph = team(compactionNode({ tokenLimit: 1_500, hardLimit: 2_000, env: {}, prompt: PROMPT_TEAM, onCompactionError: (error) => void errors.push(error) }), false);
+    const graph = team(
+      compactionNode({
+        tokenLimit: 1_500,
+        hardLimit: 2_000,
+        env: {},
+        prompt: PROMPT_TEAM,
+        onCompactionError: (error) => void errors.push(error),
+      }),
+      false,
+    );
     const config = { configurable: { thread_id: "team-no-schema" } };
     for (let index = 0; index < 16; index++) await graph.invoke(ask(index), config);
     const told = errors.filter((error) => (error as { parameter?: string }).parameter === "stateSchema");
@@ -113,10 +167,20 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     const compactedAt: number[] = [];
     const warnedAt: number[] = [];
     let turn = 0;
-    const listen = (warning: Error & { code?: string }) => void (warning.code === "LANGGRAPH_COMPACTION_CANNOT_COMPACT" && warnedAt.push(turn));
+    const listen = (warning: Error & { code?: string }) =>
+      void (warning.code === "LANGGRAPH_COMPACTION_CANNOT_COMPACT" && warnedAt.push(turn));
     process.on("warning", listen);
     try {
-      const graph = team(compactionNode({ tokenLimit: 1_500, hardLimit: 2_000, env: {}, prompt: PROMPT_TEAM, onCompaction: () => void compactedAt.push(turn) }), false);
+      const graph = team(
+        compactionNode({
+          tokenLimit: 1_500,
+          hardLimit: 2_000,
+          env: {},
+          prompt: PROMPT_TEAM,
+          onCompaction: () => void compactedAt.push(turn),
+        }),
+        false,
+      );
       const config = { configurable: { thread_id: "team-no-schema-warned" } };
       // Until a turn after the first compaction: the warning is said once, at the first turn, never again.
       for (turn = 0; turn < 16 && !(compactedAt.length > 0 && turn > compactedAt[0]! + 1); turn++) {
@@ -133,12 +197,23 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
 
   it("nothing said where nothing is wrong: the team with the schema, a createReactAgent alone, a worker agent given the schema", async () => {
     const said: unknown[] = [];
-    const options = { tokenLimit: 1_500, hardLimit: 2_000, env: {}, onCompactionError: (error: unknown) => void said.push(error), onCompactionNotice: (notice: unknown) => void said.push(notice) };
+    const options = {
+      tokenLimit: 1_500,
+      hardLimit: 2_000,
+      env: {},
+      onCompactionError: (error: unknown) => void said.push(error),
+      onCompactionNotice: (notice: unknown) => void said.push(notice),
+    };
     const config = (thread: string) => ({ configurable: { thread_id: thread } });
     const graph = team(compactionNode({ ...options, prompt: PROMPT_TEAM }), true);
     // The check runs at every call: a few turns of each say whether it speaks where nothing is wrong.
     for (let index = 0; index < 4; index++) await graph.invoke(ask(index), config("team-quiet"));
-    const alone = createReactAgent({ llm: new ScriptedChatModel({ reply: lookupPolicy }), tools: [lookupTool], checkpointer: store.saver, preModelHook: compactionNode(options) });
+    const alone = createReactAgent({
+      llm: new ScriptedChatModel({ reply: lookupPolicy }),
+      tools: [lookupTool],
+      checkpointer: store.saver,
+      preModelHook: compactionNode(options),
+    });
     for (let index = 0; index < 4; index++) await alone.invoke(ask(index), config("alone-quiet"));
     const models = scriptedModels();
     const researcher = createReactAgent({
@@ -149,8 +224,17 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
       stateSchema: CompactionAgentState,
       preModelHook: compactionNode(options),
     });
-    const coder = createReactAgent({ llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }), tools: [runTests], name: "coder", prompt: "You code." });
-    const workers = createSupervisor({ agents: [researcher, coder], llm: models.supervisor, prompt: PROMPT_TEAM }).compile({ checkpointer: store.saver });
+    const coder = createReactAgent({
+      llm: new ScriptedChatModel({ reply: agentPolicy("run_tests", "target") }),
+      tools: [runTests],
+      name: "coder",
+      prompt: "You code.",
+    });
+    const workers = createSupervisor({
+      agents: [researcher, coder],
+      llm: models.supervisor,
+      prompt: PROMPT_TEAM,
+    }).compile({ checkpointer: store.saver });
     for (let index = 0; index < 3; index++) await workers.invoke(ask(index * 2), config("worker-quiet"));
     expect(said).toEqual([]);
   });
@@ -159,9 +243,13 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
 describe("compactionNode refuses bad options and bad state", () => {
   it("names the option and its value", async () => {
     expect(() => compactionNode({ env: {} } as CompactionNodeOptions)).toThrow(/tokenLimit/);
-    expect(() => compactionNode({ tokenLimit: 900, env: {}, tools: "lookup" as unknown as unknown[] })).toThrow(/tools.*lookup/);
+    expect(() => compactionNode({ tokenLimit: 900, env: {}, tools: "lookup" as unknown as unknown[] })).toThrow(
+      /tools.*lookup/,
+    );
     expect(() => compactionNode({ tokenLimit: 900, env: {}, prompt: 42 as unknown as string })).toThrow(/prompt.*42/);
-    await expect(compactionNode({ tokenLimit: 900, env: {} })({ messages: "hi" as unknown as BaseMessage[] })).rejects.toThrow(/state\.messages/);
+    await expect(
+      compactionNode({ tokenLimit: 900, env: {} })({ messages: "hi" as unknown as BaseMessage[] }),
+    ).rejects.toThrow(/state\.messages/);
   });
 });
 

@@ -8,14 +8,21 @@ import { InGraphCompactor } from "../../src/runtimes/in-graph/in-graph-compactor
 import { turnText } from "../support/in-graph-suite.js";
 
 const history: BaseMessage[] = Array.from({ length: 24 }, (_, index) =>
-  index % 2 === 0 ? new HumanMessage({ id: `h-${index}`, content: turnText(index) }) : new AIMessage({ id: `h-${index}`, content: `Noted: ${turnText(index)}` }),
+  index % 2 === 0
+    ? new HumanMessage({ id: `h-${index}`, content: turnText(index) })
+    : new AIMessage({ id: `h-${index}`, content: `Noted: ${turnText(index)}` }),
 );
 const config = (thread: number) => ({ configurable: { thread_id: `t-${thread}` } });
 
 describe("InGraphCompactor", () => {
   it("keeps a finished summary for its thread's next call, and lets the oldest go past a thousand threads", async () => {
     const applied: string[] = [];
-    const compactor = new InGraphCompactor({ tokenLimit: 400, hardLimit: 100_000, env: {}, onCompaction: (event) => void applied.push(event.threadId!) });
+    const compactor = new InGraphCompactor({
+      tokenLimit: 400,
+      hardLimit: 100_000,
+      env: {},
+      onCompaction: (event) => void applied.push(event.threadId!),
+    });
     for (let thread = 0; thread <= 1_001; thread++) {
       await compactor.after(history, 0, config(thread));
       await compactor.idle();

@@ -29,8 +29,13 @@ function summary(covered: string[], previous: string | null = null): BaseMessage
 describe("compactionMessagesReducer", () => {
   it("is LangGraph's reducer for every update without a new summary", () => {
     const left = [human("h1"), ai("a1")];
-    const updates = [[human("h2")], [new AIMessage({ id: "a1", content: "edited" })], [new RemoveMessage({ id: "h1" })]];
-    for (const right of updates) expect(compactionMessagesReducer(left, right)).toEqual(messagesStateReducer(left, right));
+    const updates = [
+      [human("h2")],
+      [new AIMessage({ id: "a1", content: "edited" })],
+      [new RemoveMessage({ id: "h1" })],
+    ];
+    for (const right of updates)
+      expect(compactionMessagesReducer(left, right)).toEqual(messagesStateReducer(left, right));
   });
 
   it("leaves the in-graph step's own update, a remove-all and its replacement, to LangGraph's reducer", () => {
@@ -41,7 +46,14 @@ describe("compactionMessagesReducer", () => {
   });
 
   it("a subgraph's compacted messages, merged into its parent's head: the covered ones leave, the summary takes their place", () => {
-    const left = [new SystemMessage({ id: "sys", content: "team" }), human("h1"), ai("a1"), human("h2"), ai("a2"), human("h3")];
+    const left = [
+      new SystemMessage({ id: "sys", content: "team" }),
+      human("h1"),
+      ai("a1"),
+      human("h2"),
+      ai("a2"),
+      human("h3"),
+    ];
     const compacted = summary(["h1", "a1", "h2"]);
     // What the subgraph returns: its whole final state, after its own remove-all.
     const right = [new SystemMessage({ id: "sys", content: "team" }), compacted, ai("a2"), human("h3"), ai("a3")];

@@ -61,36 +61,64 @@ function coveredAfterSummary(messages: readonly BaseMessage[]): string[] {
 }
 
 it.each([
-  ["with messages", (turn: number) => ({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}: where is parcel PX-${turn}?` })] })],
+  [
+    "with messages",
+    (turn: number) => ({
+      messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}: where is parcel PX-${turn}?` })],
+    }),
+  ],
   ["without messages", () => ({}) as { messages: BaseMessage[] }],
-])("an out-of-band compaction between the run's read and its start, input %s: no covered message comes back", async (_, input) => {
-  const seen: BaseMessage[][] = [];
-  const model = new ScriptedChatModel({
-    reply: (messages) => {
-      seen.push([...messages]);
-      return { content: `Answer ${messages.length}: parcel PX-${messages.length} is in depot ${messages.length % 7}, row ${messages.length * 3}, signed for by the clerk.` };
-    },
-  });
-  const agent = createAgent({ model, tools: [], checkpointer: saver, middleware: [compactionMiddleware({ tokenLimit: 100_000, env: {} })] });
-  const config = { configurable: { thread_id: "stale" } };
-  for (let turn = 0; turn < 12; turn++) await agent.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}: where is parcel PX-${turn}, and who signed for it?` })] }, config);
-  const outOfBand = new HistoryManager({ checkpointer: worker, tokenLimit: 400, env: {} });
-  let compacted = false;
-  saver.between = async () => {
-    compacted = (await outOfBand.compactThread(config, { force: true })).status === "compacted";
-  };
-  const transcriptBefore = (await threadStoreFor(worker).recall.entries("stale")).map((entry) => entry.messageId);
-  seen.length = 0;
-  await agent.invoke(input(12), config);
-  expect(compacted).toBe(true);
-  const transcriptAfter = (await threadStoreFor(worker).recall.entries("stale")).map((entry) => entry.messageId);
-  expect(transcriptAfter.length).toBeGreaterThan(transcriptBefore.length);
-  // The model never saw a covered message after its summary.
-  for (const messages of seen) expect(coveredAfterSummary(messages)).toEqual([]);
-  // The head holds none either, and the next turn works.
-  await agent.invoke({ messages: [new HumanMessage({ id: "ask-next", content: "And PX-3?" })] }, config);
-  const head = (await agent.graph.getState(config)).values.messages as BaseMessage[];
-  expect(coveredAfterSummary(head)).toEqual([]);
-  // The transcript is what the compaction wrote: nothing of the run's stale input went in or out.
-  expect((await threadStoreFor(worker).recall.entries("stale")).map((entry) => entry.messageId)).toEqual(transcriptAfter);
-});
+])(
+  "an out-of-band compaction between the run's read and its start, input %s: no covered message comes back",
+  async (_, input) => {
+    const seen: BaseMessage[][] = [];
+    const model = new ScriptedChatModel({
+      reply: (messages) => {
+        seen.push([...messages]);
+        return {
+          content: `Answer ${messages.length}: parcel PX-${messages.length} is in depot ${messages.length % 7}, row ${messages.length * 3}, signed for by the clerk.`,
+        };
+      },
+    });
+    const agent = createAgent({
+      model,
+      tools: [],
+      checkpointer: saver,
+      middleware: [compactionMiddleware({ tokenLimit: 100_000, env: {} })],
+    });
+    const config = { configurable: { thread_id: "stale" } };
+    for (let turn = 0; turn < 12; turn++)
+      await agent.invoke(
+        {
+          messages: [
+            new HumanMessage({
+              id: `ask-${turn}`,
+              content: `Question ${turn}: where is parcel PX-${turn}, and who signed for it?`,
+            }),
+          ],
+        },
+        config,
+      );
+    const outOfBand = new HistoryManager({ checkpointer: worker, tokenLimit: 400, env: {} });
+    let compacted = false;
+    saver.between = async () => {
+      compacted = (await outOfBand.compactThread(config, { force: true })).status === "compacted";
+    };
+    const transcriptBefore = (await threadStoreFor(worker).recall.entries("stale")).map((entry) => entry.messageId);
+    seen.length = 0;
+    await agent.invoke(input(12), config);
+    expect(compacted).toBe(true);
+    const transcriptAfter = (await threadStoreFor(worker).recall.entries("stale")).map((entry) => entry.messageId);
+    expect(transcriptAfter.length).toBeGreaterThan(transcriptBefore.length);
+    // The model never saw a covered message after its summary.
+    for (const messages of seen) expect(coveredAfterSummary(messages)).toEqual([]);
+    // The head holds none either, and the next turn works.
+    await agent.invoke({ messages: [new HumanMessage({ id: "ask-next", content: "And PX-3?" })] }, config);
+    const head = (await agent.graph.getState(config)).values.messages as BaseMessage[];
+    expect(coveredAfterSummary(head)).toEqual([]);
+    // The transcript is what the compaction wrote: nothing of the run's stale input went in or out.
+    expect((await threadStoreFor(worker).recall.entries("stale")).map((entry) => entry.messageId)).toEqual(
+      transcriptAfter,
+    );
+  },
+);

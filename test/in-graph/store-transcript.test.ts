@@ -24,7 +24,8 @@ import { turnText } from "../support/in-graph-suite.js";
 /** "search X" calls search_history with X and answers with what it found; the rest as lookupPolicy. */
 const searchingPolicy: ReplyPolicy = (messages, context) => {
   const last = messages.at(-1)!;
-  if (ToolMessage.isInstance(last) && last.name === HISTORY_SEARCH_TOOL) return { content: `Found: ${String(last.content)}` };
+  if (ToolMessage.isInstance(last) && last.name === HISTORY_SEARCH_TOOL)
+    return { content: `Found: ${String(last.content)}` };
   const match = HumanMessage.isInstance(last) ? /^search (.+)$/.exec(String(last.content)) : null;
   if (match) return { toolCalls: [{ name: HISTORY_SEARCH_TOOL, args: { query: match[1] } }] };
   return lookupPolicy(messages, context);
@@ -42,7 +43,9 @@ describe.each([
   [
     "PostgresStore (the Agent Server's in production)",
     async () => {
-      const store = PostgresStore.fromConnString(inject("postgresUrl"), { schema: `transcript${randomUUID().replace(/-/g, "").slice(0, 10)}` });
+      const store = PostgresStore.fromConnString(inject("postgresUrl"), {
+        schema: `transcript${randomUUID().replace(/-/g, "").slice(0, 10)}`,
+      });
       await store.setup();
       opened.push(store);
       return store;
@@ -59,12 +62,18 @@ describe.each([
       checkpointer: saver,
       store,
       // Before the call, so the compactions do not depend on when a summary run off the call lands (machine load).
-      middleware: [compactionMiddleware({ tokenLimit: 900, env: {}, background: false, onCompaction: () => void compactions++ })],
+      middleware: [
+        compactionMiddleware({ tokenLimit: 900, env: {}, background: false, onCompaction: () => void compactions++ }),
+      ],
     });
     const seen = new Map<string, BaseMessage>();
     for (let index = 0; index < 30; index++) {
-      const result = await agent.invoke({ messages: [new HumanMessage({ id: `s-${index}`, content: turnText(index) })] }, config("store-thread"));
-      for (const message of result.messages as BaseMessage[]) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+      const result = await agent.invoke(
+        { messages: [new HumanMessage({ id: `s-${index}`, content: turnText(index) })] },
+        config("store-thread"),
+      );
+      for (const message of result.messages as BaseMessage[])
+        if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
     }
     expect(compactions).toBeGreaterThan(1);
     const items = await store.search(transcriptNamespace("store-thread"), { limit: 1_000 });
@@ -72,38 +81,55 @@ describe.each([
     expect(items.map((item) => item.key)).toContain("s-0");
     // Nothing lost: the store's transcript then the head is every message, in order.
     const page = await readTranscript(saver, config("store-thread"), { limit: 10_000, store });
-    expect(page.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual([...seen.keys()]);
+    expect(page.messages.filter((line) => line.source !== "summary").map((line) => line.message.id)).toEqual([
+      ...seen.keys(),
+    ]);
     expect(page.messages.filter((line) => line.source === "transcript")).toHaveLength(items.length);
     // The early fact, compacted away, comes back through searchHistory and through the agent's own tool.
     const hits = await searchHistory(saver, config("store-thread"), "ord_1003", { store });
     expect(hits[0]?.text).toContain("ord_1003");
-    const answer = await agent.invoke({ messages: [new HumanMessage({ id: "s-ask", content: "search ord_1003 invoice total" })] }, config("store-thread"));
-    const found = (answer.messages as BaseMessage[]).findLast((message) => ToolMessage.isInstance(message) && message.name === HISTORY_SEARCH_TOOL);
+    const answer = await agent.invoke(
+      { messages: [new HumanMessage({ id: "s-ask", content: "search ord_1003 invoice total" })] },
+      config("store-thread"),
+    );
+    const found = (answer.messages as BaseMessage[]).findLast(
+      (message) => ToolMessage.isInstance(message) && message.name === HISTORY_SEARCH_TOOL,
+    );
     expect(String(found?.content)).toContain("ord_1003 is 51 EUR");
   });
 
   it("a graph without a checkpointer keeps its transcript in the store when it has one, and compacts its state either way", async () => {
-    const history = Array.from({ length: 24 }, (_, index) => (index % 2 === 0 ? new HumanMessage({ id: `h-${index}`, content: turnText(index) }) : new AIMessage({ id: `h-${index}`, content: `Noted: ${turnText(index)}` })));
+    const history = Array.from({ length: 24 }, (_, index) =>
+      index % 2 === 0
+        ? new HumanMessage({ id: `h-${index}`, content: turnText(index) })
+        : new AIMessage({ id: `h-${index}`, content: `Noted: ${turnText(index)}` }),
+    );
     for (const store of [await open(), undefined]) {
       let compactions = 0;
       const agent = createAgent({
         model: new ScriptedChatModel({ reply: lookupPolicy }),
         tools: [lookupTool],
         ...(store ? { store } : {}),
-        middleware: [compactionMiddleware({ tokenLimit: 400, env: {}, background: false, onCompaction: () => void compactions++ })],
+        middleware: [
+          compactionMiddleware({ tokenLimit: 400, env: {}, background: false, onCompaction: () => void compactions++ }),
+        ],
       });
-      const result = await agent.invoke({ messages: [...history, new HumanMessage({ id: "h-last", content: "What was decided?" })] }, config("stateless"));
+      const result = await agent.invoke(
+        { messages: [...history, new HumanMessage({ id: "h-last", content: "What was decided?" })] },
+        config("stateless"),
+      );
       expect(compactions).toBe(1);
       expect((result.messages as BaseMessage[]).some((message) => getSummaryProvenance(message))).toBe(true);
       if (store) {
         const hits = await searchHistory(undefined, config("stateless"), "ord_1000", { store });
         expect(hits.map((hit) => hit.messageId)).toContain("h-0");
       } else {
-        await expect(searchHistory(undefined, config("stateless"), "ord_1000")).rejects.toMatchObject({ code: "MISSING_CHECKPOINTER" });
+        await expect(searchHistory(undefined, config("stateless"), "ord_1000")).rejects.toMatchObject({
+          code: "MISSING_CHECKPOINTER",
+        });
       }
     }
   });
-
 });
 
 describe("the transcript's namespace", () => {

@@ -20,19 +20,32 @@ let store: TestStore;
 beforeEach(async () => void (store = await createStore("sqlite")));
 afterEach(async () => await store.close());
 
-const ask = (turn: number) => ({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `${turn % 3 === 0 ? `lookup INV-${turn}` : `Turn ${turn}: note the budget of project ${turn}`} for the quarterly review, please.` })] });
+const ask = (turn: number) => ({
+  messages: [
+    new HumanMessage({
+      id: `ask-${turn}`,
+      content: `${turn % 3 === 0 ? `lookup INV-${turn}` : `Turn ${turn}: note the budget of project ${turn}`} for the quarterly review, please.`,
+    }),
+  ],
+});
 
 interface Streamed {
   messages: BaseMessage[];
   custom: CompactionStreamEvent[];
 }
 
-type Stream = (input: ReturnType<typeof ask>, config: { configurable: { thread_id: string }; streamMode: ["messages", "custom"] }) => Promise<AsyncIterable<unknown>>;
+type Stream = (
+  input: ReturnType<typeof ask>,
+  config: { configurable: { thread_id: string }; streamMode: ["messages", "custom"] },
+) => Promise<AsyncIterable<unknown>>;
 
 async function streamTurns(stream: Stream, thread: string, turns: number): Promise<Streamed> {
   const seen: Streamed = { messages: [], custom: [] };
   for (let turn = 0; turn < turns; turn++) {
-    for await (const chunk of await stream(ask(turn), { configurable: { thread_id: thread }, streamMode: ["messages", "custom"] })) {
+    for await (const chunk of await stream(ask(turn), {
+      configurable: { thread_id: thread },
+      streamMode: ["messages", "custom"],
+    })) {
       const [mode, data] = chunk as [string, unknown];
       if (mode === "messages") seen.messages.push((data as [BaseMessage, unknown])[0]);
       else if (mode === "custom") seen.custom.push(data as CompactionStreamEvent);
@@ -51,7 +64,12 @@ function expectRenderable(seen: Streamed, heard: InGraphCompactionEvent[]): void
 }
 
 /** The in-graph options of both tests: compaction on every call over 400 tokens, each event heard. */
-const options = (heard: InGraphCompactionEvent[]) => ({ tokenLimit: 400, lateness: 0, env: {}, onCompaction: (event: InGraphCompactionEvent) => void heard.push(event) });
+const options = (heard: InGraphCompactionEvent[]) => ({
+  tokenLimit: 400,
+  lateness: 0,
+  env: {},
+  onCompaction: (event: InGraphCompactionEvent) => void heard.push(event),
+});
 
 it("createAgent with compactionMiddleware", async () => {
   const heard: InGraphCompactionEvent[] = [];
@@ -63,7 +81,8 @@ it("createAgent with compactionMiddleware", async () => {
   });
   const seen = await streamTurns((input, config) => agent.stream(input, config), "middleware", 24);
   expectRenderable(seen, heard);
-  const state = (await agent.graph.getState({ configurable: { thread_id: "middleware" } })).values.messages as BaseMessage[];
+  const state = (await agent.graph.getState({ configurable: { thread_id: "middleware" } })).values
+    .messages as BaseMessage[];
   expect(state.find((message) => isSummaryMessage(message))?.id).toBe(seen.custom.at(-1)!.summaryId);
 });
 

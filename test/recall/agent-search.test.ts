@@ -23,10 +23,12 @@ const fact = (site: number) => `the locker code for site Lisbon-${site} is ${440
 /** Searches the history when asked to recall something; answers with what the search returned. */
 const supervisorPolicy: ReplyPolicy = (messages) => {
   const last = messages.at(-1)!;
-  if (ToolMessage.isInstance(last) && last.name === HISTORY_SEARCH_TOOL) return { content: `From our earlier messages: ${String(last.content)}` };
+  if (ToolMessage.isInstance(last) && last.name === HISTORY_SEARCH_TOOL)
+    return { content: `From our earlier messages: ${String(last.content)}` };
   const text = String(last.content);
   const recall = /^recall: (.+)$/.exec(text);
-  if (HumanMessage.isInstance(last) && recall) return { toolCalls: [{ name: HISTORY_SEARCH_TOOL, args: { query: recall[1] } }] };
+  if (HumanMessage.isInstance(last) && recall)
+    return { toolCalls: [{ name: HISTORY_SEARCH_TOOL, args: { query: recall[1] } }] };
   return { content: `Noted (${text.length} characters).` };
 };
 
@@ -43,7 +45,11 @@ describe("an agent searches what compaction took out of its context", () => {
   });
 
   it("gets an early fact back verbatim through search_history after compaction", async () => {
-    const researcher = createReactAgent({ llm: new ScriptedChatModel({ reply: () => ({ content: "Nothing to research." }) }), tools: [lookupTool], name: "researcher" });
+    const researcher = createReactAgent({
+      llm: new ScriptedChatModel({ reply: () => ({ content: "Nothing to research." }) }),
+      tools: [lookupTool],
+      name: "researcher",
+    });
     const team = createSupervisor({
       agents: [researcher],
       llm: new ScriptedChatModel({ reply: supervisorPolicy, modelName: "scripted-supervisor" }),
@@ -51,10 +57,25 @@ describe("an agent searches what compaction took out of its context", () => {
       prompt: "You supervise a researcher. Use search_history for anything said before the summary.",
     }).compile({ checkpointer: saver });
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, recall: { announce: true }, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(team, {
+      tokenLimit: 1_200,
+      background: false,
+      recall: { announce: true },
+      onCompaction: (report) => void reports.push(report),
+    });
     const config = { configurable: { thread_id: "ops" } };
     for (let site = 1; site <= 30; site++) {
-      await supervisor.invoke({ messages: [new HumanMessage({ id: `note-${site}`, content: `Note for the ops log: ${fact(site)}, written down by Ana Souza after the audit.` })] }, config);
+      await supervisor.invoke(
+        {
+          messages: [
+            new HumanMessage({
+              id: `note-${site}`,
+              content: `Note for the ops log: ${fact(site)}, written down by Ana Souza after the audit.`,
+            }),
+          ],
+        },
+        config,
+      );
     }
     expect(reports.filter((report) => report.status === "compacted").length).toBeGreaterThan(0);
     const head = (await saver.getTuple(config))!.checkpoint.channel_values as { messages: BaseMessage[] };
@@ -62,9 +83,14 @@ describe("an agent searches what compaction took out of its context", () => {
     const summary = head.messages.find((message) => getSummaryProvenance(message));
     expect(String(summary?.content)).toContain(HISTORY_SEARCH_TOOL);
 
-    const result = await supervisor.invoke({ messages: [new HumanMessage({ id: "ask", content: "recall: locker code Lisbon-3" })] }, config);
+    const result = await supervisor.invoke(
+      { messages: [new HumanMessage({ id: "ask", content: "recall: locker code Lisbon-3" })] },
+      config,
+    );
     const messages = result.messages as BaseMessage[];
-    const toolResult = messages.find((message) => ToolMessage.isInstance(message) && message.name === HISTORY_SEARCH_TOOL);
+    const toolResult = messages.find(
+      (message) => ToolMessage.isInstance(message) && message.name === HISTORY_SEARCH_TOOL,
+    );
     expect(String(toolResult?.content)).toContain(fact(3));
     expect(String(messages.at(-1)!.content)).toContain(fact(3));
     // The fact came from the search, not from the context: its message is still out of the head.

@@ -19,7 +19,15 @@ const day = (d: string) => `${d}T09:30:00.000Z`;
 
 /** Bob says "invoice" often and briefly; Alice once, in a long message; a user without a name; Alice undated. */
 const ENTRIES: RecallEntry[] = [
-  ...[1, 2, 3, 4, 5, 6].map((n, ordinal) => ({ messageId: `bob-${n}`, role: "assistant" as const, name: "Bob", date: day(`2023-06-0${n}`), checkpointId: "c1", ordinal, text: `Invoice ${n}: invoice checked, invoice filed.` })),
+  ...[1, 2, 3, 4, 5, 6].map((n, ordinal) => ({
+    messageId: `bob-${n}`,
+    role: "assistant" as const,
+    name: "Bob",
+    date: day(`2023-06-0${n}`),
+    checkpointId: "c1",
+    ordinal,
+    text: `Invoice ${n}: invoice checked, invoice filed.`,
+  })),
   {
     messageId: "alice-1",
     role: "user",
@@ -29,11 +37,28 @@ const ENTRIES: RecallEntry[] = [
     ordinal: 6,
     text: "After the long weekend at the lake with the kids and the dog, and the drive back through the hills, I finally found the supplier's invoice in the glovebox.",
   },
-  { messageId: "user-1", role: "user", date: day("2023-07-01"), checkpointId: "c1", ordinal: 7, text: "Where is the invoice for the July order?" },
-  { messageId: "alice-undated", role: "user", name: "Alice", checkpointId: "c1", ordinal: 8, text: "The invoice template needs our new address." },
+  {
+    messageId: "user-1",
+    role: "user",
+    date: day("2023-07-01"),
+    checkpointId: "c1",
+    ordinal: 7,
+    text: "Where is the invoice for the July order?",
+  },
+  {
+    messageId: "alice-undated",
+    role: "user",
+    name: "Alice",
+    checkpointId: "c1",
+    ordinal: 8,
+    text: "The invoice template needs our new address.",
+  },
 ];
 
-const ids = async (search: (options: SearchHistoryOptions) => Promise<Array<{ messageId: string }>>, options: SearchHistoryOptions) => (await search(options)).map((hit) => hit.messageId).sort();
+const ids = async (
+  search: (options: SearchHistoryOptions) => Promise<Array<{ messageId: string }>>,
+  options: SearchHistoryOptions,
+) => (await search(options)).map((hit) => hit.messageId).sort();
 
 async function expectInvalid(promise: Promise<unknown>, parameter: string): Promise<void> {
   const error = await promise.then(
@@ -81,7 +106,9 @@ describe.each(SAVER_KINDS)("searchHistory filters (%s)", (kind) => {
 describe("searchHistory filters (a graph's BaseStore, no checkpointer)", () => {
   it("give the same answers", async () => {
     const store = await createIndexedBaseStore(THREAD, ENTRIES);
-    expect((await searchHistory(undefined, config, "invoice", { store })).map((hit) => hit.messageId)).not.toContain("alice-1");
+    expect((await searchHistory(undefined, config, "invoice", { store })).map((hit) => hit.messageId)).not.toContain(
+      "alice-1",
+    );
     await suite((options) => searchHistory(undefined, config, "invoice", { store, ...options }));
   });
 });
@@ -93,14 +120,17 @@ describe("the search_history tool's filters", () => {
   it("passes speaker, from and to through, says to widen an empty filtered search, and answers a bad date instead of throwing", async () => {
     store = await createIndexedStore("sqlite", THREAD, ENTRIES);
     const searchTool = createHistorySearchTool({ checkpointer: store.saver });
-    const ask = async (args: Record<string, unknown>) => String(await searchTool.invoke(args as { query: string }, config));
+    const ask = async (args: Record<string, unknown>) =>
+      String(await searchTool.invoke(args as { query: string }, config));
     const alice = await ask({ query: "invoice", speaker: "Alice" });
     expect(alice).toContain("supplier's invoice");
     expect(alice).not.toMatch(/^\d+\. .*Bob/m);
     expect(alice.trimEnd().endsWith(NEXT_SEARCH_HINT)).toBe(true);
     // Fields a model fills with null or "" are no filter.
     expect(await ask({ query: "invoice", speaker: null, from: "", to: null })).toBe(await ask({ query: "invoice" }));
-    expect(await ask({ query: "invoice", speaker: "Nobody" })).toMatch(/^No earlier message matches with that speaker or date range/);
+    expect(await ask({ query: "invoice", speaker: "Nobody" })).toMatch(
+      /^No earlier message matches with that speaker or date range/,
+    );
     expect(await ask({ query: "invoice", from: "last June" })).toMatch(/^The search could not use that filter: from /);
   });
 });
@@ -109,7 +139,10 @@ describe("resolveRecallFilter and passesFilter", () => {
   it("resolve nothing to no filter, a day as `to` to its last millisecond, and judge a message as the SQL does", () => {
     expect(resolveRecallFilter({})).toBeUndefined();
     expect(resolveRecallFilter({ to: "2023-06-10" })).toEqual({ to: "2023-06-10T23:59:59.999Z" });
-    expect(resolveRecallFilter({ from: "2023-06-10", speaker: "Bob" })).toEqual({ from: "2023-06-10T00:00:00.000Z", speaker: "bob" });
+    expect(resolveRecallFilter({ from: "2023-06-10", speaker: "Bob" })).toEqual({
+      from: "2023-06-10T00:00:00.000Z",
+      speaker: "bob",
+    });
     const filter = resolveRecallFilter({ speaker: "assistant", from: "2023-06-01" });
     expect(passesFilter({ role: "assistant", date: day("2023-06-01") }, filter)).toBe(true);
     expect(passesFilter({ role: "assistant", name: "Bob", date: day("2023-06-01") }, filter)).toBe(false);

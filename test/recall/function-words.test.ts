@@ -25,17 +25,31 @@ const TEXTS: Array<[string, string]> = [
   ["garden", "Tomatoes grow well in the garden."],
   ["book", "Reading a novel about sailors."],
 ];
-const ENTRIES: RecallEntry[] = TEXTS.map(([messageId, text], ordinal) => ({ messageId, role: "user", checkpointId: "c1", ordinal, text }));
+const ENTRIES: RecallEntry[] = TEXTS.map(([messageId, text], ordinal) => ({
+  messageId,
+  role: "user",
+  checkpointId: "c1",
+  ordinal,
+  text,
+}));
 
 describe("searchTerms", () => {
   it("leaves the function words out of a query, keeps names and the words of its topic, and keeps a query of nothing else whole", () => {
     expect(searchTerms("What has Melanie painted?")).toEqual(["melanie", "painted"]);
-    expect(searchTerms("When did Caroline go to the LGBTQ support group?")).toEqual(["caroline", "go", "lgbtq", "support", "group"]);
+    expect(searchTerms("When did Caroline go to the LGBTQ support group?")).toEqual([
+      "caroline",
+      "go",
+      "lgbtq",
+      "support",
+      "group",
+    ]);
     // Words that are also nouns or names stay.
     expect(searchTerms("Who won the race, and will Don come?")).toEqual(["won", "race", "will", "don", "come"]);
     expect(searchTerms("what is it")).toEqual(queryTerms("what is it"));
     expect(withoutFunctionWords(["the", "a"])).toEqual(["the", "a"]);
-    expect([...FUNCTION_WORDS].every((word) => word === word.toLowerCase() && word.trim() === word && word !== "")).toBe(true);
+    expect(
+      [...FUNCTION_WORDS].every((word) => word === word.toLowerCase() && word.trim() === word && word !== ""),
+    ).toBe(true);
   });
 });
 
@@ -45,15 +59,21 @@ describe.each(SAVER_KINDS)("a search ranks by what the question asks about (%s)"
 
   it("finds the answer first, where the query's grammar would rank the questions first", async () => {
     store = await createIndexedStore(kind, THREAD, ENTRIES);
-    expect((await searchHistory(store.saver, config, "What did you paint?", { limit: 1 })).map((hit) => hit.messageId)).toEqual(["answer"]);
+    expect(
+      (await searchHistory(store.saver, config, "What did you paint?", { limit: 1 })).map((hit) => hit.messageId),
+    ).toEqual(["answer"]);
     // A query of nothing but function words is searched as written.
-    expect((await searchHistory(store.saver, config, "what did you", { limit: 3 })).map((hit) => hit.messageId).sort()).toEqual(["ask-1", "ask-2", "ask-3"]);
+    expect(
+      (await searchHistory(store.saver, config, "what did you", { limit: 3 })).map((hit) => hit.messageId).sort(),
+    ).toEqual(["ask-1", "ask-2", "ask-3"]);
   });
 });
 
 describe("a search ranks by what the question asks about (a graph's BaseStore, no checkpointer)", () => {
   it("finds the answer first", async () => {
     const store = await createIndexedBaseStore(THREAD, ENTRIES);
-    expect((await searchHistory(undefined, config, "What did you paint?", { store, limit: 1 })).map((hit) => hit.messageId)).toEqual(["answer"]);
+    expect(
+      (await searchHistory(undefined, config, "What did you paint?", { store, limit: 1 })).map((hit) => hit.messageId),
+    ).toEqual(["answer"]);
   });
 });

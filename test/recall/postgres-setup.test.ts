@@ -18,7 +18,10 @@ let pool: pg.Pool;
 const role = `app_${Date.now().toString(36)}`;
 
 async function recallTables(schema: string): Promise<string[]> {
-  const found = await pool.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'compaction_recall%' ORDER BY tablename`, [schema]);
+  const found = await pool.query(
+    `SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'compaction_recall%' ORDER BY tablename`,
+    [schema],
+  );
   return found.rows.map((row) => String(row.tablename));
 }
 
@@ -51,7 +54,12 @@ describe("setupPostgresRecall", () => {
     expect(await recallTables(schema)).toEqual([]);
     await setupPostgresRecall(pool, { schema });
     await setupPostgresRecall(pool, { schema });
-    expect(await recallTables(schema)).toEqual(["compaction_recall", "compaction_recall_terms", "compaction_recall_threads", "compaction_recall_vectors"]);
+    expect(await recallTables(schema)).toEqual([
+      "compaction_recall",
+      "compaction_recall_terms",
+      "compaction_recall_threads",
+      "compaction_recall_vectors",
+    ]);
     expect(postgresRecallSchemaSql(schema)).toContain(`CREATE TABLE IF NOT EXISTS "${schema}".compaction_recall (`);
   });
 
@@ -63,14 +71,24 @@ describe("setupPostgresRecall", () => {
     await runTurns(agent, "t-app", 12);
     const saver = PostgresSaver.fromConnString(await applicationUrl(schema), { schema });
     try {
-      const report = await new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread({ configurable: { thread_id: "t-app" } });
+      const report = await new HistoryManager({
+        checkpointer: saver,
+        summarizer: new ExtractiveSummarizer(),
+      }).compactThread({ configurable: { thread_id: "t-app" } });
       expect(report.status, report.reason).toBe("compacted");
-      const indexed = await pool.query(`SELECT COUNT(*) AS n FROM "${schema}".compaction_recall WHERE thread_id = 't-app'`);
+      const indexed = await pool.query(
+        `SELECT COUNT(*) AS n FROM "${schema}".compaction_recall WHERE thread_id = 't-app'`,
+      );
       expect(Number(indexed.rows[0]!.n)).toBeGreaterThan(0);
       // The semantic ranking keeps its vectors in the table setup made, with no DDL of its own.
       const embeddings = new ConceptEmbeddings([["invoice", "bill"]]);
-      expect((await searchHistory(saver, { configurable: { thread_id: "t-app" } }, "bill", { semantic: { embeddings } })).length).toBeGreaterThan(0);
-      const vectors = await pool.query(`SELECT COUNT(*) AS n FROM "${schema}".compaction_recall_vectors WHERE thread_id = 't-app'`);
+      expect(
+        (await searchHistory(saver, { configurable: { thread_id: "t-app" } }, "bill", { semantic: { embeddings } }))
+          .length,
+      ).toBeGreaterThan(0);
+      const vectors = await pool.query(
+        `SELECT COUNT(*) AS n FROM "${schema}".compaction_recall_vectors WHERE thread_id = 't-app'`,
+      );
       expect(Number(vectors.rows[0]!.n)).toBe(embeddings.embedded.length);
     } finally {
       await saver.end();

@@ -25,14 +25,17 @@ const config = (threadId: string) => ({ configurable: { thread_id: threadId } })
 
 async function headOf(saver: BaseCheckpointSaver, threadId: string): Promise<{ id: string; messages: BaseMessage[] }> {
   const tuple = (await saver.getTuple(config(threadId)))!;
-  return { id: tuple.checkpoint.id, messages: (tuple.checkpoint.channel_values as { messages: BaseMessage[] }).messages };
+  return {
+    id: tuple.checkpoint.id,
+    messages: (tuple.checkpoint.channel_values as { messages: BaseMessage[] }).messages,
+  };
 }
 
 /** Every message id the thread ever held (its whole checkpoint history), summaries aside. */
 async function idsEver(saver: BaseCheckpointSaver, threadId: string): Promise<Set<string>> {
   const ids = new Set<string>();
   for await (const tuple of saver.list(config(threadId))) {
-    for (const message of ((tuple.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? [])) {
+    for (const message of (tuple.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []) {
       if (!getSummaryProvenance(message)) ids.add(message.id!);
     }
   }
@@ -48,7 +51,11 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
   async function setup() {
     store = await createStore(kind);
     const { agent } = createTestAgent(store.saver);
-    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer(), recall: { announce: true } });
+    const manager = new HistoryManager({
+      checkpointer: store.saver,
+      summarizer: new ExtractiveSummarizer(),
+      recall: { announce: true },
+    });
     return { saver: store.saver, agent, manager };
   }
 
@@ -78,24 +85,32 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const left = before.messages.filter((message) => !inHead.has(message.id));
     expect(byId(entries).map((entry) => entry.messageId)).toEqual(left.map((message) => message.id!).sort());
     // The summary tells the model the tool exists (announce: the agents have it).
-    expect(String(head.messages.find((message) => message.id === compacted(report).summaryId)?.content)).toContain("search_history");
+    expect(String(head.messages.find((message) => message.id === compacted(report).summaryId)?.content)).toContain(
+      "search_history",
+    );
   });
 
   it("never returns another thread's messages, whatever the words", async () => {
     const { saver, agent, manager } = await setup();
     for (const thread of ["a", "b"]) await runTurns(agent, thread, 9);
     await runTurns(agent, "c", 9);
-    for (const thread of ["a", "b"]) expect((await manager.compactThread(config(thread), { compactionRatio: 0.5 })).status).toBe("compacted");
+    for (const thread of ["a", "b"])
+      expect((await manager.compactThread(config(thread), { compactionRatio: 0.5 })).status).toBe("compacted");
     for (const thread of ["a", "b"]) {
       const own = await idsEver(saver, thread);
-      const hits = await searchHistory(saver, config(thread), "invoice total ord_1001 Alice Moreau", { limit: 100, neighbours: 5 });
+      const hits = await searchHistory(saver, config(thread), "invoice total ord_1001 Alice Moreau", {
+        limit: 100,
+        neighbours: 5,
+      });
       expect(hits.length).toBeGreaterThan(0);
       expect(hits.some((hit) => hit.messageId === `turn-${thread}-1`)).toBe(true);
-      for (const message of hits.flatMap((hit) => [hit, ...hit.before, ...hit.after])) expect(own.has(message.messageId)).toBe(true);
+      for (const message of hits.flatMap((hit) => [hit, ...hit.before, ...hit.after]))
+        expect(own.has(message.messageId)).toBe(true);
     }
     // Same words, never compacted: nothing; a thread id that tries to widen the scope: nothing.
     expect(await searchHistory(saver, config("c"), "invoice total ord_1001")).toEqual([]);
-    for (const thread of ["a' OR '1'='1", "a\" OR thread_id", "%", "*"]) expect(await searchHistory(saver, config(thread), "invoice ord_1001")).toEqual([]);
+    for (const thread of ["a' OR '1'='1", 'a" OR thread_id', "%", "*"])
+      expect(await searchHistory(saver, config(thread), "invoice ord_1001")).toEqual([]);
   });
 
   it("cannot be blinded by another thread whose messages spell this thread's index key", async () => {
@@ -108,7 +123,14 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const key = threadKey("victim");
     for (let turn = 0; turn < 40; turn++) {
       const spelled = [key, key.toUpperCase(), `x_${key}`, `${key}.`][turn % 4];
-      await agent.invoke({ messages: [new HumanMessage({ id: `flood-${turn}`, content: `${spelled} ${spelled} invoice ord_1001 invoice` })] }, config("attacker"));
+      await agent.invoke(
+        {
+          messages: [
+            new HumanMessage({ id: `flood-${turn}`, content: `${spelled} ${spelled} invoice ord_1001 invoice` }),
+          ],
+        },
+        config("attacker"),
+      );
     }
     expect((await manager.compactThread(config("attacker"), { compactionRatio: 0.5 })).status).toBe("compacted");
     // As many hits, all the victim's (which ones may move: the other thread's words change the store's statistics).
@@ -145,11 +167,15 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
       name: "racing",
       async summarize(input) {
         const first = input.messages[0]!;
-        await agent.updateState(config("a"), { messages: [new HumanMessage({ id: first.id, content: `edit ${turn++} racing in` })] });
+        await agent.updateState(config("a"), {
+          messages: [new HumanMessage({ id: first.id, content: `edit ${turn++} racing in` })],
+        });
         return new ExtractiveSummarizer().summarize(input);
       },
     };
-    const report = await new HistoryManager({ checkpointer: saver, summarizer: racing }).compactThread(config("a"), { compactionRatio: 0.5 });
+    const report = await new HistoryManager({ checkpointer: saver, summarizer: racing }).compactThread(config("a"), {
+      compactionRatio: 0.5,
+    });
     expect(report.status).toBe("conflict");
     expect(await recallBackendFor(saver).entries("a")).toEqual([]);
     expect(await searchHistory(saver, config("a"), "invoice total ord_1001")).toEqual([]);
@@ -175,12 +201,17 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     // the index answers (their entries stay, hidden while the head holds them); the later messages the restore
     // takes out of the head become searchable.
     const head = await headOf(saver, "a");
-    await manager.replaceThreadHistory(config("a"), original.messages, { expectedCheckpointId: head.id, metadata: { restore: { fromCheckpointId: original.id } } });
+    await manager.replaceThreadHistory(config("a"), original.messages, {
+      expectedCheckpointId: head.id,
+      metadata: { restore: { fromCheckpointId: original.id } },
+    });
     const restored = new Set((await headOf(saver, "a")).messages.map((message) => message.id));
     const after = byId(await backend.entries("a"));
     // Answered now: every message of the thread outside the restored head (the restore took the later ones out).
     const ever = await idsEver(saver, "a");
-    expect(byId(await entriesOutOfHead(saver, "a")).map((entry) => entry.messageId)).toEqual([...ever].filter((id) => !restored.has(id)).sort());
+    expect(byId(await entriesOutOfHead(saver, "a")).map((entry) => entry.messageId)).toEqual(
+      [...ever].filter((id) => !restored.has(id)).sort(),
+    );
     const found = await searchHistory(saver, config("a"), "invoice total ord_1001", { limit: 100 });
     for (const hit of found) expect(restored.has(hit.messageId)).toBe(false);
     const later = await searchHistory(saver, config("a"), "invoice total order ord_1010");
@@ -192,10 +223,19 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
   it("reindex equals live indexing after the application's own edits and removals: a redacted original and a removed message are never indexed", async () => {
     const { saver, agent, manager } = await setup();
     await runTurns(agent, "e", 6);
-    await agent.invoke({ messages: [new HumanMessage({ id: "card", content: "please charge my card 4111-1111-1111-1111 for the renewal" })] }, config("e"));
+    await agent.invoke(
+      {
+        messages: [
+          new HumanMessage({ id: "card", content: "please charge my card 4111-1111-1111-1111 for the renewal" }),
+        ],
+      },
+      config("e"),
+    );
     await runTurns(agent, "e", 3, { from: 6 });
     // The application redacts one message and removes another, both still in the head (LangGraph's own writes).
-    await agent.updateState(config("e"), { messages: [new HumanMessage({ id: "card", content: "please charge my card [redacted] for the renewal" })] });
+    await agent.updateState(config("e"), {
+      messages: [new HumanMessage({ id: "card", content: "please charge my card [redacted] for the renewal" })],
+    });
     await agent.updateState(config("e"), { messages: [new RemoveMessage({ id: "turn-e-4" })] });
     await manager.compactThread(config("e"), { compactionRatio: 0.6 });
     await runTurns(agent, "e", 6, { from: 9 });
@@ -207,14 +247,27 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     await reindexThread(saver, config("e"));
     expect(byId(await backend.entries("e"))).toEqual(live);
     // (The scripted assistant echoed the number in its own reply, a message of its own; the user's message is redacted.)
-    expect((await searchHistory(saver, config("e"), "4111-1111-1111-1111", { limit: 100 })).filter((hit) => hit.messageId === "card")).toEqual([]);
-    const card = (await searchHistory(saver, config("e"), "charge card renewal", { limit: 100 })).find((hit) => hit.messageId === "card");
+    expect(
+      (await searchHistory(saver, config("e"), "4111-1111-1111-1111", { limit: 100 })).filter(
+        (hit) => hit.messageId === "card",
+      ),
+    ).toEqual([]);
+    const card = (await searchHistory(saver, config("e"), "charge card renewal", { limit: 100 })).find(
+      (hit) => hit.messageId === "card",
+    );
     expect(card?.text).toBe("please charge my card [redacted] for the renewal");
   });
 
   it("compacts and finds a message holding a NUL character (pasted binary, tool output); a NUL thread id is a typed error", async () => {
     const { saver, agent, manager } = await setup();
-    await agent.invoke({ messages: [new HumanMessage({ id: "nul-1", content: "the dump reads PK\u0003\u0004\u0000\u0000 then invoice ord_7731" })] }, config("nul"));
+    await agent.invoke(
+      {
+        messages: [
+          new HumanMessage({ id: "nul-1", content: "the dump reads PK\u0003\u0004\u0000\u0000 then invoice ord_7731" }),
+        ],
+      },
+      config("nul"),
+    );
     await runTurns(agent, "nul", 9);
     const report = await manager.compactThread(config("nul"), { compactionRatio: 0.5 });
     expect(report.status, report.reason).toBe("compacted");
@@ -223,6 +276,8 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     // The next compaction of the thread works too: the thread never stops compacting.
     await runTurns(agent, "nul", 9);
     expect((await manager.compactThread(config("nul"), { compactionRatio: 0.5 })).status).toBe("compacted");
-    await expect(searchHistory(saver, config("nu\u0000l"), "invoice")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(searchHistory(saver, config("nu\u0000l"), "invoice")).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
   });
 });

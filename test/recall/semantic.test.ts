@@ -39,8 +39,17 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
 
   async function compactedThread(threadId: string, said = SAID) {
     const { agent } = createTestAgent(store.saver, () => ({ content: "Noted." }));
-    for (const [index, text] of said.entries()) await agent.invoke({ messages: [new HumanMessage({ id: `${threadId}-${index}`, content: text })] }, config(threadId));
-    const manager = new HistoryManager({ checkpointer: store.saver, summarizer: new ExtractiveSummarizer(), tokenLimit: 400, env: {} });
+    for (const [index, text] of said.entries())
+      await agent.invoke(
+        { messages: [new HumanMessage({ id: `${threadId}-${index}`, content: text })] },
+        config(threadId),
+      );
+    const manager = new HistoryManager({
+      checkpointer: store.saver,
+      summarizer: new ExtractiveSummarizer(),
+      tokenLimit: 400,
+      env: {},
+    });
     expect((await manager.compactThread(config(threadId), { force: true })).status).toBe("compacted");
     return entriesOutOfHead(store.saver, threadId);
   }
@@ -62,7 +71,9 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
     // The vectors are in the store: another connection (a fresh process's) reads them instead of embedding again.
     const reopened = await store.reopen();
     const again = new ConceptEmbeddings([VEHICLES]);
-    expect((await searchHistory(reopened, config("cars"), "automobile", { semantic: { embeddings: again } }))[0]!.messageId).toBe("cars-0");
+    expect(
+      (await searchHistory(reopened, config("cars"), "automobile", { semantic: { embeddings: again } }))[0]!.messageId,
+    ).toBe("cars-0");
     expect(again.embedded.length).toBe(0);
     // Another model's vectors are kept apart: its name is part of their key.
     const other = new ConceptEmbeddings([VEHICLES], { model: "concepts-v2" });
@@ -78,10 +89,14 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
       ...SAID.slice(1),
     ]);
     const embeddings = new ConceptEmbeddings([["car", "automobile", "sedan", "vehicle", "van"]]);
-    const plain = (await searchHistory(store.saver, config("fused"), "garage sedan", { neighbours: 0 })).map((hit) => hit.messageId);
+    const plain = (await searchHistory(store.saver, config("fused"), "garage sedan", { neighbours: 0 })).map(
+      (hit) => hit.messageId,
+    );
     expect(plain[0]).toBe("fused-1");
     expect(plain).not.toContain("fused-0");
-    const fused = (await searchHistory(store.saver, config("fused"), "garage sedan", { semantic: { embeddings }, neighbours: 0 })).map((hit) => hit.messageId);
+    const fused = (
+      await searchHistory(store.saver, config("fused"), "garage sedan", { semantic: { embeddings }, neighbours: 0 })
+    ).map((hit) => hit.messageId);
     expect(fused[0]).toBe("fused-1");
     expect(fused).toContain("fused-0");
   });
@@ -91,7 +106,10 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
     const mine = new Set((await compactedThread("mine", SAID.slice(1))).map((entry) => entry.messageId));
     await compactedThread("theirs");
     const embeddings = new ConceptEmbeddings([VEHICLES]);
-    const hits = await searchHistory(store.saver, config("mine"), "automobile", { semantic: { embeddings }, limit: 100 });
+    const hits = await searchHistory(store.saver, config("mine"), "automobile", {
+      semantic: { embeddings },
+      limit: 100,
+    });
     expect(hits.length).toBe(mine.size);
     expect(hits.every((hit) => mine.has(hit.messageId))).toBe(true);
     expect(embeddings.embedded.every((text) => !text.includes("sedan"))).toBe(true);
@@ -102,28 +120,46 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
     await compactedThread("failing");
     const broken = new ConceptEmbeddings([VEHICLES], { model: "broken" });
     broken.embedDocuments = async () => Promise.reject(new Error("rate limited"));
-    await expect(searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: broken } })).rejects.toMatchObject({ code: "EMBEDDINGS_FAILED", message: expect.stringMatching(/"ConceptEmbeddings:broken".*rate limited/) });
+    await expect(
+      searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: broken } }),
+    ).rejects.toMatchObject({
+      code: "EMBEDDINGS_FAILED",
+      message: expect.stringMatching(/"ConceptEmbeddings:broken".*rate limited/),
+    });
     const short = new ConceptEmbeddings([VEHICLES], { model: "short" });
     short.embedDocuments = async (documents) => documents.slice(1).map(() => [1, 0]);
-    await expect(searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: short } })).rejects.toMatchObject({ code: "EMBEDDINGS_FAILED" });
+    await expect(
+      searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: short } }),
+    ).rejects.toMatchObject({ code: "EMBEDDINGS_FAILED" });
     const backend = recallBackendFor(store.saver);
     expect(await backend.vectors.read("failing", "ConceptEmbeddings:broken")).toEqual([]);
     expect(await backend.vectors.read("failing", "ConceptEmbeddings:short")).toEqual([]);
-    await expect(searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: {} as never } })).rejects.toThrow(/semantic must be/);
+    await expect(
+      searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: {} as never } }),
+    ).rejects.toThrow(/semantic must be/);
   });
 });
 
 describe("semantic ranking (a graph's BaseStore, no checkpointer)", () => {
   it("keeps the vectors in the store beside the transcript and embeds each message once", async () => {
     const store = new InMemoryStore();
-    const add = SAID.map((text, ordinal) => ({ messageId: `store-${ordinal}`, role: "user" as const, checkpointId: "c1", ordinal, text }));
+    const add = SAID.map((text, ordinal) => ({
+      messageId: `store-${ordinal}`,
+      role: "user" as const,
+      checkpointId: "c1",
+      ordinal,
+      text,
+    }));
     await baseStoreRecallFor(store).record({ threadId: "in-graph", add });
     const embeddings = new ConceptEmbeddings([VEHICLES]);
     const hits = await searchHistory(undefined, config("in-graph"), "automobile", { store, semantic: { embeddings } });
     expect(hits[0]!.messageId).toBe("store-0");
     expect(embeddings.embedded.length).toBe(SAID.length);
     const again = new ConceptEmbeddings([VEHICLES]);
-    expect((await searchHistory(undefined, config("in-graph"), "automobile", { store, semantic: { embeddings: again } }))[0]!.messageId).toBe("store-0");
+    expect(
+      (await searchHistory(undefined, config("in-graph"), "automobile", { store, semantic: { embeddings: again } }))[0]!
+        .messageId,
+    ).toBe("store-0");
     expect(again.embedded.length).toBe(0);
     // The transcript's own items are untouched: as many as were recorded.
     expect((await baseStoreRecallFor(store).entries("in-graph")).length).toBe(SAID.length);
@@ -132,7 +168,10 @@ describe("semantic ranking (a graph's BaseStore, no checkpointer)", () => {
 
 describe("reciprocalRankFusion", () => {
   it("scores each id by the sum of 1 / (60 + rank) over the lists that hold it", () => {
-    const fused = reciprocalRankFusion([["a", "b", "c"], ["b", "d"]]);
+    const fused = reciprocalRankFusion([
+      ["a", "b", "c"],
+      ["b", "d"],
+    ]);
     expect(fused.map((entry) => entry.id)).toEqual(["b", "a", "d", "c"]);
     expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 12);
     expect(fused[3]!.score).toBeCloseTo(1 / 63, 12);

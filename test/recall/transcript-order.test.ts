@@ -20,12 +20,19 @@ const ids = (messages: BaseMessage[]) => messages.map((message) => message.id);
 
 /** Twelve exchanges written to the thread one checkpoint each: what was sent, and the checkpoint after each. */
 async function twelveTurns(store: TestStore) {
-  const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async () => ({}))
+    .addEdge(START, "agent")
+    .addEdge("agent", END)
+    .compile({ checkpointer: store.saver });
   const sent: BaseMessage[] = [];
   const after: string[] = [];
   for (let turn = 0; turn < 12; turn++) {
     const pair = [
-      new HumanMessage({ id: `h${turn}`, content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.` }),
+      new HumanMessage({
+        id: `h${turn}`,
+        content: `question ${turn}: the invoice for order ord_${1000 + turn} is ${turn * 17} EUR, approved by Dana Okafor.`,
+      }),
       new AIMessage({ id: `a${turn}`, content: `answer ${turn}: recorded ord_${1000 + turn}, ${turn * 17} EUR.` }),
     ];
     sent.push(...pair);
@@ -44,7 +51,11 @@ for (const kind of SAVER_KINDS) {
     it("an exchange removed by the application, pruned into the transcript, then the messages before it compacted", async () => {
       const { graph, sent } = await twelveTurns(store);
       // The application removes exchange 5; a prune writes it to the transcript before deleting its checkpoints.
-      await graph.updateState(config, { messages: [new RemoveMessage({ id: "h5" }), new RemoveMessage({ id: "a5" })] }, "agent");
+      await graph.updateState(
+        config,
+        { messages: [new RemoveMessage({ id: "h5" }), new RemoveMessage({ id: "a5" })] },
+        "agent",
+      );
       const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 500, env: {} });
       await manager.pruneThread(config, { keep: 1 });
       // Then a compaction summarizes messages before and after the removed exchange.
@@ -59,7 +70,15 @@ for (const kind of SAVER_KINDS) {
       const { sent, after } = await twelveTurns(store);
       const restorePoint = after[9];
       // The script's restore to turn 9 drops turns 10 and 11 (into the transcript)...
-      const restored = await runScript(["restore", "ordered", "--db", store.location.path!, "--checkpoint", restorePoint!, "--json"]);
+      const restored = await runScript([
+        "restore",
+        "ordered",
+        "--db",
+        store.location.path!,
+        "--checkpoint",
+        restorePoint!,
+        "--json",
+      ]);
       expect(restored.code, restored.stderr).toBe(0);
       // ...then a compaction of the messages before them.
       const reader = await store.reopen();
@@ -71,14 +90,29 @@ for (const kind of SAVER_KINDS) {
     });
 
     it("a thread restored twice, with cleared tool results, compacted between and after", async () => {
-      const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: store.saver });
+      const graph = new StateGraph(MessagesAnnotation)
+        .addNode("agent", async () => ({}))
+        .addEdge(START, "agent")
+        .addEdge("agent", END)
+        .compile({ checkpointer: store.saver });
       const sent: BaseMessage[] = [];
       const turn = async (n: number) => {
         const exchange = [
           new HumanMessage({ id: `h${n}`, content: `question ${n}: what is the status of order ord_${1000 + n}?` }),
-          new AIMessage({ id: `c${n}`, content: "", tool_calls: [{ id: `call${n}`, name: "lookup_order", args: { order: `ord_${1000 + n}` } }] }),
-          new ToolMessage({ id: `t${n}`, tool_call_id: `call${n}`, content: `order ord_${1000 + n}: ${"shipped from Berlin, invoice 4200 EUR, approved by Dana Okafor. ".repeat(8)}` }),
-          new AIMessage({ id: `a${n}`, content: `answer ${n}: ${`ord_${1000 + n} shipped from the Berlin warehouse on the third, invoice ${n * 100 + 4200} EUR. `.repeat(3)}` }),
+          new AIMessage({
+            id: `c${n}`,
+            content: "",
+            tool_calls: [{ id: `call${n}`, name: "lookup_order", args: { order: `ord_${1000 + n}` } }],
+          }),
+          new ToolMessage({
+            id: `t${n}`,
+            tool_call_id: `call${n}`,
+            content: `order ord_${1000 + n}: ${"shipped from Berlin, invoice 4200 EUR, approved by Dana Okafor. ".repeat(8)}`,
+          }),
+          new AIMessage({
+            id: `a${n}`,
+            content: `answer ${n}: ${`ord_${1000 + n} shipped from the Berlin warehouse on the third, invoice ${n * 100 + 4200} EUR. `.repeat(3)}`,
+          }),
         ];
         sent.push(...exchange);
         await graph.updateState(config, { messages: exchange }, "agent");
@@ -87,14 +121,23 @@ for (const kind of SAVER_KINDS) {
       const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 800, env: {} });
       const restore = async (to: string) => {
         const head = (await manager.store.readHead("ordered"))!;
-        const target = (await manager.store.listCheckpoints("ordered")).find((stored) => stored.tuple.checkpoint.id === to)!;
+        const target = (await manager.store.listCheckpoints("ordered")).find(
+          (stored) => stored.tuple.checkpoint.id === to,
+        )!;
         // What the script's restore writes.
-        await manager.replaceThreadHistory(config, target.messages, { expectedCheckpointId: head.tuple.checkpoint.id, metadata: { restore: { fromCheckpointId: to, replacedCheckpointId: head.tuple.checkpoint.id } } });
+        await manager.replaceThreadHistory(config, target.messages, {
+          expectedCheckpointId: head.tuple.checkpoint.id,
+          metadata: { restore: { fromCheckpointId: to, replacedCheckpointId: head.tuple.checkpoint.id } },
+        });
       };
       for (let n = 0; n < 5; n++) await turn(n);
       // Tool results cleared (their originals go to the transcript), then a compaction takes the edited copies out.
       const editor = new HistoryManager({ checkpointer: store.saver, tokenLimit: 100, env: {} });
-      const cleared = await compactWithStrategy({ manager: editor, strategy: clearToolResults({ keep: 0, minTokens: 0 }), threadId: "ordered" });
+      const cleared = await compactWithStrategy({
+        manager: editor,
+        strategy: clearToolResults({ keep: 0, minTokens: 0 }),
+        threadId: "ordered",
+      });
       expect(cleared.status, cleared.reason).toBe("compacted");
       const afterFive = await turn(5);
       const first = await manager.compactThread(config, { compactionRatio: 0.2 });

@@ -58,11 +58,19 @@ async function everMessages(saver: BaseCheckpointSaver, threadId: string): Promi
   return [...seen.values()];
 }
 
-async function wholeTranscript(saver: BaseCheckpointSaver, threadId: string, limit?: number): Promise<TranscriptMessage[]> {
+async function wholeTranscript(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  limit?: number,
+): Promise<TranscriptMessage[]> {
   const all: TranscriptMessage[] = [];
   let after: number | undefined;
   for (;;) {
-    const page = await readTranscript(saver, { configurable: { thread_id: threadId } }, { ...(after === undefined ? {} : { after }), ...(limit ? { limit } : {}) });
+    const page = await readTranscript(
+      saver,
+      { configurable: { thread_id: threadId } },
+      { ...(after === undefined ? {} : { after }), ...(limit ? { limit } : {}) },
+    );
     all.push(...page.messages);
     if (page.next === undefined) return all;
     after = page.next;
@@ -78,128 +86,190 @@ function expectEveryMessage(transcript: TranscriptMessage[], ever: BaseMessage[]
 }
 
 describe("readTranscript", () => {
-  it(`returns every message ever stored, in order, content-identical, pruned or not (${RUNS} fuzzed threads, seed ${FUZZ_SEED})`, async () => {
-    const State = Annotation.Root({ ...MessagesAnnotation.spec });
-    let compactions = 0;
-    let edits = 0;
-    let prunes = 0;
-    let archives = 0;
-    let removals = 0;
-    let restores = 0;
-    let restoredTwice = 0;
-    let restoredAndEdited = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        historyShape,
-        fc.array(
-          fc.tuple(
-            fc.double({ min: 0.2, max: 0.8, noNaN: true }),
-            historyShape,
-            fc.constantFrom("none", "clear", "archive"),
-            fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
-            // The application's edits: an exchange removed (RemoveMessage, then a prune), or a restore to an earlier
-            // checkpoint (what `restore` writes), at a drawn place.
-            fc.constantFrom("none", "remove", "restore", "restore"),
-            fc.integer({ min: 0, max: 999 }).map((n) => n / 1_000),
+  it(
+    `returns every message ever stored, in order, content-identical, pruned or not (${RUNS} fuzzed threads, seed ${FUZZ_SEED})`,
+    async () => {
+      const State = Annotation.Root({ ...MessagesAnnotation.spec });
+      let compactions = 0;
+      let edits = 0;
+      let prunes = 0;
+      let archives = 0;
+      let removals = 0;
+      let restores = 0;
+      let restoredTwice = 0;
+      let restoredAndEdited = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          historyShape,
+          fc.array(
+            fc.tuple(
+              fc.double({ min: 0.2, max: 0.8, noNaN: true }),
+              historyShape,
+              fc.constantFrom("none", "clear", "archive"),
+              fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+              // The application's edits: an exchange removed (RemoveMessage, then a prune), or a restore to an earlier
+              // checkpoint (what `restore` writes), at a drawn place.
+              fc.constantFrom("none", "remove", "restore", "restore"),
+              fc.integer({ min: 0, max: 999 }).map((n) => n / 1_000),
+            ),
+            { minLength: 2, maxLength: 5 },
           ),
-          { minLength: 2, maxLength: 5 },
-        ),
-        fc.boolean(),
-        async (shape, rounds, pinFirst) => {
-          const saver = new MemorySaver();
-          const graph = new StateGraph(State).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: saver });
-          const config = { configurable: { thread_id: "t" } };
-          await graph.updateState(config, { messages: buildHistory(shape, "s") }, "agent");
-          const first = (await graph.getState(config)).values.messages.find((message: BaseMessage) => message.getType() === "human")?.id;
-          const pinned = pinFirst && first ? (message: BaseMessage) => message.id === first : undefined;
-          const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), pinned, env: {} });
-          const editor = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), pinned, tokenLimit: 100, env: {} });
-          // Every message ever stored: read before each prune deletes checkpoints, merged by first appearance.
-          const ever = new Map<string, BaseMessage>();
-          const remember = async () => {
-            for (const message of await everMessages(saver, "t")) if (!ever.has(message.id!)) ever.set(message.id!, message);
-          };
-          const archive = new ToolOutputArchive({ store: new InMemoryStore(), thresholdTokens: 1, headChars: 4, tailChars: 4, keep: 0 });
-          let restored = 0;
-          let edited = false;
-          for (const [index, [compactionRatio, next, edit, drawnKeep, change, where]] of rounds.entries()) {
-            let keep = drawnKeep;
-            if (edit !== "none") edited = true;
-            if (change === "remove") {
-              // A whole exchange (a human message up to the next one), never the pinned one: the head stays valid.
-              const head = (await manager.store.readHead("t"))!.messages;
-              const humans = head.flatMap((message, at) => (message.getType() === "human" && message.id !== first ? [at] : []));
-              if (humans.length > 0) {
-                const start = humans[Math.floor(where * humans.length)]!;
-                const end = head.findIndex((message, at) => at > start && message.getType() === "human");
-                const exchange = head.slice(start, end < 0 ? head.length : end);
-                await graph.updateState(config, { messages: exchange.map((message) => new RemoveMessage({ id: message.id! })) }, "agent");
-                removals++;
-                // A removed message stays in the checkpoints before the removal (the application's, not a loss) and enters
-                // the transcript when a prune deletes the last of them: prune to the head.
-                keep = 1;
+          fc.boolean(),
+          async (shape, rounds, pinFirst) => {
+            const saver = new MemorySaver();
+            const graph = new StateGraph(State)
+              .addNode("agent", async () => ({}))
+              .addEdge(START, "agent")
+              .addEdge("agent", END)
+              .compile({ checkpointer: saver });
+            const config = { configurable: { thread_id: "t" } };
+            await graph.updateState(config, { messages: buildHistory(shape, "s") }, "agent");
+            const first = (await graph.getState(config)).values.messages.find(
+              (message: BaseMessage) => message.getType() === "human",
+            )?.id;
+            const pinned = pinFirst && first ? (message: BaseMessage) => message.id === first : undefined;
+            const manager = new HistoryManager({
+              checkpointer: saver,
+              summarizer: new ExtractiveSummarizer(),
+              pinned,
+              env: {},
+            });
+            const editor = new HistoryManager({
+              checkpointer: saver,
+              summarizer: new ExtractiveSummarizer(),
+              pinned,
+              tokenLimit: 100,
+              env: {},
+            });
+            // Every message ever stored: read before each prune deletes checkpoints, merged by first appearance.
+            const ever = new Map<string, BaseMessage>();
+            const remember = async () => {
+              for (const message of await everMessages(saver, "t"))
+                if (!ever.has(message.id!)) ever.set(message.id!, message);
+            };
+            const archive = new ToolOutputArchive({
+              store: new InMemoryStore(),
+              thresholdTokens: 1,
+              headChars: 4,
+              tailChars: 4,
+              keep: 0,
+            });
+            let restored = 0;
+            let edited = false;
+            for (const [index, [compactionRatio, next, edit, drawnKeep, change, where]] of rounds.entries()) {
+              let keep = drawnKeep;
+              if (edit !== "none") edited = true;
+              if (change === "remove") {
+                // A whole exchange (a human message up to the next one), never the pinned one: the head stays valid.
+                const head = (await manager.store.readHead("t"))!.messages;
+                const humans = head.flatMap((message, at) =>
+                  message.getType() === "human" && message.id !== first ? [at] : [],
+                );
+                if (humans.length > 0) {
+                  const start = humans[Math.floor(where * humans.length)]!;
+                  const end = head.findIndex((message, at) => at > start && message.getType() === "human");
+                  const exchange = head.slice(start, end < 0 ? head.length : end);
+                  await graph.updateState(
+                    config,
+                    { messages: exchange.map((message) => new RemoveMessage({ id: message.id! })) },
+                    "agent",
+                  );
+                  removals++;
+                  // A removed message stays in the checkpoints before the removal (the application's, not a loss) and enters
+                  // the transcript when a prune deletes the last of them: prune to the head.
+                  keep = 1;
+                }
+              } else if (change === "restore") {
+                const stored = await manager.store.listCheckpoints("t");
+                // Newest first: a drawn one of the checkpoints before the head.
+                const target = stored[1 + Math.floor(where * (stored.length - 1))];
+                const head = (await manager.store.readHead("t"))!;
+                if (target && target.tuple.checkpoint.id !== head.tuple.checkpoint.id) {
+                  await manager.replaceThreadHistory(config, target.messages, {
+                    expectedCheckpointId: head.tuple.checkpoint.id,
+                    metadata: {
+                      restore: {
+                        fromCheckpointId: target.tuple.checkpoint.id,
+                        replacedCheckpointId: head.tuple.checkpoint.id,
+                      },
+                    },
+                  });
+                  restores++;
+                  restored++;
+                }
+                // The checkpoints stay for a later restore.
+                keep = undefined;
               }
-            } else if (change === "restore") {
-              const stored = await manager.store.listCheckpoints("t");
-              // Newest first: a drawn one of the checkpoints before the head.
-              const target = stored[1 + Math.floor(where * (stored.length - 1))];
-              const head = (await manager.store.readHead("t"))!;
-              if (target && target.tuple.checkpoint.id !== head.tuple.checkpoint.id) {
-                await manager.replaceThreadHistory(config, target.messages, {
-                  expectedCheckpointId: head.tuple.checkpoint.id,
-                  metadata: { restore: { fromCheckpointId: target.tuple.checkpoint.id, replacedCheckpointId: head.tuple.checkpoint.id } },
+              if (edit === "clear") {
+                const report = await compactWithStrategy({
+                  manager: editor,
+                  strategy: clearToolResults({ keep: 0 }),
+                  threadId: "t",
                 });
-                restores++;
-                restored++;
+                if (report.status === "compacted") edits++;
+              } else if (edit === "archive") {
+                // As the wrapper's archive writes: tool outputs moved behind a pointer, the head force-written.
+                const head = (await manager.store.readHead("t"))!;
+                const { messages, archived } = await archive.archive(head.messages, { threadId: "t" });
+                if (archived.length > 0) {
+                  await manager.replaceReadHead("t", head, messages, {
+                    compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived },
+                  });
+                  archives++;
+                }
               }
-              // The checkpoints stay for a later restore.
-              keep = undefined;
-            }
-            if (edit === "clear") {
-              const report = await compactWithStrategy({ manager: editor, strategy: clearToolResults({ keep: 0 }), threadId: "t" });
-              if (report.status === "compacted") edits++;
-            } else if (edit === "archive") {
-              // As the wrapper's archive writes: tool outputs moved behind a pointer, the head force-written.
-              const head = (await manager.store.readHead("t"))!;
-              const { messages, archived } = await archive.archive(head.messages, { threadId: "t" });
-              if (archived.length > 0) {
-                await manager.replaceReadHead("t", head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
-                archives++;
+              const report = await manager.compactThread(config, { compactionRatio });
+              if (report.status === "compacted") compactions++;
+              await graph.updateState(
+                config,
+                { messages: buildHistory({ ...next, systems: [] }, `r${index}`) },
+                "agent",
+              );
+              if (keep !== undefined) {
+                await remember();
+                if ((await pruneThread(saver, config, { keep })).status === "pruned") prunes++;
               }
             }
-            const report = await manager.compactThread(config, { compactionRatio });
-            if (report.status === "compacted") compactions++;
-            await graph.updateState(config, { messages: buildHistory({ ...next, systems: [] }, `r${index}`) }, "agent");
-            if (keep !== undefined) {
-              await remember();
-              if ((await pruneThread(saver, config, { keep })).status === "pruned") prunes++;
-            }
-          }
-          await remember();
-          if (restored > 1) restoredTwice++;
-          if (restored > 0 && edited) restoredAndEdited++;
-          expectEveryMessage(await wholeTranscript(saver, "t", 7), [...ever.values()]);
-          // Reindexing (a replay of the library's writes, keeping what pruned checkpoints alone held) changes nothing.
-          await reindexThread(saver, config);
-          expectEveryMessage(await wholeTranscript(saver, "t"), [...ever.values()]);
-        },
-      ),
-      { seed: FUZZ_SEED, numRuns: RUNS },
-    );
-    expect(compactions).toBeGreaterThan(RUNS / 2);
-    expect(edits).toBeGreaterThan(0);
-    expect(prunes).toBeGreaterThan(0);
-    expect(archives).toBeGreaterThan(0);
-    // Any mix: threads restored more than once, and threads both restored and edited, are among them.
-    expect({ removals: removals > 0, restores: restores > 0, restoredTwice: restoredTwice > 0, restoredAndEdited: restoredAndEdited > 0 }).toEqual({ removals: true, restores: true, restoredTwice: true, restoredAndEdited: true });
-  }, 120_000 + RUNS * 500);
+            await remember();
+            if (restored > 1) restoredTwice++;
+            if (restored > 0 && edited) restoredAndEdited++;
+            expectEveryMessage(await wholeTranscript(saver, "t", 7), [...ever.values()]);
+            // Reindexing (a replay of the library's writes, keeping what pruned checkpoints alone held) changes nothing.
+            await reindexThread(saver, config);
+            expectEveryMessage(await wholeTranscript(saver, "t"), [...ever.values()]);
+          },
+        ),
+        { seed: FUZZ_SEED, numRuns: RUNS },
+      );
+      expect(compactions).toBeGreaterThan(RUNS / 2);
+      expect(edits).toBeGreaterThan(0);
+      expect(prunes).toBeGreaterThan(0);
+      expect(archives).toBeGreaterThan(0);
+      // Any mix: threads restored more than once, and threads both restored and edited, are among them.
+      expect({
+        removals: removals > 0,
+        restores: restores > 0,
+        restoredTwice: restoredTwice > 0,
+        restoredAndEdited: restoredAndEdited > 0,
+      }).toEqual({ removals: true, restores: true, restoredTwice: true, restoredAndEdited: true });
+    },
+    120_000 + RUNS * 500,
+  );
 
   it("refuses a bad page and an unknown thread, naming the value", async () => {
     const saver = new MemorySaver();
-    await expect(readTranscript(saver, { configurable: { thread_id: "nobody" } })).rejects.toMatchObject({ code: "THREAD_NOT_FOUND" });
+    await expect(readTranscript(saver, { configurable: { thread_id: "nobody" } })).rejects.toMatchObject({
+      code: "THREAD_NOT_FOUND",
+    });
     await expect(readTranscript(saver, {})).rejects.toMatchObject({ code: "MISSING_THREAD_ID" });
-    await expect(readTranscript(saver, { configurable: { thread_id: "t" } }, { limit: 0 })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", parameter: "limit" });
-    await expect(readTranscript(saver, { configurable: { thread_id: "t" } }, { after: 1.5 })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", parameter: "after" });
+    await expect(readTranscript(saver, { configurable: { thread_id: "t" } }, { limit: 0 })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      parameter: "limit",
+    });
+    await expect(readTranscript(saver, { configurable: { thread_id: "t" } }, { after: 1.5 })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      parameter: "after",
+    });
   });
 });
 
@@ -213,7 +283,17 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const team = createTeam(store.saver);
       const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, env: {} });
       for (let turn = 0; turn < 14; turn++) {
-        await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?` })] }, { configurable: { thread_id: "team" } });
+        await supervisor.invoke(
+          {
+            messages: [
+              new HumanMessage({
+                id: `ask-${turn}`,
+                content: `What are the Stripe fees for order ord_${turn}, and who approved the refund?`,
+              }),
+            ],
+          },
+          { configurable: { thread_id: "team" } },
+        );
       }
       const ever = await everMessages(store.saver, "team");
       const transcript = await wholeTranscript(store.saver, "team", 10);
@@ -222,16 +302,27 @@ for (const kind of ["sqlite", "postgres"] as const) {
     });
 
     it("the script's history --transcript prints the same conversation", async () => {
-      const where = kind === "sqlite" ? ["--db", store.location.path!] : ["--postgres", store.location.url!, "--schema", store.location.schema!];
+      const where =
+        kind === "sqlite"
+          ? ["--db", store.location.path!]
+          : ["--postgres", store.location.url!, "--schema", store.location.schema!];
       const result = await runScript(["history", "team", ...where, "--transcript", "--json"]);
       expect(result.code, result.stderr).toBe(0);
-      const printed = JSON.parse(result.stdout) as { messages: Array<{ id: string; source: string; content: unknown }> };
+      const printed = JSON.parse(result.stdout) as {
+        messages: Array<{ id: string; source: string; content: unknown }>;
+      };
       const transcript = await wholeTranscript(store.saver, "team");
-      expect(printed.messages.map((line) => [line.id, line.source])).toEqual(transcript.map((line) => [line.message.id, line.source]));
+      expect(printed.messages.map((line) => [line.id, line.source])).toEqual(
+        transcript.map((line) => [line.message.id, line.source]),
+      );
       const text = await runScript(["history", "team", ...where, "--transcript"]);
       // The summary is counted apart from the conversation's messages.
       const summaries = transcript.filter((line) => line.source === "summary").length;
-      expect(text.stdout).toMatch(new RegExp(`${transcript.length - summaries} messages: \\d+ compacted out of the head \\(in the transcript\\), \\d+ in the head and the summary`));
+      expect(text.stdout).toMatch(
+        new RegExp(
+          `${transcript.length - summaries} messages: \\d+ compacted out of the head \\(in the transcript\\), \\d+ in the head and the summary`,
+        ),
+      );
     });
 
     if (kind === "sqlite") {
@@ -241,7 +332,9 @@ for (const kind of ["sqlite", "postgres"] as const) {
         const ever = await everMessages(store.saver, "team");
         expectEveryMessage(await wholeTranscript(store.saver, "team"), ever);
         await reindexThread(store.saver, { configurable: { thread_id: "team" } });
-        const missing = db.prepare(`SELECT count(*) AS n FROM compaction_recall WHERE thread_id = 'team' AND message IS NULL`).get() as { n: number };
+        const missing = db
+          .prepare(`SELECT count(*) AS n FROM compaction_recall WHERE thread_id = 'team' AND message IS NULL`)
+          .get() as { n: number };
         expect(missing.n).toBe(0);
         expectEveryMessage(await wholeTranscript(store.saver, "team"), ever);
       });

@@ -29,18 +29,26 @@ function runChild(url: string, schema: string, killAt: string): Promise<StepRun>
 }
 
 /** A fresh schema holding the thread to prune; returns what the audit says of it before any prune, and its head. */
-async function prepare(url: string, schema: string): Promise<{ ever: Set<string>; head: string; problems: unknown[]; removed: number }> {
+async function prepare(
+  url: string,
+  schema: string,
+): Promise<{ ever: Set<string>; head: string; problems: unknown[]; removed: number }> {
   const saver = PostgresSaver.fromConnString(url, { schema });
   await saver.setup();
   const { agent } = createTestAgent(saver);
   await agent.updateState(config, { messages: generateHistory({ seed: 13, messages: 120 }) }, "agent");
   await new HistoryManager({ checkpointer: saver, env: {} }).compactThread(config, { compactionRatio: 0.3 });
   const head = (await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[];
-  const removed = head.filter((message) => message.getType() === "human").slice(0, 3).map((message) => message.id!);
+  const removed = head
+    .filter((message) => message.getType() === "human")
+    .slice(0, 3)
+    .map((message) => message.id!);
   await agent.updateState(config, { messages: removed.map((id) => new RemoveMessage({ id })) }, "agent");
-  for (let turn = 0; turn < 2; turn++) await agent.invoke({ messages: [new HumanMessage({ id: `after-${turn}`, content: `turn ${turn}` })] }, config);
+  for (let turn = 0; turn < 2; turn++)
+    await agent.invoke({ messages: [new HumanMessage({ id: `after-${turn}`, content: `turn ${turn}` })] }, config);
   const ever = new Set<string>();
-  for (const { messages } of await threadStoreFor(saver).listCheckpoints(THREAD)) for (const message of messages) if (!getSummaryProvenance(message)) ever.add(message.id!);
+  for (const { messages } of await threadStoreFor(saver).listCheckpoints(THREAD))
+    for (const message of messages) if (!getSummaryProvenance(message)) ever.add(message.id!);
   const { problems, removedByApplication } = await auditThread(saver, config);
   const id = (await saver.getTuple(config))!.checkpoint.id;
   await saver.end();
@@ -67,10 +75,15 @@ describe("crash safety of a prune (SIGKILL inside its transaction, Postgres)", (
       }
       const saver = PostgresSaver.fromConnString(url, { schema });
       expect((await saver.getTuple(config))!.checkpoint.id, killAt).toBe(head);
-      const held = new Set((await readTranscript(saver, config, { limit: 10_000 })).messages.map((line) => line.message.id!));
+      const held = new Set(
+        (await readTranscript(saver, config, { limit: 10_000 })).messages.map((line) => line.message.id!),
+      );
       const checkpoints = await threadStoreFor(saver).listCheckpoints(THREAD);
       for (const { messages } of checkpoints) for (const message of messages) held.add(message.id!);
-      expect([...ever].filter((id) => !held.has(id)), killAt).toEqual([]);
+      expect(
+        [...ever].filter((id) => !held.has(id)),
+        killAt,
+      ).toEqual([]);
       const audit = await auditThread(saver, config);
       if (checkpoints.length === 1) {
         outcomes.after++;
@@ -81,7 +94,10 @@ describe("crash safety of a prune (SIGKILL inside its transaction, Postgres)", (
         expect(audit.problems, killAt).toEqual(problems);
         expect(audit.removedByApplication, killAt).toBe(removed);
       }
-      await createTestAgent(saver).agent.invoke({ messages: [new HumanMessage({ id: "next", content: "the turn after the crash" })] }, config);
+      await createTestAgent(saver).agent.invoke(
+        { messages: [new HumanMessage({ id: "next", content: "the turn after the crash" })] },
+        config,
+      );
       expect((await pruneThread(saver, config, { keep: 1 })).status).toBe("pruned");
       expect((await auditThread(saver, config)).problems).toEqual([]);
       await saver.end();

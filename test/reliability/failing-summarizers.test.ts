@@ -11,7 +11,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { auditThread, CompactingSupervisor, CompactionError, LlmSummarizer, type CompactionReport, type Summarizer } from "../../src/index.js";
+import {
+  auditThread,
+  CompactingSupervisor,
+  CompactionError,
+  LlmSummarizer,
+  type CompactionReport,
+  type Summarizer,
+} from "../../src/index.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createTestAgent } from "../support/agents.js";
 import { recordFigures, size } from "../support/reliability.js";
@@ -21,7 +28,9 @@ const TURNS_PER_FAULT = size("FAULT_TURNS", 3, 12);
 
 /** A summarizer that fails the way `fault` says, counting its calls. */
 function faulty(fault: string): Summarizer & { calls: number } {
-  const toolCaller = new ScriptedChatModel({ reply: () => ({ toolCalls: [{ name: "search_orders", args: { query: "x" } }] }) });
+  const toolCaller = new ScriptedChatModel({
+    reply: () => ({ toolCalls: [{ name: "search_orders", args: { query: "x" } }] }),
+  });
   const llm = new LlmSummarizer({ model: toolCaller });
   return {
     name: `faulty-${fault}`,
@@ -48,7 +57,8 @@ function faulty(fault: string): Summarizer & { calls: number } {
   };
 }
 
-const LONG = "Please check the billing history for the customer account, compare it to the contract terms, and tell me about any discrepancy in the amounts charged.";
+const LONG =
+  "Please check the billing history for the customer account, compare it to the contract terms, and tell me about any discrepancy in the amounts charged.";
 
 const FAULTS = ["throws", "hangs", "empty", "huge", "error string", "tool call"];
 
@@ -86,7 +96,14 @@ describe("failing summarizers", () => {
     const { agent: bare } = createTestAgent(new MemorySaver());
     const config = { configurable: { thread_id: `fault-${fault}` } };
     for (let turn = 0; turn < TURNS_PER_FAULT + 4; turn++) {
-      const input = { messages: [new HumanMessage({ id: `u${turn}`, content: `turn ${turn}: ${turn % 3 === 2 ? "lookup order-" + turn : `${LONG} The invoice for ord_${turn} is 42 EUR`}` })] };
+      const input = {
+        messages: [
+          new HumanMessage({
+            id: `u${turn}`,
+            content: `turn ${turn}: ${turn % 3 === 2 ? "lookup order-" + turn : `${LONG} The invoice for ord_${turn} is 42 EUR`}`,
+          }),
+        ],
+      };
       const wrapped = await supervisor.invoke(input, config);
       const plain = await bare.invoke(input, config);
       expect(textsOf(wrapped.messages)).toEqual(textsOf(plain.messages));
@@ -127,16 +144,29 @@ describe("failing summarizers", () => {
       onCompactionError: (error) => void errors.push(error as CompactionError),
     });
     const config = { configurable: { thread_id: "breaker" } };
-    const turn = (index: number) => supervisor.invoke({ messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] }, config);
+    const turn = (index: number) =>
+      supervisor.invoke(
+        { messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] },
+        config,
+      );
     for (let index = 0; index < 7; index++) await turn(index);
     expect(summarizer.calls).toBe(3);
-    expect(errors.map((error) => error.code)).toEqual(["SUMMARIZER_FAILED", "SUMMARIZER_FAILED", "SUMMARIZER_FAILED", "COMPACTION_PAUSED"]);
+    expect(errors.map((error) => error.code)).toEqual([
+      "SUMMARIZER_FAILED",
+      "SUMMARIZER_FAILED",
+      "SUMMARIZER_FAILED",
+      "COMPACTION_PAUSED",
+    ]);
     expect(errors[3]!.message).toContain('thread "breaker" is paused');
     const health = supervisor.compactionHealth("breaker");
     expect(health.consecutiveFailures).toBe(3);
     expect(health.pausedUntil).toBeInstanceOf(Date);
     // Another thread is not paused by this one's failures.
-    expect(supervisor.compactionHealth("other")).toMatchObject({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
+    expect(supervisor.compactionHealth("other")).toMatchObject({
+      consecutiveFailures: 0,
+      turnsOverLimit: 0,
+      summary: "none",
+    });
 
     // After the pause one attempt goes through; still failing, it pauses again at once.
     now += 450;
@@ -149,7 +179,11 @@ describe("failing summarizers", () => {
     supervisor.resumeCompaction("breaker");
     await turn(8);
     expect(reports).toHaveLength(1);
-    expect(supervisor.compactionHealth("breaker")).toMatchObject({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
+    expect(supervisor.compactionHealth("breaker")).toMatchObject({
+      consecutiveFailures: 0,
+      turnsOverLimit: 0,
+      summary: "none",
+    });
     expect((await auditThread(saver, config)).problems).toEqual([]);
     recordFigures("faults", { "injected:circuit breaker": 4 });
   });
@@ -167,7 +201,11 @@ describe("failing summarizers", () => {
       onCompaction: (report) => void reports.push(report),
     });
     const config = { configurable: { thread_id: "fallback" } };
-    for (let index = 0; index < 6; index++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] }, config);
+    for (let index = 0; index < 6; index++)
+      await supervisor.invoke(
+        { messages: [new HumanMessage(`turn ${index}: ${LONG} The invoice ord_${index} is ${index} EUR.`)] },
+        config,
+      );
     expect(reports.length).toBeGreaterThan(0);
     expect(reports[0]).toMatchObject({ status: "compacted", summarizer: "extractive" });
     expect(compacted(reports[0]).fallbackReason).toContain("upstream 503");

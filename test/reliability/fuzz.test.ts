@@ -8,7 +8,13 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langcha
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { auditThread, ExtractiveSummarizer, getSummaryProvenance, HistoryManager, TokenCounter } from "../../src/index.js";
+import {
+  auditThread,
+  ExtractiveSummarizer,
+  getSummaryProvenance,
+  HistoryManager,
+  TokenCounter,
+} from "../../src/index.js";
 import { validateHistory } from "../../src/internal.js";
 import { buildHistory, history, historyShape, snapshot, text } from "../support/arbitrary-history.js";
 import { FUZZ_SEED, recordFigures, size } from "../support/reliability.js";
@@ -29,86 +35,124 @@ function leadingSystem(messages: readonly BaseMessage[]): BaseMessage[] {
 }
 
 describe("fuzzed histories", () => {
-  it(`plan + compact keep every message and produce a valid history (${PURE_RUNS} cases, seed ${FUZZ_SEED})`, async () => {
-    const compactor = manager();
-    let compacted = 0;
-    let folded = 0;
-    await fc.assert(
-      fc.asyncProperty(history, ratio, keepTokens, fc.array(historyShape, { maxLength: 1 }), async (messages, compactionRatio, keep, more) => {
-        expect(validateHistory(messages)).toEqual([]);
-        const before = snapshot(messages);
-        const frozen = [...messages];
-        const plan = compactor.planCompaction(messages, { compactionRatio, keepTokens: keep });
-        if (!plan.executable) {
-          expect(plan.reason).toMatch(/\w/);
-          await expect(compactor.compactMessages(messages, { compactionRatio, keepTokens: keep })).rejects.toMatchObject({ code: "INVALID_HISTORY" });
-          return;
-        }
-        let result = await compactor.compactMessages(messages, { compactionRatio, keepTokens: keep });
-        compacted++;
-        checkCompaction(messages, result.messages, result.summary);
-        // A second round folds the first summary into a running one.
-        if (more.length > 0) {
-          const grown = [...result.messages, ...buildHistory({ ...more[0]!, systems: [] }, "n")];
-          if (compactor.planCompaction(grown, { compactionRatio }).executable) {
-            const again = await compactor.compactMessages(grown, { compactionRatio });
-            checkCompaction(grown, again.messages, again.summary);
-            if (again.plan.previousSummary) {
-              folded++;
-              expect(getSummaryProvenance(again.summary)!.previousSummaryId).toBe(result.summary.id);
+  it(
+    `plan + compact keep every message and produce a valid history (${PURE_RUNS} cases, seed ${FUZZ_SEED})`,
+    async () => {
+      const compactor = manager();
+      let compacted = 0;
+      let folded = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          history,
+          ratio,
+          keepTokens,
+          fc.array(historyShape, { maxLength: 1 }),
+          async (messages, compactionRatio, keep, more) => {
+            expect(validateHistory(messages)).toEqual([]);
+            const before = snapshot(messages);
+            const frozen = [...messages];
+            const plan = compactor.planCompaction(messages, { compactionRatio, keepTokens: keep });
+            if (!plan.executable) {
+              expect(plan.reason).toMatch(/\w/);
+              await expect(
+                compactor.compactMessages(messages, { compactionRatio, keepTokens: keep }),
+              ).rejects.toMatchObject({ code: "INVALID_HISTORY" });
+              return;
             }
-            result = again;
-          }
-        }
-        // Inputs never mutated: same array contents, same serialized messages.
-        expect(messages).toEqual(frozen);
-        expect(snapshot(messages)).toBe(before);
-      }),
-      { seed: FUZZ_SEED, numRuns: PURE_RUNS },
-    );
-    recordFigures("fuzz", { pureCases: PURE_RUNS, pureCompacted: compacted, runningSummaries: folded, seed: FUZZ_SEED });
-    expect(compacted).toBeGreaterThan(PURE_RUNS / 4);
-  }, 60_000 + PURE_RUNS * 10);
+            let result = await compactor.compactMessages(messages, { compactionRatio, keepTokens: keep });
+            compacted++;
+            checkCompaction(messages, result.messages, result.summary);
+            // A second round folds the first summary into a running one.
+            if (more.length > 0) {
+              const grown = [...result.messages, ...buildHistory({ ...more[0]!, systems: [] }, "n")];
+              if (compactor.planCompaction(grown, { compactionRatio }).executable) {
+                const again = await compactor.compactMessages(grown, { compactionRatio });
+                checkCompaction(grown, again.messages, again.summary);
+                if (again.plan.previousSummary) {
+                  folded++;
+                  expect(getSummaryProvenance(again.summary)!.previousSummaryId).toBe(result.summary.id);
+                }
+                result = again;
+              }
+            }
+            // Inputs never mutated: same array contents, same serialized messages.
+            expect(messages).toEqual(frozen);
+            expect(snapshot(messages)).toBe(before);
+          },
+        ),
+        { seed: FUZZ_SEED, numRuns: PURE_RUNS },
+      );
+      recordFigures("fuzz", {
+        pureCases: PURE_RUNS,
+        pureCompacted: compacted,
+        runningSummaries: folded,
+        seed: FUZZ_SEED,
+      });
+      expect(compacted).toBeGreaterThan(PURE_RUNS / 4);
+    },
+    60_000 + PURE_RUNS * 10,
+  );
 
-  it(`a stored thread compacted at random keeps every message (auditThread) and its other channels (${STORED_RUNS} cases)`, async () => {
-    const State = Annotation.Root({
-      ...MessagesAnnotation.spec,
-      todos: Annotation<string[]>({ reducer: (_, next) => next, default: () => [] }),
-    });
-    let audited = 0;
-    let lost = 0;
-    await fc.assert(
-      fc.asyncProperty(historyShape, fc.array(fc.tuple(ratio, historyShape), { minLength: 1, maxLength: 3 }), text, async (shape, rounds, todo) => {
-        const saver = new MemorySaver();
-        const graph = new StateGraph(State).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: saver });
-        const config = { configurable: { thread_id: "fuzz" } };
-        await graph.updateState(config, { messages: buildHistory(shape, "s"), todos: [todo] }, "agent");
-        const other = { configurable: { thread_id: "other" } };
-        await graph.updateState(other, { messages: [new HumanMessage({ id: "other-1", content: "untouched" })] }, "agent");
-        const otherHead = await saver.getTuple(other);
-        const compactor = manager(saver);
-        for (const [[compactionRatio, next], round] of rounds.map((value, index) => [value, index] as const)) {
-          const before = await graph.getState(config);
-          const report = await compactor.compactThread(config, { compactionRatio });
-          const after = await graph.getState(config);
-          if (report.status === "compacted") {
-            expect(leadingSystem(after.values.messages)).toEqual(leadingSystem(before.values.messages));
-          } else {
-            expect(after.config.configurable?.checkpoint_id).toBe(before.config.configurable?.checkpoint_id);
-          }
-          expect(after.values.todos).toEqual([todo]);
-          const audit = await auditThread(saver, config);
-          audited++;
-          lost += audit.problems.filter((problem) => problem.code === "LOST_MESSAGE").length;
-          expect(audit.problems).toEqual([]);
-          await graph.updateState(config, { messages: buildHistory({ ...next, systems: [] }, `r${round}`) }, "agent");
-        }
-        expect(await saver.getTuple(other)).toEqual(otherHead);
-      }),
-      { seed: FUZZ_SEED, numRuns: STORED_RUNS },
-    );
-    recordFigures("fuzz", { storedCases: STORED_RUNS, storedAudits: audited, messagesLost: lost });
-  }, 60_000 + STORED_RUNS * 60);
+  it(
+    `a stored thread compacted at random keeps every message (auditThread) and its other channels (${STORED_RUNS} cases)`,
+    async () => {
+      const State = Annotation.Root({
+        ...MessagesAnnotation.spec,
+        todos: Annotation<string[]>({ reducer: (_, next) => next, default: () => [] }),
+      });
+      let audited = 0;
+      let lost = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          historyShape,
+          fc.array(fc.tuple(ratio, historyShape), { minLength: 1, maxLength: 3 }),
+          text,
+          async (shape, rounds, todo) => {
+            const saver = new MemorySaver();
+            const graph = new StateGraph(State)
+              .addNode("agent", async () => ({}))
+              .addEdge(START, "agent")
+              .addEdge("agent", END)
+              .compile({ checkpointer: saver });
+            const config = { configurable: { thread_id: "fuzz" } };
+            await graph.updateState(config, { messages: buildHistory(shape, "s"), todos: [todo] }, "agent");
+            const other = { configurable: { thread_id: "other" } };
+            await graph.updateState(
+              other,
+              { messages: [new HumanMessage({ id: "other-1", content: "untouched" })] },
+              "agent",
+            );
+            const otherHead = await saver.getTuple(other);
+            const compactor = manager(saver);
+            for (const [[compactionRatio, next], round] of rounds.map((value, index) => [value, index] as const)) {
+              const before = await graph.getState(config);
+              const report = await compactor.compactThread(config, { compactionRatio });
+              const after = await graph.getState(config);
+              if (report.status === "compacted") {
+                expect(leadingSystem(after.values.messages)).toEqual(leadingSystem(before.values.messages));
+              } else {
+                expect(after.config.configurable?.checkpoint_id).toBe(before.config.configurable?.checkpoint_id);
+              }
+              expect(after.values.todos).toEqual([todo]);
+              const audit = await auditThread(saver, config);
+              audited++;
+              lost += audit.problems.filter((problem) => problem.code === "LOST_MESSAGE").length;
+              expect(audit.problems).toEqual([]);
+              await graph.updateState(
+                config,
+                { messages: buildHistory({ ...next, systems: [] }, `r${round}`) },
+                "agent",
+              );
+            }
+            expect(await saver.getTuple(other)).toEqual(otherHead);
+          },
+        ),
+        { seed: FUZZ_SEED, numRuns: STORED_RUNS },
+      );
+      recordFigures("fuzz", { storedCases: STORED_RUNS, storedAudits: audited, messagesLost: lost });
+    },
+    60_000 + STORED_RUNS * 60,
+  );
 });
 
 /** The invariants of one compaction of `input` into `output`. */
@@ -123,12 +167,15 @@ function checkCompaction(input: readonly BaseMessage[], output: readonly BaseMes
   kept.forEach((message, index) => expect(message).toBe(tail[index]));
   // Everything between the system messages and the kept tail is covered by the summary.
   const provenance = getSummaryProvenance(summary)!;
-  const previous = input[system.length] && getSummaryProvenance(input[system.length]) ? input[system.length]! : undefined;
+  const previous =
+    input[system.length] && getSummaryProvenance(input[system.length]) ? input[system.length]! : undefined;
   const summarized = input.slice(system.length + (previous ? 1 : 0), input.length - kept.length);
   expect(summarized.length).toBeGreaterThan(0);
   expect(provenance.coveredIds).toEqual(summarized.map((message) => message.id).filter((id) => typeof id === "string"));
   expect(provenance.previousSummaryId).toBe(previous?.id ?? null);
-  expect(provenance.coveredMessages).toBe(summarized.length + (previous ? getSummaryProvenance(previous)!.coveredMessages : 0));
+  expect(provenance.coveredMessages).toBe(
+    summarized.length + (previous ? getSummaryProvenance(previous)!.coveredMessages : 0),
+  );
   // No duplicates: every id once.
   const ids = output.map((message) => message.id).filter((id) => id !== undefined);
   expect(new Set(ids).size).toBe(ids.length);

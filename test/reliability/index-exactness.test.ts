@@ -18,12 +18,25 @@ import { entriesOutOfHead } from "../support/recall-view.js";
 import { FUZZ_SEED, recordFigures, size } from "../support/reliability.js";
 
 const RUNS = size("INDEX_FUZZ_RUNS", 40, 400);
-type Step = { kind: "turn"; words: number } | { kind: "compact"; ratio: number } | { kind: "restore"; back: number } | { kind: "supersede"; words: number };
+type Step =
+  | { kind: "turn"; words: number }
+  | { kind: "compact"; ratio: number }
+  | { kind: "restore"; back: number }
+  | { kind: "supersede"; words: number };
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("turn" as const), words: fc.integer({ min: 3, max: 40 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("compact" as const), ratio: fc.double({ min: 0.2, max: 0.9, noNaN: true }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("compact" as const),
+      ratio: fc.double({ min: 0.2, max: 0.9, noNaN: true }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("restore" as const), back: fc.integer({ min: 1, max: 8 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("supersede" as const), words: fc.integer({ min: 3, max: 40 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("supersede" as const), words: fc.integer({ min: 3, max: 40 }) }),
+  },
 );
 
 describe("the recall index under random interleavings of writes", () => {
@@ -32,7 +45,11 @@ describe("the recall index under random interleavings of writes", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 24 }), async (steps) => {
         const saver = new MemorySaver();
-        const graph = new StateGraph(MessagesAnnotation).addNode("agent", async () => ({})).addEdge(START, "agent").addEdge("agent", END).compile({ checkpointer: saver });
+        const graph = new StateGraph(MessagesAnnotation)
+          .addNode("agent", async () => ({}))
+          .addEdge(START, "agent")
+          .addEdge("agent", END)
+          .compile({ checkpointer: saver });
         const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
         const thread = `fuzz-${Math.random().toString(36).slice(2)}`;
         const config = { configurable: { thread_id: thread } };
@@ -43,14 +60,21 @@ describe("the recall index under random interleavings of writes", () => {
         const say = (words: number) => {
           turn++;
           const body = Array.from({ length: words }, (_, index) => `w${(turn * 31 + index * 7) % 97}`).join(" ");
-          return [new HumanMessage({ id: `h${turn}`, content: `turn ${turn}: ${body}` }), new AIMessage({ id: `a${turn}`, content: `reply ${turn} ${body.slice(0, 40)}` })];
+          return [
+            new HumanMessage({ id: `h${turn}`, content: `turn ${turn}: ${body}` }),
+            new AIMessage({ id: `a${turn}`, content: `reply ${turn} ${body.slice(0, 40)}` }),
+          ];
         };
         const head = async () => (await saver.getTuple(config))!;
-        const ids = (messages: readonly BaseMessage[]) => messages.filter((message) => !getSummaryProvenance(message)).map((message) => message.id!);
+        const ids = (messages: readonly BaseMessage[]) =>
+          messages.filter((message) => !getSummaryProvenance(message)).map((message) => message.id!);
         async function state(): Promise<{ left: string[]; indexed: string[]; inHead: Set<string> }> {
           const ever = new Set<string>();
-          for await (const tuple of saver.list(root)) for (const id of ids((tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? [])) ever.add(id);
-          const inHead = new Set(((await head()).checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id!));
+          for await (const tuple of saver.list(root))
+            for (const id of ids((tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? [])) ever.add(id);
+          const inHead = new Set(
+            ((await head()).checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id!),
+          );
           const indexed = (await entriesOutOfHead(saver, thread)).map((entry) => entry.messageId).sort();
           return { left: [...ever].filter((id) => !inHead.has(id)).sort(), indexed, inHead };
         }
@@ -82,14 +106,22 @@ describe("the recall index under random interleavings of writes", () => {
             for await (const tuple of saver.list(root)) line.push(tuple.checkpoint.id);
             const target = line[Math.min(next.back, line.length - 1)]!;
             const current = await head();
-            const messages = (await saver.getTuple({ configurable: { ...root.configurable, checkpoint_id: target } }))!.checkpoint.channel_values.messages as BaseMessage[];
-            await manager.replaceThreadHistory(config, messages, { expectedCheckpointId: current.checkpoint.id, metadata: { restore: { fromCheckpointId: target } } });
+            const messages = (await saver.getTuple({ configurable: { ...root.configurable, checkpoint_id: target } }))!
+              .checkpoint.channel_values.messages as BaseMessage[];
+            await manager.replaceThreadHistory(config, messages, {
+              expectedCheckpointId: current.checkpoint.id,
+              metadata: { restore: { fromCheckpointId: target } },
+            });
             figures.restores++;
             readBefore = current.checkpoint.id;
             await afterLibraryWrite();
           } else if (readBefore) {
             // A turn that had read the head the library's last write replaced writes now, as a child of that head.
-            await graph.updateState({ configurable: { ...root.configurable, checkpoint_id: readBefore } }, { messages: say(next.words) }, "agent");
+            await graph.updateState(
+              { configurable: { ...root.configurable, checkpoint_id: readBefore } },
+              { messages: say(next.words) },
+              "agent",
+            );
             figures.superseding++;
             readBefore = undefined;
             const { left, indexed } = await state();

@@ -42,9 +42,24 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
       const { agent } = createTestAgent(store.saver);
       const errors: unknown[] = [];
       let landed = 0;
-      const supervisor = new CompactingSupervisor(agent, { tokenLimit: 1_200, keepCheckpoints: 1, env: {}, onCompaction: () => void landed++, onCompactionError: (error) => void errors.push(error) });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: 1_200,
+        keepCheckpoints: 1,
+        env: {},
+        onCompaction: () => void landed++,
+        onCompactionError: (error) => void errors.push(error),
+      });
       for (let turn = 0; turn < 40; turn++) {
-        await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}: the invoice total for order ord_${1000 + turn} is ${turn * 17} EUR, decided by Alice Moreau.`)] }, { configurable: { thread_id: "kept" } });
+        await supervisor.invoke(
+          {
+            messages: [
+              new HumanMessage(
+                `turn ${turn}: the invoice total for order ord_${1000 + turn} is ${turn * 17} EUR, decided by Alice Moreau.`,
+              ),
+            ],
+          },
+          { configurable: { thread_id: "kept" } },
+        );
       }
       await supervisor.close();
       expect(errors).toEqual([]);
@@ -58,7 +73,12 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
       const agent = createReactAgent({ llm: model, tools: [lookupTool], checkpointer: store.saver });
       const errors: unknown[] = [];
       let landed = 0;
-      const supervisor = new CompactingSupervisor(agent, { tokenLimit: 1_200, env: {}, onCompaction: () => void landed++, onCompactionError: (error) => void errors.push(error) });
+      const supervisor = new CompactingSupervisor(agent, {
+        tokenLimit: 1_200,
+        env: {},
+        onCompaction: () => void landed++,
+        onCompactionError: (error) => void errors.push(error),
+      });
       // Another process's prune: its own HistoryManager on the same store, pruning every thread to its head, in a loop.
       const pruner = new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_200, env: {} });
       let running = true;
@@ -70,7 +90,11 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
               () => void prunes++,
               (error: unknown) => {
                 // A thread with no checkpoint yet, or a head that moved under the prune: the next pass prunes it.
-                if (!CompactionError.isInstance(error) || !["THREAD_NOT_FOUND", "WRITE_CONFLICT", "THREAD_BUSY"].includes(error.code)) throw error;
+                if (
+                  !CompactionError.isInstance(error) ||
+                  !["THREAD_NOT_FOUND", "WRITE_CONFLICT", "THREAD_BUSY"].includes(error.code)
+                )
+                  throw error;
               },
             );
           }
@@ -81,7 +105,13 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
         Array.from({ length: threads }, async (_, thread) => {
           for (let turn = 0; turn < turns; turn++) {
             await supervisor.invoke(
-              { messages: [new HumanMessage(`turn ${turn}: the invoice total for order ord_${1000 + turn} is ${turn * 17} EUR, decided by Alice Moreau.`)] },
+              {
+                messages: [
+                  new HumanMessage(
+                    `turn ${turn}: the invoice total for order ord_${1000 + turn} is ${turn * 17} EUR, decided by Alice Moreau.`,
+                  ),
+                ],
+              },
               { configurable: { thread_id: `scheduled-${thread}` } },
             );
           }

@@ -81,7 +81,13 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     const store = await open();
     const schema = store.schema;
     const lock = join(dir, `${kind}.lock`);
-    const child = (prefix: string) => runTs("test/support/race-turns.ts", [...store.childArgs, THREAD, String(TURNS), prefix, lock, ...(schema ? [schema] : [])], {}, 600_000);
+    const child = (prefix: string) =>
+      runTs(
+        "test/support/race-turns.ts",
+        [...store.childArgs, THREAD, String(TURNS), prefix, lock, ...(schema ? [schema] : [])],
+        {},
+        600_000,
+      );
     const seeded = await child("seed");
     expect(seeded.code, seeded.stderr).toBe(0);
 
@@ -95,21 +101,40 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     let compactedRuns = 0;
     while (!finished) {
       if (undo) {
-        restoreCodes.push((await compactThread(["restore", THREAD, ...store.scriptArgs, "--checkpoint", undo, "--json"])).code);
+        restoreCodes.push(
+          (await compactThread(["restore", THREAD, ...store.scriptArgs, "--checkpoint", undo, "--json"])).code,
+        );
         undo = undefined;
         continue;
       }
       // Below the wrappers' limit (1,200), so the script has something to compact between their compactions.
       const run = await compactThread(["compact", THREAD, ...store.scriptArgs, "--limit", "900", "--json"]);
       scriptCodes.push(run.code);
-      const report = run.code === 0 ? (JSON.parse(run.stdout) as { report?: { status: string; previousCheckpointId: string } }).report : undefined;
+      const report =
+        run.code === 0
+          ? (JSON.parse(run.stdout) as { report?: { status: string; previousCheckpointId: string } }).report
+          : undefined;
       if (report?.status === "compacted" && compactedRuns++ % 3 === 0) undo = report.previousCheckpointId;
     }
     const results = await Promise.all(writers);
     for (const result of results) expect(result.code, result.stderr).toBe(0);
-    const stats = results.map((result) => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { compactions: number; rebased: number; conflicts: number; compactionErrors: string[] });
-    expect(scriptCodes.every((code) => [0, 6, 9].includes(code)), String(scriptCodes)).toBe(true);
-    expect(restoreCodes.every((code) => [0, 6, 9].includes(code)), String(restoreCodes)).toBe(true);
+    const stats = results.map(
+      (result) =>
+        JSON.parse(result.stdout.trim().split("\n").at(-1)!) as {
+          compactions: number;
+          rebased: number;
+          conflicts: number;
+          compactionErrors: string[];
+        },
+    );
+    expect(
+      scriptCodes.every((code) => [0, 6, 9].includes(code)),
+      String(scriptCodes),
+    ).toBe(true);
+    expect(
+      restoreCodes.every((code) => [0, 6, 9].includes(code)),
+      String(restoreCodes),
+    ).toBe(true);
 
     const saver = await store.saver();
     const config = { configurable: { thread_id: THREAD } };
@@ -119,7 +144,9 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     const head = (await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[];
     const headIds = head.map((message) => message.id);
     expect(new Set(headIds).size).toBe(headIds.length);
-    const sent = ["seed", "a", "b"].flatMap((prefix) => Array.from({ length: TURNS }, (_, index) => `${prefix}-${index}`));
+    const sent = ["seed", "a", "b"].flatMap((prefix) =>
+      Array.from({ length: TURNS }, (_, index) => `${prefix}-${index}`),
+    );
     const seen = new Set(headIds);
     for await (const tuple of saver.list(config)) {
       for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) {
@@ -131,16 +158,23 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     // restore, a write superseded by a turn — are left out), and one more write of the library changes nothing.
     const ever = new Set<string>();
     for await (const tuple of saver.list({ configurable: { thread_id: THREAD, checkpoint_ns: "" } })) {
-      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? []) if (!getSummaryProvenance(message)) ever.add(message.id!);
+      for (const message of (tuple.checkpoint.channel_values.messages as BaseMessage[]) ?? [])
+        if (!getSummaryProvenance(message)) ever.add(message.id!);
     }
     const indexed = async () => (await entriesOutOfHead(saver, THREAD)).map((entry) => entry.messageId).sort();
     const left = (head: Set<string | undefined>) => [...ever].filter((id) => !head.has(id)).sort();
     expect(await indexed()).toEqual(left(new Set(headIds)));
-    const backInHead = (await recallBackendFor(saver).entries(THREAD)).filter((entry) => headIds.includes(entry.messageId)).length;
+    const backInHead = (await recallBackendFor(saver).entries(THREAD)).filter((entry) =>
+      headIds.includes(entry.messageId),
+    ).length;
     const headId = (await saver.getTuple(config))!.checkpoint.id;
     const rewrite = await compactThread(["restore", THREAD, ...store.scriptArgs, "--checkpoint", headId, "--json"]);
     expect(rewrite.code, rewrite.stderr).toBe(0);
-    const after = new Set(((await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.id));
+    const after = new Set(
+      ((await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[]).map(
+        (message) => message.id,
+      ),
+    );
     expect(await indexed()).toEqual(left(after));
     const wrapperCompactions = stats.reduce((sum, stat) => sum + stat.compactions, 0);
     const scriptCompactions = compactedRuns;
@@ -175,7 +209,13 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     const schema = store.schema;
     const thread = "pruned-race";
     const lock = join(dir, `${kind}-prune.lock`);
-    const child = (prefix: string) => runTs("test/support/race-turns.ts", [...store.childArgs, thread, String(TURNS * 2), prefix, lock, ...(schema ? [schema] : [])], {}, 600_000);
+    const child = (prefix: string) =>
+      runTs(
+        "test/support/race-turns.ts",
+        [...store.childArgs, thread, String(TURNS * 2), prefix, lock, ...(schema ? [schema] : [])],
+        {},
+        600_000,
+      );
     const writer = child("p");
     let finished = false;
     void writer.then(() => (finished = true));
@@ -184,13 +224,20 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     while (!finished) {
       const run = await compactThread(["prune", thread, ...store.scriptArgs, "--keep", "2", "--json"]);
       pruneCodes.push(run.code);
-      if (run.code === 0 && (JSON.parse(run.stdout) as { threads: Array<{ status: string }> }).threads[0]!.status === "pruned") pruned++;
+      if (
+        run.code === 0 &&
+        (JSON.parse(run.stdout) as { threads: Array<{ status: string }> }).threads[0]!.status === "pruned"
+      )
+        pruned++;
     }
     // Every turn of the writer ran on a checkpoint that was still there (its turns would have failed otherwise).
     const result = await writer;
     expect(result.code, result.stderr).toBe(0);
     // Before its first turn the thread does not exist (exit 5); after, a prune ends in one of its outcomes (exit 0).
-    expect(pruneCodes.every((code) => [0, 5].includes(code)), String(pruneCodes)).toBe(true);
+    expect(
+      pruneCodes.every((code) => [0, 5].includes(code)),
+      String(pruneCodes),
+    ).toBe(true);
     const final = await compactThread(["prune", thread, ...store.scriptArgs, "--keep", "1", "--json"]);
     expect(final.code, final.stderr).toBe(0);
     const saver = await store.saver();

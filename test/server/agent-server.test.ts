@@ -64,7 +64,8 @@ describe("compactionMiddleware on the Agent Server (langgraphjs dev, in memory)"
         if (part.event === "messages") {
           const [chunk, metadata] = part.data as [WireMessage, { langgraph_node?: string }];
           if (chunk.type === "remove" || chunk.additional_kwargs?.[PROVENANCE_KEY] !== undefined) updates.push(chunk);
-          else if (metadata.langgraph_node === "model_request") streamed.set(chunk.id!, (streamed.get(chunk.id!) ?? "") + text(chunk.content));
+          else if (metadata.langgraph_node === "model_request")
+            streamed.set(chunk.id!, (streamed.get(chunk.id!) ?? "") + text(chunk.content));
           else expect(chunk.type).toBe("tool");
         } else if (part.event === "custom") {
           events.push(part.data as CompactionStreamEvent);
@@ -88,7 +89,9 @@ describe("compactionMiddleware on the Agent Server (langgraphjs dev, in memory)"
     const state = (await client.threads.getState(thread.thread_id)).values as { messages: WireMessage[] };
     expect(state.messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY])).toBe(true);
     expect(state.messages.length).toBeLessThan(seen.size);
-    expect(text(state.messages.find((message) => message.additional_kwargs?.[PROVENANCE_KEY])?.content)).toContain(SUMMARY_MARK);
+    expect(text(state.messages.find((message) => message.additional_kwargs?.[PROVENANCE_KEY])?.content)).toContain(
+      SUMMARY_MARK,
+    );
 
     // The model's tokens: each streamed answer is the message the state holds, token for token, and no token of
     // the summary model ever shows (it runs with no callbacks, tagged nostream).
@@ -102,7 +105,9 @@ describe("compactionMiddleware on the Agent Server (langgraphjs dev, in memory)"
     // Nothing lost: the transcript in the server's store, plus the state, is every message of the thread.
     const items = await client.store.searchItems(transcriptNamespace(thread.thread_id), { limit: 1_000 });
     expect(items.items.length).toBeGreaterThan(0);
-    expect(items.items.every((item) => item.namespace.slice(0, 2).join("/") === TRANSCRIPT_NAMESPACE.join("/"))).toBe(true);
+    expect(items.items.every((item) => item.namespace.slice(0, 2).join("/") === TRANSCRIPT_NAMESPACE.join("/"))).toBe(
+      true,
+    );
     const kept = new Set([...items.items.map((item) => item.key), ...state.messages.map((message) => message.id)]);
     expect([...seen.keys()].filter((id) => !kept.has(id))).toEqual([]);
 

@@ -62,7 +62,11 @@ describe.skipIf("skip" in chromium)("the example page on the Agent Server, in a 
       await tab.type("input[name=text]", turnText(turn));
       await tab.keyboard.press("Enter");
       // The page's own signal: the turn streamed, and the conversation was read again.
-      await tab.waitForFunction((done) => document.body.dataset.turns === String(done) && document.body.dataset.state === "idle", { timeout: 120_000 }, turn + 1);
+      await tab.waitForFunction(
+        (done) => document.body.dataset.turns === String(done) && document.body.dataset.state === "idle",
+        { timeout: 120_000 },
+        turn + 1,
+      );
     }
     expect(problems).toEqual([]);
     expect(await tab.$eval("#error", (line) => (line as HTMLElement).hidden)).toBe(true);
@@ -73,12 +77,27 @@ describe.skipIf("skip" in chromium)("the example page on the Agent Server, in a 
     const history = await client.threads.getHistory<{ messages?: WireMessage[] }>(threadId, { limit: 1_000 });
     const everHeld = new Map<string, WireMessage>();
     for (const state of [...history].reverse()) {
-      for (const message of state.values.messages ?? []) if (message.id && !message.additional_kwargs?.[PROVENANCE_KEY] && !everHeld.has(message.id)) everHeld.set(message.id, message);
+      for (const message of state.values.messages ?? [])
+        if (message.id && !message.additional_kwargs?.[PROVENANCE_KEY] && !everHeld.has(message.id))
+          everHeld.set(message.id, message);
     }
-    const summaries = new Set(history.flatMap((state) => (state.values.messages ?? []).filter((message) => message.additional_kwargs?.[PROVENANCE_KEY]).map((message) => message.id)));
+    const summaries = new Set(
+      history.flatMap((state) =>
+        (state.values.messages ?? [])
+          .filter((message) => message.additional_kwargs?.[PROVENANCE_KEY])
+          .map((message) => message.id),
+      ),
+    );
     expect(summaries.size).toBeGreaterThanOrEqual(2);
 
-    const shown = await tab.$$eval("#conversation li", (items) => items.map((item) => ({ marker: item.classList.contains("compaction-marker"), id: (item as HTMLElement).dataset.id ?? "", source: (item as HTMLElement).dataset.source ?? "", text: item.textContent ?? "" })));
+    const shown = await tab.$$eval("#conversation li", (items) =>
+      items.map((item) => ({
+        marker: item.classList.contains("compaction-marker"),
+        id: (item as HTMLElement).dataset.id ?? "",
+        source: (item as HTMLElement).dataset.source ?? "",
+        text: item.textContent ?? "",
+      })),
+    );
     const messages = shown.filter((item) => !item.marker);
     expect(messages.map((item) => item.id)).toEqual([...everHeld.keys()]);
     // What the person typed, every turn of it, in order.

@@ -21,20 +21,31 @@ import { ROOT } from "../support/child-entry.js";
 import { freePort, SERVER_ENV, untilListening } from "./server-process.js";
 
 const page = readFileSync(join(ROOT, "docs/deploying.md"), "utf8");
-const section = page.slice(page.indexOf("### On LangGraph's Agent Server"), page.indexOf("| what | where it runs |", page.indexOf("### On LangGraph's Agent Server")));
-const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+const section = page.slice(
+  page.indexOf("### On LangGraph's Agent Server"),
+  page.indexOf("| what | where it runs |", page.indexOf("### On LangGraph's Agent Server")),
+);
+const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  devDependencies: Record<string, string>;
+};
 
 /** An `npm install` line of the page as run here: the library from the tarball, the rest at the versions tested here. */
 function installHere(line: string, tarball: string): string {
   return line.replace(/^(\s*npm install)((?:\s+-D)?)\s+(.*)$/, (_, command: string, dev: string, rest: string) => {
-    const specs = rest.trim().split(/\s+/).map((spec) => `'${testedSpec(spec, tarball, manifest.devDependencies)}'`);
+    const specs = rest
+      .trim()
+      .split(/\s+/)
+      .map((spec) => `'${testedSpec(spec, tarball, manifest.devDependencies)}'`);
     return `${command}${dev} --no-audit --no-fund ${specs.join(" ")}`;
   });
 }
 
 /** A long reply (about 3,000 tokens), so a thread passes the page's tokenLimit of 32,000 in a dozen turns. */
 function longReply(turn: number): string {
-  return Array.from({ length: 250 }, (_, index) => `Shipment ${turn}-${index} left depot ${index % 17} at gate ${(index * 7) % 23}.`).join(" ");
+  return Array.from(
+    { length: 250 },
+    (_, index) => `Shipment ${turn}-${index} left depot ${index % 17} at gate ${(index * 7) % 23}.`,
+  ).join(" ");
 }
 
 describe("docs/deploying.md: the Agent Server, run locally as the page says", () => {
@@ -51,13 +62,23 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
     const packed = join(work, "pack");
     mkdirSync(packed);
     execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", packed], { cwd: ROOT, stdio: "ignore" });
-    const tarball = join(packed, readdirSync(packed).find((name) => name.endsWith(".tgz"))!);
+    const tarball = join(
+      packed,
+      readdirSync(packed).find((name) => name.endsWith(".tgz"))!,
+    );
 
     // Step 1, the page's first bash block, line by line in one shell.
     const [setup] = fencedBlocks(section, "bash");
     expect(setup).toContain("npm install langgraph-compaction");
-    const script = setup!.split("\n").map((line) => installHere(line, tarball)).join("\n");
-    execFileSync("bash", ["-euo", "pipefail", "-c", script], { cwd: work, stdio: "pipe", env: { ...process.env, npm_config_update_notifier: "false" } });
+    const script = setup!
+      .split("\n")
+      .map((line) => installHere(line, tarball))
+      .join("\n");
+    execFileSync("bash", ["-euo", "pipefail", "-c", script], {
+      cwd: work,
+      stdio: "pipe",
+      env: { ...process.env, npm_config_update_notifier: "false" },
+    });
     const folder = /mkdir (\S+)/.exec(setup!)![1]!;
     project = join(work, folder);
 
@@ -69,9 +90,13 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
 
     // Step 4: the page's command, on a free port, with OpenAI served locally.
     openai = await startChatCompletionsServer((request, index) =>
-      request.tools?.length ? { content: longReply(index) } : { content: "The user asked about shipments; the assistant listed their depots and gates." },
+      request.tools?.length
+        ? { content: longReply(index) }
+        : { content: "The user asked about shipments; the assistant listed their depots and gates." },
     );
-    const command = fencedBlocks(section, "bash").map((block) => block.trim()).find((block) => block.includes("langgraph-cli dev"))!;
+    const command = fencedBlocks(section, "bash")
+      .map((block) => block.trim())
+      .find((block) => block.includes("langgraph-cli dev"))!;
     const port = await freePort();
     const started = command.replace("sk-...", "sk-test-offline").replace(/--port \d+/, `--port ${port}`);
     expect(started).toContain(`--port ${port}`);
@@ -104,17 +129,25 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
     let messages: Wire[] = [];
     let turns = 0;
     for (; turns < 30; turns++) {
-      await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: `Where did shipment batch ${turns} go?` }] } });
+      await client.runs.wait(thread.thread_id, "agent", {
+        input: { messages: [{ role: "user", content: `Where did shipment batch ${turns} go?` }] },
+      });
       messages = ((await client.threads.getState(thread.thread_id)).values as { messages: Wire[] }).messages;
-      for (const message of messages) if (message.id && !message.additional_kwargs?.[PROVENANCE_KEY]) seen.add(message.id);
+      for (const message of messages)
+        if (message.id && !message.additional_kwargs?.[PROVENANCE_KEY]) seen.add(message.id);
       if (messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY])) break;
     }
-    expect(messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY]), `no summary after ${turns} turns\n${output().slice(-2000)}`).toBe(true);
+    expect(
+      messages.some((message) => message.additional_kwargs?.[PROVENANCE_KEY]),
+      `no summary after ${turns} turns\n${output().slice(-2000)}`,
+    ).toBe(true);
     expect(messages.length).toBeLessThan(seen.size);
     // The summary was written by the default summarizer through OPENAI_BASE_URL: a request without tools.
     expect(openai.requests.some((request) => !request.body.tools?.length)).toBe(true);
 
-    const transcript = await client.store.searchItems(["langgraph-compaction", "transcript", thread.thread_id], { limit: 1_000 });
+    const transcript = await client.store.searchItems(["langgraph-compaction", "transcript", thread.thread_id], {
+      limit: 1_000,
+    });
     expect(transcript.items.length).toBeGreaterThan(0);
     const kept = new Set([...transcript.items.map((item) => item.key), ...messages.map((message) => message.id)]);
     expect([...seen].filter((id) => !kept.has(id))).toEqual([]);

@@ -39,17 +39,31 @@ export async function untilListening(child: ChildProcess): Promise<{ output: () 
 }
 
 /** The environment the suites start the server with: no tracing, no colour. */
-export const SERVER_ENV = { LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
+export const SERVER_ENV = {
+  LANGSMITH_TRACING: "false",
+  LANGCHAIN_TRACING_V2: "false",
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
 
 /** `langgraphjs dev` on the fixture; resolves when the server says it is listening (its own line, not a delay). */
 export async function startFixtureServer(port: number): Promise<{ child: ChildProcess; output: () => string }> {
   rmSync(join(FIXTURE, ".langgraph_api"), { recursive: true, force: true });
-  const cli = join(dirname(createRequire(import.meta.url).resolve("@langchain/langgraph-cli/package.json")), "dist", "cli", "cli.mjs");
-  const child = spawn(process.execPath, [cli, "dev", "--no-browser", "--port", String(port), "--config", join(FIXTURE, "langgraph.json")], {
-    cwd: FIXTURE,
-    detached: true,
-    env: { ...process.env, OPENAI_API_KEY: "", ...SERVER_ENV },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const cli = join(
+    dirname(createRequire(import.meta.url).resolve("@langchain/langgraph-cli/package.json")),
+    "dist",
+    "cli",
+    "cli.mjs",
+  );
+  const child = spawn(
+    process.execPath,
+    [cli, "dev", "--no-browser", "--port", String(port), "--config", join(FIXTURE, "langgraph.json")],
+    {
+      cwd: FIXTURE,
+      detached: true,
+      env: { ...process.env, OPENAI_API_KEY: "", ...SERVER_ENV },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   return { child, ...(await untilListening(child)) };
 }

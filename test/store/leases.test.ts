@@ -20,7 +20,9 @@ describe("PostgresLeases", () => {
       const roundPools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: url, max: 1 }));
       const workers = roundPools.map((pool) => new PostgresLeases(pool, schema));
       // Each worker's first call is its first use of the table.
-      const results = await Promise.allSettled(workers.map((leases, index) => leases.take("thread-1", `worker-${index}`, 60_000)));
+      const results = await Promise.allSettled(
+        workers.map((leases, index) => leases.take("thread-1", `worker-${index}`, 60_000)),
+      );
       for (const pool of roundPools) await pool.end();
       expect(results.filter((result) => result.status === "rejected")).toEqual([]);
       const taken = results.filter((result) => result.status === "fulfilled" && result.value.taken);

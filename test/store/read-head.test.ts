@@ -13,7 +13,11 @@ describe("readThreadHead's busy reason", () => {
   it("holds a run's input checkpoint busy until its first step, and the end of a turn idle", async () => {
     const saver = SqliteSaver.fromConnString(":memory:");
     const { agent } = createTestAgent(saver);
-    for (const turn of [0, 1]) await agent.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}` })] }, { configurable: { thread_id: "t" } });
+    for (const turn of [0, 1])
+      await agent.invoke(
+        { messages: [new HumanMessage({ id: `ask-${turn}`, content: `Question ${turn}` })] },
+        { configurable: { thread_id: "t" } },
+      );
     const bySource = new Map<string, string[]>();
     for await (const tuple of saver.list({ configurable: { thread_id: "t" } })) {
       const source = String(tuple.metadata?.source);

@@ -17,7 +17,10 @@ const counter = new TokenCounter();
 const CALLS = 40;
 
 function output(query: string): string {
-  return Array.from({ length: 120 }, (_, line) => `${query} row ${line}: order ord_${100000 + line} total ${(line * 37.5).toFixed(2)} EUR status paid`).join("\n");
+  return Array.from(
+    { length: 120 },
+    (_, line) => `${query} row ${line}: order ord_${100000 + line} total ${(line * 37.5).toFixed(2)} EUR status paid`,
+  ).join("\n");
 }
 
 const searchTool = tool(async ({ query }: { query: string }) => output(query), {
@@ -28,9 +31,17 @@ const searchTool = tool(async ({ query }: { query: string }) => output(query), {
 
 function agent(preModelHook?: ReturnType<typeof createContextTrimHook>) {
   const model = new ScriptedChatModel({
-    reply: (_messages, { call }) => (call <= CALLS ? { toolCalls: [{ name: "search_orders", args: { query: `batch-${call}` } }] } : { content: "All 40 batches reconciled." }),
+    reply: (_messages, { call }) =>
+      call <= CALLS
+        ? { toolCalls: [{ name: "search_orders", args: { query: `batch-${call}` } }] }
+        : { content: "All 40 batches reconciled." },
   });
-  const graph = createReactAgent({ llm: model, tools: [searchTool], checkpointer: new MemorySaver(), ...(preModelHook ? { preModelHook } : {}) });
+  const graph = createReactAgent({
+    llm: model,
+    tools: [searchTool],
+    checkpointer: new MemorySaver(),
+    ...(preModelHook ? { preModelHook } : {}),
+  });
   return { graph, model };
 }
 
@@ -44,7 +55,10 @@ describe("createContextTrimHook (within-turn guard)", () => {
     const trims: StrategyReport[] = [];
     const { graph, model } = agent(createContextTrimHook({ budget, onTrim: (report) => void trims.push(report) }));
     const config = { configurable: { thread_id: "guarded" }, recursionLimit: 200 };
-    const result = await graph.invoke({ messages: [new HumanMessage({ id: "u", content: "Reconcile all 40 order batches." })] }, config);
+    const result = await graph.invoke(
+      { messages: [new HumanMessage({ id: "u", content: "Reconcile all 40 order batches." })] },
+      config,
+    );
     expect(result.messages.at(-1)!.content).toBe("All 40 batches reconciled.");
     expect(model.calls).toHaveLength(CALLS + 1);
     const sizes = model.calls.map((messages) => counter.countMessages(messages));
@@ -58,18 +72,25 @@ describe("createContextTrimHook (within-turn guard)", () => {
     const results = stored.filter((message: unknown) => ToolMessage.isInstance(message));
     expect(stored).toHaveLength(2 + CALLS * 2);
     expect(results).toHaveLength(CALLS);
-    results.forEach((message: ToolMessage, index: number) => expect(message.content).toBe(output(`batch-${index + 1}`)));
+    results.forEach((message: ToolMessage, index: number) =>
+      expect(message.content).toBe(output(`batch-${index + 1}`)),
+    );
   });
 
   it("is needed: without it the same turn sends calls far over the budget", async () => {
     const { graph, model } = agent();
-    await graph.invoke({ messages: [new HumanMessage("Reconcile all 40 order batches.")] }, { configurable: { thread_id: "bare" }, recursionLimit: 200 });
+    await graph.invoke(
+      { messages: [new HumanMessage("Reconcile all 40 order batches.")] },
+      { configurable: { thread_id: "bare" }, recursionLimit: 200 },
+    );
     expect(Math.max(...model.calls.map((messages) => counter.countMessages(messages)))).toBeGreaterThan(60_000);
   });
 
   it("validates its options with typed errors", () => {
     expect(() => createContextTrimHook({ budget: -1 })).toThrow(/budget must be a positive number/);
     expect(() => createContextTrimHook({ budget: 1_000, reserveTokens: 950 })).toThrow(/at least 100 tokens/);
-    expect(() => createContextTrimHook({ budget: 1_000, strategy: "shrink" as never })).toThrow(/unknown strategy "shrink"/);
+    expect(() => createContextTrimHook({ budget: 1_000, strategy: "shrink" as never })).toThrow(
+      /unknown strategy "shrink"/,
+    );
   });
 });

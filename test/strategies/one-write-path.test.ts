@@ -16,7 +16,10 @@ import { createStore, type TestStore } from "../support/savers.js";
 
 const LIMIT = 900;
 
-const failing: Summarizer = { name: "failing", summarize: async () => Promise.reject(new Error("the provider is down")) };
+const failing: Summarizer = {
+  name: "failing",
+  summarize: async () => Promise.reject(new Error("the provider is down")),
+};
 const hanging: Summarizer = { name: "hanging", summarize: () => new Promise<string>(() => undefined) };
 
 describe("a strategy writes through the engine", () => {
@@ -24,7 +27,10 @@ describe("a strategy writes through the engine", () => {
   beforeEach(async () => void (store = await createStore("sqlite")));
   afterEach(async () => await store.close());
 
-  async function compactedHead(thread: string, options: Partial<ConstructorParameters<typeof CompactingSupervisor>[1]>): Promise<BaseMessage[]> {
+  async function compactedHead(
+    thread: string,
+    options: Partial<ConstructorParameters<typeof CompactingSupervisor>[1]>,
+  ): Promise<BaseMessage[]> {
     const { agent } = createTestAgent(store.saver);
     const supervisor = new CompactingSupervisor(agent, { tokenLimit: LIMIT, background: false, env: {}, ...options });
     await runTurns(supervisor as unknown as Parameters<typeof runTurns>[0], thread, 20);
@@ -41,7 +47,8 @@ describe("a strategy writes through the engine", () => {
       expect(SystemMessage.isInstance(summary)).toBe(true);
     }
     // The threads' ids differ by thread name: the same messages are the same role and text.
-    const kept = (head: BaseMessage[]) => head.filter((message) => !isSummaryMessage(message)).map((message) => `${message.getType()}: ${message.text}`);
+    const kept = (head: BaseMessage[]) =>
+      head.filter((message) => !isSummaryMessage(message)).map((message) => `${message.getType()}: ${message.text}`);
     expect(kept(viaStrategy)).toEqual(kept(viaDefault));
   });
 
@@ -62,7 +69,13 @@ describe("a strategy writes through the engine", () => {
 
   it("strategy 'summarize' abandons a summary slower than summaryTimeoutMs and writes nothing", async () => {
     const errors: unknown[] = [];
-    const head = await compactedHead("timeout", { strategy: "summarize", summarizer: hanging, summaryTimeoutMs: 50, circuitBreaker: false, onCompactionError: (error) => void errors.push(error) });
+    const head = await compactedHead("timeout", {
+      strategy: "summarize",
+      summarizer: hanging,
+      summaryTimeoutMs: 50,
+      circuitBreaker: false,
+      onCompactionError: (error) => void errors.push(error),
+    });
     expect(head.some((message) => isSummaryMessage(message))).toBe(false);
     expect(errors.length).toBeGreaterThan(0);
     expect(CompactionError.isInstance(errors[0]) && errors[0].code).toBe("SUMMARIZER_FAILED");
@@ -86,7 +99,9 @@ describe("HistoryManager.applyEdit: a strategy's result, written by the engine's
     const written = await manager.applyEdit("edit", snapshot, edited);
     expect(written.status).toBe("written");
     const head = (await manager.store.readHead("edit"))!.messages;
-    expect(head.map((message) => message.id)).toEqual([...edited, ...grown.slice(snapshot.messages.length)].map((message) => message.id));
+    expect(head.map((message) => message.id)).toEqual(
+      [...edited, ...grown.slice(snapshot.messages.length)].map((message) => message.id),
+    );
 
     // The same (now stale) snapshot again: its messages are no longer the start of the head.
     expect((await manager.applyEdit("edit", snapshot, edited)).status).toBe("conflict");
@@ -103,7 +118,12 @@ describe("HistoryManager.applyEdit: a strategy's result, written by the engine's
     await runTurns(agent, "removed", 4);
     const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 5_000, env: {} });
     const snapshot = (await manager.store.readHead("removed"))!;
-    await agent.updateState({ configurable: { thread_id: "removed" } }, { messages: [new RemoveMessage({ id: snapshot.messages[1]!.id! })] });
-    expect((await manager.applyEdit("removed", snapshot, [new HumanMessage({ id: "only", content: "one" })])).status).toBe("conflict");
+    await agent.updateState(
+      { configurable: { thread_id: "removed" } },
+      { messages: [new RemoveMessage({ id: snapshot.messages[1]!.id! })] },
+    );
+    expect(
+      (await manager.applyEdit("removed", snapshot, [new HumanMessage({ id: "only", content: "one" })])).status,
+    ).toBe("conflict");
   });
 });

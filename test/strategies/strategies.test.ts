@@ -5,7 +5,13 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ExtractiveSummarizer, getSummaryProvenance, pinMessage, TokenCounter, type Summarizer } from "../../src/index.js";
+import {
+  ExtractiveSummarizer,
+  getSummaryProvenance,
+  pinMessage,
+  TokenCounter,
+  type Summarizer,
+} from "../../src/index.js";
 import { createPipeline, createStrategy, listStrategies, type Strategy } from "../../src/strategies.js";
 import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
@@ -23,27 +29,30 @@ function leadingSystem(messages: readonly BaseMessage[]): BaseMessage[] {
 }
 
 describe("every strategy", () => {
-  it.each(STRATEGIES)(`%s: pairs intact, input untouched, budget respected when it can be (${RUNS} random histories)`, async (name) => {
-    const strategy = createStrategy(name);
-    await fc.assert(
-      fc.asyncProperty(history, fc.double({ min: 0.05, max: 1.2, noNaN: true }), async (messages, share) => {
-        const before = snapshot(messages);
-        const total = counter.countMessages(messages);
-        const budget = Math.max(50, Math.floor(total * share));
-        const { messages: result, report } = await strategy.apply(messages, { budget, counter });
-        expect(snapshot(messages)).toBe(before);
-        expect(validateHistory(result)).toEqual([]);
-        expect(result.slice(0, leadingSystem(messages).length)).toEqual(leadingSystem(messages));
-        expect(report.tokensBefore).toBe(total);
-        expect(report.tokensAfter).toBe(counter.countMessages(result));
-        if (total <= budget) expect(result).toEqual(messages);
-        else expect(report.tokensAfter).toBeLessThanOrEqual(total);
-        // The newest message is always still there, verbatim or (a tool result) edited in place.
-        expect(result.at(-1)?.id ?? result.at(-1)?.content).toEqual(messages.at(-1)?.id ?? messages.at(-1)?.content);
-      }),
-      { seed: FUZZ_SEED, numRuns: RUNS },
-    );
-  });
+  it.each(STRATEGIES)(
+    `%s: pairs intact, input untouched, budget respected when it can be (${RUNS} random histories)`,
+    async (name) => {
+      const strategy = createStrategy(name);
+      await fc.assert(
+        fc.asyncProperty(history, fc.double({ min: 0.05, max: 1.2, noNaN: true }), async (messages, share) => {
+          const before = snapshot(messages);
+          const total = counter.countMessages(messages);
+          const budget = Math.max(50, Math.floor(total * share));
+          const { messages: result, report } = await strategy.apply(messages, { budget, counter });
+          expect(snapshot(messages)).toBe(before);
+          expect(validateHistory(result)).toEqual([]);
+          expect(result.slice(0, leadingSystem(messages).length)).toEqual(leadingSystem(messages));
+          expect(report.tokensBefore).toBe(total);
+          expect(report.tokensAfter).toBe(counter.countMessages(result));
+          if (total <= budget) expect(result).toEqual(messages);
+          else expect(report.tokensAfter).toBeLessThanOrEqual(total);
+          // The newest message is always still there, verbatim or (a tool result) edited in place.
+          expect(result.at(-1)?.id ?? result.at(-1)?.content).toEqual(messages.at(-1)?.id ?? messages.at(-1)?.content);
+        }),
+        { seed: FUZZ_SEED, numRuns: RUNS },
+      );
+    },
+  );
 
   it("fit realistic agent histories into the budget (sliding-window, smart-trim, summarize always; clear-tool-results when tool output dominates)", async () => {
     const messages = generateHistory({ seed: 4, messages: 300, bulk: 3 });
@@ -52,7 +61,8 @@ describe("every strategy", () => {
       for (const share of [0.2, 0.5, 0.8]) {
         const budget = Math.floor(total * share);
         const { report } = await createStrategy(name).apply(messages, { budget, counter });
-        if (name !== "clear-tool-results" || share >= 0.5) expect(report.tokensAfter, `${name} at ${share}`).toBeLessThanOrEqual(budget);
+        if (name !== "clear-tool-results" || share >= 0.5)
+          expect(report.tokensAfter, `${name} at ${share}`).toBeLessThanOrEqual(budget);
       }
     }
   });
@@ -63,8 +73,17 @@ describe("clear-tool-results", () => {
     new SystemMessage("You are helpful."),
     new HumanMessage({ id: "u0", content: "Check every service." }),
     ...Array.from({ length: outputs }, (_, index) => [
-      new AIMessage({ id: `a${index}`, content: "", tool_calls: [{ id: `c${index}`, name: index % 2 ? "read_logs" : "query_db", args: { n: index } }] }),
-      new ToolMessage({ id: `t${index}`, tool_call_id: `c${index}`, name: index % 2 ? "read_logs" : "query_db", content: `line of output ${index}\n`.repeat(200) }),
+      new AIMessage({
+        id: `a${index}`,
+        content: "",
+        tool_calls: [{ id: `c${index}`, name: index % 2 ? "read_logs" : "query_db", args: { n: index } }],
+      }),
+      new ToolMessage({
+        id: `t${index}`,
+        tool_call_id: `c${index}`,
+        name: index % 2 ? "read_logs" : "query_db",
+        content: `line of output ${index}\n`.repeat(200),
+      }),
     ]).flat(),
     new AIMessage({ id: "done", content: "All checked." }),
   ];
@@ -72,7 +91,10 @@ describe("clear-tool-results", () => {
   it("clears the oldest results first with a placeholder naming the tool and size, keeping the newest K and the pairs", async () => {
     const messages = conversation(8);
     const budget = Math.floor(counter.countMessages(messages) * 0.5);
-    const { messages: result, report } = await createStrategy("clear-tool-results", { keep: 3 }).apply(messages, { budget, counter });
+    const { messages: result, report } = await createStrategy("clear-tool-results", { keep: 3 }).apply(messages, {
+      budget,
+      counter,
+    });
     const tools = result.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
     const cleared = tools.filter((message) => editOf(message));
     expect(report.tokensAfter).toBeLessThanOrEqual(budget);
@@ -146,7 +168,10 @@ describe("summarize, pins and the pipeline", () => {
     const messages = generateHistory({ seed: 9, messages: 120 });
     const pinnedIndex = messages.findIndex((message, index) => index > 5 && message.getType() === "human");
     messages[pinnedIndex] = pinMessage(messages[pinnedIndex]!);
-    const { messages: result } = await createStrategy("summarize").apply(messages, { budget: Math.floor(counter.countMessages(messages) * 0.3), counter });
+    const { messages: result } = await createStrategy("summarize").apply(messages, {
+      budget: Math.floor(counter.countMessages(messages) * 0.3),
+      counter,
+    });
     const summary = result.find((message) => getSummaryProvenance(message))!;
     expect(getSummaryProvenance(summary)!.coveredIds).not.toContain(messages[pinnedIndex]!.id);
     expect(result[result.indexOf(summary) + 1]).toBe(messages[pinnedIndex]);
@@ -157,9 +182,15 @@ describe("summarize, pins and the pipeline", () => {
     const calls: number[] = [];
     const summarizer: Summarizer = {
       name: "counting",
-      summarize: async (input) => (calls.push(input.messages.length), new ExtractiveSummarizer({ counter }).summarize(input)),
+      summarize: async (input) => (
+        calls.push(input.messages.length),
+        new ExtractiveSummarizer({ counter }).summarize(input)
+      ),
     };
-    const pipeline = createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize", { summarizer })]);
+    const pipeline = createPipeline([
+      createStrategy("clear-tool-results"),
+      createStrategy("summarize", { summarizer }),
+    ]);
     expect(pipeline.name).toBe("clear-tool-results → summarize");
     const messages = generateHistory({ seed: 5, messages: 200, bulk: 4 });
     const total = counter.countMessages(messages);
@@ -177,10 +208,21 @@ describe("summarize, pins and the pipeline", () => {
 
 describe("the registry", () => {
   it("lists every strategy with a description and rejects unknown names and options with typed errors", () => {
-    expect(listStrategies().map((entry) => entry.name)).toEqual(["clear-tool-results", "sliding-window", "smart-trim", "summarize", "none"]);
+    expect(listStrategies().map((entry) => entry.name)).toEqual([
+      "clear-tool-results",
+      "sliding-window",
+      "smart-trim",
+      "summarize",
+      "none",
+    ]);
     for (const entry of listStrategies()) expect(entry.description.length).toBeGreaterThan(10);
     expect(() => createStrategy("shrink" as never)).toThrow(/unknown strategy "shrink"/);
-    expect(() => createStrategy("clear-tool-results", { kepp: 3 } as never)).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT", message: expect.stringContaining("clear-tool-results.kepp") }));
+    expect(() => createStrategy("clear-tool-results", { kepp: 3 } as never)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        message: expect.stringContaining("clear-tool-results.kepp"),
+      }),
+    );
     expect(() => createStrategy("clear-tool-results", { keep: -1 })).toThrow(/keep must be an integer >= 0; got -1/);
     expect(() => createStrategy("summarize", { keepShare: 2 })).toThrow(/keepShare/);
     expect(() => createPipeline([])).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));

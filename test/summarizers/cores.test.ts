@@ -9,7 +9,17 @@ import { drain } from "../../src/slices.js";
 
 let order = 0;
 function sentence(line: number, text: string, value: number, utterance = true): Candidate {
-  return { text, line, order: order++, speaker: "Ana", fromPrevious: false, utterance, content: new Set(text.toLowerCase().split(" ")), value, filler: false };
+  return {
+    text,
+    line,
+    order: order++,
+    speaker: "Ana",
+    fromPrevious: false,
+    utterance,
+    content: new Set(text.toLowerCase().split(" ")),
+    value,
+    filler: false,
+  };
 }
 /** One token per word. */
 const words = (text: string) => text.split(" ").length;
@@ -29,12 +39,24 @@ describe("coreSteps", () => {
   });
 
   it("keeps a sentence that alone holds 70%, and nothing else", () => {
-    const cores = drain(coreSteps([sentence(2, "the grant came through", 9), sentence(2, "which is nice", 1), sentence(2, "for the seahorse team", 2)], words, 240));
+    const cores = drain(
+      coreSteps(
+        [
+          sentence(2, "the grant came through", 9),
+          sentence(2, "which is nice", 1),
+          sentence(2, "for the seahorse team", 2),
+        ],
+        words,
+        240,
+      ),
+    );
     expect(cores.map((core) => core.text)).toEqual(["the grant came through"]);
   });
 
   it("leaves a message whose core would be longer than three sentences at their longest sentence by sentence", () => {
-    const long = Array.from({ length: 12 }, (_, index) => sentence(5, `report paragraph ${index} ${"detail ".repeat(10)}`, 1));
+    const long = Array.from({ length: 12 }, (_, index) =>
+      sentence(5, `report paragraph ${index} ${"detail ".repeat(10)}`, 1),
+    );
     // Twelve sentences of equal value: a 70% core holds nine, about 700 characters, over 3 × 120.
     expect(drain(coreSteps(long, words, 120))).toEqual(long);
     expect(drain(coreSteps(long, words, 400))).toHaveLength(1);

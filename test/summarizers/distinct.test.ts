@@ -16,12 +16,16 @@ const RUNS = size("FUZZ_RUNS", 300, 3000);
  * number and identifier among them.
  */
 function allPairs(candidates: readonly Candidate[]): Candidate[] {
-  const ranked = candidates.filter((candidate) => !candidate.filler && candidate.value > 0).sort((a, b) => b.value - a.value || a.order - b.order);
+  const ranked = candidates
+    .filter((candidate) => !candidate.filler && candidate.value > 0)
+    .sort((a, b) => b.value - a.value || a.order - b.order);
   const kept: Candidate[] = [];
   for (const candidate of ranked) {
     const figures = [...candidate.content].filter((word) => isNumber(word) || isIdentifier(word));
     const duplicate = kept.some(
-      (other) => [...candidate.content].filter((word) => other.content.has(word)).length >= NEAR_DUPLICATE * candidate.content.size && figures.every((word) => other.content.has(word)),
+      (other) =>
+        [...candidate.content].filter((word) => other.content.has(word)).length >=
+          NEAR_DUPLICATE * candidate.content.size && figures.every((word) => other.content.has(word)),
     );
     if (!duplicate) kept.push(candidate);
   }
@@ -39,7 +43,18 @@ describe("distinct", () => {
   it(`drops exactly the near-duplicates the all-pairs definition drops (${RUNS} sets)`, () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 2, max: 30 }).chain((vocabulary) => fc.array(candidate(Array.from({ length: vocabulary }, (_, index) => (index % 3 === 0 ? `w${index}` : "q".repeat(index + 1)))), { maxLength: 80 })),
+        fc
+          .integer({ min: 2, max: 30 })
+          .chain((vocabulary) =>
+            fc.array(
+              candidate(
+                Array.from({ length: vocabulary }, (_, index) =>
+                  index % 3 === 0 ? `w${index}` : "q".repeat(index + 1),
+                ),
+              ),
+              { maxLength: 80 },
+            ),
+          ),
         (drawn) => {
           const candidates: Candidate[] = drawn.map((item, order) => ({
             text: item.content.join(" "),
@@ -52,7 +67,9 @@ describe("distinct", () => {
             value: item.value,
             filler: item.filler && order % 3 === 0,
           }));
-          expect(distinct(candidates).map((kept) => kept.order)).toEqual(allPairs(candidates).map((kept) => kept.order));
+          expect(distinct(candidates).map((kept) => kept.order)).toEqual(
+            allPairs(candidates).map((kept) => kept.order),
+          );
         },
       ),
       { numRuns: RUNS, seed: FUZZ_SEED },

@@ -20,8 +20,14 @@ function dated(messages: readonly BaseMessage[], days: number): BaseMessage[] {
   if (days === 0) return [...messages];
   return messages.map((message, index) => {
     if (message.getType() === "system") return message;
-    const copy = Object.create(Object.getPrototypeOf(message), Object.getOwnPropertyDescriptors(message)) as BaseMessage;
-    copy.additional_kwargs = { ...message.additional_kwargs, timestamp: Date.UTC(2024, 0, 1 + Math.floor((index * days) / messages.length)) };
+    const copy = Object.create(
+      Object.getPrototypeOf(message),
+      Object.getOwnPropertyDescriptors(message),
+    ) as BaseMessage;
+    copy.additional_kwargs = {
+      ...message.additional_kwargs,
+      timestamp: Date.UTC(2024, 0, 1 + Math.floor((index * days) / messages.length)),
+    };
     return copy;
   });
 }
@@ -39,19 +45,28 @@ function hasContent(messages: readonly BaseMessage[]): boolean {
 describe("ExtractiveSummarizer properties", () => {
   it(`stays within budget, is deterministic, and is never empty when the input has content (${RUNS} cases, seed ${FUZZ_SEED})`, async () => {
     await fc.assert(
-      fc.asyncProperty(history, history, fc.integer({ min: 64, max: 3_000 }), fc.integer({ min: 0, max: 5 }), fc.boolean(), async (first, second, tokenBudget, days, fold) => {
-        const previousSummary = fold ? await summarizer.summarize({ messages: dated(first, days), tokenBudget }) : undefined;
-        const messages = dated(second, days).filter((message) => message.getType() !== "system");
-        const input = { previousSummary, messages, tokenBudget };
-        const text = await summarizer.summarize(input);
-        expect(counter.countText(text)).toBeLessThanOrEqual(tokenBudget);
-        expect(await summarizer.summarize(input)).toBe(text);
-        expect(text.trim()).not.toBe("");
-        // Content in, a line out (with room for a line: sentences are clipped at 240 characters, ~120 tokens).
-        if (tokenBudget >= 256 && (hasContent(messages) || (previousSummary ?? "").includes("\n- "))) {
-          expect(text.split("\n").some((line) => line.startsWith("- "))).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        history,
+        history,
+        fc.integer({ min: 64, max: 3_000 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.boolean(),
+        async (first, second, tokenBudget, days, fold) => {
+          const previousSummary = fold
+            ? await summarizer.summarize({ messages: dated(first, days), tokenBudget })
+            : undefined;
+          const messages = dated(second, days).filter((message) => message.getType() !== "system");
+          const input = { previousSummary, messages, tokenBudget };
+          const text = await summarizer.summarize(input);
+          expect(counter.countText(text)).toBeLessThanOrEqual(tokenBudget);
+          expect(await summarizer.summarize(input)).toBe(text);
+          expect(text.trim()).not.toBe("");
+          // Content in, a line out (with room for a line: sentences are clipped at 240 characters, ~120 tokens).
+          if (tokenBudget >= 256 && (hasContent(messages) || (previousSummary ?? "").includes("\n- "))) {
+            expect(text.split("\n").some((line) => line.startsWith("- "))).toBe(true);
+          }
+        },
+      ),
       { numRuns: RUNS, seed: FUZZ_SEED },
     );
   });

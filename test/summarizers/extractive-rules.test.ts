@@ -12,7 +12,12 @@ const summarizer = new ExtractiveSummarizer({ counter });
 
 let sequence = 0;
 function say(speaker: "Ana" | "Ben", text: string, day?: string): BaseMessage {
-  const fields = { id: `m${++sequence}`, name: speaker, content: text, additional_kwargs: day ? { timestamp: `${day}T10:00:00Z` } : {} };
+  const fields = {
+    id: `m${++sequence}`,
+    name: speaker,
+    content: text,
+    additional_kwargs: day ? { timestamp: `${day}T10:00:00Z` } : {},
+  };
   return speaker === "Ana" ? new HumanMessage(fields) : new AIMessage(fields);
 }
 
@@ -25,13 +30,20 @@ function lines(summary: string): string[] {
  * A chat over several days, as people write them: each day opens with greetings and closes with thanks and
  * goodbyes (small talk recurs, as in any real thread), and a few facts are said once in between.
  */
-function chat(language: { smallTalk: Array<["Ana" | "Ben", string]>; facts: Array<["Ana" | "Ben", string]> }): BaseMessage[] {
+function chat(language: {
+  smallTalk: Array<["Ana" | "Ben", string]>;
+  facts: Array<["Ana" | "Ben", string]>;
+}): BaseMessage[] {
   const messages: BaseMessage[] = [];
   const days = 4;
   for (let day = 0; day < days; day++) {
     const date = `2024-03-${String(10 + day * 3).padStart(2, "0")}`;
-    const talk = language.smallTalk.map(([speaker, text], index) => say(speaker, text.replace("{n}", "") + (index % 2 && day % 2 ? " :)" : ""), date));
-    const facts = language.facts.filter((_, index) => index % days === day).map(([speaker, text]) => say(speaker, text, date));
+    const talk = language.smallTalk.map(([speaker, text], index) =>
+      say(speaker, text.replace("{n}", "") + (index % 2 && day % 2 ? " :)" : ""), date),
+    );
+    const facts = language.facts
+      .filter((_, index) => index % days === day)
+      .map(([speaker, text]) => say(speaker, text, date));
     messages.push(...talk.slice(0, 3), ...facts, ...talk.slice(3));
   }
   return messages;
@@ -61,7 +73,15 @@ describe("ExtractiveSummarizer rules", () => {
     const summary = await summarizer.summarize({ messages: chat(ENGLISH), tokenBudget: 2_000 });
     const kept = lines(summary).join("\n");
     for (const fact of ["Porto", "Biscuit", "48,000 euros", "night classes"]) expect(kept).toContain(fact);
-    for (const filler of ["Good to see you", "Thanks so much", "sounds great", "Totally agree", "How have you been", "How are you", "talk soon"]) {
+    for (const filler of [
+      "Good to see you",
+      "Thanks so much",
+      "sounds great",
+      "Totally agree",
+      "How have you been",
+      "How are you",
+      "talk soon",
+    ]) {
       expect(kept).not.toContain(filler);
     }
     expect(lines(summary)).toHaveLength(4);
@@ -74,7 +94,11 @@ describe("ExtractiveSummarizer rules", () => {
       say("Ana", "Great to hear, great to see, great day today!"),
       say("Ben", "It must have been great, we should plan something great."),
     ];
-    const messages = [...loud, FACTS[1]!, ...loud.map((message, index) => say(index % 2 ? "Ben" : "Ana", String(message.content)))];
+    const messages = [
+      ...loud,
+      FACTS[1]!,
+      ...loud.map((message, index) => say(index % 2 ? "Ben" : "Ana", String(message.content))),
+    ];
     // Room for the header and one line: the fact is the line.
     const summary = await summarizer.summarize({ messages, tokenBudget: 30 });
     expect(lines(summary)).toHaveLength(1);
@@ -87,7 +111,9 @@ describe("ExtractiveSummarizer rules", () => {
       say("Ben", "Tomas transferred to the Hopital Edouard Herriot after the accident in Lyon."),
     ];
     const summary = await summarizer.summarize({ messages, tokenBudget: 40 });
-    expect(lines(summary)).toEqual(["- Ben: Tomas transferred to the Hopital Edouard Herriot after the accident in Lyon."]);
+    expect(lines(summary)).toEqual([
+      "- Ben: Tomas transferred to the Hopital Edouard Herriot after the accident in Lyon.",
+    ]);
   });
 
   it("merges near-duplicates, keeping one of them", async () => {
@@ -103,8 +129,14 @@ describe("ExtractiveSummarizer rules", () => {
 
   it("keeps two records that differ only in their figures: neither is a near-duplicate of the other", async () => {
     const messages = [
-      say("Ana", "Decision ADR-494 for workstream W3: we chose Frankfurt over Dublin for the region because of data-residency rules."),
-      say("Ben", "Decision ADR-444 for workstream W13: we chose Frankfurt over Dublin for the region because of data-residency rules."),
+      say(
+        "Ana",
+        "Decision ADR-494 for workstream W3: we chose Frankfurt over Dublin for the region because of data-residency rules.",
+      ),
+      say(
+        "Ben",
+        "Decision ADR-444 for workstream W13: we chose Frankfurt over Dublin for the region because of data-residency rules.",
+      ),
       say("Ana", "The shipment was 1,200 kilos of olive oil from Jaén, paid in March."),
       say("Ben", "The shipment was 1,800 kilos of olive oil from Jaén, paid in March."),
     ];
@@ -127,13 +159,25 @@ describe("ExtractiveSummarizer rules", () => {
       "- Ana: The grant for the seahorse project came through: 48,000 euros for two years.",
     ]);
     // Folding it into the next summary keeps each line's date.
-    const next = await summarizer.summarize({ previousSummary: summary, messages: [say("Ben", "Clara moved the greyhound rescue to a farm near Braga.", "2023-07-02")], tokenBudget: 2_000 });
+    const next = await summarizer.summarize({
+      previousSummary: summary,
+      messages: [say("Ben", "Clara moved the greyhound rescue to a farm near Braga.", "2023-07-02")],
+      tokenBudget: 2_000,
+    });
     const parsed = parseSummary(next).lines;
-    expect(parsed.map((line) => line.date?.toISOString().slice(0, 10))).toEqual(["2023-05-08", "2023-05-08", "2023-06-21", "2023-07-02"]);
+    expect(parsed.map((line) => line.date?.toISOString().slice(0, 10))).toEqual([
+      "2023-05-08",
+      "2023-05-08",
+      "2023-06-21",
+      "2023-07-02",
+    ]);
   });
 
   it("states a one-day thread's date once, in the header, and undated threads have no dates", async () => {
-    const oneDay = await summarizer.summarize({ messages: FACTS.map((message) => say(message.name as "Ana", String(message.content), "2024-02-29")), tokenBudget: 2_000 });
+    const oneDay = await summarizer.summarize({
+      messages: FACTS.map((message) => say(message.name as "Ana", String(message.content), "2024-02-29")),
+      tokenBudget: 2_000,
+    });
     expect(oneDay.split("\n")[0]).toBe("Covers 4 messages, 29 February 2024; agents: Ben.");
     expect(oneDay).not.toMatch(/^\d+ \w+ \d{4}:$/m);
     const undated = await summarizer.summarize({ messages: FACTS, tokenBudget: 2_000 });
@@ -141,11 +185,21 @@ describe("ExtractiveSummarizer rules", () => {
   });
 
   it("states the whole coverage in the header, the previous summary's included", async () => {
-    const first = await summarizer.summarize({ messages: [say("Ana", "Kickoff of the lighthouse restoration in Ericeira.", "2023-01-10")], tokenBudget: 500 });
+    const first = await summarizer.summarize({
+      messages: [say("Ana", "Kickoff of the lighthouse restoration in Ericeira.", "2023-01-10")],
+      tokenBudget: 500,
+    });
     expect(first.split("\n")[0]).toBe("Covers 1 messages, 10 January 2023.");
-    const messages = [FACTS[0]!, FACTS[1]!].map((message) => say(message.name as "Ana", String(message.content), "2023-03-02"));
+    const messages = [FACTS[0]!, FACTS[1]!].map((message) =>
+      say(message.name as "Ana", String(message.content), "2023-03-02"),
+    );
     // Known from the provenance...
-    const told = await summarizer.summarize({ previousSummary: first, previousCoveredMessages: 300, messages, tokenBudget: 500 });
+    const told = await summarizer.summarize({
+      previousSummary: first,
+      previousCoveredMessages: 300,
+      messages,
+      tokenBudget: 500,
+    });
     expect(told.split("\n")[0]).toBe("Covers 302 messages, 10 January 2023 – 2 March 2023; agents: Ben.");
     // ...or read back from the previous header.
     const read = await summarizer.summarize({ previousSummary: first, messages, tokenBudget: 500 });
@@ -154,13 +208,27 @@ describe("ExtractiveSummarizer rules", () => {
 
   it("gives the new segment a fair share of the budget against lines carried from the previous summary", async () => {
     // A previous summary standing for 100 messages, full of dense old facts...
-    const old = Array.from({ length: 40 }, (_, index) => `- Ana: Invoice INV-${1000 + index} for the harbour crane ${index} was paid on day ${index + 1} by Rui ${index}.`);
+    const old = Array.from(
+      { length: 40 },
+      (_, index) =>
+        `- Ana: Invoice INV-${1000 + index} for the harbour crane ${index} was paid on day ${index + 1} by Rui ${index}.`,
+    );
     const previousSummary = ["Covers 100 messages.", ...old].join("\n");
     // ...and a new segment of 100 messages, half of them facts of the same density.
     const fresh = Array.from({ length: 100 }, (_, index) =>
-      index % 2 === 0 ? say("Ben", `Invoice INV-${5000 + index} for the river barge ${index} was paid on day ${index + 2} by Joana ${index}.`) : say("Ana", "Ok, noted, thanks."),
+      index % 2 === 0
+        ? say(
+            "Ben",
+            `Invoice INV-${5000 + index} for the river barge ${index} was paid on day ${index + 2} by Joana ${index}.`,
+          )
+        : say("Ana", "Ok, noted, thanks."),
     );
-    const summary = await summarizer.summarize({ previousSummary, previousCoveredMessages: 100, messages: fresh, tokenBudget: 600 });
+    const summary = await summarizer.summarize({
+      previousSummary,
+      previousCoveredMessages: 100,
+      messages: fresh,
+      tokenBudget: 600,
+    });
     const kept = lines(summary);
     const newLines = kept.filter((line) => line.includes("INV-5")).length;
     const oldLines = kept.filter((line) => line.includes("INV-1")).length;
@@ -169,19 +237,36 @@ describe("ExtractiveSummarizer rules", () => {
     expect(oldLines).toBeGreaterThan(0);
     expect(Math.abs(newLines - oldLines)).toBeLessThanOrEqual(Math.ceil(0.25 * (newLines + oldLines)));
     // A small new segment takes a small share: old facts are not pushed out by it.
-    const small = await summarizer.summarize({ previousSummary, previousCoveredMessages: 100, messages: fresh.slice(0, 4), tokenBudget: 600 });
+    const small = await summarizer.summarize({
+      previousSummary,
+      previousCoveredMessages: 100,
+      messages: fresh.slice(0, 4),
+      tokenBudget: 600,
+    });
     expect(lines(small).filter((line) => line.includes("INV-1")).length).toBeGreaterThan(lines(small).length * 0.8);
   });
 
   it("with recencyWeight 2, counts each new message twice against the covered ones; a weight below 1 is refused", async () => {
-    const old = Array.from({ length: 40 }, (_, index) => `- Ana: Invoice INV-${1000 + index} for the harbour crane ${index} was paid on day ${index + 1} by Rui ${index}.`);
+    const old = Array.from(
+      { length: 40 },
+      (_, index) =>
+        `- Ana: Invoice INV-${1000 + index} for the harbour crane ${index} was paid on day ${index + 1} by Rui ${index}.`,
+    );
     const previousSummary = ["Covers 100 messages.", ...old].join("\n");
-    const fresh = Array.from({ length: 50 }, (_, index) => say("Ben", `Invoice INV-${5000 + index} for the river barge ${index} was paid on day ${index + 2} by Joana ${index}.`));
+    const fresh = Array.from({ length: 50 }, (_, index) =>
+      say(
+        "Ben",
+        `Invoice INV-${5000 + index} for the river barge ${index} was paid on day ${index + 2} by Joana ${index}.`,
+      ),
+    );
     const input = { previousSummary, previousCoveredMessages: 100, messages: fresh, tokenBudget: 600 };
-    const share = (summary: string) => lines(summary).filter((line) => line.includes("INV-5")).length / lines(summary).length;
+    const share = (summary: string) =>
+      lines(summary).filter((line) => line.includes("INV-5")).length / lines(summary).length;
     // Sentences as written, so that old and new lines cost the same and their counts measure the budget's split.
     const fair = share(await new ExtractiveSummarizer({ counter, compactSentences: false }).summarize(input));
-    const recent = share(await new ExtractiveSummarizer({ counter, recencyWeight: 2, compactSentences: false }).summarize(input));
+    const recent = share(
+      await new ExtractiveSummarizer({ counter, recencyWeight: 2, compactSentences: false }).summarize(input),
+    );
     // 50 new against 100 covered: a third of the lines fairly, half of them at weight 2.
     expect(fair).toBeGreaterThan(0.25);
     expect(fair).toBeLessThan(0.42);
@@ -214,7 +299,8 @@ describe("ExtractiveSummarizer rules", () => {
     expect(counter.countText(summary)).toBeLessThanOrEqual(150);
     // Grammar words of the thread ("in", "de") may be left out (compactSentences); the facts' words stay.
     for (const fact of ["Leipzig", "Bäckerei", "Dresden", "380 Euro", "Cello"]) expect(summary).toContain(fact);
-    for (const filler of ["Schön, dich zu sehen", "Wie geht es dir", "Bis bald", "das freut mich"]) expect(summary).not.toContain(filler);
+    for (const filler of ["Schön, dich zu sehen", "Wie geht es dir", "Bis bald", "das freut mich"])
+      expect(summary).not.toContain(filler);
     const spanish = chat({
       smallTalk: [
         ["Ana", "¡Hola Ben! ¿Qué tal?"],
@@ -235,7 +321,8 @@ describe("ExtractiveSummarizer rules", () => {
     const summaryEs = await summarizer.summarize({ messages: spanish, tokenBudget: 150 });
     expect(counter.countText(summaryEs)).toBeLessThanOrEqual(150);
     for (const fact of ["puerto", "Valencia", "240 euros", "Sevilla", "cerámica"]) expect(summaryEs).toContain(fact);
-    for (const filler of ["Qué tal", "me alegro", "Hasta pronto", "Muchas gracias"]) expect(summaryEs).not.toContain(filler);
+    for (const filler of ["Qué tal", "me alegro", "Hasta pronto", "Muchas gracias"])
+      expect(summaryEs).not.toContain(filler);
   });
 
   it("keeps the distinctive lines of Japanese and Chinese dialogue within budget", async () => {

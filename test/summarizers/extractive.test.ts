@@ -8,7 +8,10 @@ describe("ExtractiveSummarizer", () => {
   const counter = new TokenCounter();
   const summarizer = new ExtractiveSummarizer({ counter });
   const history = generateHistory({ seed: 3, messages: 120 }).slice(1);
-  const planted = new HumanMessage({ id: "fact", content: "Decision: the launch date is 2026-05-04 and Farid Haddad approved a budget of 73,250 EUR." });
+  const planted = new HumanMessage({
+    id: "fact",
+    content: "Decision: the launch date is 2026-05-04 and Farid Haddad approved a budget of 73,250 EUR.",
+  });
   const segment = [...history.slice(0, 60), planted, ...history.slice(60)];
 
   it("is deterministic and stays within its token budget", async () => {
@@ -22,7 +25,10 @@ describe("ExtractiveSummarizer", () => {
     const summary = await summarizer.summarize({ messages: segment, tokenBudget: 400 });
     expect(summary).toContain("2026-05-04");
     expect(summary).toContain("73,250 EUR");
-    const without = await summarizer.summarize({ messages: segment.filter((message) => message !== planted), tokenBudget: 400 });
+    const without = await summarizer.summarize({
+      messages: segment.filter((message) => message !== planted),
+      tokenBudget: 400,
+    });
     expect(without).not.toContain("73,250");
   });
 

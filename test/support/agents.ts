@@ -8,11 +8,14 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
 import { ScriptedChatModel, type ReplyPolicy } from "./fakes/scripted-chat-model.js";
 
-export const lookupTool = tool(async ({ query }: { query: string }) => `Record for ${query}: owner Dana Okafor, budget 4,200 EUR, due 2026-03-14.`, {
-  name: "lookup",
-  description: "Look a record up by name.",
-  schema: z.object({ query: z.string().describe("What to look up") }),
-});
+export const lookupTool = tool(
+  async ({ query }: { query: string }) => `Record for ${query}: owner Dana Okafor, budget 4,200 EUR, due 2026-03-14.`,
+  {
+    name: "lookup",
+    description: "Look a record up by name.",
+    schema: z.object({ query: z.string().describe("What to look up") }),
+  },
+);
 
 function lastHumanText(messages: BaseMessage[]): string {
   const human = [...messages].reverse().find((message) => message.getType() === "human");
@@ -44,7 +47,10 @@ export async function runTurns(
 ): Promise<void> {
   for (let index = from; index < from + turns; index++) {
     const text = turnText(index, prefix);
-    await agent.invoke({ messages: [new HumanMessage({ id: `${prefix}-${threadId}-${index}`, content: text })] }, { configurable: { thread_id: threadId } });
+    await agent.invoke(
+      { messages: [new HumanMessage({ id: `${prefix}-${threadId}-${index}`, content: text })] },
+      { configurable: { thread_id: threadId } },
+    );
   }
 }
 
@@ -52,7 +58,11 @@ export async function runTurns(
  * The messages `runTurns` leaves in a thread, built without running the graph: a human message per turn, and the
  * agent's answer (for a "lookup" turn, its tool call, the tool's result and the answer after it).
  */
-export function turnMessages(threadId: string, turns: number, { from = 0, prefix = "turn" }: { from?: number; prefix?: string } = {}): BaseMessage[] {
+export function turnMessages(
+  threadId: string,
+  turns: number,
+  { from = 0, prefix = "turn" }: { from?: number; prefix?: string } = {},
+): BaseMessage[] {
   const messages: BaseMessage[] = [];
   for (let index = from; index < from + turns; index++) {
     const text = turnText(index, prefix);
@@ -78,21 +88,42 @@ export function turnMessages(threadId: string, turns: number, { from = 0, prefix
  * as its input, the last turn answered by the agent. Far cheaper than `turns` runs, for tests that need a long thread
  * and not its checkpoints one per turn.
  */
-export async function seedTurns(agent: ReturnType<typeof createTestAgent>["agent"], threadId: string, turns: number): Promise<void> {
+export async function seedTurns(
+  agent: ReturnType<typeof createTestAgent>["agent"],
+  threadId: string,
+  turns: number,
+): Promise<void> {
   const last = new HumanMessage({ id: `turn-${threadId}-${turns - 1}`, content: turnText(turns - 1, "turn") });
-  await agent.invoke({ messages: [...turnMessages(threadId, turns - 1), last] }, { configurable: { thread_id: threadId } });
+  await agent.invoke(
+    { messages: [...turnMessages(threadId, turns - 1), last] },
+    { configurable: { thread_id: threadId } },
+  );
 }
 
 function turnText(index: number, prefix: string): string {
-  return index % 3 === 2 ? `lookup project-${index} please` : `${prefix} ${index}: the invoice total for order ord_${1000 + index} is ${index * 17} EUR, decided by Alice Moreau.`;
+  return index % 3 === 2
+    ? `lookup project-${index} please`
+    : `${prefix} ${index}: the invoice total for order ord_${1000 + index} is ${index * 17} EUR, decided by Alice Moreau.`;
 }
 
-export const BILLING_SYSTEM = new SystemMessage({ id: "system-1", content: "You are the billing assistant. Answer briefly." });
+export const BILLING_SYSTEM = new SystemMessage({
+  id: "system-1",
+  content: "You are the billing assistant. Answer briefly.",
+});
 
 /** A thread opened with a system message and a greeting, then `turns` turns of runTurns. */
-export async function seedThread(agent: ReturnType<typeof createTestAgent>["agent"], threadId: string, turns: number): Promise<void> {
+export async function seedThread(
+  agent: ReturnType<typeof createTestAgent>["agent"],
+  threadId: string,
+  turns: number,
+): Promise<void> {
   await agent.invoke(
-    { messages: [BILLING_SYSTEM, new HumanMessage({ id: `first-${threadId}`, content: "Hello, I am Bob Tanaka from the billing team." })] },
+    {
+      messages: [
+        BILLING_SYSTEM,
+        new HumanMessage({ id: `first-${threadId}`, content: "Hello, I am Bob Tanaka from the billing team." }),
+      ],
+    },
     { configurable: { thread_id: threadId } },
   );
   await runTurns(agent, threadId, turns);

@@ -15,7 +15,9 @@ import { createTeam } from "./team.js";
 
 const [location, threadId, count, prefix, schema] = process.argv.slice(2);
 const postgres = location!.startsWith("postgres");
-const saver = postgres ? PostgresSaver.fromConnString(location!, { schema: schema ?? "public" }) : SqliteSaver.fromConnString(location!);
+const saver = postgres
+  ? PostgresSaver.fromConnString(location!, { schema: schema ?? "public" })
+  : SqliteSaver.fromConnString(location!);
 if (!postgres) (saver as SqliteSaver).db.pragma("busy_timeout = 10000");
 const team = createTeam(saver);
 const [, gateDir, gateAt] = /^(.*):(\d+)$/.exec(process.env.APPEND_GATE ?? "") ?? [];
@@ -25,7 +27,14 @@ for (let index = 0; index < Number(count); index++) {
     while (!existsSync(join(gateDir, "open"))) await sleep(20);
   }
   await team.invoke(
-    { messages: [new HumanMessage({ id: `${prefix}-${index}`, content: `${prefix} request ${index}: what are the Stripe fees for order ord_${index}?` })] },
+    {
+      messages: [
+        new HumanMessage({
+          id: `${prefix}-${index}`,
+          content: `${prefix} request ${index}: what are the Stripe fees for order ord_${index}?`,
+        }),
+      ],
+    },
     { configurable: { thread_id: threadId } },
   );
 }

@@ -14,8 +14,21 @@ export const text = fc.oneof(
   { weight: 6, arbitrary: fc.lorem({ maxCount: 12 }) },
   { weight: 1, arbitrary: fc.constant("") },
   { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 60 }) },
-  { weight: 1, arbitrary: fc.constantFrom("請求書の合計は4200ユーロです。", "👩🏽‍💻 deploy ✅ 🚀", "مرحبا بالعالم", "e\u0301\u0301 zalgo") },
-  { weight: 1, arbitrary: fc.tuple(fc.lorem({ maxCount: 3 }), fc.integer({ min: 200, max: 1500 })).map(([word, times]) => word.repeat(times)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "請求書の合計は4200ユーロです。",
+      "👩🏽‍💻 deploy ✅ 🚀",
+      "مرحبا بالعالم",
+      "e\u0301\u0301 zalgo",
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.lorem({ maxCount: 3 }), fc.integer({ min: 200, max: 1500 }))
+      .map(([word, times]) => word.repeat(times)),
+  },
 );
 
 type Segment =
@@ -26,16 +39,23 @@ type Segment =
 
 const segment: fc.Arbitrary<Segment> = fc.oneof(
   { weight: 4, arbitrary: text.map((content) => ({ kind: "human" as const, content })) },
-  { weight: 3, arbitrary: fc.record({ content: text, name: fc.option(fc.constantFrom(...AGENTS), { nil: undefined }) }).map((value) => ({ kind: "answer" as const, ...value })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ content: text, name: fc.option(fc.constantFrom(...AGENTS), { nil: undefined }) })
+      .map((value) => ({ kind: "answer" as const, ...value })),
+  },
   {
     weight: 3,
     arbitrary: fc.integer({ min: 1, max: 4 }).chain((count) =>
-      fc.record({
-        calls: fc.array(fc.constantFrom(...TOOLS), { minLength: count, maxLength: count }),
-        results: fc.array(text, { minLength: count, maxLength: count }),
-        order: fc.shuffledSubarray([...Array(count).keys()], { minLength: count, maxLength: count }),
-        content: fc.oneof(fc.constant(""), text),
-      }).map((value) => ({ kind: "tools" as const, ...value })),
+      fc
+        .record({
+          calls: fc.array(fc.constantFrom(...TOOLS), { minLength: count, maxLength: count }),
+          results: fc.array(text, { minLength: count, maxLength: count }),
+          order: fc.shuffledSubarray([...Array(count).keys()], { minLength: count, maxLength: count }),
+          content: fc.oneof(fc.constant(""), text),
+        })
+        .map((value) => ({ kind: "tools" as const, ...value })),
     ),
   },
   { weight: 1, arbitrary: fc.constantFrom(...AGENTS).map((agent) => ({ kind: "handoff" as const, agent })) },
@@ -62,18 +82,42 @@ export function buildHistory({ systems, segments, ids }: HistoryShape, prefix = 
   for (const content of systems) messages.push(new SystemMessage({ ...id(), content }));
   segments.forEach((part, position) => {
     if (part.kind === "human") messages.push(new HumanMessage({ ...id(), content: part.content }));
-    else if (part.kind === "answer") messages.push(new AIMessage({ ...id(), content: part.content, ...(part.name ? { name: part.name } : {}) }));
+    else if (part.kind === "answer")
+      messages.push(new AIMessage({ ...id(), content: part.content, ...(part.name ? { name: part.name } : {}) }));
     else if (part.kind === "handoff") {
       const callId = `call_${prefix}_${position}_handoff`;
       messages.push(
-        new AIMessage({ ...id(), name: "supervisor", content: "", tool_calls: [{ id: callId, name: `transfer_to_${part.agent}`, args: {} }] }),
-        new ToolMessage({ ...id(), tool_call_id: callId, name: `transfer_to_${part.agent}`, content: `Successfully transferred to ${part.agent}` }),
+        new AIMessage({
+          ...id(),
+          name: "supervisor",
+          content: "",
+          tool_calls: [{ id: callId, name: `transfer_to_${part.agent}`, args: {} }],
+        }),
+        new ToolMessage({
+          ...id(),
+          tool_call_id: callId,
+          name: `transfer_to_${part.agent}`,
+          content: `Successfully transferred to ${part.agent}`,
+        }),
       );
     } else {
       const callIds = part.calls.map((_, call) => `call_${prefix}_${position}_${call}`);
-      messages.push(new AIMessage({ ...id(), content: part.content, tool_calls: part.calls.map((name, call) => ({ id: callIds[call]!, name, args: { query: `q${call}` } })) }));
+      messages.push(
+        new AIMessage({
+          ...id(),
+          content: part.content,
+          tool_calls: part.calls.map((name, call) => ({ id: callIds[call]!, name, args: { query: `q${call}` } })),
+        }),
+      );
       for (const call of part.order) {
-        messages.push(new ToolMessage({ ...id(), tool_call_id: callIds[call]!, name: part.calls[call]!, content: part.results[call]! }));
+        messages.push(
+          new ToolMessage({
+            ...id(),
+            tool_call_id: callIds[call]!,
+            name: part.calls[call]!,
+            content: part.results[call]!,
+          }),
+        );
       }
     }
   });

@@ -24,7 +24,11 @@ const machine: ChromiumProbe = {
   isRoot: process.getuid?.() === 0,
   aptInstall: () => {
     execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", timeout: 300_000 });
-    execFileSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "ignore", timeout: 600_000, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    execFileSync("apt-get", ["install", "-y", "-qq", "chromium"], {
+      stdio: "ignore",
+      timeout: 600_000,
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
   },
 };
 

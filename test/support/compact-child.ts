@@ -79,7 +79,10 @@ const summarizer: Summarizer = {
     if (mode === "rebase") {
       // Another writer's turn lands between the summary and its write: the write must carry it over.
       const { agent } = createTestAgent(saver);
-      await agent.invoke({ messages: [new HumanMessage({ id: "appended-turn", content: "a turn that landed during the summary" })] }, { configurable: { thread_id: threadId } });
+      await agent.invoke(
+        { messages: [new HumanMessage({ id: "appended-turn", content: "a turn that landed during the summary" })] },
+        { configurable: { thread_id: threadId } },
+      );
       step("appended");
     }
     return text;

@@ -10,7 +10,10 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 const State = Annotation.Root({
   ...MessagesAnnotation.spec,
   todos: Annotation<string[]>({ reducer: (_, next) => next, default: () => [] }),
-  files: Annotation<Record<string, string>>({ reducer: (current, next) => ({ ...current, ...next }), default: () => ({}) }),
+  files: Annotation<Record<string, string>>({
+    reducer: (current, next) => ({ ...current, ...next }),
+    default: () => ({}),
+  }),
 });
 
 let counter = 0;
@@ -24,7 +27,13 @@ function lastHuman(messages: BaseMessage[]): string {
 export function createCustomGraph(checkpointer: BaseCheckpointSaver) {
   const researcher = new StateGraph(MessagesAnnotation)
     .addNode("research", async (state) => ({
-      messages: [new AIMessage({ id: nextId("research"), name: "researcher", content: `Research notes on: ${lastHuman(state.messages).slice(0, 60)}` })],
+      messages: [
+        new AIMessage({
+          id: nextId("research"),
+          name: "researcher",
+          content: `Research notes on: ${lastHuman(state.messages).slice(0, 60)}`,
+        }),
+      ],
     }))
     .addEdge(START, "research")
     .addEdge("research", END)
@@ -44,7 +53,15 @@ export function createCustomGraph(checkpointer: BaseCheckpointSaver) {
         const answer = interrupt({ question: "Approve this?" });
         return { messages: [new AIMessage({ id: nextId("approved"), content: `Approval answer: ${String(answer)}` })] };
       }
-      return { messages: [new AIMessage({ id: nextId("answer"), name: "supervisor", content: `Noted: ${lastHuman(state.messages).slice(0, 80)}` })] };
+      return {
+        messages: [
+          new AIMessage({
+            id: nextId("answer"),
+            name: "supervisor",
+            content: `Noted: ${lastHuman(state.messages).slice(0, 80)}`,
+          }),
+        ],
+      };
     })
     .addEdge(START, "plan")
     .addEdge("plan", "researcher")

@@ -39,9 +39,15 @@ export async function servePage(): Promise<{ server: Server; url: string; dir: s
 }
 
 /** The page served, and Debian's chromium (`executablePath`) headless beside it; `close` ends both. */
-export async function openExamplePage(executablePath: string): Promise<{ page: Awaited<ReturnType<typeof servePage>>; browser: Browser; close(): Promise<void> }> {
+export async function openExamplePage(
+  executablePath: string,
+): Promise<{ page: Awaited<ReturnType<typeof servePage>>; browser: Browser; close(): Promise<void> }> {
   const page = await servePage();
-  const browser = await puppeteer.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
   return {
     page,
     browser,

@@ -25,7 +25,14 @@ let sawSummary = false;
 let index = 0;
 for (; index < Number(turns) && !sawSummary; index++) {
   const result = await supervisor.invoke(
-    { messages: [new HumanMessage({ id: `exit-${index}`, content: `request ${index}: what are the Stripe fees for order ord_${index}?` })] },
+    {
+      messages: [
+        new HumanMessage({
+          id: `exit-${index}`,
+          content: `request ${index}: what are the Stripe fees for order ord_${index}?`,
+        }),
+      ],
+    },
     { configurable: { thread_id: threadId } },
   );
   sawSummary = compactions > 0 && result.messages.some((message) => isSummaryMessage(message));

@@ -30,7 +30,9 @@ export default async function setup(project: TestProject) {
           // modules (about 0.1 s less CPU per child, and the suites spawn a few hundred). Native addons and what
           // loads them stay external, resolved from the project's node_modules by the require below.
           external: NATIVE_PACKAGES,
-          banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+          banner: {
+            js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+          },
           logLevel: "error",
         }),
       ),

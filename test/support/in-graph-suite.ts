@@ -23,7 +23,10 @@ const config = (thread: string) => ({ configurable: { thread_id: thread } });
 
 /** What the suite uses of a compiled graph. */
 export interface InGraphAgent {
-  invoke(input: { messages: BaseMessage[] }, config: { configurable: { thread_id: string } }): Promise<{ messages: unknown }>;
+  invoke(
+    input: { messages: BaseMessage[] },
+    config: { configurable: { thread_id: string } },
+  ): Promise<{ messages: unknown }>;
   getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
 }
 
@@ -35,7 +38,9 @@ export interface InGraphForm {
 }
 
 export function turnText(index: number): string {
-  return index % 3 === 2 ? `lookup project-${index} please` : `turn ${index}: the invoice total for order ord_${1000 + index} is ${index * 17} EUR, decided by Alice Moreau.`;
+  return index % 3 === 2
+    ? `lookup project-${index} please`
+    : `turn ${index}: the invoice total for order ord_${1000 + index} is ${index * 17} EUR, decided by Alice Moreau.`;
 }
 
 function recorder() {
@@ -56,14 +61,30 @@ function recorder() {
   return { events, hooks, readyCount };
 }
 
-async function turn(agent: InGraphAgent, thread: string, index: number, seen: Map<string, BaseMessage>, extra: BaseMessage[] = []): Promise<void> {
-  const result = await agent.invoke({ messages: [...extra, new HumanMessage({ id: `${thread}-${index}`, content: turnText(index) })] }, config(thread));
-  for (const message of result.messages as BaseMessage[]) if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+async function turn(
+  agent: InGraphAgent,
+  thread: string,
+  index: number,
+  seen: Map<string, BaseMessage>,
+  extra: BaseMessage[] = [],
+): Promise<void> {
+  const result = await agent.invoke(
+    { messages: [...extra, new HumanMessage({ id: `${thread}-${index}`, content: turnText(index) })] },
+    config(thread),
+  );
+  for (const message of result.messages as BaseMessage[])
+    if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
 }
 
-async function play(agent: InGraphAgent, thread: string, turns: number, first?: BaseMessage): Promise<Map<string, BaseMessage>> {
+async function play(
+  agent: InGraphAgent,
+  thread: string,
+  turns: number,
+  first?: BaseMessage,
+): Promise<Map<string, BaseMessage>> {
   const seen = new Map<string, BaseMessage>();
-  for (let index = 0; index < turns; index++) await turn(agent, thread, index, seen, index === 0 && first ? [first] : []);
+  for (let index = 0; index < turns; index++)
+    await turn(agent, thread, index, seen, index === 0 && first ? [first] : []);
   return seen;
 }
 
@@ -72,7 +93,11 @@ async function head(agent: InGraphAgent, thread: string): Promise<BaseMessage[]>
 }
 
 /** The transcript then the head, without summaries: every message the application saw, in order, unchanged. */
-async function expectNothingLost(saver: BaseCheckpointSaver, thread: string, seen: Map<string, BaseMessage>): Promise<void> {
+async function expectNothingLost(
+  saver: BaseCheckpointSaver,
+  thread: string,
+  seen: Map<string, BaseMessage>,
+): Promise<void> {
   const page = await readTranscript(saver, config(thread), { limit: 10_000 });
   const lines = page.messages.filter((line) => line.source !== "summary");
   expect(lines.map((line) => line.message.id)).toEqual([...seen.keys()]);
@@ -110,7 +135,12 @@ export function inGraphBehaviour(form: InGraphForm): void {
       }
 
       it("keeps a pinned message verbatim through every compaction", async () => {
-        const pinned = pinMessage(new HumanMessage({ id: "pin-1", content: "Ground rule: every refund above 500 EUR needs Priya Raman's approval." }));
+        const pinned = pinMessage(
+          new HumanMessage({
+            id: "pin-1",
+            content: "Ground rule: every refund above 500 EUR needs Priya Raman's approval.",
+          }),
+        );
         const { events, hooks } = recorder();
         // Compacting before the call: when a summary run off the call lands depends on the machine's load (the
         // extractive summarizer yields to the event loop every few milliseconds), and this test is about pins.
@@ -128,7 +158,11 @@ export function inGraphBehaviour(form: InGraphForm): void {
           },
         };
         const { events, hooks } = recorder();
-        await play(form.build(store.saver, { tokenLimit: LIMIT, env: {}, summarizer: failing, ...hooks }), "failing", 24);
+        await play(
+          form.build(store.saver, { tokenLimit: LIMIT, env: {}, summarizer: failing, ...hooks }),
+          "failing",
+          24,
+        );
         await play(form.build(store.saver, undefined), "plain", 24);
         expect(events.compactions).toEqual([]);
         expect(events.errors.length).toBeGreaterThan(0);
@@ -139,7 +173,9 @@ export function inGraphBehaviour(form: InGraphForm): void {
         expect(codes.every((code) => code === "SUMMARIZER_FAILED" || code === "COMPACTION_PAUSED")).toBe(true);
         const plain = form.build(store.saver, undefined);
         const failed = await head(plain, "failing");
-        expect(failed.map((message) => [message.getType(), message.content])).toEqual((await head(plain, "plain")).map((message) => [message.getType(), message.content]));
+        expect(failed.map((message) => [message.getType(), message.content])).toEqual(
+          (await head(plain, "plain")).map((message) => [message.getType(), message.content]),
+        );
         expect(failed.at(-1)!.getType()).toBe("ai");
       });
 
@@ -147,7 +183,14 @@ export function inGraphBehaviour(form: InGraphForm): void {
       async function heldSummary(thread: string) {
         const gate = new GatedSummarizer();
         const { events, hooks, readyCount } = recorder();
-        const agent = form.build(store.saver, { tokenLimit: LIMIT, hardLimit: 100_000, lateness: 1_000, env: {}, summarizer: gate, ...hooks });
+        const agent = form.build(store.saver, {
+          tokenLimit: LIMIT,
+          hardLimit: 100_000,
+          lateness: 1_000,
+          env: {},
+          summarizer: gate,
+          ...hooks,
+        });
         const seen = new Map<string, BaseMessage>();
         let index = 0;
         while (gate.calls === 0) await turn(agent, thread, index++, seen);
@@ -188,7 +231,9 @@ export function inGraphBehaviour(form: InGraphForm): void {
         expect(events.errors).toEqual([expect.objectContaining({ code: "WRITE_CONFLICT" })]);
         const after = await head(agent, "changed");
         expect(after.some((message) => getSummaryProvenance(message))).toBe(false);
-        expect(after.slice(0, before.length - 1).map((message) => message.id)).toEqual(before.slice(1).map((message) => message.id));
+        expect(after.slice(0, before.length - 1).map((message) => message.id)).toEqual(
+          before.slice(1).map((message) => message.id),
+        );
         const transcript = await readTranscript(store.saver, config("changed"), { limit: 10_000 });
         expect(transcript.messages.every((line) => line.source === "head")).toBe(true);
       });

@@ -9,7 +9,11 @@ import type { RecallEntry } from "../../src/store/recall-index/types.js";
 import { createStore, type SaverKind, type TestStore } from "./savers.js";
 
 /** A store of `kind` whose index holds `entries` for `threadId`. */
-export async function createIndexedStore(kind: SaverKind, threadId: string, entries: RecallEntry[]): Promise<TestStore> {
+export async function createIndexedStore(
+  kind: SaverKind,
+  threadId: string,
+  entries: RecallEntry[],
+): Promise<TestStore> {
   const store = await createStore(kind);
   await recallBackendFor(store.saver).record({ threadId, add: entries });
   return store;

@@ -34,6 +34,8 @@ export function holdLock(path: string, kind: "immediate" | "exclusive"): Promise
         },
       });
     });
-    void exited.then((code) => reject(new Error(`the lock holder exited (${code}) before holding the lock: ${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`the lock holder exited (${code}) before holding the lock: ${stderr}`)),
+    );
   });
 }

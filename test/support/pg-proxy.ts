@@ -44,7 +44,9 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
         armed = undefined;
         client.pause();
         waiting.tripped({
-          upstreamPorts: [...pairs].map(({ upstream: socket }) => socket.localPort).filter((port): port is number => port !== undefined),
+          upstreamPorts: [...pairs]
+            .map(({ upstream: socket }) => socket.localPort)
+            .filter((port): port is number => port !== undefined),
           release: () => {
             if (!upstream.destroyed) upstream.write(chunk);
             client.resume();

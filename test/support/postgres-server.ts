@@ -58,7 +58,9 @@ function run(command: string, args: string[], ids: { uid?: number; gid?: number 
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolveRun(output) : reject(new Error(`${command} exited with ${code}: ${output}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolveRun(output) : reject(new Error(`${command} exited with ${code}: ${output}`)),
+    );
   });
 }
 
@@ -89,12 +91,36 @@ export async function startPostgres(): Promise<RunningPostgres> {
   writeFileSync(passwordFile, "postgres\n");
   if (asRoot) for (const path of [data, sockets, passwordFile]) chownSync(path, ids.uid!, ids.gid!);
 
-  await run(join(native, "bin", "initdb"), [`--pgdata=${data}`, "--auth=password", "--username=postgres", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"], ids);
+  await run(
+    join(native, "bin", "initdb"),
+    [
+      `--pgdata=${data}`,
+      "--auth=password",
+      "--username=postgres",
+      `--pwfile=${passwordFile}`,
+      "--encoding=UTF8",
+      "--locale=C",
+    ],
+    ids,
+  );
   const port = await freePort();
   const launch = async (): Promise<ChildProcess> => {
     const started: ChildProcess = spawn(
       join(native, "bin", "postgres"),
-      ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${sockets}`, "-c", "max_connections=200", "-c", "fsync=off"],
+      [
+        "-D",
+        data,
+        "-p",
+        String(port),
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        `unix_socket_directories=${sockets}`,
+        "-c",
+        "max_connections=200",
+        "-c",
+        "fsync=off",
+      ],
       { ...ids, env: { ...process.env, LC_ALL: "C" } },
     );
     await new Promise<void>((ready, fail) => {

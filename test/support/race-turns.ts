@@ -22,8 +22,12 @@ import { createRandom } from "../../scripts/workload/random.js";
 const [location, threadId, count, prefix, lockDir, schema] = process.argv.slice(2);
 const postgres = location!.startsWith("postgres");
 // The jitter between turns is seeded (RACE_SEED, and the writer's prefix), so a failing interleaving's inputs repeat.
-const random = createRandom(Number(process.env.RACE_SEED ?? 20261123) + [...prefix!].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 0));
-const saver = postgres ? PostgresSaver.fromConnString(location!, { schema: schema ?? "public" }) : SqliteSaver.fromConnString(location!);
+const random = createRandom(
+  Number(process.env.RACE_SEED ?? 20261123) + [...prefix!].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 0),
+);
+const saver = postgres
+  ? PostgresSaver.fromConnString(location!, { schema: schema ?? "public" })
+  : SqliteSaver.fromConnString(location!);
 if (!postgres) (saver as SqliteSaver).db.pragma("busy_timeout = 10000");
 
 async function withTurnLock<T>(run: () => Promise<T>): Promise<T> {
@@ -87,7 +91,14 @@ const supervisor = new CompactingSupervisor(createTeam(saver), {
 for (let index = 0; index < Number(count); index++) {
   await withTurnLock(() =>
     supervisor.invoke(
-      { messages: [new HumanMessage({ id: `${prefix}-${index}`, content: `${prefix} request ${index}: what are the Stripe fees for order ord_${index}?` })] },
+      {
+        messages: [
+          new HumanMessage({
+            id: `${prefix}-${index}`,
+            content: `${prefix} request ${index}: what are the Stripe fees for order ord_${index}?`,
+          }),
+        ],
+      },
       { configurable: { thread_id: threadId } },
     ),
   );
@@ -96,6 +107,8 @@ for (let index = 0; index < Number(count); index++) {
 }
 finished = true;
 await supervisor.flush();
-process.stdout.write(`${JSON.stringify({ turns: Number(count), compactions, rebased, conflicts, compactionErrors: errors })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ turns: Number(count), compactions, rebased, conflicts, compactionErrors: errors })}\n`,
+);
 if (postgres) await (saver as PostgresSaver).end();
 else (saver as SqliteSaver).db.close();

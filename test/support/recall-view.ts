@@ -9,6 +9,8 @@ import type { RecallEntry } from "../../src/store/recall-index/types.js";
 
 export async function entriesOutOfHead(saver: BaseCheckpointSaver, threadId: string): Promise<RecallEntry[]> {
   const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
-  const head = new HeadView(((tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []) as BaseMessage[]);
+  const head = new HeadView(
+    ((tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []) as BaseMessage[],
+  );
   return (await recallBackendFor(saver).entries(threadId)).filter((entry) => head.outOfHead(entry));
 }

@@ -14,7 +14,8 @@ export function size(name: string, reduced: number, full: number): number {
 }
 
 /** The seed for the property-based suites: FUZZ_SEED when set (to reproduce a failure), else a fixed one. */
-export const FUZZ_SEED = Number.isInteger(Number(process.env.FUZZ_SEED)) && process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261122;
+export const FUZZ_SEED =
+  Number.isInteger(Number(process.env.FUZZ_SEED)) && process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261122;
 
 /** Writes this suite's figures for the report (merged into any figures it recorded before in this run). */
 export function recordFigures(suite: string, figures: Record<string, unknown>): void {
@@ -27,5 +28,8 @@ export function recordFigures(suite: string, figures: Record<string, unknown>): 
   } catch {
     previous = {};
   }
-  writeFileSync(file, `${JSON.stringify({ ...previous, ...figures, full: FULL, recordedAt: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ ...previous, ...figures, full: FULL, recordedAt: new Date().toISOString() }, null, 2)}\n`,
+  );
 }

@@ -45,7 +45,8 @@ export function runTs(
   });
 }
 
-export const compactThread = (args: string[], env: Record<string, string | undefined> = {}) => runTs("scripts/compact-thread.ts", args, env);
+export const compactThread = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runTs("scripts/compact-thread.ts", args, env);
 
 /** The environment a script run gets: the test's own, without a key, a store or colours unless the test sets them. */
 function scriptEnvironment(env: Record<string, string | undefined>): NodeJS.ProcessEnv {

@@ -14,7 +14,11 @@ export interface StepRun {
 
 export function runStepChild(script: string, args: string[]): Promise<StepRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...childArgs(script), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
+    const child = spawn(process.execPath, [...childArgs(script), ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, OPENAI_API_KEY: "" },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -23,7 +27,11 @@ export function runStepChild(script: string, args: string[]): Promise<StepRun> {
       if (code !== null && code !== 0) return reject(new Error(`child failed (${code})\n${stderr}`));
       const lines = stdout.split("\n");
       const total = lines.find((line) => line.startsWith("steps:"));
-      resolvePromise({ steps: lines.filter((line) => line.startsWith("step:")).map((line) => line.slice(5)), ...(total ? { total: Number(total.slice(6)) } : {}), signal });
+      resolvePromise({
+        steps: lines.filter((line) => line.startsWith("step:")).map((line) => line.slice(5)),
+        ...(total ? { total: Number(total.slice(6)) } : {}),
+        signal,
+      });
     });
   });
 }

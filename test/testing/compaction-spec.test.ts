@@ -47,7 +47,12 @@ class DelegatingSaver extends BaseCheckpointSaver {
     return this.inner.list(config, options);
   }
 
-  put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+  put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    _newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     return this.inner.put(config, checkpoint, metadata);
   }
 

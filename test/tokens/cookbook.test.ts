@@ -6,14 +6,19 @@ import { TokenCounter } from "../../src/tokens/token-counter.js";
 
 // OpenAI cookbook, "How to count tokens with tiktoken": the six corporate-jargon messages.
 const jargon = [
-  new SystemMessage("You are a helpful, pattern-following assistant that translates corporate jargon into plain English."),
+  new SystemMessage(
+    "You are a helpful, pattern-following assistant that translates corporate jargon into plain English.",
+  ),
   new SystemMessage({ name: "example_user", content: "New synergies will help drive top-line growth." }),
   new SystemMessage({ name: "example_assistant", content: "Things working well together will increase revenue." }),
   new SystemMessage({
     name: "example_user",
     content: "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
   }),
-  new SystemMessage({ name: "example_assistant", content: "Let's talk later when we're less busy about how to do better." }),
+  new SystemMessage({
+    name: "example_assistant",
+    content: "Let's talk later when we're less busy about how to do better.",
+  }),
   new HumanMessage("This late pivot means we don't have time to boil the ocean for the client deliverable."),
 ];
 

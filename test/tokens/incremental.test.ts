@@ -17,7 +17,9 @@ function makeMessage(seed: number): BaseMessage {
       return new AIMessage({
         id,
         content: text,
-        tool_calls: random.chance(0.5) ? [{ id: `call_${id}`, name: "lookup", args: { query: text.slice(0, 40) } }] : [],
+        tool_calls: random.chance(0.5)
+          ? [{ id: `call_${id}`, name: "lookup", args: { query: text.slice(0, 40) } }]
+          : [],
       });
     case 2:
       return new ToolMessage({ id, content: text, tool_call_id: `call_${id}`, name: "lookup" });
@@ -30,13 +32,21 @@ function makeMessage(seed: number): BaseMessage {
 function reload(message: BaseMessage): BaseMessage {
   const Constructor = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
   const toolCalls = (message as AIMessage).tool_calls;
-  return new Constructor({ ...message, content: structuredClone(message.content), ...(toolCalls ? { tool_calls: structuredClone(toolCalls) } : {}) });
+  return new Constructor({
+    ...message,
+    content: structuredClone(message.content),
+    ...(toolCalls ? { tool_calls: structuredClone(toolCalls) } : {}),
+  });
 }
 
 /** Same id and content, one counted detail changed: the name, or a tool call's name, arguments or key order. */
 function tweak(message: BaseMessage, kind: number): BaseMessage {
   const Constructor = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
-  const calls = structuredClone((message as AIMessage).tool_calls ?? []) as Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+  const calls = structuredClone((message as AIMessage).tool_calls ?? []) as Array<{
+    id?: string;
+    name: string;
+    args: Record<string, unknown>;
+  }>;
   const fields: Record<string, unknown> = { ...message, content: structuredClone(message.content), tool_calls: calls };
   if (kind === 0 || calls.length === 0) fields.name = `${String(message.name ?? "")}renamed`;
   else if (kind === 1) calls[0]!.name = `${calls[0]!.name}_v2`;

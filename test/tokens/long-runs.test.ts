@@ -32,7 +32,12 @@ describe("mayHoldLongRun", () => {
   it("agrees with the plain definition on random texts with runs of every class", () => {
     const piece = fc.oneof(
       fc.string({ unit: "grapheme", maxLength: 40 }),
-      fc.tuple(fc.constantFrom(" ", "\n", "a", "Z", "=", "-", "9", "数", "é", "\u3000"), fc.integer({ min: 1, max: 300 })).map(([char, count]) => char.repeat(count)),
+      fc
+        .tuple(
+          fc.constantFrom(" ", "\n", "a", "Z", "=", "-", "9", "数", "é", "\u3000"),
+          fc.integer({ min: 1, max: 300 }),
+        )
+        .map(([char, count]) => char.repeat(count)),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), fc.integer({ min: 16, max: 200 }), (pieces, maxRunLength) => {
@@ -44,7 +49,8 @@ describe("mayHoldLongRun", () => {
   });
 
   it("finds every pathological input and passes realistic text", () => {
-    for (const [name, text] of Object.entries(pathologicalInputs(5_000))) expect(mayHoldLongRun(text, 128), name).toBe(reference(text, 128));
+    for (const [name, text] of Object.entries(pathologicalInputs(5_000)))
+      expect(mayHoldLongRun(text, 128), name).toBe(reference(text, 128));
     for (const seed of [1, 2, 3]) {
       const text = mixedText(seed, 20_000);
       expect(mayHoldLongRun(text, 128)).toBe(reference(text, 128));

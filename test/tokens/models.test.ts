@@ -32,7 +32,9 @@ describe("a fraction of the model's window", () => {
   }
 
   it("a model it does not know asks for contextWindow, naming the model", () => {
-    expect(() => resolveTokenLimit(0.8, "totally-new-model")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT", parameter: "model", value: "totally-new-model" }));
+    expect(() => resolveTokenLimit(0.8, "totally-new-model")).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", parameter: "model", value: "totally-new-model" }),
+    );
     expect(resolveTokenLimit(0.8, "totally-new-model", { contextWindow: 50_000 })).toBe(40_000);
   });
 });

@@ -34,10 +34,16 @@ describe.each(encodings)("bounded counting (%s)", (encoding) => {
   it("is exact on text without spaces (base64, hashes, identifiers), cut between letters and digits", () => {
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-";
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...alphabet.split("")), { minLength: 200, maxLength: 3_000 }), fc.integer({ min: 16, max: 300 }), (chars, segmentLength) => {
-        const text = chars.join("");
-        expect(countBounded(text, encoding, engine.count, { segmentLength, maxRunLength: 128 })).toBe(engine.count(text));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet.split("")), { minLength: 200, maxLength: 3_000 }),
+        fc.integer({ min: 16, max: 300 }),
+        (chars, segmentLength) => {
+          const text = chars.join("");
+          expect(countBounded(text, encoding, engine.count, { segmentLength, maxRunLength: 128 })).toBe(
+            engine.count(text),
+          );
+        },
+      ),
       { numRuns: 100, seed: 99 },
     );
   });
@@ -69,7 +75,14 @@ describe("TokenCounter text edge cases", () => {
   });
 
   it("maps unknown and provider-prefixed model names instead of throwing", () => {
-    for (const model of ["gpt-5.1", "gpt-oss-20b", "claude-sonnet-4-5", "deepseek-chat", "openai:gpt-4o", "totally-new-model"]) {
+    for (const model of [
+      "gpt-5.1",
+      "gpt-oss-20b",
+      "claude-sonnet-4-5",
+      "deepseek-chat",
+      "openai:gpt-4o",
+      "totally-new-model",
+    ]) {
       expect(new TokenCounter({ model }).encoding, model).toBe("o200k_base");
     }
     expect(new TokenCounter({ model: "gpt-4-0613" }).encoding).toBe("cl100k_base");

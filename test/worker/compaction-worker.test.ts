@@ -51,14 +51,23 @@ for (const kind of SAVER_KINDS) {
     const seeded = seededStore(kind);
 
     it("compacts the idle threads over the limit once, then reads only the heads that changed", async () => {
-
       const { store, threads } = seeded;
       const outcomes: ThreadOutcome[] = [];
-      const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+      const worker = new CompactionWorker(store.saver, {
+        tokenLimit: LIMIT,
+        idleMs: 0,
+        env: {},
+        onOutcome: (outcome) => void outcomes.push(outcome),
+      });
       const first = await worker.runOnce();
       // Every head counted once, under its lease; the four over the limit compacted.
       expect(first).toMatchObject({ changed: 12, headsRead: 12, candidates: 12, compacted: 4, skipped: 8, failed: 0 });
-      expect(outcomes.filter((outcome) => outcome.status === "compacted").map((outcome) => outcome.threadId).sort()).toEqual(threads.big);
+      expect(
+        outcomes
+          .filter((outcome) => outcome.status === "compacted")
+          .map((outcome) => outcome.threadId)
+          .sort(),
+      ).toEqual(threads.big);
       for (const outcome of outcomes) expect(outcome.tokensAfter ?? outcome.tokensBefore!).toBeLessThanOrEqual(LIMIT);
       await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
       // The worker knows the heads it wrote: with nothing changed, the next pass reads no head.
@@ -67,7 +76,16 @@ for (const kind of SAVER_KINDS) {
       await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
       expect(await worker.runOnce()).toMatchObject({ changed: 1, headsRead: 1, candidates: 1, compacted: 1 });
       expect(await worker.runOnce()).toMatchObject({ changed: 0, headsRead: 0, candidates: 0 });
-      expect(worker.stats()).toMatchObject({ passes: 4, threadsSeen: 12, headsRead: 13, compacted: 5, superseded: 0, errors: 0, conflicts: 0, skipped: { "under limit": 8 } });
+      expect(worker.stats()).toMatchObject({
+        passes: 4,
+        threadsSeen: 12,
+        headsRead: 13,
+        compacted: 5,
+        superseded: 0,
+        errors: 0,
+        conflicts: 0,
+        skipped: { "under limit": 8 },
+      });
       await expectNothingLost(store.saver, ["big-a"]);
     });
 
@@ -78,15 +96,28 @@ for (const kind of SAVER_KINDS) {
       await seedTurns(agent, thread, 30);
       const head = (await store.saver.getTuple(config(thread)))!.checkpoint.id;
       const outcomes: ThreadOutcome[] = [];
-      const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+      const worker = new CompactionWorker(store.saver, {
+        tokenLimit: LIMIT,
+        idleMs: 0,
+        env: {},
+        onOutcome: (outcome) => void outcomes.push(outcome),
+      });
       await worker.runOnce();
-      const written = outcomes.find((outcome) => outcome.threadId === thread && outcome.status === "compacted")!.checkpointId!;
+      const written = outcomes.find(
+        (outcome) => outcome.threadId === thread && outcome.status === "compacted",
+      )!.checkpointId!;
       // A run that had read the thread before the compaction was written: its turn descends from the old head.
-      await agent.invoke({ messages: [new HumanMessage({ id: `late-${kind}`, content: "One more question about the invoice." })] }, { configurable: { thread_id: thread, checkpoint_id: head } });
+      await agent.invoke(
+        { messages: [new HumanMessage({ id: `late-${kind}`, content: "One more question about the invoice." })] },
+        { configurable: { thread_id: thread, checkpoint_id: head } },
+      );
       const pass = await worker.runOnce();
       expect(pass.superseded).toBe(1);
       expect(outcomes.filter((outcome) => outcome.threadId === thread && outcome.status === "superseded")).toEqual([
-        expect.objectContaining({ checkpointId: written, reason: expect.stringContaining("its checkpoint was deleted") }),
+        expect.objectContaining({
+          checkpointId: written,
+          reason: expect.stringContaining("its checkpoint was deleted"),
+        }),
       ]);
       expect(worker.stats().superseded).toBe(1);
       const stored: string[] = [];
@@ -102,7 +133,6 @@ for (const kind of SAVER_KINDS) {
     });
 
     it("leaves a thread whose head moved within idleMs", async () => {
-
       const { store } = seeded;
       const fresh = `fresh-${kind}`;
       await seedTurns(createTestAgent(store.saver).agent, fresh, 30);
@@ -118,12 +148,20 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
   const seeded = seededStore("postgres");
 
   it("compact every thread over the limit exactly once; no two leases on one thread overlap; nothing lost", async () => {
-
     const { store, threads } = seeded;
     const log: Array<{ threadId: string; owner: string; event: "taken" | "released" }> = [];
     const outcomes: ThreadOutcome[] = [];
     const workers = await Promise.all(
-      [0, 1].map(async () => new CompactionWorker(await store.reopen(), { tokenLimit: LIMIT, idleMs: 0, env: {}, onLease: (event) => void log.push(event), onOutcome: (outcome) => void outcomes.push(outcome) })),
+      [0, 1].map(
+        async () =>
+          new CompactionWorker(await store.reopen(), {
+            tokenLimit: LIMIT,
+            idleMs: 0,
+            env: {},
+            onLease: (event) => void log.push(event),
+            onOutcome: (outcome) => void outcomes.push(outcome),
+          }),
+      ),
     );
     await Promise.all(workers.map((worker) => worker.runOnce()));
     const compacted = outcomes.filter((outcome) => outcome.status === "compacted").map((outcome) => outcome.threadId);
@@ -144,7 +182,6 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
   });
 
   it("takes over an expired lease and respects a live one", async () => {
-
     const { store } = seeded;
     const { agent } = createTestAgent(store.saver);
     await seedTurns(agent, "leased-dead", 30);
@@ -159,13 +196,25 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
        ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
     );
     const outcomes: ThreadOutcome[] = [];
-    const worker = new CompactionWorker(await store.reopen(), { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+    const worker = new CompactionWorker(await store.reopen(), {
+      tokenLimit: LIMIT,
+      idleMs: 0,
+      env: {},
+      onOutcome: (outcome) => void outcomes.push(outcome),
+    });
     await worker.runOnce();
     expect(outcomes.find((outcome) => outcome.threadId === "leased-dead")).toMatchObject({ status: "compacted" });
-    expect(outcomes.find((outcome) => outcome.threadId === "leased-live")).toMatchObject({ status: "skipped", reason: "leased" });
+    expect(outcomes.find((outcome) => outcome.threadId === "leased-live")).toMatchObject({
+      status: "skipped",
+      reason: "leased",
+    });
     expect(worker.stats().conflicts).toBe(1);
     // Released after the compaction: only the live lease is held (released rows keep what their holder saw).
-    expect((await client.query(`SELECT thread_id FROM ${table} WHERE owner <> '' ORDER BY thread_id`)).rows.map((row) => row.thread_id)).toEqual(["leased-live"]);
+    expect(
+      (await client.query(`SELECT thread_id FROM ${table} WHERE owner <> '' ORDER BY thread_id`)).rows.map(
+        (row) => row.thread_id,
+      ),
+    ).toEqual(["leased-live"]);
     await client.end();
   });
 });
@@ -174,10 +223,13 @@ describe("a worker behind another", () => {
   const seeded = seededStore("sqlite");
 
   it("skips the threads the other has done since its pass began, without a lease or a read", async () => {
-
     const { store, threads } = seeded;
     const all = [...threads.big, ...threads.small];
-    const behind = new LeasedCompactor(await store.reopen(), { tokenLimit: LIMIT, env: {}, onLease: () => expect.fail("a lease was taken") });
+    const behind = new LeasedCompactor(await store.reopen(), {
+      tokenLimit: LIMIT,
+      env: {},
+      onLease: () => expect.fail("a lease was taken"),
+    });
     // The heads its pass saw, before the other worker compacted the big threads and counted the small ones.
     const heads = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
     const ahead = await new LeasedCompactor(store.saver, { tokenLimit: LIMIT, env: {} }).run(all, { heads });
@@ -201,10 +253,14 @@ describe("compactThreads", () => {
   const seeded = seededStore("sqlite");
 
   it("compacts every thread above `over`, two at a time, reporting progress, and loses nothing", async () => {
-
     const { store, threads } = seeded;
     const progress: number[] = [];
-    const result = await compactThreads(store.saver, { over: LIMIT, concurrency: 2, env: {}, onProgress: ({ done, total }) => void progress.push(done / total) });
+    const result = await compactThreads(store.saver, {
+      over: LIMIT,
+      concurrency: 2,
+      env: {},
+      onProgress: ({ done, total }) => void progress.push(done / total),
+    });
     expect(result).toMatchObject({ compacted: 4, skipped: 8, failed: 0, notAttempted: 0 });
     expect(progress.at(-1)).toBe(1);
     expect(progress).toHaveLength(12);
@@ -214,11 +270,15 @@ describe("compactThreads", () => {
   });
 
   it("stops taking threads once its signal aborts", async () => {
-
     const { store } = seeded;
     const controller = new AbortController();
     controller.abort();
-    const result = await compactThreads(store.saver, { over: LIMIT, env: {}, signal: controller.signal, threads: ["big-a", "big-b"] });
+    const result = await compactThreads(store.saver, {
+      over: LIMIT,
+      env: {},
+      signal: controller.signal,
+      threads: ["big-a", "big-b"],
+    });
     expect(result).toMatchObject({ compacted: 0, notAttempted: 2 });
   });
 });
@@ -228,11 +288,17 @@ describe("the worker's bad options", () => {
     const store = await createStore("memory");
     expect(() => new CompactionWorker(store.saver, { env: {} })).toThrow(/tokenLimit/);
     expect(() => new CompactionWorker(store.saver, { tokenLimit: -5, env: {} })).toThrow(/tokenLimit must be .*got -5/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, concurrency: 0, env: {} })).toThrow(/concurrency must be an integer >= 1; got 0/);
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, concurrency: 0, env: {} })).toThrow(
+      /concurrency must be an integer >= 1; got 0/,
+    );
     expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, idleMs: -1, env: {} })).toThrow(/idleMs.*-1/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, onOutcome: "log" as never, env: {} })).toThrow(/onOutcome must be a function/);
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, onOutcome: "log" as never, env: {} })).toThrow(
+      /onOutcome must be a function/,
+    );
     await expect(compactThreads(store.saver, { env: {} })).rejects.toThrow(/over/);
-    await expect(compactThreads(store.saver, { over: 100, threads: "big-a" as never, env: {} })).rejects.toThrow(/threads.*big-a/);
+    await expect(compactThreads(store.saver, { over: 100, threads: "big-a" as never, env: {} })).rejects.toThrow(
+      /threads.*big-a/,
+    );
     await expect(compactThreads(store.saver, { over: 100, tokenLimit: 100, env: {} })).rejects.toThrow(/over/);
   });
 
@@ -241,7 +307,13 @@ describe("the worker's bad options", () => {
     await seedTurns(createTestAgent(store.saver).agent, "looped", 30);
     let announce!: () => void;
     const firstPass = new Promise<void>((resolve) => (announce = resolve));
-    const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 0, pollMs: 600_000, env: {}, onPass: () => announce() });
+    const worker = new CompactionWorker(store.saver, {
+      tokenLimit: LIMIT,
+      idleMs: 0,
+      pollMs: 600_000,
+      env: {},
+      onPass: () => announce(),
+    });
     worker.start();
     await firstPass;
     await worker.stop();

@@ -56,9 +56,14 @@ describe("HostSlots", () => {
 
   it("is freed by the operating system when the process holding it is killed", async () => {
     const name = fresh();
-    const child = spawn(process.execPath, [...childArgs("test/support/slot-holder.ts"), name], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...childArgs("test/support/slot-holder.ts"), name], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const closed = new Promise((resolve) => child.once("close", resolve));
-    const said = await new Promise<string>((resolve) => child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim())));
+    const said = await new Promise<string>((resolve) =>
+      child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim())),
+    );
     expect(said).toBe("held");
     const slots = new HostSlots(1, name);
     expect(await slots.tryAcquire()).toBeUndefined();
@@ -94,7 +99,14 @@ describe("hostConcurrency", () => {
           }
         },
       };
-      const result = await compactThreads(store.saver, { over: 1_500, threads, concurrency: 2, hostConcurrency: 1, summarizer, env: {} });
+      const result = await compactThreads(store.saver, {
+        over: 1_500,
+        threads,
+        concurrency: 2,
+        hostConcurrency: 1,
+        summarizer,
+        env: {},
+      });
       expect(result).toMatchObject({ compacted: 4, failed: 0 });
       expect(most).toBe(1);
     } finally {
@@ -108,12 +120,24 @@ describe("hostConcurrency", () => {
       for (const store of [first, second]) await seedTurns(createTestAgent(store.saver).agent, "slot-own", 30);
       // The first store's only slot, held by a summary in flight.
       const held = new GatedSummarizer();
-      const holding = compactThreads(first.saver, { over: 1_500, threads: ["slot-own"], hostConcurrency: 1, summarizer: held, env: {} });
+      const holding = compactThreads(first.saver, {
+        over: 1_500,
+        threads: ["slot-own"],
+        hostConcurrency: 1,
+        summarizer: held,
+        env: {},
+      });
       while (held.calls === 0) await new Promise((resolve) => setImmediate(resolve));
       let firstDone = false;
       void holding.then(() => (firstDone = true));
       // The second store's worker takes a slot of its own and finishes meanwhile.
-      const result = await compactThreads(second.saver, { over: 1_500, threads: ["slot-own"], hostConcurrency: 1, summarizer: new ExtractiveSummarizer(), env: {} });
+      const result = await compactThreads(second.saver, {
+        over: 1_500,
+        threads: ["slot-own"],
+        hostConcurrency: 1,
+        summarizer: new ExtractiveSummarizer(),
+        env: {},
+      });
       expect(result).toMatchObject({ compacted: 1, failed: 0 });
       expect(firstDone).toBe(false);
       held.release();
@@ -126,8 +150,14 @@ describe("hostConcurrency", () => {
 
   it("is refused when it is not a whole number of slots or false", async () => {
     const store = await createStore("memory");
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: 0, env: {} })).toThrow(/hostConcurrency must be an integer >= 1; got 0/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: 1.5, env: {} })).toThrow(/hostConcurrency.*1\.5/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: false, env: {} })).not.toThrow();
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: 0, env: {} })).toThrow(
+      /hostConcurrency must be an integer >= 1; got 0/,
+    );
+    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: 1.5, env: {} })).toThrow(
+      /hostConcurrency.*1\.5/,
+    );
+    expect(
+      () => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: false, env: {} }),
+    ).not.toThrow();
   });
 });

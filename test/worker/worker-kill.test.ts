@@ -23,13 +23,23 @@ interface ChildRun {
 }
 
 /** The worker child on `url`; `atStep` is called with each step it prints (and may answer on its stdin). */
-function runWorkerChild(url: string, schema: string, killAt: string, name: string, atStep: (step: string, answer: () => void) => void = () => undefined): Promise<ChildRun> {
+function runWorkerChild(
+  url: string,
+  schema: string,
+  killAt: string,
+  name: string,
+  atStep: (step: string, answer: () => void) => void = () => undefined,
+): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...childArgs("test/support/worker-child.ts"), url, schema, String(LIMIT), String(HOUR), killAt, name], {
-      cwd: ROOT,
-      env: { ...process.env, OPENAI_API_KEY: "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [...childArgs("test/support/worker-child.ts"), url, schema, String(LIMIT), String(HOUR), killAt, name],
+      {
+        cwd: ROOT,
+        env: { ...process.env, OPENAI_API_KEY: "" },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     const steps: string[] = [];
     let buffer = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -65,18 +75,27 @@ describe("a worker killed mid-compaction (Postgres)", () => {
   async function expectTakenOver(thread: string, leaseLeft: boolean): Promise<void> {
     expect((await auditThread(store.saver, config(thread))).problems).toEqual([]);
     const outcomes: ThreadOutcome[] = [];
-    const worker = new CompactionWorker(await store.reopen(), { tokenLimit: LIMIT, idleMs: 0, env: {}, onOutcome: (outcome) => void outcomes.push(outcome) });
+    const worker = new CompactionWorker(await store.reopen(), {
+      tokenLimit: LIMIT,
+      idleMs: 0,
+      env: {},
+      onOutcome: (outcome) => void outcomes.push(outcome),
+    });
     await worker.runOnce();
     if (leaseLeft) {
       expect(outcomes).toEqual([expect.objectContaining({ threadId: thread, status: "skipped", reason: "leased" })]);
       // Time passes: the dead worker's lease expires.
-      await admin.query(`UPDATE ${leases()} SET expires_at = now() - interval '1 second' WHERE thread_id = $1`, [thread]);
+      await admin.query(`UPDATE ${leases()} SET expires_at = now() - interval '1 second' WHERE thread_id = $1`, [
+        thread,
+      ]);
       outcomes.length = 0;
       await worker.runOnce();
     }
     expect(outcomes).toEqual([expect.objectContaining({ threadId: thread, status: "compacted" })]);
     expect((await auditThread(store.saver, config(thread))).problems).toEqual([]);
-    expect((await admin.query(`SELECT 1 FROM ${leases()} WHERE thread_id = $1 AND owner <> ''`, [thread])).rows).toEqual([]);
+    expect(
+      (await admin.query(`SELECT 1 FROM ${leases()} WHERE thread_id = $1 AND owner <> ''`, [thread])).rows,
+    ).toEqual([]);
   }
 
   for (const phase of ["leased", "summarizing", "summarized"]) {
@@ -98,7 +117,9 @@ describe("a worker killed mid-compaction (Postgres)", () => {
     const run = await runWorkerChild(store.location.url!, store.location.schema!, "pause", name, (step, answer) => {
       if (step !== "summarizing") return;
       // The child's connections, and no other process's (suites share this server).
-      void admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [name]).then(answer, answer);
+      void admin
+        .query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [name])
+        .then(answer, answer);
     });
     expect(run.steps).toContain("summarizing");
     const outcome = run.steps.find((step) => step.startsWith("outcome:"));
@@ -106,9 +127,12 @@ describe("a worker killed mid-compaction (Postgres)", () => {
     if (outcome!.startsWith("outcome:compacted")) {
       // The pool opened new connections for the write: compacted, the lease given back, nothing lost.
       expect((await auditThread(store.saver, config(thread))).problems).toEqual([]);
-      expect((await admin.query(`SELECT 1 FROM ${leases()} WHERE thread_id = $1 AND owner <> ''`, [thread])).rows).toEqual([]);
+      expect(
+        (await admin.query(`SELECT 1 FROM ${leases()} WHERE thread_id = $1 AND owner <> ''`, [thread])).rows,
+      ).toEqual([]);
     } else {
-      const leaseLeft = (await admin.query(`SELECT 1 FROM ${leases()} WHERE thread_id = $1 AND owner <> ''`, [thread])).rows.length > 0;
+      const leaseLeft =
+        (await admin.query(`SELECT 1 FROM ${leases()} WHERE thread_id = $1 AND owner <> ''`, [thread])).rows.length > 0;
       await expectTakenOver(thread, leaseLeft);
     }
   });

@@ -19,7 +19,9 @@ describe("generateConversation", () => {
       expect(stored).toHaveLength(plan.messages);
       expect(validateHistory(stored)).toEqual([]);
     }
-    expect(generateConversation({ seed: 4, messages: 200 })).not.toEqual(generateConversation({ seed: 3, messages: 200 }));
+    expect(generateConversation({ seed: 4, messages: 200 })).not.toEqual(
+      generateConversation({ seed: 3, messages: 200 }),
+    );
   });
 
   it("has handoffs, parallel tool calls, bulky results and chit-chat", () => {
@@ -66,6 +68,8 @@ describe("scoreRetention", () => {
     const plan = generateConversation({ seed: 8, messages: 100 });
     const fact = plan.facts.find((candidate) => candidate.keys.length > 1) ?? plan.facts[0]!;
     expect(scoreRetention(plan, `Summary: ${fact.keys.join(" / ")}`).retained).toEqual([fact.id]);
-    expect(scoreRetention(plan, `Summary: ${fact.keys.slice(1).join(" ")} ${fact.keys[0]!.slice(0, -1)}`).retained).toEqual([]);
+    expect(
+      scoreRetention(plan, `Summary: ${fact.keys.slice(1).join(" ")} ${fact.keys[0]!.slice(0, -1)}`).retained,
+    ).toEqual([]);
   });
 });

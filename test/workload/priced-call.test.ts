@@ -12,11 +12,18 @@ import { REPLY_PRIMING_TOKENS } from "../../src/tokens/chat-format.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 
 const counter = new TokenCounter({ model: "gpt-4o" });
-const tokensOf = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + counter.countMessages([message]) - REPLY_PRIMING_TOKENS, 0);
+const tokensOf = (messages: readonly BaseMessage[]) =>
+  messages.reduce((sum, message) => sum + counter.countMessages([message]) - REPLY_PRIMING_TOKENS, 0);
 const system = new SystemMessage({ id: "s", content: "You are the billing assistant. ".repeat(200) });
 const turn = (n: number): BaseMessage[] => [
-  new HumanMessage({ id: `q${n}`, content: `What is the total of invoice INV-${n}? Give the line items and the approver. `.repeat(8) }),
-  new AIMessage({ id: `a${n}`, content: `Invoice INV-${n} totals ${n * 40} EUR, approved by Alice Moreau on the third of the month. `.repeat(8) }),
+  new HumanMessage({
+    id: `q${n}`,
+    content: `What is the total of invoice INV-${n}? Give the line items and the approver. `.repeat(8),
+  }),
+  new AIMessage({
+    id: `a${n}`,
+    content: `Invoice INV-${n} totals ${n * 40} EUR, approved by Alice Moreau on the third of the month. `.repeat(8),
+  }),
 ];
 const anthropic = PRICE_SHEETS[0]!;
 
@@ -29,7 +36,14 @@ describe("the cost benchmark's pricing", () => {
   it("a call after a compaction appends only what no call sent before: its new question", () => {
     expect(appendedTokens(before, after, counter)).toBe(tokensOf([turn(4)[0]!]) + REPLY_PRIMING_TOKENS);
     const call = pricedCall({ messages: before }, { messages: after }, { counter, output: 10, gapMinutes: 1 });
-    expect(call).toEqual({ cached: tokensOf([system]), fresh: tokensOf(after.slice(1)) + REPLY_PRIMING_TOKENS, appended: tokensOf([turn(4)[0]!]) + REPLY_PRIMING_TOKENS, output: 10, gapMinutes: 1, rewrite: true });
+    expect(call).toEqual({
+      cached: tokensOf([system]),
+      fresh: tokensOf(after.slice(1)) + REPLY_PRIMING_TOKENS,
+      appended: tokensOf([turn(4)[0]!]) + REPLY_PRIMING_TOKENS,
+      output: 10,
+      gapMinutes: 1,
+      rewrite: true,
+    });
   });
 
   it("a call that appends has nothing to save: appended is its fresh input", () => {
@@ -45,14 +59,20 @@ describe("the cost benchmark's pricing", () => {
     const total = warm.cached + warm.fresh;
     expect(warm.cached).toBeGreaterThanOrEqual(anthropic.minimumTokens);
     expect(priceCalls([warm], anthropic).cost).toBeCloseTo(warm.cached * 0.1 + warm.fresh * 1.25);
-    expect(priceCalls([warm], anthropic, { unbroken: true }).cost).toBeCloseTo((total - warm.appended) * 0.1 + warm.appended * 1.25);
+    expect(priceCalls([warm], anthropic, { unbroken: true }).cost).toBeCloseTo(
+      (total - warm.appended) * 0.1 + warm.appended * 1.25,
+    );
     const cold = { ...warm, gapMinutes: Number.POSITIVE_INFINITY };
     expect(priceCalls([cold], anthropic, { unbroken: true }).cost).toBeCloseTo(total * 1.25);
   });
 
   it("a summarizer's own calls are priced on top: what the provider read from its cache at the read price, the rest written", () => {
     expect(priceSummarizer(undefined, anthropic)).toBe(0);
-    expect(priceSummarizer({ input: 2_000, output: 300, cachedInput: 1_500, calls: 2 }, anthropic)).toBeCloseTo(1_500 * 0.1 + 500 * 1.25 + 300 * 5);
-    expect(priceSummarizer({ input: 2_000, output: 300, cachedInput: 0, calls: 1 }, PRICE_SHEETS[1]!)).toBeCloseTo(2_000 * 1 + 300 * 4);
+    expect(priceSummarizer({ input: 2_000, output: 300, cachedInput: 1_500, calls: 2 }, anthropic)).toBeCloseTo(
+      1_500 * 0.1 + 500 * 1.25 + 300 * 5,
+    );
+    expect(priceSummarizer({ input: 2_000, output: 300, cachedInput: 0, calls: 1 }, PRICE_SHEETS[1]!)).toBeCloseTo(
+      2_000 * 1 + 300 * 4,
+    );
   });
 });

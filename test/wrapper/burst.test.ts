@@ -34,7 +34,14 @@ it(`${THREADS} threads over the limit at once: every one compacted, no error`, a
   const lane = async () => {
     while (next < THREADS) {
       const thread = next++;
-      await supervisor.invoke({ messages: [new HumanMessage(`turn 20: the invoice total for order ord_1020 is 340 EUR, decided by Alice Moreau.`)] }, { configurable: { thread_id: `burst-${thread}` } });
+      await supervisor.invoke(
+        {
+          messages: [
+            new HumanMessage(`turn 20: the invoice total for order ord_1020 is 340 EUR, decided by Alice Moreau.`),
+          ],
+        },
+        { configurable: { thread_id: `burst-${thread}` } },
+      );
     }
   };
   await Promise.all(Array.from({ length: AT_ONCE }, lane));

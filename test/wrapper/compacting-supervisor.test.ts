@@ -30,9 +30,16 @@ const REQUESTS = [
 function subAgentCheckpoints(saver: SqliteSaver, threadId: string): Map<string, string> {
   if (!saver.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'checkpoints'`).get()) return new Map();
   const rows = saver.db
-    .prepare(`SELECT checkpoint_ns, checkpoint_id, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != ''`)
+    .prepare(
+      `SELECT checkpoint_ns, checkpoint_id, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != ''`,
+    )
     .all(threadId) as Array<{ checkpoint_ns: string; checkpoint_id: string; checkpoint: Buffer; metadata: Buffer }>;
-  return new Map(rows.map((row) => [`${row.checkpoint_ns}/${row.checkpoint_id}`, `${row.checkpoint.toString("base64")}:${row.metadata.toString("base64")}`]));
+  return new Map(
+    rows.map((row) => [
+      `${row.checkpoint_ns}/${row.checkpoint_id}`,
+      `${row.checkpoint.toString("base64")}:${row.metadata.toString("base64")}`,
+    ]),
+  );
 }
 
 describe("CompactingSupervisor over a real createSupervisor team", () => {
@@ -63,7 +70,10 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     for (let turn = 0; turn < 32; turn++) {
       const compactionsBefore = reports.length;
       subAgentsBefore = subAgentCheckpoints(saver, "team");
-      const result = await supervisor.invoke({ messages: [new HumanMessage({ id: `ask-${turn}`, content: `${REQUESTS[turn % 4]} (turn ${turn})` })] }, config);
+      const result = await supervisor.invoke(
+        { messages: [new HumanMessage({ id: `ask-${turn}`, content: `${REQUESTS[turn % 4]} (turn ${turn})` })] },
+        config,
+      );
       const last = (result.messages as BaseMessage[]).at(-1)!;
       expect(String(last.content)).toMatch(/^Here is what the team found: From (search_docs|run_tests)/);
       await supervisor.flush();
@@ -88,10 +98,17 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
   it("keeps compacting a thread driven only through stream(), whatever the stream mode", async () => {
     for (const streamMode of ["messages", "updates", "custom"] as const) {
       const reports: CompactionReport[] = [];
-      const supervisor = new CompactingSupervisor(createTeam(new MemorySaver()), { tokenLimit: 1_500, onCompaction: (report) => void reports.push(report) });
+      const supervisor = new CompactingSupervisor(createTeam(new MemorySaver()), {
+        tokenLimit: 1_500,
+        onCompaction: (report) => void reports.push(report),
+      });
       const config = { configurable: { thread_id: `stream-${streamMode}` }, streamMode };
       for (let turn = 0; turn < 16; turn++) {
-        for await (const _ of await supervisor.stream({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config)) void _;
+        for await (const _ of await supervisor.stream(
+          { messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] },
+          config,
+        ))
+          void _;
         // The compaction the stream's end started lands before the next turn: a signal, not the machine's speed.
         await supervisor.flush();
       }
@@ -107,9 +124,14 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     const team = createTeam(saver, models);
     const config = { configurable: { thread_id: "proactive" } };
     // The thread grew without the wrapper (another process, an older deployment...).
-    for (let turn = 0; turn < 8; turn++) await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
+    for (let turn = 0; turn < 8; turn++)
+      await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_000, hardLimit: 1_200, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(team, {
+      tokenLimit: 1_000,
+      hardLimit: 1_200,
+      onCompaction: (report) => void reports.push(report),
+    });
     models.supervisor.calls.length = 0;
     await supervisor.invoke({ messages: [new HumanMessage("A question after a long pause.")] }, config);
     expect(reports.length).toBeGreaterThanOrEqual(1);
@@ -126,11 +148,16 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     const models = scriptedModels();
     const team = createTeam(saver, models);
     const config = { configurable: { thread_id: "plain-input" } };
-    for (let turn = 0; turn < 8; turn++) await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
+    for (let turn = 0; turn < 8; turn++)
+      await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
     const stored = new TokenCounter().countMessages((await team.getState(config)).values.messages as BaseMessage[]);
     // The stored thread alone fits; with the ~300-token input it does not.
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: stored + 50, hardLimit: stored + 50, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(team, {
+      tokenLimit: stored + 50,
+      hardLimit: stored + 50,
+      onCompaction: (report) => void reports.push(report),
+    });
     models.supervisor.calls.length = 0;
     const long = `Please review these invoice notes: ${"the refund of order ord_4471 was approved by Alice Moreau on 2026-03-14; ".repeat(15)}`;
     await supervisor.invoke({ messages: [{ role: "user", content: long }] }, config);
@@ -141,23 +168,33 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("runs the first turn of a new thread whose input alone exceeds hardLimit, reporting no error", async () => {
     const errors: unknown[] = [];
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 300, hardLimit: 300, summaryTokens: 64, onCompactionError: (error) => void errors.push(error) });
+    const supervisor = new CompactingSupervisor(createTeam(saver), {
+      tokenLimit: 300,
+      hardLimit: 300,
+      summaryTokens: 64,
+      onCompactionError: (error) => void errors.push(error),
+    });
     const config = { configurable: { thread_id: "new-and-long" } };
     const long = `Please review: ${"the refund of order ord_4471 was approved by Alice Moreau on 2026-03-14; ".repeat(20)}`;
     const result = await supervisor.invoke({ messages: [new HumanMessage(long)] }, config);
     expect(result.messages.length).toBeGreaterThan(1);
     await supervisor.flush();
-    expect(errors.filter((error) => CompactionError.isInstance(error) && error.code === "THREAD_NOT_FOUND")).toEqual([]);
+    expect(errors.filter((error) => CompactionError.isInstance(error) && error.code === "THREAD_NOT_FOUND")).toEqual(
+      [],
+    );
     expect(supervisor.compactionHealth("new-and-long").consecutiveFailures).toBe(0);
   });
 
   it("streams chunks identical to the bare graph's, mode by mode", async () => {
     const normalize = (chunks: unknown[]) => {
       const seen = new Map<string, string>();
-      return JSON.stringify(chunks).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|call_[0-9a-z]+_\d+|"ts":"[^"]+"|"createdAt":"[^"]+"/g, (match) => {
-        if (!seen.has(match)) seen.set(match, `#${seen.size}`);
-        return seen.get(match)!;
-      });
+      return JSON.stringify(chunks).replace(
+        /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|call_[0-9a-z]+_\d+|"ts":"[^"]+"|"createdAt":"[^"]+"/g,
+        (match) => {
+          if (!seen.has(match)) seen.set(match, `#${seen.size}`);
+          return seen.get(match)!;
+        },
+      );
     };
     const modes: Array<Record<string, unknown>> = [
       {},
@@ -177,7 +214,10 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
         const target = wrap ? new CompactingSupervisor(team, { tokenLimit: 100_000 }) : team;
         const chunks: unknown[] = [];
         for (const request of REQUESTS.slice(0, 2)) {
-          const stream = await target.stream({ messages: [new HumanMessage({ id: `r-${request.length}`, content: request })] }, { configurable: { thread_id: `modes-${index}` }, ...mode });
+          const stream = await target.stream(
+            { messages: [new HumanMessage({ id: `r-${request.length}`, content: request })] },
+            { configurable: { thread_id: `modes-${index}` }, ...mode },
+          );
           for await (const chunk of stream) chunks.push(chunk);
         }
         return normalize(chunks);
@@ -201,13 +241,21 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
     const turns: Array<() => Promise<void>> = [
       async () => {
-        for await (const _ of await supervisor.stream({ messages: [new HumanMessage(REQUESTS[1]!)] }, { ...config, streamMode: "messages" })) void _;
+        for await (const _ of await supervisor.stream(
+          { messages: [new HumanMessage(REQUESTS[1]!)] },
+          { ...config, streamMode: "messages" },
+        ))
+          void _;
       },
       async () => {
         for await (const _ of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[2]!)] }, config)) void _;
       },
       async () => {
-        for await (const _ of await supervisor.stream({ messages: [new HumanMessage(REQUESTS[3]!)] }, { ...config, streamMode: ["updates", "messages"], subgraphs: true })) void _;
+        for await (const _ of await supervisor.stream(
+          { messages: [new HumanMessage(REQUESTS[3]!)] },
+          { ...config, streamMode: ["updates", "messages"], subgraphs: true },
+        ))
+          void _;
       },
     ];
     for (const turn of turns) {
@@ -227,19 +275,27 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
   });
 
   it("streamTokens names the speaking agent, reports the compaction after the last token, and never leaks summary tokens", async () => {
-    const summaryModel = new ScriptedChatModel({ reply: () => ({ content: "## Facts and figures\n- SUMMARYTOKEN budget 4,200 EUR" }) });
+    const summaryModel = new ScriptedChatModel({
+      reply: () => ({ content: "## Facts and figures\n- SUMMARYTOKEN budget 4,200 EUR" }),
+    });
     // background: false: the summary this turn calls for is written before the stream ends. A 400-token limit leaves
     // the default 256-token summary no room next to a team turn: the budget is set to fit.
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 400, summaryTokens: 100, background: false, summarizer: new LlmSummarizer({ model: summaryModel }) });
+    const supervisor = new CompactingSupervisor(createTeam(saver), {
+      tokenLimit: 400,
+      summaryTokens: 100,
+      background: false,
+      summarizer: new LlmSummarizer({ model: summaryModel }),
+    });
     const config = { configurable: { thread_id: "tokens" } };
     await supervisor.invoke({ messages: [new HumanMessage(REQUESTS[0]!)] }, config);
     await supervisor.flush();
     const events: TokenStreamEvent[] = [];
-    for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[1]!)] }, config)) events.push(event);
+    for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[1]!)] }, config))
+      events.push(event);
     const tokens = events.filter((event) => event.type === "token");
     expect(new Set(tokens.map((event) => event.agent))).toEqual(new Set(["supervisor", "coder"]));
     expect(tokens.map((event) => event.content).join("")).toContain("From run_tests:");
-    expect(JSON.stringify(events)).not.toContain("SUMMARYTOKEN\"");
+    expect(JSON.stringify(events)).not.toContain('SUMMARYTOKEN"');
     expect(tokens.some((event) => event.content.includes("SUMMARYTOKEN"))).toBe(false);
     const types = events.map((event) => event.type);
     expect(types.at(-1)).toBe("done");
@@ -250,11 +306,17 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("streamTokens reports every compaction of a 40-turn run with the default options, each once", async () => {
     const landed: CompactedReport[] = [];
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 2_500, onCompaction: (report) => void landed.push(report) });
+    const supervisor = new CompactingSupervisor(createTeam(saver), {
+      tokenLimit: 2_500,
+      onCompaction: (report) => void landed.push(report),
+    });
     const config = { configurable: { thread_id: "streamed-40" } };
     const streamed: string[] = [];
     const stream = async (turn: number) => {
-      for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[turn % REQUESTS.length]!)] }, config)) {
+      for await (const event of supervisor.streamTokens(
+        { messages: [new HumanMessage(REQUESTS[turn % REQUESTS.length]!)] },
+        config,
+      )) {
         if (event.type === "compaction") streamed.push(event.report.newCheckpointId);
       }
     };
@@ -272,13 +334,18 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("streamTokens reports a compaction that landed between turns, outside any stream, before the next turn's tokens", async () => {
     const landed: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, summaryTokens: 100, onCompaction: (report) => void landed.push(report) });
+    const supervisor = new CompactingSupervisor(createTeam(saver), {
+      tokenLimit: 600,
+      summaryTokens: 100,
+      onCompaction: (report) => void landed.push(report),
+    });
     const config = { configurable: { thread_id: "between-turns" } };
     for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
     await supervisor.flush();
     expect(landed.length).toBeGreaterThan(0);
     const types: string[] = [];
-    for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[0]!)] }, config)) types.push(event.type);
+    for await (const event of supervisor.streamTokens({ messages: [new HumanMessage(REQUESTS[0]!)] }, config))
+      types.push(event.type);
     expect(types[0]).toBe("compaction");
     expect(types.indexOf("token")).toBeGreaterThan(0);
     expect(types.at(-1)).toBe("done");
@@ -292,7 +359,11 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
         names.push(eventName);
       }
     }
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 600, summaryTokens: 100, background: false });
+    const supervisor = new CompactingSupervisor(createTeam(saver), {
+      tokenLimit: 600,
+      summaryTokens: 100,
+      background: false,
+    });
     const config = { configurable: { thread_id: "events" }, callbacks: [new Collector()] };
     for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
     expect(names).toContain(COMPACTION_EVENT);
@@ -305,12 +376,20 @@ describe("CompactingSupervisor errors", () => {
     expect(() => new CompactingSupervisor(bare, { tokenLimit: 1000 })).toThrow(/no checkpointer/);
     const team = createTeam(new MemorySaver());
     expect(() => new CompactingSupervisor(team, { tokenLimit: -5 })).toThrow(/tokenLimit must be .*got -5/);
-    expect(() => new CompactingSupervisor(team, { tokenLimit: "1000" as never })).toThrow(/tokenLimit must be .*got "1000"/);
-    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, compactionRatio: 2 })).toThrow(/compactionRatio must be .*got 2/);
-    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, onCompaction: "yes" as never })).toThrow(/onCompaction must be a function/);
+    expect(() => new CompactingSupervisor(team, { tokenLimit: "1000" as never })).toThrow(
+      /tokenLimit must be .*got "1000"/,
+    );
+    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, compactionRatio: 2 })).toThrow(
+      /compactionRatio must be .*got 2/,
+    );
+    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, onCompaction: "yes" as never })).toThrow(
+      /onCompaction must be a function/,
+    );
     const supervisor = new CompactingSupervisor(team, { tokenLimit: 0.5, model: "gpt-4o" });
     expect(supervisor.policy.tokenLimit).toBe(64_000);
-    const error = await supervisor.invoke({ messages: [new HumanMessage("hi")] }, {}).catch((caught: unknown) => caught);
+    const error = await supervisor
+      .invoke({ messages: [new HumanMessage("hi")] }, {})
+      .catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error) && error.code).toBe("MISSING_THREAD_ID");
     const noMessages = new StateGraph(Annotation.Root({ count: Annotation<number> }))
       .addNode("inc", (state) => ({ count: (state.count ?? 0) + 1 }))
@@ -328,7 +407,8 @@ describe("overflow recovery", () => {
     return new StateGraph(MessagesAnnotation)
       .addNode("agent", async (state) => {
         const limit = typeof maxMessages === "function" ? maxMessages() : maxMessages;
-        if (state.messages.length > limit) throw new ContextOverflowError(`prompt is too long: ${state.messages.length} messages`);
+        if (state.messages.length > limit)
+          throw new ContextOverflowError(`prompt is too long: ${state.messages.length} messages`);
         return { messages: [await model.invoke(state.messages)] };
       })
       .addEdge(START, "agent")
@@ -340,9 +420,13 @@ describe("overflow recovery", () => {
     const saver = new MemorySaver();
     const graph = overflowingGraph(saver, 20);
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1_000_000, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(graph, {
+      tokenLimit: 1_000_000,
+      onCompaction: (report) => void reports.push(report),
+    });
     const config = { configurable: { thread_id: "overflow" } };
-    for (let turn = 0; turn < 10; turn++) await supervisor.invoke({ messages: [new HumanMessage(`question ${turn} about invoice ord_${turn}`)] }, config);
+    for (let turn = 0; turn < 10; turn++)
+      await supervisor.invoke({ messages: [new HumanMessage(`question ${turn} about invoice ord_${turn}`)] }, config);
     const result = await supervisor.invoke({ messages: [new HumanMessage("the overflowing question")] }, config);
     expect((result.messages as BaseMessage[]).at(-1)!.content).toMatch(/^answer #/);
     const head = (await graph.getState(config)).values.messages as BaseMessage[];
@@ -358,9 +442,12 @@ describe("overflow recovery", () => {
     const graph = overflowingGraph(saver, () => limit);
     const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1_000_000 });
     const config = { configurable: { thread_id: "overflow-twice" } };
-    for (let turn = 0; turn < 8; turn++) await supervisor.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, config);
+    for (let turn = 0; turn < 8; turn++)
+      await supervisor.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, config);
     limit = 0;
-    const error = await supervisor.invoke({ messages: [new HumanMessage("too much")] }, config).catch((caught: unknown) => caught);
+    const error = await supervisor
+      .invoke({ messages: [new HumanMessage("too much")] }, config)
+      .catch((caught: unknown) => caught);
     expect(ContextOverflowError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/prompt is too long/);
   });
@@ -374,6 +461,8 @@ describe("overflow recovery", () => {
       .addEdge("agent", END)
       .compile({ checkpointer: new MemorySaver() });
     const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1000 });
-    await expect(supervisor.invoke({ messages: [new AIMessage("x")] }, { configurable: { thread_id: "e" } })).rejects.toThrow("tool backend down");
+    await expect(
+      supervisor.invoke({ messages: [new AIMessage("x")] }, { configurable: { thread_id: "e" } }),
+    ).rejects.toThrow("tool backend down");
   });
 });

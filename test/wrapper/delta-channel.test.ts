@@ -28,7 +28,13 @@ function deltaGraph(saver: SqliteSaver) {
     .addNode("agent", async (state: { messages: BaseMessage[] }) => {
       seen.push([...state.messages]);
       const turn = String(state.messages.at(-1)?.content ?? "").match(/^Turn (\d+)/)?.[1] ?? "?";
-      return { messages: [new AIMessage(`Turn ${turn} noted: pallet PL-${turn}77 goes to bay ${Number(turn) % 9}, checked by inspector Ilse Varga on shift ${turn}.`)] };
+      return {
+        messages: [
+          new AIMessage(
+            `Turn ${turn} noted: pallet PL-${turn}77 goes to bay ${Number(turn) % 9}, checked by inspector Ilse Varga on shift ${turn}.`,
+          ),
+        ],
+      };
     })
     .addEdge(START, "agent")
     .compile({ checkpointer: saver });
@@ -47,17 +53,27 @@ describe("a MessagesDeltaValue graph", () => {
   it("the wrapper compacts it over 40 turns: the next turn's model sees the summary, nothing is lost", async () => {
     const saver = SqliteSaver.fromConnString(path);
     const landed: string[] = [];
-    const supervisor = new CompactingSupervisor(deltaGraph(saver), { tokenLimit: 1_200, background: false, env: {}, onCompaction: (report) => void landed.push(report.newCheckpointId) });
+    const supervisor = new CompactingSupervisor(deltaGraph(saver), {
+      tokenLimit: 1_200,
+      background: false,
+      env: {},
+      onCompaction: (report) => void landed.push(report.newCheckpointId),
+    });
     const config = { configurable: { thread_id: "delta" } };
     for (let turn = 0; turn < 40; turn++) {
-      await supervisor.invoke({ messages: [new HumanMessage(`Turn ${turn}: where does pallet PL-${turn}77 go?`)] }, config);
+      await supervisor.invoke(
+        { messages: [new HumanMessage(`Turn ${turn}: where does pallet PL-${turn}77 go?`)] },
+        config,
+      );
     }
     expect(landed.length).toBeGreaterThan(1);
     // The head is still stored as deltas, and the graph itself reads the compacted history.
     const head = (await threadStoreFor(saver).readHead("delta"))!;
     expect(head.storage).toBe("delta");
     const state = await supervisor.getState(config);
-    expect((state.values.messages as BaseMessage[]).map((message) => message.id)).toEqual(head.messages.map((message) => message.id));
+    expect((state.values.messages as BaseMessage[]).map((message) => message.id)).toEqual(
+      head.messages.map((message) => message.id),
+    );
     // A turn after a compaction landed: its model call starts from [summary, recent messages].
     const after = seen.findLast((messages) => isSummaryMessage(messages[0]));
     expect(after).toBeDefined();
@@ -72,17 +88,25 @@ describe("a MessagesDeltaValue graph", () => {
   it("the script lists, inspects, compacts, searches and restores it", async () => {
     const saver = SqliteSaver.fromConnString(path);
     const graph = deltaGraph(saver);
-    for (let turn = 0; turn < 30; turn++) await graph.invoke({ messages: [new HumanMessage(`Turn ${turn}: where does pallet PL-${turn}77 go?`)] }, { configurable: { thread_id: "by-script" } });
+    for (let turn = 0; turn < 30; turn++)
+      await graph.invoke(
+        { messages: [new HumanMessage(`Turn ${turn}: where does pallet PL-${turn}77 go?`)] },
+        { configurable: { thread_id: "by-script" } },
+      );
     saver.db.close();
     const db = ["--db", path];
 
     const listed = await runScript(["list", ...db, "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
-    const row = JSON.parse(listed.stdout).threads.find((thread: { threadId: string }) => thread.threadId === "by-script");
+    const row = JSON.parse(listed.stdout).threads.find(
+      (thread: { threadId: string }) => thread.threadId === "by-script",
+    );
     expect(row.messages).toBe(60);
     expect(row.idle).toBe(true);
 
-    const inspected = JSON.parse((await runScript(["inspect", "by-script", ...db, "--json", "--limit", "1200"])).stdout);
+    const inspected = JSON.parse(
+      (await runScript(["inspect", "by-script", ...db, "--json", "--limit", "1200"])).stdout,
+    );
     expect(inspected.messages.length).toBe(60);
     expect(inspected.compactable).toBe(true);
 
@@ -97,16 +121,30 @@ describe("a MessagesDeltaValue graph", () => {
 
     const history = JSON.parse((await runScript(["history", "by-script", ...db, "--json"])).stdout);
     expect(history.checkpoints.at(-1).messages).toBeLessThan(60);
-    expect(history.checkpoints.find((checkpoint: { checkpointId: string }) => checkpoint.checkpointId === report.previousCheckpointId).messages).toBe(60);
+    expect(
+      history.checkpoints.find(
+        (checkpoint: { checkpointId: string }) => checkpoint.checkpointId === report.previousCheckpointId,
+      ).messages,
+    ).toBe(60);
 
-    const restored = await runScript(["restore", "by-script", ...db, "--checkpoint", report.previousCheckpointId, "--json"]);
+    const restored = await runScript([
+      "restore",
+      "by-script",
+      ...db,
+      "--checkpoint",
+      report.previousCheckpointId,
+      "--json",
+    ]);
     expect(restored.code, restored.stderr).toBe(0);
     const reader = SqliteSaver.fromConnString(path);
     const head = (await threadStoreFor(reader).readHead("by-script"))!;
     expect(head.messages.length).toBe(60);
     expect(head.messages.some((message) => isSummaryMessage(message))).toBe(false);
     // The graph reads the restored thread too, and its next turn appends to it.
-    await deltaGraph(reader).invoke({ messages: [new HumanMessage("Turn 30: and pallet PL-3077?")] }, { configurable: { thread_id: "by-script" } });
+    await deltaGraph(reader).invoke(
+      { messages: [new HumanMessage("Turn 30: and pallet PL-3077?")] },
+      { configurable: { thread_id: "by-script" } },
+    );
     expect((await threadStoreFor(reader).readHead("by-script"))!.messages.length).toBe(62);
     const audit = await auditThread(reader, { configurable: { thread_id: "by-script" } });
     expect(audit.problems).toEqual([]);

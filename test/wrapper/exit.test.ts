@@ -23,7 +23,11 @@ describe("a process that used the wrapper", () => {
     // The child never closes anything: anything that kept the process alive would hang it (and fail this test).
     const run = await runTs("test/support/exit-child.ts", [path, "exit", "200"]);
     expect(run.code, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { compactions: number; errors: string[]; sawSummary: boolean };
+    const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as {
+      compactions: number;
+      errors: string[];
+      sawSummary: boolean;
+    };
     expect(result.errors).toEqual([]);
     expect(result.compactions).toBeGreaterThan(0);
     expect(result.sawSummary).toBe(true);
@@ -35,8 +39,14 @@ describe("a process that used the wrapper", () => {
 
   it("refuses the removed `workers` option, naming what replaced it", () => {
     const { agent: graph } = createTestAgent(new MemorySaver());
-    expect(() => new CompactingSupervisor(graph, { tokenLimit: 1_000, env: {}, ...({ workers: false } as object) })).toThrow(
-      expect.objectContaining({ code: "INVALID_ARGUMENT", parameter: "workers", message: expect.stringContaining("removed") }),
+    expect(
+      () => new CompactingSupervisor(graph, { tokenLimit: 1_000, env: {}, ...({ workers: false } as object) }),
+    ).toThrow(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        parameter: "workers",
+        message: expect.stringContaining("removed"),
+      }),
     );
   });
 });

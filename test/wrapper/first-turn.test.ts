@@ -48,8 +48,14 @@ it("a stored thread far under the limit: no read before the turn and no count af
   const bytes = (await threadStoreFor(saver).readHeadBytes("stored"))!;
   const long = "The invoice was approved after a second review of the delivery notes. ".repeat(60);
   let turn = 0;
-  const usage = (_: BaseMessage[], content: string) => ({ input_tokens: 5_000 + turn, output_tokens: content.length, total_tokens: 5_000 + turn + content.length });
-  const { graph, reads } = countedGraph(new ScriptedChatModel({ reply: () => ({ content: ++turn === 1 ? "Noted." : long }), usage }));
+  const usage = (_: BaseMessage[], content: string) => ({
+    input_tokens: 5_000 + turn,
+    output_tokens: content.length,
+    total_tokens: 5_000 + turn + content.length,
+  });
+  const { graph, reads } = countedGraph(
+    new ScriptedChatModel({ reply: () => ({ content: ++turn === 1 ? "Noted." : long }), usage }),
+  );
   // The stored size and the input are under the limit now; the long reply of the second turn takes them past it.
   const supervisor = new CompactingSupervisor(graph, { tokenLimit: bytes + 1_000, env: {} });
   await supervisor.invoke(ask("What is the invoice total?"), config);
@@ -62,7 +68,9 @@ it("a stored thread far under the limit: no read before the turn and no count af
   await supervisor.flush();
   expect(reads.count).toBe(0);
   // Counted from the turn's own result, and far under the limit by that count: nothing to compact.
-  expect(supervisor.compactionHealth("stored").tokens).toBe(new Calibration(counter).measure(result.messages as BaseMessage[]).tokens);
+  expect(supervisor.compactionHealth("stored").tokens).toBe(
+    new Calibration(counter).measure(result.messages as BaseMessage[]).tokens,
+  );
   expect(supervisor.compactionHealth("stored").providerUsage).toEqual({ inputTokens: 5_002 });
   expect(supervisor.compactionHealth("stored").summary).toBe("none");
 });
@@ -85,7 +93,11 @@ it("a stored thread past hardLimit is compacted before the model sees it", async
   const tokens = counter.countMessages(history);
   const model = new ScriptedChatModel({ reply: () => ({ content: "Noted." }) });
   const { graph } = countedGraph(model);
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: Math.floor(tokens / 3), hardLimit: Math.floor(tokens / 2), env: {} });
+  const supervisor = new CompactingSupervisor(graph, {
+    tokenLimit: Math.floor(tokens / 3),
+    hardLimit: Math.floor(tokens / 2),
+    env: {},
+  });
   await supervisor.invoke(ask("What is the invoice total?"), config);
   await supervisor.flush();
   expect(model.calls[0]!.some((message) => isSummaryMessage(message))).toBe(true);

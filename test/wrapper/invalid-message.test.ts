@@ -12,17 +12,33 @@ import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supe
 it("an object as a message's content: told once with the message's id and the fix; removing it lets the thread compact", async () => {
   let turn = 0;
   const graph = new StateGraph(MessagesAnnotation)
-    .addNode("agent", async () => ({ messages: [new AIMessage(`answer ${++turn}: the invoice total is ${turn * 17} EUR, decided by Alice Moreau on 2026-03-14 for order ord_${turn}.`)] }))
+    .addNode("agent", async () => ({
+      messages: [
+        new AIMessage(
+          `answer ${++turn}: the invoice total is ${turn * 17} EUR, decided by Alice Moreau on 2026-03-14 for order ord_${turn}.`,
+        ),
+      ],
+    }))
     .addEdge(START, "agent")
     .compile({ checkpointer: new MemorySaver() });
   const errors: unknown[] = [];
   let landed = 0;
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, env: {}, background: false, onCompaction: () => void landed++, onCompactionError: (error) => void errors.push(error) });
+  const supervisor = new CompactingSupervisor(graph, {
+    tokenLimit: 600,
+    env: {},
+    background: false,
+    onCompaction: () => void landed++,
+    onCompactionError: (error) => void errors.push(error),
+  });
   const config = { configurable: { thread_id: "odd" } };
   const odd = new HumanMessage({ id: "odd-content", content: "placeholder" });
   (odd as unknown as { content: unknown }).content = { form: "an object" };
   await supervisor.invoke({ messages: [odd] }, config);
-  const ask = (index: number) => ({ messages: [new HumanMessage(`question ${index}: what is the invoice total for order ord_${index}, decided by Alice Moreau?`)] });
+  const ask = (index: number) => ({
+    messages: [
+      new HumanMessage(`question ${index}: what is the invoice total for order ord_${index}, decided by Alice Moreau?`),
+    ],
+  });
   for (let index = 0; index < 20; index++) await supervisor.invoke(ask(index), config);
   expect(landed).toBe(0);
   expect(errors).toHaveLength(1);

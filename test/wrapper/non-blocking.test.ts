@@ -57,7 +57,8 @@ function gatedSummarizer() {
   return summarizer;
 }
 
-const FILLER = "The customer asked about the invoice for the March order, its line items, the VAT rate and the delivery date.";
+const FILLER =
+  "The customer asked about the invoice for the March order, its line items, the VAT rate and the delivery date.";
 
 /** A ReAct agent whose `hold` tool waits for `holdGate` (a turn kept in flight), and records what the model saw. */
 function createAgent(saver: BaseCheckpointSaver) {
@@ -76,7 +77,8 @@ function createAgent(saver: BaseCheckpointSaver) {
       seen.push(messages);
       const last = messages.at(-1)!;
       if (ToolMessage.isInstance(last)) return { content: "Done holding." };
-      if (HumanMessage.isInstance(last) && String(last.content).startsWith("hold")) return { toolCalls: [{ name: "hold", args: {} }] };
+      if (HumanMessage.isInstance(last) && String(last.content).startsWith("hold"))
+        return { toolCalls: [{ name: "hold", args: {} }] };
       return { content: `Noted: ${String(last.content).slice(0, 60)}` };
     },
   });
@@ -85,16 +87,26 @@ function createAgent(saver: BaseCheckpointSaver) {
 }
 
 /** Run turns until one of them starts a summary (waiting, after each, until a summary starts or none is in flight). */
-async function turnsUntilSummaryStarts(supervisor: CompactingSupervisor, summarizer: ReturnType<typeof gatedSummarizer>, threadId: string, from: number): Promise<number> {
+async function turnsUntilSummaryStarts(
+  supervisor: CompactingSupervisor,
+  summarizer: ReturnType<typeof gatedSummarizer>,
+  threadId: string,
+  from: number,
+): Promise<number> {
   let turn = from;
   while (!summarizer.started.opened) {
     await supervisor.invoke(ask(turn++), { configurable: { thread_id: threadId } });
-    await until(() => summarizer.started.opened || supervisor.compactionHealth(threadId).summary === "none", "the summary starts or none is in flight");
+    await until(
+      () => summarizer.started.opened || supervisor.compactionHealth(threadId).summary === "none",
+      "the summary starts or none is in flight",
+    );
   }
   return turn;
 }
 
-const ask = (turn: number, text = `turn ${turn}: ${FILLER}`) => ({ messages: [new HumanMessage({ id: `ask-${turn}`, content: text })] });
+const ask = (turn: number, text = `turn ${turn}: ${FILLER}`) => ({
+  messages: [new HumanMessage({ id: `ask-${turn}`, content: text })],
+});
 
 describe("compaction never holds up a turn", () => {
   let store: TestStore;
@@ -110,7 +122,12 @@ describe("compaction never holds up a turn", () => {
     const summarizer = gatedSummarizer();
     const outcomes: CompactionReport[] = [];
     // Four turns may start over the limit before one waits for the summary (the bound on lateness).
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 600, summarizer, lateness: 4, onCompactionOutcome: (report) => void outcomes.push(report) });
+    const supervisor = new CompactingSupervisor(agent, {
+      tokenLimit: 600,
+      summarizer,
+      lateness: 4,
+      onCompactionOutcome: (report) => void outcomes.push(report),
+    });
     const config = { configurable: { thread_id: "busy" } };
     let turn = await turnsUntilSummaryStarts(supervisor, summarizer, "busy", 0);
     expect(supervisor.compactionHealth("busy").summary).toBe("computing");
@@ -132,9 +149,14 @@ describe("compaction never holds up a turn", () => {
     expect(landed[0]!.rebased?.appendedMessages).toBe(6);
     const head = (await supervisor.getState(config)).values.messages as BaseMessage[];
     expect(isSummaryMessage(head[0])).toBe(true);
-    for (let late = turn - 3; late < turn; late++) expect(head.some((message) => message.id === `ask-${late}`)).toBe(true);
+    for (let late = turn - 3; late < turn; late++)
+      expect(head.some((message) => message.id === `ask-${late}`)).toBe(true);
     expect(getSummaryProvenance(head[0])!.coveredIds).not.toContain(`ask-${turn - 1}`);
-    expect(supervisor.compactionHealth("busy")).toMatchObject({ consecutiveFailures: 0, turnsOverLimit: 0, summary: "none" });
+    expect(supervisor.compactionHealth("busy")).toMatchObject({
+      consecutiveFailures: 0,
+      turnsOverLimit: 0,
+      summary: "none",
+    });
     expect((await auditThread(store.saver, config)).problems).toEqual([]);
   });
 
@@ -191,7 +213,8 @@ describe("every outcome is heard, and nothing thrashes", () => {
 
   async function writesOf(threadId: string): Promise<number> {
     let writes = 0;
-    for await (const tuple of store.saver.list({ configurable: { thread_id: threadId } })) if ((tuple.metadata as { compaction?: unknown })?.compaction) writes++;
+    for await (const tuple of store.saver.list({ configurable: { thread_id: threadId } }))
+      if ((tuple.metadata as { compaction?: unknown })?.compaction) writes++;
     return writes;
   }
 
@@ -199,10 +222,16 @@ describe("every outcome is heard, and nothing thrashes", () => {
     const { agent } = createAgent(store.saver);
     const summarizer = gatedSummarizer();
     const outcomes: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 600, summarizer, onCompactionOutcome: (report) => void outcomes.push(report) });
+    const supervisor = new CompactingSupervisor(agent, {
+      tokenLimit: 600,
+      summarizer,
+      onCompactionOutcome: (report) => void outcomes.push(report),
+    });
     const config = { configurable: { thread_id: "edited" } };
     let turn = await turnsUntilSummaryStarts(supervisor, summarizer, "edited", 0);
-    await supervisor.updateState(config, { messages: [new HumanMessage({ id: "ask-0", content: "an edited first request" })] });
+    await supervisor.updateState(config, {
+      messages: [new HumanMessage({ id: "ask-0", content: "an edited first request" })],
+    });
     summarizer.release.open();
     await supervisor.flush();
     expect(outcomes.map((report) => report.status)).toEqual(["conflict"]);
@@ -218,7 +247,11 @@ describe("every outcome is heard, and nothing thrashes", () => {
     const outcomes: CompactionReport[] = [];
     const summarizer = gatedSummarizer();
     summarizer.release.open();
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 120, summarizer, onCompactionOutcome: (report) => void outcomes.push(report) });
+    const supervisor = new CompactingSupervisor(agent, {
+      tokenLimit: 120,
+      summarizer,
+      onCompactionOutcome: (report) => void outcomes.push(report),
+    });
     const config = { configurable: { thread_id: "tiny" } };
     const writesAfter: number[] = [];
     for (let turn = 0; turn < 12; turn++) {
@@ -232,13 +265,17 @@ describe("every outcome is heard, and nothing thrashes", () => {
     expect(outcomes.some((report) => report.status === "skipped" && /ceiling/.test(report.reason))).toBe(true);
     expect(writesAfter.at(-1)).toBe(written.length);
     // Never written on two turns in a row: a written compaction leaves room for at least a turn.
-    for (let turn = 2; turn < writesAfter.length; turn++) expect(writesAfter[turn]! - writesAfter[turn - 2]!).toBeLessThanOrEqual(1);
+    for (let turn = 2; turn < writesAfter.length; turn++)
+      expect(writesAfter[turn]! - writesAfter[turn - 2]!).toBeLessThanOrEqual(1);
   });
 
   it("a huge single message: skipped while it is the current turn, compacted once a newer turn makes it summarizable", async () => {
     const { agent } = createAgent(store.saver);
     const outcomes: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 2_000, onCompactionOutcome: (report) => void outcomes.push(report) });
+    const supervisor = new CompactingSupervisor(agent, {
+      tokenLimit: 2_000,
+      onCompactionOutcome: (report) => void outcomes.push(report),
+    });
     const config = { configurable: { thread_id: "huge" } };
     await supervisor.invoke(ask(0, `turn 0: ${"invoice line 4411 ".repeat(1_500)}`), config);
     await supervisor.flush();
@@ -253,8 +290,17 @@ describe("every outcome is heard, and nothing thrashes", () => {
   it("a thread that is all pinned: skipped and said so, the summarizer never called, nothing written", async () => {
     const { agent } = createAgent(store.saver);
     const outcomes: CompactionReport[] = [];
-    const summarizer: Summarizer & { calls: number } = { name: "never", calls: 0, summarize: async () => (summarizer.calls++, "x") };
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 300, summarizer, pinned: () => true, onCompactionOutcome: (report) => void outcomes.push(report) });
+    const summarizer: Summarizer & { calls: number } = {
+      name: "never",
+      calls: 0,
+      summarize: async () => (summarizer.calls++, "x"),
+    };
+    const supervisor = new CompactingSupervisor(agent, {
+      tokenLimit: 300,
+      summarizer,
+      pinned: () => true,
+      onCompactionOutcome: (report) => void outcomes.push(report),
+    });
     const config = { configurable: { thread_id: "pinned" } };
     for (let turn = 0; turn < 6; turn++) {
       await supervisor.invoke(ask(turn), config);

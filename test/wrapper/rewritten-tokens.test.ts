@@ -18,7 +18,13 @@ beforeEach(async () => (store = await createStore("sqlite")));
 afterEach(async () => await store.close());
 
 it("each compaction's report says the cache it broke, and the thread's health sums them", async () => {
-  const graph = createReactAgent({ llm: new ScriptedChatModel({ reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) }), tools: [], checkpointer: store.saver });
+  const graph = createReactAgent({
+    llm: new ScriptedChatModel({
+      reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
+    }),
+    tools: [],
+    checkpointer: store.saver,
+  });
   const reports: CompactedReport[] = [];
   const heads: BaseMessage[][] = [];
   const config = { configurable: { thread_id: "cache" } };
@@ -30,7 +36,11 @@ it("each compaction's report says the cache it broke, and the thread's health su
       heads.push((await graph.getState(config)).values.messages as BaseMessage[]);
     },
   });
-  for (let turn = 0; turn < 30; turn++) await supervisor.invoke({ messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)] }, config);
+  for (let turn = 0; turn < 30; turn++)
+    await supervisor.invoke(
+      { messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)] },
+      config,
+    );
   expect(reports.length).toBeGreaterThan(1);
   const counter = new TokenCounter({ model: "gpt-4o" });
   reports.forEach((report, index) => {
@@ -38,5 +48,7 @@ it("each compaction's report says the cache it broke, and the thread's health su
     expect(isSummaryMessage(heads[index]![0])).toBe(true);
     expect(report.rewrittenTokens).toBe(counter.countMessagesFrom(heads[index]!, 0).after);
   });
-  expect(supervisor.compactionHealth("cache").rewrittenTokens).toBe(reports.reduce((sum, report) => sum + report.rewrittenTokens, 0));
+  expect(supervisor.compactionHealth("cache").rewrittenTokens).toBe(
+    reports.reduce((sum, report) => sum + report.rewrittenTokens, 0),
+  );
 });

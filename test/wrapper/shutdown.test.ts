@@ -22,13 +22,29 @@ async function busyWrapper() {
   const { agent } = createTestAgent(store.saver);
   const summarizer = new GatedSummarizer();
   let landed = 0;
-  const supervisor = new CompactingSupervisor(agent, { tokenLimit: 1_000, lateness: 1_000, hardLimit: 1_000_000, summarizer, env: {}, onCompaction: () => void landed++ });
+  const supervisor = new CompactingSupervisor(agent, {
+    tokenLimit: 1_000,
+    lateness: 1_000,
+    hardLimit: 1_000_000,
+    summarizer,
+    env: {},
+    onCompaction: () => void landed++,
+  });
   let stop = false;
   let turns = 0;
   const lane = async (thread: number) => {
     for (let turn = 0; !stop && turn < MAX_TURNS; turn++) {
       turns++;
-      await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}: the invoice total for order ord_${thread}${turn} is 340 EUR, decided by Alice Moreau.`)] }, { configurable: { thread_id: `busy-${thread}` } });
+      await supervisor.invoke(
+        {
+          messages: [
+            new HumanMessage(
+              `turn ${turn}: the invoice total for order ord_${thread}${turn} is 340 EUR, decided by Alice Moreau.`,
+            ),
+          ],
+        },
+        { configurable: { thread_id: `busy-${thread}` } },
+      );
     }
   };
   const lanes = Promise.all(Array.from({ length: THREADS }, (_, thread) => lane(thread)));

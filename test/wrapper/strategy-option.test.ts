@@ -17,17 +17,22 @@ import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
-const logs = tool(async ({ service }: { service: string }) => Array.from({ length: 30 }, (_, line) => `${service} ${line}: request took ${line * 3} ms`).join("\n"), {
-  name: "read_logs",
-  description: "Read a service's logs.",
-  schema: z.object({ service: z.string() }),
-});
+const logs = tool(
+  async ({ service }: { service: string }) =>
+    Array.from({ length: 30 }, (_, line) => `${service} ${line}: request took ${line * 3} ms`).join("\n"),
+  {
+    name: "read_logs",
+    description: "Read a service's logs.",
+    schema: z.object({ service: z.string() }),
+  },
+);
 
 function agent(saver: SqliteSaver) {
   const model = new ScriptedChatModel({
     reply: (messages) => {
       const last = messages.at(-1)!;
-      if (ToolMessage.isInstance(last)) return { content: `The logs of ${String(last.content).split(" ")[0]} look normal.` };
+      if (ToolMessage.isInstance(last))
+        return { content: `The logs of ${String(last.content).split(" ")[0]} look normal.` };
       return { toolCalls: [{ name: "read_logs", args: { service: `svc-${messages.length}` } }] };
     },
   });
@@ -48,10 +53,19 @@ describe("CompactingSupervisor with a strategy", () => {
 
   async function run(strategy: StrategyInput, turns = 14) {
     const reports: CompactionReport[] = [];
-    const supervisor = new CompactingSupervisor(agent(saver), { tokenLimit: 2_500, compactionRatio: 0.3, background: false, strategy, onCompaction: (report) => void reports.push(report) });
+    const supervisor = new CompactingSupervisor(agent(saver), {
+      tokenLimit: 2_500,
+      compactionRatio: 0.3,
+      background: false,
+      strategy,
+      onCompaction: (report) => void reports.push(report),
+    });
     const config = { configurable: { thread_id: "logs" } };
     for (let turn = 0; turn < turns; turn++) {
-      await supervisor.invoke({ messages: [new HumanMessage({ id: `u${turn}`, content: `Check service ${turn}, please.` })] }, config);
+      await supervisor.invoke(
+        { messages: [new HumanMessage({ id: `u${turn}`, content: `Check service ${turn}, please.` })] },
+        config,
+      );
       const audit = await auditThread(saver, config);
       expect(audit.problems, `after turn ${turn}`).toEqual([]);
     }
@@ -64,9 +78,17 @@ describe("CompactingSupervisor with a strategy", () => {
     const { reports, head } = await run(["clear-tool-results", "summarize"], 30);
     expect(reports.length).toBeGreaterThan(1);
     expect(reports.every((report) => report.summarizer === "clear-tool-results → summarize")).toBe(true);
-    expect(reports.some((report) => /^clear-tool-results → summarize: clear-tool-results: cleared \d+/.test(report.reason) && !report.reason.includes("; summarize: "))).toBe(true);
+    expect(
+      reports.some(
+        (report) =>
+          /^clear-tool-results → summarize: clear-tool-results: cleared \d+/.test(report.reason) &&
+          !report.reason.includes("; summarize: "),
+      ),
+    ).toBe(true);
     expect(reports.some((report) => report.reason.includes("; summarize: "))).toBe(true);
-    expect(head.filter((message) => ToolMessage.isInstance(message) && !editOf(message)).length).toBeGreaterThanOrEqual(3);
+    expect(head.filter((message) => ToolMessage.isInstance(message) && !editOf(message)).length).toBeGreaterThanOrEqual(
+      3,
+    );
   });
 
   it("marks what a dropping strategy removed, so every message stays accounted for", async () => {
@@ -78,7 +100,9 @@ describe("CompactingSupervisor with a strategy", () => {
   });
 
   it("rejects an unknown strategy with a typed error", () => {
-    expect(() => new CompactingSupervisor(agent(saver), { tokenLimit: 2_500, strategy: "shrink" as never })).toThrow(/unknown strategy "shrink"/);
+    expect(() => new CompactingSupervisor(agent(saver), { tokenLimit: 2_500, strategy: "shrink" as never })).toThrow(
+      /unknown strategy "shrink"/,
+    );
   });
 });
 
@@ -98,7 +122,14 @@ describe("deepagents-style state (todos and files channels)", () => {
     });
     const config = { configurable: { thread_id: "deep" } };
     for (let turn = 0; turn < 12; turn++) {
-      const result = await supervisor.invoke({ messages: [new HumanMessage(`Task ${turn}: ${"write the quarterly billing notes and keep the totals. ".repeat(4)}`)] }, config);
+      const result = await supervisor.invoke(
+        {
+          messages: [
+            new HumanMessage(`Task ${turn}: ${"write the quarterly billing notes and keep the totals. ".repeat(4)}`),
+          ],
+        },
+        config,
+      );
       const after = (await supervisor.getState(config)).values;
       expect(after.todos).toEqual(result.todos);
       expect(after.files).toEqual(result.files);

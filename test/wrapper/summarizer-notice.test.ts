@@ -12,7 +12,11 @@ import { CompactingSupervisor, type CompactionNotice } from "../../src/index.js"
 function graphOf() {
   return new StateGraph(MessagesAnnotation)
     .addNode("agent", async (state) => ({
-      messages: [new AIMessage(`Answer ${state.messages.length}: parcel PX-${700 + state.messages.length} is at depot ${state.messages.length % 5}, cleared by customs on day ${state.messages.length}.`)],
+      messages: [
+        new AIMessage(
+          `Answer ${state.messages.length}: parcel PX-${700 + state.messages.length} is at depot ${state.messages.length % 5}, cleared by customs on day ${state.messages.length}.`,
+        ),
+      ],
     }))
     .addEdge(START, "agent")
     .compile({ checkpointer: new MemorySaver() });
@@ -31,20 +35,39 @@ describe("the summarizer is chosen once and said once", () => {
     });
     const config = { configurable: { thread_id: "notice" } };
     expect(supervisor.compactionHealth("notice").summarizer).toMatchObject({ source: "offline", name: "extractive" });
-    for (let turn = 0; turn < 30; turn++) await supervisor.invoke({ messages: [new HumanMessage(`Where is parcel PX-${700 + turn} and who cleared it?`)] }, config);
+    for (let turn = 0; turn < 30; turn++)
+      await supervisor.invoke(
+        { messages: [new HumanMessage(`Where is parcel PX-${700 + turn} and who cleared it?`)] },
+        config,
+      );
     expect(compactions).toBeGreaterThan(1);
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ code: "SUMMARIZER_CHOSEN", source: "offline", name: "extractive" });
-    expect(notices[0]!.message).toMatch(/extractive summarizer: no summarizer was given and `env` holds no OPENAI_API_KEY/);
+    expect(notices[0]!.message).toMatch(
+      /extractive summarizer: no summarizer was given and `env` holds no OPENAI_API_KEY/,
+    );
     expect(supervisor.compactionHealth("notice").summarizer).toEqual(supervisor.summarizerChoice);
   });
 
   it("OPENAI_API_KEY chooses the OpenAI summarizer and says so, with its model; a given summarizer is said as given", () => {
-    const openai = new CompactingSupervisor(graphOf(), { tokenLimit: 600, env: { OPENAI_API_KEY: "sk-test-not-a-key", SUMMARY_MODEL: "gpt-4.1-mini", OPENAI_BASE_URL: "http://127.0.0.1:9" } });
+    const openai = new CompactingSupervisor(graphOf(), {
+      tokenLimit: 600,
+      env: {
+        OPENAI_API_KEY: "sk-test-not-a-key",
+        SUMMARY_MODEL: "gpt-4.1-mini",
+        OPENAI_BASE_URL: "http://127.0.0.1:9",
+      },
+    });
     expect(openai.summarizerChoice).toMatchObject({ source: "openai", model: "gpt-4.1-mini" });
-    expect(openai.summarizerChoice.reason).toMatch(/over gpt-4\.1-mini: OPENAI_API_KEY is set \(server http:\/\/127\.0\.0\.1:9\)/);
+    expect(openai.summarizerChoice.reason).toMatch(
+      /over gpt-4\.1-mini: OPENAI_API_KEY is set \(server http:\/\/127\.0\.0\.1:9\)/,
+    );
     expect(openai.summarizerChoice.reason).not.toContain("sk-test");
-    const given = new CompactingSupervisor(graphOf(), { tokenLimit: 600, env: { OPENAI_API_KEY: "sk-test-not-a-key" }, summarizer: new ExtractiveSummarizer() });
+    const given = new CompactingSupervisor(graphOf(), {
+      tokenLimit: 600,
+      env: { OPENAI_API_KEY: "sk-test-not-a-key" },
+      summarizer: new ExtractiveSummarizer(),
+    });
     expect(given.summarizerChoice).toMatchObject({ source: "given", name: "extractive" });
     expect(given.summarizerChoice.reason).toMatch(/passed by the application/);
   });
@@ -60,7 +83,11 @@ describe("the summarizer is chosen once and said once", () => {
       },
       onCompactionError: (error) => void errors.push(error),
     });
-    for (let turn = 0; turn < 20; turn++) await supervisor.invoke({ messages: [new HumanMessage(`Parcel PX-${turn}?`)] }, { configurable: { thread_id: "throws" } });
+    for (let turn = 0; turn < 20; turn++)
+      await supervisor.invoke(
+        { messages: [new HumanMessage(`Parcel PX-${turn}?`)] },
+        { configurable: { thread_id: "throws" } },
+      );
     expect(errors.map(String)).toEqual(["Error: notice hook failed"]);
   });
 });

@@ -21,7 +21,11 @@ import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
-import { startChatCompletionsServer, type ChatCompletionsServer, type ServerPolicy } from "../support/fakes/chat-completions-server.js";
+import {
+  startChatCompletionsServer,
+  type ChatCompletionsServer,
+  type ServerPolicy,
+} from "../support/fakes/chat-completions-server.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
@@ -35,12 +39,21 @@ afterEach(async () => {
 });
 
 /** The usage the server reports for its `index`-th request: different for every call, so a sum tells which were counted. */
-const usageOf = (index: number) => ({ promptTokens: 900 + 7 * index, completionTokens: 40 + index, cachedTokens: 256 + index });
+const usageOf = (index: number) => ({
+  promptTokens: 900 + 7 * index,
+  completionTokens: 40 + index,
+  cachedTokens: 256 + index,
+});
 const SUMMARY = "## Facts and figures\n- Invoices INV-0 onwards were approved by Alice Moreau";
 
 async function summaryModel(policy: ServerPolicy): Promise<ChatOpenAI> {
   server = await startChatCompletionsServer(policy);
-  return new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "sk-test-not-a-real-key", maxRetries: 0, configuration: { baseURL: server.url } });
+  return new ChatOpenAI({
+    model: "gpt-4o-mini",
+    apiKey: "sk-test-not-a-real-key",
+    maxRetries: 0,
+    configuration: { baseURL: server.url },
+  });
 }
 
 /** What the server reported for its requests from `from` up to `to`, as a report sums it. */
@@ -54,8 +67,13 @@ function reported(from: number, to: number): SummarizerTokens {
   };
 }
 
-const agentModel = () => new ScriptedChatModel({ reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }) });
-const question = (turn: number) => ({ messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)] });
+const agentModel = () =>
+  new ScriptedChatModel({
+    reply: () => ({ content: "Noted: the invoice total stays 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
+  });
+const question = (turn: number) => ({
+  messages: [new HumanMessage(`Question ${turn}: who approved invoice INV-${turn}?`)],
+});
 
 /**
  * The wrapper around a scripted agent (limit 600, compaction inside the turn) with `options`, the reports that landed
@@ -64,9 +82,15 @@ const question = (turn: number) => ({ messages: [new HumanMessage(`Question ${tu
 function wrapped(threadId: string, options: Omit<CompactingSupervisorOptions, "tokenLimit" | "onCompaction">) {
   const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
   const landed: Array<{ report: CompactedReport; requests: number }> = [];
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, background: false, ...options, onCompaction: (report) => void landed.push({ report, requests: server?.requests.length ?? 0 }) });
+  const supervisor = new CompactingSupervisor(graph, {
+    tokenLimit: 600,
+    background: false,
+    ...options,
+    onCompaction: (report) => void landed.push({ report, requests: server?.requests.length ?? 0 }),
+  });
   const play = async (turns: number, { untilLanded = false } = {}) => {
-    for (let turn = 0; turn < turns && !(untilLanded && landed.length > 0); turn++) await supervisor.invoke(question(turn), { configurable: { thread_id: threadId } });
+    for (let turn = 0; turn < turns && !(untilLanded && landed.length > 0); turn++)
+      await supervisor.invoke(question(turn), { configurable: { thread_id: threadId } });
   };
   return { supervisor, landed, play };
 }
@@ -74,7 +98,9 @@ function wrapped(threadId: string, options: Omit<CompactingSupervisorOptions, "t
 /** Each landed report carries exactly the usage of the server's requests since the one before it. */
 function expectEachReportBilled(landed: ReadonlyArray<{ report: CompactedReport; requests: number }>): void {
   expect(landed.length).toBeGreaterThan(1);
-  landed.forEach(({ report, requests }, index) => expect(report.summarizerTokens).toEqual(reported(landed[index - 1]?.requests ?? 0, requests)));
+  landed.forEach(({ report, requests }, index) =>
+    expect(report.summarizerTokens).toEqual(reported(landed[index - 1]?.requests ?? 0, requests)),
+  );
 }
 
 describe("the summarizer's own tokens", () => {
@@ -95,8 +121,14 @@ describe("the summarizer's own tokens", () => {
 
   it("a failed attempt is billed too: the report of the fallback's summary counts it", async () => {
     // The model answers with a tool call instead of text: an attempt the provider billed, and a failure.
-    const model = await summaryModel((_, index) => ({ toolCalls: [{ name: "lookup", arguments: "{}" }], usage: usageOf(index) }));
-    const { landed, play } = wrapped("fallback", { summarizer: new LlmSummarizer({ model }), fallbackSummarizer: new ExtractiveSummarizer() });
+    const model = await summaryModel((_, index) => ({
+      toolCalls: [{ name: "lookup", arguments: "{}" }],
+      usage: usageOf(index),
+    }));
+    const { landed, play } = wrapped("fallback", {
+      summarizer: new LlmSummarizer({ model }),
+      fallbackSummarizer: new ExtractiveSummarizer(),
+    });
     await play(30, { untilLanded: true });
     expect(landed[0]?.report.fallbackReason).toMatch(/tool call/);
     expect(landed[0]!.report.summarizerTokens).toEqual(reported(0, 1));
@@ -123,7 +155,12 @@ describe("the summarizer's own tokens", () => {
     await play(20);
     expect(landed.length).toBeGreaterThan(0);
     expect(landed.every(({ report }) => report.summarizerTokens === undefined)).toBe(true);
-    expect(supervisor.compactionHealth("offline").summarizerTokens).toEqual({ input: 0, output: 0, cachedInput: 0, calls: 0 });
+    expect(supervisor.compactionHealth("offline").summarizerTokens).toEqual({
+      input: 0,
+      output: 0,
+      cachedInput: 0,
+      calls: 0,
+    });
   });
 
   it("the middleware's onCompaction event carries the summary's tokens and the prompt cache it broke", async () => {
@@ -133,7 +170,15 @@ describe("the summarizer's own tokens", () => {
       model: agentModel(),
       tools: [],
       checkpointer: store.saver,
-      middleware: [compactionMiddleware({ tokenLimit: 600, background: false, env: {}, summarizer: new LlmSummarizer({ model }), onCompaction: (event) => void events.push({ event, requests: server!.requests.length }) })],
+      middleware: [
+        compactionMiddleware({
+          tokenLimit: 600,
+          background: false,
+          env: {},
+          summarizer: new LlmSummarizer({ model }),
+          onCompaction: (event) => void events.push({ event, requests: server!.requests.length }),
+        }),
+      ],
     });
     const config = { configurable: { thread_id: "in-graph" } };
     const counter = new TokenCounter({ model: "gpt-4o" });
@@ -143,7 +188,10 @@ describe("the summarizer's own tokens", () => {
       if (events.length === before) continue;
       // The compaction ran before the turn's model call: the state opens with what it wrote, the summary first.
       const { event, requests } = events.at(-1)!;
-      const written = ((await agent.graph.getState(config)).values as { messages: BaseMessage[] }).messages.slice(0, event.messagesAfter);
+      const written = ((await agent.graph.getState(config)).values as { messages: BaseMessage[] }).messages.slice(
+        0,
+        event.messagesAfter,
+      );
       expect(isSummaryMessage(written[0])).toBe(true);
       expect(event.rewrittenTokens).toBe(counter.countMessagesFrom(written, 0).after);
       expect(event.summarizerTokens).toEqual(reported(events.at(-2)?.requests ?? 0, requests));

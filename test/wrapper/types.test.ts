@@ -44,11 +44,18 @@ describe("the wrapper's types are the graph's", () => {
       expectTypeOf(chunk.messages).toEqualTypeOf<BaseMessage[]>();
       expect(Array.isArray(chunk.messages)).toBe(true);
     }
-    for await (const [mode, payload] of await wrapper.stream(input, { ...config, streamMode: ["updates", "messages"] })) {
+    for await (const [mode, payload] of await wrapper.stream(input, {
+      ...config,
+      streamMode: ["updates", "messages"],
+    })) {
       expectTypeOf(mode).toEqualTypeOf<"updates" | "messages">();
       expect(payload).toBeDefined();
     }
-    for await (const [namespace, chunk] of await wrapper.stream(input, { ...config, streamMode: "updates", subgraphs: true })) {
+    for await (const [namespace, chunk] of await wrapper.stream(input, {
+      ...config,
+      streamMode: "updates",
+      subgraphs: true,
+    })) {
       expectTypeOf(namespace).toEqualTypeOf<string[]>();
       expect(chunk).toBeDefined();
     }
@@ -60,7 +67,10 @@ describe("the wrapper's types are the graph's", () => {
     expectTypeOf(reactWrapper.stream).toEqualTypeOf(react.stream);
     expectTypeOf(reactWrapper.invoke).toEqualTypeOf(react.invoke);
 
-    const team = createSupervisor({ agents: [createReactAgent({ llm: model(), tools: [], name: "worker" })], llm: model() }).compile({ checkpointer: new MemorySaver() });
+    const team = createSupervisor({
+      agents: [createReactAgent({ llm: model(), tools: [], name: "worker" })],
+      llm: model(),
+    }).compile({ checkpointer: new MemorySaver() });
     const teamWrapper = new CompactingSupervisor(team, { tokenLimit: 10_000 });
     expectTypeOf(teamWrapper.stream).toEqualTypeOf(team.stream);
 
@@ -70,7 +80,10 @@ describe("the wrapper's types are the graph's", () => {
     expectTypeOf(agentWrapper.stream).toEqualTypeOf(agent.stream);
 
     const config = { configurable: { thread_id: "types-agent" } };
-    for await (const [message] of await agentWrapper.stream({ messages: [new HumanMessage("What is the total?")] }, { ...config, streamMode: "messages" })) {
+    for await (const [message] of await agentWrapper.stream(
+      { messages: [new HumanMessage("What is the total?")] },
+      { ...config, streamMode: "messages" },
+    )) {
       expectTypeOf(message).toEqualTypeOf<BaseMessage>();
     }
     const state = await agentWrapper.invoke({ messages: [new HumanMessage("And the fees?")] }, config);

@@ -15,7 +15,11 @@ export interface RecordedInput {
 }
 
 /** The tokens of `current` after its last message that `previous` sent too (by id), the reply priming included. */
-export function appendedTokens(previous: readonly BaseMessage[], current: readonly BaseMessage[], counter: TokenCounter): number {
+export function appendedTokens(
+  previous: readonly BaseMessage[],
+  current: readonly BaseMessage[],
+  counter: TokenCounter,
+): number {
   const sent = new Set(previous.map((message) => message.id).filter((id) => id !== undefined));
   let last = -1;
   current.forEach((message, index) => {
@@ -32,14 +36,25 @@ export function appendedTokens(previous: readonly BaseMessage[], current: readon
 export function pricedCall(
   previous: RecordedInput | undefined,
   current: RecordedInput,
-  { counter, output, gapMinutes, tools = {} }: { counter: TokenCounter; output: number; gapMinutes: number; tools?: Omit<CallInput, "messages"> },
+  {
+    counter,
+    output,
+    gapMinutes,
+    tools = {},
+  }: { counter: TokenCounter; output: number; gapMinutes: number; tools?: Omit<CallInput, "messages"> },
 ): PricedCall {
-  const split = cacheSplit(previous && { messages: previous.messages, ...tools }, { messages: current.messages, ...tools }, counter);
+  const split = cacheSplit(
+    previous && { messages: previous.messages, ...tools },
+    { messages: current.messages, ...tools },
+    counter,
+  );
   const rewrite = previous !== undefined && split.sharedMessages < previous.messages.length;
   return {
     cached: split.cached,
     fresh: split.fresh,
-    appended: rewrite ? Math.min(split.fresh, appendedTokens(previous.messages, current.messages, counter)) : split.fresh,
+    appended: rewrite
+      ? Math.min(split.fresh, appendedTokens(previous.messages, current.messages, counter))
+      : split.fresh,
     output,
     gapMinutes,
     rewrite,

@@ -20,8 +20,22 @@ export interface PriceSheet {
 }
 
 export const PRICE_SHEETS: PriceSheet[] = [
-  { name: "Anthropic-like (read 0.1, write 1.25, output 5; 5 min)", read: 0.1, write: 1.25, output: 5, ttlMinutes: 5, minimumTokens: 1_024 },
-  { name: "OpenAI-like (read 0.1, new 1, output 4; 10 min)", read: 0.1, write: 1, output: 4, ttlMinutes: 10, minimumTokens: 1_024 },
+  {
+    name: "Anthropic-like (read 0.1, write 1.25, output 5; 5 min)",
+    read: 0.1,
+    write: 1.25,
+    output: 5,
+    ttlMinutes: 5,
+    minimumTokens: 1_024,
+  },
+  {
+    name: "OpenAI-like (read 0.1, new 1, output 4; 10 min)",
+    read: 0.1,
+    write: 1,
+    output: 4,
+    ttlMinutes: 10,
+    minimumTokens: 1_024,
+  },
 ];
 
 /** One model call, as the cost needs it. */
@@ -54,12 +68,19 @@ export interface CostTotals {
  * The cost of `calls` under `sheet`. `unbroken`: price each rewrite as if it broke no cache (everything but what it
  * appends read from the cache, when the cache is warm) — what no scheduling can beat.
  */
-export function priceCalls(calls: readonly PricedCall[], sheet: PriceSheet, { unbroken = false }: { unbroken?: boolean } = {}): CostTotals {
+export function priceCalls(
+  calls: readonly PricedCall[],
+  sheet: PriceSheet,
+  { unbroken = false }: { unbroken?: boolean } = {},
+): CostTotals {
   let cost = 0;
   let input = 0;
   let cachedRead = 0;
   for (const original of calls) {
-    const call = unbroken && original.rewrite ? { ...original, cached: original.cached + original.fresh - original.appended, fresh: original.appended } : original;
+    const call =
+      unbroken && original.rewrite
+        ? { ...original, cached: original.cached + original.fresh - original.appended, fresh: original.appended }
+        : original;
     const hit = call.gapMinutes <= sheet.ttlMinutes && call.cached >= sheet.minimumTokens ? call.cached : 0;
     cost += hit * sheet.read + (call.cached - hit + call.fresh) * sheet.write + call.output * sheet.output;
     input += call.cached + call.fresh;
@@ -74,5 +95,7 @@ export function priceCalls(calls: readonly PricedCall[], sheet: PriceSheet, { un
  */
 export function priceSummarizer(tokens: SummarizerTokens | undefined, sheet: PriceSheet): number {
   if (!tokens) return 0;
-  return tokens.cachedInput * sheet.read + (tokens.input - tokens.cachedInput) * sheet.write + tokens.output * sheet.output;
+  return (
+    tokens.cachedInput * sheet.read + (tokens.input - tokens.cachedInput) * sheet.write + tokens.output * sheet.output
+  );
 }

@@ -21,7 +21,8 @@ import { slidingWindowMiddleware } from "../sliding-window.js";
 import { ExtractiveChatModel } from "./extractive-chat-model.js";
 import type { Player } from "./player.js";
 
-export const SYSTEM_PROMPT = "You are a supervisor coordinating a researcher and a coder for the billing team. Hand off with the transfer tools.";
+export const SYSTEM_PROMPT =
+  "You are a supervisor coordinating a researcher and a coder for the billing team. Hand off with the transfer tools.";
 
 export interface RunningContender {
   invoke(text: string, threadId: string): Promise<void>;
@@ -44,7 +45,8 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
     maxTokens: inner.maxTokens,
     async summarize(input) {
       stats.calls++;
-      stats.tokensRead += counter.countMessages(input.messages) + (input.previousSummary ? counter.countText(input.previousSummary) : 0);
+      stats.tokensRead +=
+        counter.countMessages(input.messages) + (input.previousSummary ? counter.countText(input.previousSummary) : 0);
       return inner.summarize(input);
     },
   };
@@ -54,13 +56,22 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
  * This library around a createAgent graph; `strategy` builds the `strategy` option from the counting summarizer;
  * `lowWater`: the low-water mark (`compactionTarget`) and the summary's share of the budget (`summaryTokens`).
  */
-export function libraryContender(name: string, strategy?: (summarizer: Summarizer) => Strategy, lowWater: { compactionTarget?: number; summaryShare?: number } = {}): Contender {
+export function libraryContender(
+  name: string,
+  strategy?: (summarizer: Summarizer) => Strategy,
+  lowWater: { compactionTarget?: number; summaryShare?: number } = {},
+): Contender {
   return {
     name,
     build(player, checkpointer, budget, counter) {
       const stats = { calls: 0, tokensRead: 0 };
       const summarizer = countingSummarizer(counter, stats);
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
+      const agent = createAgent({
+        model: player.model,
+        tools: player.tools,
+        checkpointer,
+        systemPrompt: SYSTEM_PROMPT,
+      });
       const supervisor = new CompactingSupervisor(agent, {
         tokenLimit: budget,
         hardLimit: budget,
@@ -72,7 +83,10 @@ export function libraryContender(name: string, strategy?: (summarizer: Summarize
         summarizer,
         ...(strategy ? { strategy: strategy(summarizer) } : {}),
       });
-      return { summarizer: stats, invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))) };
+      return {
+        summarizer: stats,
+        invoke: async (text, threadId) => void (await supervisor.invoke(turnInput(text), threadConfig(threadId))),
+      };
     },
   };
 }
@@ -81,7 +95,10 @@ export function libraryContender(name: string, strategy?: (summarizer: Summarize
  * langchain's summarizationMiddleware over the same extractive text as a chat model, triggered at the budget and
  * keeping what `keep` says.
  */
-export function summarizationContender(name: string, keep: (budget: number) => { tokens: number } | { messages: number }): Contender {
+export function summarizationContender(
+  name: string,
+  keep: (budget: number) => { tokens: number } | { messages: number },
+): Contender {
   return {
     name,
     build(player, checkpointer, budget, counter) {
@@ -91,9 +108,19 @@ export function summarizationContender(name: string, keep: (budget: number) => {
         tools: player.tools,
         checkpointer,
         systemPrompt: SYSTEM_PROMPT,
-        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: keep(budget), summaryPrompt: "{messages}" })],
+        middleware: [
+          summarizationMiddleware({
+            model: summaryModel,
+            trigger: { tokens: budget },
+            keep: keep(budget),
+            summaryPrompt: "{messages}",
+          }),
+        ],
       });
-      return { summarizer: summaryModel, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
+      return {
+        summarizer: summaryModel,
+        invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))),
+      };
     },
   };
 }
@@ -108,15 +135,32 @@ export const CONTENDERS: Contender[] = [
     name: "trimMessages (sliding window)",
     build(player, checkpointer, budget, counter) {
       const window = slidingWindowMiddleware({ budget, systemPrompt: SYSTEM_PROMPT, counter, startOnHuman: true });
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT, middleware: [window] });
-      return { summarizer: { calls: 0, tokensRead: 0 }, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
+      const agent = createAgent({
+        model: player.model,
+        tools: player.tools,
+        checkpointer,
+        systemPrompt: SYSTEM_PROMPT,
+        middleware: [window],
+      });
+      return {
+        summarizer: { calls: 0, tokensRead: 0 },
+        invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))),
+      };
     },
   },
   {
     name: "no compaction",
     build(player, checkpointer) {
-      const agent = createAgent({ model: player.model, tools: player.tools, checkpointer, systemPrompt: SYSTEM_PROMPT });
-      return { summarizer: { calls: 0, tokensRead: 0 }, invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))) };
+      const agent = createAgent({
+        model: player.model,
+        tools: player.tools,
+        checkpointer,
+        systemPrompt: SYSTEM_PROMPT,
+      });
+      return {
+        summarizer: { calls: 0, tokensRead: 0 },
+        invoke: async (text, threadId) => void (await agent.invoke(turnInput(text), threadConfig(threadId))),
+      };
     },
   },
 ];

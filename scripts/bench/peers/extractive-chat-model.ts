@@ -44,7 +44,9 @@ export class ExtractiveChatModel extends BaseChatModel<BaseChatModelCallOptions>
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const text = messages.map((message) => (typeof message.content === "string" ? message.content : message.text)).join("\n");
+    const text = messages
+      .map((message) => (typeof message.content === "string" ? message.content : message.text))
+      .join("\n");
     const parsed = parseBuffer(text);
     const tokens = this.counter.countMessages(parsed);
     this.calls++;

@@ -45,8 +45,17 @@ export function createPlayer(conversation: Conversation, counter: TokenCounter):
         player.lastSeen = messages;
         // A ToolMessage last means the turn is under way; a fresh turn starts at its first reply.
         const reply = replies[Math.min(step, replies.length - 1)]!;
-        const output = counter.countText("text" in reply ? reply.text : JSON.stringify(reply.calls.map((call) => ({ name: call.name, args: call.args }))));
-        records.push({ tokens: counter.countMessages(messages), rejected: validateHistory(messages).length > 0, messages: [...messages], output });
+        const output = counter.countText(
+          "text" in reply
+            ? reply.text
+            : JSON.stringify(reply.calls.map((call) => ({ name: call.name, args: call.args }))),
+        );
+        records.push({
+          tokens: counter.countMessages(messages),
+          rejected: validateHistory(messages).length > 0,
+          messages: [...messages],
+          output,
+        });
         step++;
         if ("text" in reply) return { content: reply.text };
         return {
@@ -61,7 +70,8 @@ export function createPlayer(conversation: Conversation, counter: TokenCounter):
     begin(turn) {
       step = 0;
       turnIndex = turn === "probe" ? conversation.turns.length : turn;
-      replies = turn === "probe" ? [{ text: "Here is what I know about each workstream." }] : conversation.turns[turn]!.replies;
+      replies =
+        turn === "probe" ? [{ text: "Here is what I know about each workstream." }] : conversation.turns[turn]!.replies;
     },
   };
   player.tools = TOOL_NAMES.map((name) =>
@@ -72,7 +82,9 @@ export function createPlayer(conversation: Conversation, counter: TokenCounter):
       },
       {
         name,
-        description: name.startsWith("transfer_to_") ? `Hand the conversation to the ${name.slice(12)}.` : `The ${name.replace(/_/g, " ")} tool.`,
+        description: name.startsWith("transfer_to_")
+          ? `Hand the conversation to the ${name.slice(12)}.`
+          : `The ${name.replace(/_/g, " ")} tool.`,
         schema: z.object({ query: z.string().optional() }),
       },
     ),

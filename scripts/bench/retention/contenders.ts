@@ -85,7 +85,8 @@ function timed(inner: Summarizer, stats: SummarizerStats): Summarizer {
 
 /** One search of the thread's compacted messages, as every library contender answers it. */
 function searchOf(checkpointer: BaseCheckpointSaver): NonNullable<RunningContender["search"]> {
-  return (threadId, query, filters = {}) => searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT, ...filters });
+  return (threadId, query, filters = {}) =>
+    searchHistory(checkpointer, { configurable: { thread_id: threadId } }, query, { limit: RECALL_AT, ...filters });
 }
 
 export interface LibraryVariant {
@@ -97,7 +98,11 @@ export interface LibraryVariant {
 }
 
 /** This library around the agent, with its defaults unless `variant` says otherwise; compaction applied before the next turn. */
-export function library(name: string, makeSummarizer: (counter: TokenCounter) => Summarizer, variant: LibraryVariant = {}): RetentionContender {
+export function library(
+  name: string,
+  makeSummarizer: (counter: TokenCounter) => Summarizer,
+  variant: LibraryVariant = {},
+): RetentionContender {
   return {
     name,
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
@@ -144,7 +149,8 @@ export function coldStartContender(name: string, mark: number): RetentionContend
         summarizer: stats,
         async invoke(messages, threadId, turn) {
           const config = threadConfig(threadId);
-          if (turn?.coldCache && (supervisor.compactionHealth(threadId).tokens ?? 0) >= budget * mark) await manager.compactThread(config, { force: true });
+          if (turn?.coldCache && (supervisor.compactionHealth(threadId).tokens ?? 0) >= budget * mark)
+            await manager.compactThread(config, { force: true });
           await supervisor.invoke({ messages }, config);
           await supervisor.flush();
         },
@@ -157,7 +163,10 @@ export function coldStartContender(name: string, mark: number): RetentionContend
  * langchain's summarizationMiddleware over the same extractive text as a chat model, triggered at the budget and
  * keeping what `keep` says.
  */
-export function summarizationContender(name: string, keep: (budget: number) => { tokens: number } | { messages: number }): RetentionContender {
+export function summarizationContender(
+  name: string,
+  keep: (budget: number) => { tokens: number } | { messages: number },
+): RetentionContender {
   return {
     name,
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
@@ -167,7 +176,14 @@ export function summarizationContender(name: string, keep: (budget: number) => {
         checkpointer,
         systemPrompt,
         name: agentName,
-        middleware: [summarizationMiddleware({ model: summaryModel, trigger: { tokens: budget }, keep: keep(budget), summaryPrompt: "{messages}" })],
+        middleware: [
+          summarizationMiddleware({
+            model: summaryModel,
+            trigger: { tokens: budget },
+            keep: keep(budget),
+            summaryPrompt: "{messages}",
+          }),
+        ],
       });
       return {
         get summarizer() {
@@ -181,14 +197,24 @@ export function summarizationContender(name: string, keep: (budget: number) => {
 
 export const RETENTION_CONTENDERS: RetentionContender[] = [
   library("this library (defaults, offline)", (counter) => new ExtractiveSummarizer({ counter })),
-  library("this library, recencyWeight 2 (newest segment first)", (counter) => new ExtractiveSummarizer({ counter, recencyWeight: 2 })),
-  library("this library, compactSentences false (sentences as written)", (counter) => new ExtractiveSummarizer({ counter, compactSentences: false })),
-  library("this library, compactionRatio 0.5 (the seed's policy)", (counter) => new ExtractiveSummarizer({ counter }), { compactionRatio: 0.5 }),
+  library(
+    "this library, recencyWeight 2 (newest segment first)",
+    (counter) => new ExtractiveSummarizer({ counter, recencyWeight: 2 }),
+  ),
+  library(
+    "this library, compactSentences false (sentences as written)",
+    (counter) => new ExtractiveSummarizer({ counter, compactSentences: false }),
+  ),
+  library("this library, compactionRatio 0.5 (the seed's policy)", (counter) => new ExtractiveSummarizer({ counter }), {
+    compactionRatio: 0.5,
+  }),
   library("this library, pipeline smart-trim → summarize", (counter) => new ExtractiveSummarizer({ counter }), {
     strategy: (summarizer) => [createStrategy("smart-trim"), createStrategy("summarize", { summarizer })],
   }),
   {
-    ...library("this library, LlmSummarizer (OPENAI_API_KEY)", (counter) => createDefaultSummarizer({ env: process.env, counter })),
+    ...library("this library, LlmSummarizer (OPENAI_API_KEY)", (counter) =>
+      createDefaultSummarizer({ env: process.env, counter }),
+    ),
     skip: () => (process.env.OPENAI_API_KEY ? undefined : "OPENAI_API_KEY is not set"),
   },
   {
@@ -215,14 +241,20 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
       const window = slidingWindowMiddleware({ budget, systemPrompt, counter });
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName, middleware: [window] });
-      return { summarizer: { calls: 0, ms: 0 }, invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))) };
+      return {
+        summarizer: { calls: 0, ms: 0 },
+        invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))),
+      };
     },
   },
   {
     name: "no compaction",
     build({ model, checkpointer, systemPrompt, agentName }) {
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
-      return { summarizer: { calls: 0, ms: 0 }, invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))) };
+      return {
+        summarizer: { calls: 0, ms: 0 },
+        invoke: async (messages, threadId) => void (await agent.invoke({ messages }, threadConfig(threadId))),
+      };
     },
   },
 ];

@@ -40,7 +40,20 @@ export interface Dialogue {
   droppedEvidence: number;
 }
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 
 /** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00.000Z"; undefined when it does not parse. */
 export function parseSessionDate(text: unknown): string | undefined {
@@ -86,7 +99,8 @@ export function parseDialogues(data: unknown, source = "data"): Dialogue[] {
   return data.map((entry, position) => {
     const record = entry as { sample_id?: unknown; conversation?: Record<string, unknown>; qa?: unknown };
     const conversation = record.conversation;
-    if (typeof conversation !== "object" || conversation === null) throw new Error(`${source}[${position}]: no conversation`);
+    if (typeof conversation !== "object" || conversation === null)
+      throw new Error(`${source}[${position}]: no conversation`);
     const speakerA = String(conversation.speaker_a ?? "A");
     const speakerB = String(conversation.speaker_b ?? "B");
     const turns: DialogueTurn[] = [];
@@ -94,8 +108,16 @@ export function parseDialogues(data: unknown, source = "data"): Dialogue[] {
       const date = parseSessionDate(conversation[`session_${session}_date_time`]);
       for (const raw of (conversation[`session_${session}`] as RawTurn[] | undefined) ?? []) {
         if (typeof raw.text !== "string" || typeof raw.dia_id !== "string") continue;
-        const caption = typeof raw.blip_caption === "string" && raw.blip_caption.trim() ? ` [shares ${raw.blip_caption.trim()}]` : "";
-        turns.push({ id: raw.dia_id, speaker: String(raw.speaker), text: `${raw.text}${caption}`, session, ...(date ? { date } : {}), index: turns.length });
+        const caption =
+          typeof raw.blip_caption === "string" && raw.blip_caption.trim() ? ` [shares ${raw.blip_caption.trim()}]` : "";
+        turns.push({
+          id: raw.dia_id,
+          speaker: String(raw.speaker),
+          text: `${raw.text}${caption}`,
+          session,
+          ...(date ? { date } : {}),
+          index: turns.length,
+        });
       }
     }
     const known = new Set(turns.map((turn) => turn.id));
@@ -113,9 +135,22 @@ export function parseDialogues(data: unknown, source = "data"): Dialogue[] {
         }
       }
       if (evidence.length === 0 || qa.answer === undefined || typeof qa.question !== "string") continue;
-      questions.push({ question: qa.question, answer: String(qa.answer), evidence: [...new Set(evidence)], category: Number(qa.category) });
+      questions.push({
+        question: qa.question,
+        answer: String(qa.answer),
+        evidence: [...new Set(evidence)],
+        category: Number(qa.category),
+      });
     }
-    return { id: String(record.sample_id ?? `conversation-${position}`), speakerA, speakerB, turns, questions, repairedEvidence, droppedEvidence };
+    return {
+      id: String(record.sample_id ?? `conversation-${position}`),
+      speakerA,
+      speakerB,
+      turns,
+      questions,
+      repairedEvidence,
+      droppedEvidence,
+    };
   });
 }
 

@@ -36,7 +36,12 @@ export function groupTurns(dialogue: Dialogue): TurnGroup[] {
 }
 
 export function userMessage(turn: DialogueTurn): HumanMessage {
-  return new HumanMessage({ id: turn.id, name: turn.speaker, content: turn.text, additional_kwargs: turn.date ? { timestamp: turn.date } : {} });
+  return new HumanMessage({
+    id: turn.id,
+    name: turn.speaker,
+    content: turn.text,
+    additional_kwargs: turn.date ? { timestamp: turn.date } : {},
+  });
 }
 
 export interface CallRecord {
@@ -60,7 +65,11 @@ export function createPlayer(groups: readonly TurnGroup[], counter: TokenCounter
       records.push({ group: current, tokens: counter.countMessages(messages), messages });
       const reply = groups[current]!.reply;
       if (!reply) return { content: PROBE_REPLY, id: `probe-${current}` };
-      return { content: reply.text, id: reply.id, ...(reply.date ? { additionalKwargs: { timestamp: reply.date } } : {}) };
+      return {
+        content: reply.text,
+        id: reply.id,
+        ...(reply.date ? { additionalKwargs: { timestamp: reply.date } } : {}),
+      };
     },
   });
   return {

@@ -9,7 +9,13 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { CONTEXT_CHARS, recallLabel } from "../../../src/store/recall-index/entries.js";
 import { PostgresRecall } from "../../../src/store/recall-index/postgres-index.js";
-import { fts5Expression, indexTerms, queryTerms, searchTerms, tsqueryText } from "../../../src/store/recall-index/query.js";
+import {
+  fts5Expression,
+  indexTerms,
+  queryTerms,
+  searchTerms,
+  tsqueryText,
+} from "../../../src/store/recall-index/query.js";
 import type { RecallEntry, SearchHit } from "../../../src/store/recall-index/types.js";
 import { COMMON_SHARE, documentThreshold } from "../../../src/summarizers/extractive/vocabulary.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";
@@ -35,19 +41,50 @@ export interface RecallTally {
 }
 
 export function emptyRecallTally(): RecallTally {
-  return { compactedAway: 0, foundAsHit: 0, foundWithNeighbours: 0, questions: 0, contextOrSearch: 0, context: 0, searchMs: [] };
+  return {
+    compactedAway: 0,
+    foundAsHit: 0,
+    foundWithNeighbours: 0,
+    questions: 0,
+    contextOrSearch: 0,
+    context: 0,
+    searchMs: [],
+  };
 }
 
 export function addRecall(into: RecallTally, part: RecallTally): void {
-  for (const key of ["compactedAway", "foundAsHit", "foundWithNeighbours", "questions", "contextOrSearch", "context"] as const) into[key] += part[key];
+  for (const key of [
+    "compactedAway",
+    "foundAsHit",
+    "foundWithNeighbours",
+    "questions",
+    "contextOrSearch",
+    "context",
+  ] as const)
+    into[key] += part[key];
   into.searchMs.push(...part.searchMs);
 }
 
 function scoredQuestions(dialogue: Dialogue, scorer: DialogueScorer): DialogueQuestion[] {
-  return dialogue.questions.filter((question) => CATEGORIES.includes(question.category) && scorer.unscorable(question.evidence).length === 0);
+  return dialogue.questions.filter(
+    (question) => CATEGORIES.includes(question.category) && scorer.unscorable(question.evidence).length === 0,
+  );
 }
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 
 /**
  * The filters a model calling search_history would pass for a question — this benchmark's stand-in for a model
@@ -57,7 +94,9 @@ const MONTHS = ["january", "february", "march", "april", "may", "june", "july", 
  */
 export function modelFilters(dialogue: Dialogue, question: string): RecallFilterOptions {
   const words = new Set(wordsOf(question));
-  const named = [dialogue.speakerA, dialogue.speakerB].filter((speaker) => wordsOf(speaker).every((word) => words.has(word)));
+  const named = [dialogue.speakerA, dialogue.speakerB].filter((speaker) =>
+    wordsOf(speaker).every((word) => words.has(word)),
+  );
   const months = MONTHS.flatMap((name, month) => (words.has(name) ? [month] : []));
   const filters: RecallFilterOptions = named.length === 1 ? { speaker: named[0]! } : {};
   if (months.length !== 1) return filters;
@@ -83,7 +122,9 @@ export async function measureRecall(
     const hits = await search(question.question, question);
     tally.searchMs.push(performance.now() - started);
     const asHits = new Set(hits.map((hit) => hit.messageId));
-    const carried = new Set(hits.flatMap((hit) => [...hit.before, hit, ...hit.after].map((message) => message.messageId)));
+    const carried = new Set(
+      hits.flatMap((hit) => [...hit.before, hit, ...hit.after].map((message) => message.messageId)),
+    );
     tally.questions++;
     if (inContext.size === question.evidence.length) tally.context++;
     else {
@@ -110,15 +151,87 @@ export interface AblationRow {
 export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRow[] {
   const questions = scoredQuestions(dialogue, scorer);
   const porter = "porter unicode61 remove_diacritics 2";
-  const variants: Array<{ choice: string; tokenizer: string; terms: boolean; name: boolean; context: boolean; neighbours: number; keepFunctionWords: boolean }> = [
-    { choice: "plain BM25 over the raw text (unicode61)", tokenizer: "unicode61", terms: false, name: false, context: false, neighbours: 0, keepFunctionWords: true },
-    { choice: "+ the library's words (numbers kept whole, CJK pairs)", tokenizer: "unicode61", terms: true, name: false, context: false, neighbours: 0, keepFunctionWords: true },
-    { choice: "+ English stemming (porter)", tokenizer: porter, terms: true, name: false, context: false, neighbours: 0, keepFunctionWords: true },
-    { choice: "+ the speaker's name and the day, half weight", tokenizer: porter, terms: true, name: true, context: false, neighbours: 0, keepFunctionWords: true },
-    { choice: "+ the previous message's words, 0.3 weight", tokenizer: porter, terms: true, name: true, context: true, neighbours: 0, keepFunctionWords: true },
-    { choice: "+ one message before and after each hit", tokenizer: porter, terms: true, name: true, context: true, neighbours: 1, keepFunctionWords: true },
-    { choice: "+ two messages before and after each hit", tokenizer: porter, terms: true, name: true, context: true, neighbours: 2, keepFunctionWords: true },
-    { choice: "+ the question's function words left out (shipped)", tokenizer: porter, terms: true, name: true, context: true, neighbours: 2, keepFunctionWords: false },
+  const variants: Array<{
+    choice: string;
+    tokenizer: string;
+    terms: boolean;
+    name: boolean;
+    context: boolean;
+    neighbours: number;
+    keepFunctionWords: boolean;
+  }> = [
+    {
+      choice: "plain BM25 over the raw text (unicode61)",
+      tokenizer: "unicode61",
+      terms: false,
+      name: false,
+      context: false,
+      neighbours: 0,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ the library's words (numbers kept whole, CJK pairs)",
+      tokenizer: "unicode61",
+      terms: true,
+      name: false,
+      context: false,
+      neighbours: 0,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ English stemming (porter)",
+      tokenizer: porter,
+      terms: true,
+      name: false,
+      context: false,
+      neighbours: 0,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ the speaker's name and the day, half weight",
+      tokenizer: porter,
+      terms: true,
+      name: true,
+      context: false,
+      neighbours: 0,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ the previous message's words, 0.3 weight",
+      tokenizer: porter,
+      terms: true,
+      name: true,
+      context: true,
+      neighbours: 0,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ one message before and after each hit",
+      tokenizer: porter,
+      terms: true,
+      name: true,
+      context: true,
+      neighbours: 1,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ two messages before and after each hit",
+      tokenizer: porter,
+      terms: true,
+      name: true,
+      context: true,
+      neighbours: 2,
+      keepFunctionWords: true,
+    },
+    {
+      choice: "+ the question's function words left out (shipped)",
+      tokenizer: porter,
+      terms: true,
+      name: true,
+      context: true,
+      neighbours: 2,
+      keepFunctionWords: false,
+    },
   ];
   const rows: AblationRow[] = [];
   for (const variant of variants) {
@@ -127,9 +240,16 @@ export function ablation(dialogue: Dialogue, scorer: DialogueScorer): AblationRo
     const insert = db.prepare("INSERT INTO turns (rowid, text, name, context) VALUES (?, ?, ?, ?)");
     dialogue.turns.forEach((turn, index) => {
       const previous = variant.context && index > 0 ? indexTerms(dialogue.turns[index - 1]!.text) : "";
-      insert.run(index + 1, variant.terms ? indexTerms(turn.text) : turn.text, variant.name ? indexTerms(recallLabel({ name: turn.speaker, date: turn.date })) : "", previous);
+      insert.run(
+        index + 1,
+        variant.terms ? indexTerms(turn.text) : turn.text,
+        variant.name ? indexTerms(recallLabel({ name: turn.speaker, date: turn.date })) : "",
+        previous,
+      );
     });
-    const search = db.prepare(`SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns, 1.0, 0.5, 0.3) LIMIT ${RECALL_AT}`);
+    const search = db.prepare(
+      `SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns, 1.0, 0.5, 0.3) LIMIT ${RECALL_AT}`,
+    );
     let found = 0;
     for (const question of questions) {
       const columns = ["text", ...(variant.name ? ["name"] : []), ...(variant.context ? ["context"] : [])].join(" ");
@@ -185,7 +305,10 @@ export async function postgresAblation(dialogues: readonly Dialogue[], url: stri
           ...(ordinal > 0 ? { context: dialogue.turns[ordinal - 1]!.text.slice(0, CONTEXT_CHARS) } : {}),
         }));
         await recall.replaceThread(threadId, entries);
-        const near = (ordinals: number[]) => new Set(ordinals.flatMap((ordinal) => [-2, -1, 0, 1, 2].map((offset) => dialogue.turns[ordinal + offset]?.id)));
+        const near = (ordinals: number[]) =>
+          new Set(
+            ordinals.flatMap((ordinal) => [-2, -1, 0, 1, 2].map((offset) => dialogue.turns[ordinal + offset]?.id)),
+          );
         for (const question of scoredQuestions(dialogue, scorer)) {
           const terms = queryTerms(question.question);
           const every = await pool.query(
@@ -194,8 +317,14 @@ export async function postgresAblation(dialogues: readonly Dialogue[], url: stri
             [threadId, tsqueryText(terms), language],
           );
           const everyIds = near(every.rows.map((row) => Number(row.ordinal)));
-          tally(`Postgres "${language}", ts_rank_cd, every word of the question (±2 messages)`, question.evidence.some((id) => everyIds.has(id)));
-          const counts = await pool.query(`SELECT term, documents FROM "${schema}".compaction_recall_terms WHERE thread_id = $1 AND term = ANY($2::text[])`, [threadId, terms]);
+          tally(
+            `Postgres "${language}", ts_rank_cd, every word of the question (±2 messages)`,
+            question.evidence.some((id) => everyIds.has(id)),
+          );
+          const counts = await pool.query(
+            `SELECT term, documents FROM "${schema}".compaction_recall_terms WHERE thread_id = $1 AND term = ANY($2::text[])`,
+            [threadId, terms],
+          );
           const documentsOf = new Map(counts.rows.map((row) => [String(row.term), Number(row.documents)]));
           const rare = await pool.query(
             `SELECT ordinal FROM "${schema}".compaction_recall WHERE thread_id = $1 AND document @@ to_tsquery($3::regconfig, $2)
@@ -203,11 +332,22 @@ export async function postgresAblation(dialogues: readonly Dialogue[], url: stri
             [threadId, tsqueryText(rareTerms(terms, (term) => documentsOf.get(term) ?? 0, entries.length)), language],
           );
           const rareIds = near(rare.rows.map((row) => Number(row.ordinal)));
-          tally(`Postgres "${language}", ts_rank_cd, common words dropped (before, ±2 messages)`, question.evidence.some((id) => rareIds.has(id)));
+          tally(
+            `Postgres "${language}", ts_rank_cd, common words dropped (before, ±2 messages)`,
+            question.evidence.some((id) => rareIds.has(id)),
+          );
           const bm25 = near((await recall.search(threadId, terms, RECALL_AT)).map((hit) => hit.ordinal));
-          tally(`Postgres "${language}", BM25 from the thread's word counts (±2 messages)`, question.evidence.some((id) => bm25.has(id)));
-          const shipped = near((await recall.search(threadId, searchTerms(question.question), RECALL_AT)).map((hit) => hit.ordinal));
-          tally(`Postgres "${language}", BM25, the question's function words left out (shipped, ±2 messages)`, question.evidence.some((id) => shipped.has(id)));
+          tally(
+            `Postgres "${language}", BM25 from the thread's word counts (±2 messages)`,
+            question.evidence.some((id) => bm25.has(id)),
+          );
+          const shipped = near(
+            (await recall.search(threadId, searchTerms(question.question), RECALL_AT)).map((hit) => hit.ordinal),
+          );
+          tally(
+            `Postgres "${language}", BM25, the question's function words left out (shipped, ±2 messages)`,
+            question.evidence.some((id) => shipped.has(id)),
+          );
         }
       }
     }

@@ -76,7 +76,8 @@ export function contextLines(messages: readonly BaseMessage[], isSummary: (messa
   for (const message of messages) {
     const text = typeof message.content === "string" ? message.content : message.text;
     const summary = isSummary(message);
-    for (const line of summary ? summaryContentLines(text) : text.split("\n")) if (line.trim()) lines.push(lineText(line));
+    for (const line of summary ? summaryContentLines(text) : text.split("\n"))
+      if (line.trim()) lines.push(lineText(line));
   }
   return { lines, sets: lines.map((line) => new Set(wordsOf(line))) };
 }
@@ -113,7 +114,10 @@ export class DialogueScorer {
     const turnCount = new Map<string, number>();
     for (const words of turnWords) for (const word of words) turnCount.set(word, (turnCount.get(word) ?? 0) + 1);
     dialogue.turns.forEach((turn, index) => {
-      this.distinctive.set(turn.id, [...turnWords[index]!].filter((word) => turnCount.get(word)! <= DISTINCTIVE_MAX_TURNS));
+      this.distinctive.set(
+        turn.id,
+        [...turnWords[index]!].filter((word) => turnCount.get(word)! <= DISTINCTIVE_MAX_TURNS),
+      );
     });
     for (const [word, count] of turnCount) if (count >= COMMON_SHARE * dialogue.turns.length) this.common.add(word);
     this.names = new Set([...wordsOf(dialogue.speakerA), ...wordsOf(dialogue.speakerB)]);

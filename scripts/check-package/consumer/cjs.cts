@@ -7,16 +7,24 @@ import { SqliteStore } from "langgraph-compaction/sqlite";
 
 async function main(): Promise<void> {
   const graph = new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [new AIMessage(`reply ${state.messages.length}: ${"the budget stays at 18,500 EUR. ".repeat(20)}`)] }))
+    .addNode("agent", async (state) => ({
+      messages: [new AIMessage(`reply ${state.messages.length}: ${"the budget stays at 18,500 EUR. ".repeat(20)}`)],
+    }))
     .addEdge("__start__", "agent")
     .compile({ checkpointer: new MemorySaver() });
   let compactions = 0;
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: 600, model: "gpt-4o", onCompaction: () => void compactions++ });
+  const supervisor = new CompactingSupervisor(graph, {
+    tokenLimit: 600,
+    model: "gpt-4o",
+    onCompaction: () => void compactions++,
+  });
   const config = { configurable: { thread_id: "cjs-consumer" } };
-  for (let turn = 0; turn < 6; turn++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}`)] }, config);
+  for (let turn = 0; turn < 6; turn++)
+    await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}`)] }, config);
   await supervisor.flush();
   if (compactions === 0) throw new Error("check failed: the wrapper compacted");
-  if (new TokenCounter({ model: "gpt-4o" }).countText("hello world") !== 2) throw new Error("check failed: token count");
+  if (new TokenCounter({ model: "gpt-4o" }).countText("hello world") !== 2)
+    throw new Error("check failed: token count");
   try {
     new CompactingSupervisor(graph, { tokenLimit: -5 });
     throw new Error("check failed: a bad option throws");

@@ -4,7 +4,9 @@ import { MemorySaver, MessagesAnnotation, StateGraph } from "@langchain/langgrap
 /** A one-node graph whose replies are long enough to need compaction after a few turns. */
 export function buildGraph() {
   return new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [new AIMessage(`reply ${state.messages.length}: ${"the budget stays at 18,500 EUR. ".repeat(20)}`)] }))
+    .addNode("agent", async (state) => ({
+      messages: [new AIMessage(`reply ${state.messages.length}: ${"the budget stays at 18,500 EUR. ".repeat(20)}`)],
+    }))
     .addEdge("__start__", "agent")
     .compile({ checkpointer: new MemorySaver() });
 }

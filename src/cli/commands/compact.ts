@@ -39,8 +39,16 @@ function describePlan(plan: CompactionPlan, estimate: number) {
   return {
     executable: plan.executable,
     reason: plan.reason,
-    summarize: { messages: plan.summarize.length, firstId: plan.summarize[0]?.id ?? null, lastId: plan.summarize.at(-1)?.id ?? null },
-    keep: { messages: plan.keep.length, firstId: plan.keep[0]?.id ?? null, ids: plan.keep.map((message) => message.id ?? null) },
+    summarize: {
+      messages: plan.summarize.length,
+      firstId: plan.summarize[0]?.id ?? null,
+      lastId: plan.summarize.at(-1)?.id ?? null,
+    },
+    keep: {
+      messages: plan.keep.length,
+      firstId: plan.keep[0]?.id ?? null,
+      ids: plan.keep.map((message) => message.id ?? null),
+    },
     system: plan.system.length,
     foldsPreviousSummary: plan.previousSummary !== undefined,
     tokens: { ...plan.tokens, afterEstimate: estimate },
@@ -48,7 +56,13 @@ function describePlan(plan: CompactionPlan, estimate: number) {
 }
 
 export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
-  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
+  const manager = new HistoryManager({
+    checkpointer: context.store.saver,
+    policy: context.policy,
+    summarizer: context.summarizer,
+    counter: context.counter,
+    env: context.env,
+  });
   if (context.options.all) return compactAll(context, manager);
   const head = await requireThread(context, threadId);
   const config = { configurable: { thread_id: threadId } };
@@ -76,25 +90,48 @@ export async function compactCommand(context: CliContext, threadId: string | und
   const estimate = exact ?? Math.ceil(("plan" in fitted ? fitted.estimate : asked.tokens.afterEstimate) * tokenRatio);
   const ratio = context.policy.cut.by === "ratio" ? context.policy.cut.ratio : undefined;
   // A --ratio whose cut would not end under the limit's ceiling: the limit wins, and the script says so.
-  const overridden = ratio !== undefined && "plan" in fitted && asked.executable && plan.keep.length !== asked.keep.length;
+  const overridden =
+    ratio !== undefined && "plan" in fitted && asked.executable && plan.keep.length !== asked.keep.length;
   const underLimit = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
-  const out: Record<string, unknown> = { threadId, checkpointId: head.tuple.checkpoint.id, tokens, plan: { ...describePlan(plan, estimate), estimateIsExact: exact !== undefined }, dryRun };
+  const out: Record<string, unknown> = {
+    threadId,
+    checkpointId: head.tuple.checkpoint.id,
+    tokens,
+    plan: { ...describePlan(plan, estimate), estimateIsExact: exact !== undefined },
+    dryRun,
+  };
   if (overridden) out.ratioOverridden = { ratio, keep: asked.keep.length, afterEstimate: asked.tokens.afterEstimate };
   if (!context.json) {
-    printer.line(`${paint(printer, 1, `thread ${threadId}`)}: ${head.messages.length} messages, ${number(tokens)} tokens (head ${head.tuple.checkpoint.id})`);
+    printer.line(
+      `${paint(printer, 1, `thread ${threadId}`)}: ${head.messages.length} messages, ${number(tokens)} tokens (head ${head.tuple.checkpoint.id})`,
+    );
     // The first line says why nothing will be written when nothing will: a thread under the limit is left as it is.
-    printer.line(`plan: ${!over ? `nothing to compact: ${underLimit}` : "skipped" in fitted ? fitted.skipped : plan.reason}`);
+    printer.line(
+      `plan: ${!over ? `nothing to compact: ${underLimit}` : "skipped" in fitted ? fitted.skipped : plan.reason}`,
+    );
     if (overridden) {
-      printer.line(`  note      --ratio ${ratio} would keep ${asked.keep.length} messages and end at ~${number(asked.tokens.afterEstimate)} tokens, above the ceiling of ${number(context.policy.ceiling ?? limit)}: the limit wins`);
+      printer.line(
+        `  note      --ratio ${ratio} would keep ${asked.keep.length} messages and end at ~${number(asked.tokens.afterEstimate)} tokens, above the ceiling of ${number(context.policy.ceiling ?? limit)}: the limit wins`,
+      );
     }
     if (over && "plan" in fitted) {
-      printer.line(`  summarize ${plan.summarize.length} messages (${plan.summarize[0]?.id} … ${plan.summarize.at(-1)?.id}), ${number(plan.tokens.summarized)} tokens${plan.previousSummary ? ", folding in the previous summary" : ""}`);
-      printer.line(`  keep      ${plan.keep.length} messages verbatim, ${number(plan.tokens.kept)} tokens; ${plan.system.length} system message(s) untouched`);
-      printer.line(`  tokens    ${number(tokens)} → ${exact === undefined ? "at most " : ""}${number(estimate)}  ${bar(estimate, tokens)}`);
+      printer.line(
+        `  summarize ${plan.summarize.length} messages (${plan.summarize[0]?.id} … ${plan.summarize.at(-1)?.id}), ${number(plan.tokens.summarized)} tokens${plan.previousSummary ? ", folding in the previous summary" : ""}`,
+      );
+      printer.line(
+        `  keep      ${plan.keep.length} messages verbatim, ${number(plan.tokens.kept)} tokens; ${plan.system.length} system message(s) untouched`,
+      );
+      printer.line(
+        `  tokens    ${number(tokens)} → ${exact === undefined ? "at most " : ""}${number(estimate)}  ${bar(estimate, tokens)}`,
+      );
     }
   }
   if (head.busyReason) {
-    throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: `thread ${threadId} is not idle: ${head.busyReason}; nothing written` });
+    throw new CompactionError({
+      code: "THREAD_BUSY",
+      value: threadId,
+      message: `thread ${threadId} is not idle: ${head.busyReason}; nothing written`,
+    });
   }
   if (!over) {
     out.status = "skipped";
@@ -112,21 +149,32 @@ export async function compactCommand(context: CliContext, threadId: string | und
     const report = await manager.compactThread(config, {}, { prepared });
     out.status = report.status;
     out.report = report;
-    if (report.status === "conflict") throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
-    if (report.status === "skipped" && (report.code === "BUSY" || report.code === "INTERRUPTED")) throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
+    if (report.status === "conflict")
+      throw new CompactionError({ code: "WRITE_CONFLICT", value: threadId, message: report.reason });
+    if (report.status === "skipped" && (report.code === "BUSY" || report.code === "INTERRUPTED"))
+      throw new CompactionError({ code: "THREAD_BUSY", value: threadId, message: report.reason });
     if (report.status === "skipped") {
       out.reason = report.reason;
       out.code = report.code;
     }
-    if (report.status === "compacted") await requireStillInLine(context, threadId!, report.newCheckpointId, "compaction");
+    if (report.status === "compacted")
+      await requireStillInLine(context, threadId!, report.newCheckpointId, "compaction");
   }
   if (context.json) {
     printer.line(JSON.stringify(out, null, 2));
   } else if (out.status === "compacted") {
     const report = out.report as CompactedReport;
-    printer.line(paint(printer, 32, `compacted: ${number(report.tokensBefore)} → ${number(report.tokensAfter)} tokens, ${report.messagesBefore} → ${report.messagesAfter} messages`));
+    printer.line(
+      paint(
+        printer,
+        32,
+        `compacted: ${number(report.tokensBefore)} → ${number(report.tokensAfter)} tokens, ${report.messagesBefore} → ${report.messagesAfter} messages`,
+      ),
+    );
     printer.line(`new checkpoint      ${report.newCheckpointId}`);
-    printer.line(`previous checkpoint ${report.previousCheckpointId} (undo with: ${context.invokedAs} restore ${threadId} --checkpoint ${report.previousCheckpointId} ${context.storeArgs})`);
+    printer.line(
+      `previous checkpoint ${report.previousCheckpointId} (undo with: ${context.invokedAs} restore ${threadId} --checkpoint ${report.previousCheckpointId} ${context.storeArgs})`,
+    );
   } else {
     printer.line(out.status === "dry-run" ? "dry run: nothing written" : `nothing written: ${String(out.reason)}`);
   }
@@ -149,36 +197,60 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
   const tty = process.stderr.isTTY && !context.json;
   for (const [index, candidate] of candidates.entries()) {
     if (stopped > 0) break;
-    if (tty) process.stderr.write(`\r${bar(index, candidates.length, 30)} ${index}/${candidates.length} ${candidate.threadId.slice(0, 30).padEnd(30)}`);
+    if (tty)
+      process.stderr.write(
+        `\r${bar(index, candidates.length, 30)} ${index}/${candidates.length} ${candidate.threadId.slice(0, 30).padEnd(30)}`,
+      );
     try {
       if (context.options["dry-run"]) {
         results.push({ threadId: candidate.threadId, status: "dry-run", reason: `${number(candidate.tokens)} tokens` });
       } else {
         const report = await manager.compactThread({ configurable: { thread_id: candidate.threadId } });
         const written = report.status === "compacted" ? report : undefined;
-        results.push({ threadId: candidate.threadId, status: report.status, reason: report.reason, tokensBefore: report.tokensBefore, tokensAfter: written?.tokensAfter, newCheckpointId: written?.newCheckpointId ?? null, previousCheckpointId: report.previousCheckpointId });
+        results.push({
+          threadId: candidate.threadId,
+          status: report.status,
+          reason: report.reason,
+          tokensBefore: report.tokensBefore,
+          tokensAfter: written?.tokensAfter,
+          newCheckpointId: written?.newCheckpointId ?? null,
+          previousCheckpointId: report.previousCheckpointId,
+        });
       }
     } catch (raw) {
       const error = asStoreError(raw, candidate.threadId);
       failures.push(error);
-      results.push({ threadId: candidate.threadId, status: "failed", reason: error instanceof Error ? error.message : String(error) });
+      results.push({
+        threadId: candidate.threadId,
+        status: "failed",
+        reason: error instanceof Error ? error.message : String(error),
+      });
       // The store itself failed: every later thread would fail the same way (and nothing more is written).
       if (isStoreFailure(error)) stopped = candidates.length - index - 1;
     }
     if (!tty && !context.json) {
       const last = results.at(-1)!;
-      context.printer.line(`[${index + 1}/${candidates.length}] ${candidate.threadId}: ${String(last.status)} ${last.tokensAfter !== undefined ? `${number(last.tokensBefore as number)} → ${number(last.tokensAfter as number)} tokens` : String(last.reason ?? "")}`);
+      context.printer.line(
+        `[${index + 1}/${candidates.length}] ${candidate.threadId}: ${String(last.status)} ${last.tokensAfter !== undefined ? `${number(last.tokensBefore as number)} → ${number(last.tokensAfter as number)} tokens` : String(last.reason ?? "")}`,
+      );
     }
   }
   if (tty) process.stderr.write(`\r${bar(1, 1, 30)} ${candidates.length}/${candidates.length}${" ".repeat(32)}\n`);
-  if (context.json) context.printer.line(JSON.stringify({ over, threads: results, ...(stopped > 0 ? { notAttempted: stopped } : {}) }, null, 2));
-  else context.printer.line(`${results.filter((result) => result.status === "compacted").length} of ${candidates.length} thread(s) above ${number(over)} tokens compacted`);
+  if (context.json)
+    context.printer.line(
+      JSON.stringify({ over, threads: results, ...(stopped > 0 ? { notAttempted: stopped } : {}) }, null, 2),
+    );
+  else
+    context.printer.line(
+      `${results.filter((result) => result.status === "compacted").length} of ${candidates.length} thread(s) above ${number(over)} tokens compacted`,
+    );
   if (failures.length === 0) return EXIT.ok;
   // The failures' own exit code (the first one's), and one line saying what failed.
   const first = failures[0];
   const reason = first instanceof Error ? first.message.split("\n")[0] : String(first);
   const rest = stopped > 0 ? `; the store failed, so ${stopped} more thread(s) were not attempted` : "";
-  process.stderr.write(`compact-thread: ${failures.length} of ${candidates.length} thread(s) failed${rest}. First: ${reason}\n`);
+  process.stderr.write(
+    `compact-thread: ${failures.length} of ${candidates.length} thread(s) failed${rest}. First: ${reason}\n`,
+  );
   return exitCodeOf(first);
 }
-

@@ -44,16 +44,25 @@ export async function historyCommand(context: CliContext, threadId: string | und
     context.printer.line(line);
   }
   const compactions = checkpoints.filter((checkpoint) => checkpoint.compaction).length;
-  const lines = superseded.length === 0 ? "" : `; ${superseded.length} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see docs/limitations.md)`;
+  const lines =
+    superseded.length === 0
+      ? ""
+      : `; ${superseded.length} write(s) of this library superseded by a turn that had read the thread before them (nothing lost; see docs/limitations.md)`;
   const hidden = checkpoints.length - shown.length;
-  context.printer.line(`${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}${hidden > 0 ? `; ${hidden} step(s) inside turns not shown (--every-checkpoint)` : ""}`);
+  context.printer.line(
+    `${checkpoints.length} checkpoints, ${compactions} compaction(s)${lines}${hidden > 0 ? `; ${hidden} step(s) inside turns not shown (--every-checkpoint)` : ""}`,
+  );
 }
 
 async function transcriptCommand(context: CliContext, threadId: string): Promise<void> {
   const lines: TranscriptMessage[] = [];
   let after: number | undefined;
   for (;;) {
-    const page = await readTranscript(context.store.saver, { configurable: { thread_id: threadId } }, { limit: MAX_TRANSCRIPT_PAGE, ...(after === undefined ? {} : { after }) });
+    const page = await readTranscript(
+      context.store.saver,
+      { configurable: { thread_id: threadId } },
+      { limit: MAX_TRANSCRIPT_PAGE, ...(after === undefined ? {} : { after }) },
+    );
     lines.push(...page.messages);
     if (page.next === undefined) break;
     after = page.next;
@@ -68,14 +77,17 @@ async function transcriptCommand(context: CliContext, threadId: string): Promise
       type: message.getType(),
       name: message.name ?? null,
       content: message.content,
-      ...((message as { tool_calls?: unknown[] }).tool_calls?.length ? { toolCalls: (message as { tool_calls?: unknown[] }).tool_calls } : {}),
+      ...((message as { tool_calls?: unknown[] }).tool_calls?.length
+        ? { toolCalls: (message as { tool_calls?: unknown[] }).tool_calls }
+        : {}),
     }));
     return context.printer.line(JSON.stringify({ threadId, messages }, null, 2));
   }
   for (const line of table(
     lines.map(({ position, message, source, edited }) => ({
       "#": position,
-      where: source === "transcript" ? "compacted" : source === "summary" ? "summary" : edited ? "head (edited)" : "head",
+      where:
+        source === "transcript" ? "compacted" : source === "summary" ? "summary" : edited ? "head (edited)" : "head",
       who: isSummaryMessage(message) ? "summary" : speaker(message),
       text: preview(contentText(message), 90),
     })),

@@ -22,7 +22,13 @@ Examples:
 export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   const head = await requireThread(context, threadId);
   const each = context.counter.countEach(head.messages);
-  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
+  const manager = new HistoryManager({
+    checkpointer: context.store.saver,
+    policy: context.policy,
+    summarizer: context.summarizer,
+    counter: context.counter,
+    env: context.env,
+  });
   const measured = await manager.calibration.count(head.messages);
   const total = measured.tokens;
   const counted = measured.calibrated ? "provider" : "tokenizer";
@@ -32,7 +38,11 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   // "compactable" answers what `compact` would do: a thread at or under the limit is left alone.
   const under = total <= context.limit;
   const compactable = head.busyReason === undefined && !under && plan.executable;
-  const reason = head.busyReason ?? (under ? `${number(total)} tokens, not over the limit of ${number(context.limit)}: compact writes nothing` : plan.reason);
+  const reason =
+    head.busyReason ??
+    (under
+      ? `${number(total)} tokens, not over the limit of ${number(context.limit)}: compact writes nothing`
+      : plan.reason);
   const result = {
     threadId,
     checkpointId: head.tuple.checkpoint.id,
@@ -68,10 +78,14 @@ export async function inspectCommand(context: CliContext, threadId: string | und
     printer.line(line);
   }
   printer.line();
-  printer.line(`total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${total > context.limit ? paint(printer, 31, "  (over the limit)") : ""}`);
+  printer.line(
+    `total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${total > context.limit ? paint(printer, 31, "  (over the limit)") : ""}`,
+  );
   if (summary) {
     const provenance = getSummaryProvenance(summary)!;
-    printer.line(`summary: covers ${number(provenance.coveredMessages)} messages (${number(provenance.coveredTokens)} tokens), replaced checkpoint ${provenance.replacedCheckpointId}`);
+    printer.line(
+      `summary: covers ${number(provenance.coveredMessages)} messages (${number(provenance.coveredTokens)} tokens), replaced checkpoint ${provenance.replacedCheckpointId}`,
+    );
   } else {
     printer.line("summary: none yet");
   }

@@ -18,7 +18,8 @@ Examples:
 
 export async function listCommand(context: CliContext): Promise<void> {
   const sort = context.options.sort ?? "tokens";
-  if (!["tokens", "name", "updated"].includes(sort)) throw invalidArgument("--sort", sort, '"tokens", "name" or "updated"');
+  if (!["tokens", "name", "updated"].includes(sort))
+    throw invalidArgument("--sort", sort, '"tokens", "name" or "updated"');
   const threads = [];
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);
@@ -37,7 +38,11 @@ export async function listCommand(context: CliContext): Promise<void> {
     });
   }
   threads.sort((a, b) =>
-    sort === "tokens" ? b.tokens - a.tokens : sort === "updated" ? b.lastUpdate.localeCompare(a.lastUpdate) : a.threadId.localeCompare(b.threadId),
+    sort === "tokens"
+      ? b.tokens - a.tokens
+      : sort === "updated"
+        ? b.lastUpdate.localeCompare(a.lastUpdate)
+        : a.threadId.localeCompare(b.threadId),
   );
   if (context.json) return context.printer.line(JSON.stringify({ threads, limit: context.limit }, null, 2));
   if (threads.length === 0) return context.printer.line("No threads in this store.");

@@ -25,8 +25,20 @@ Examples:
   npx compact-thread prune --all --postgres "$POSTGRES_URL" --keep 5`;
 
 export async function pruneCommand(context: CliContext, threadId: string | undefined): Promise<void> {
-  if (threadId && context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--all", value: threadId, message: "prune takes a thread or --all, not both" });
-  if (!threadId && !context.options.all) throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "prune needs a thread id or --all" });
+  if (threadId && context.options.all)
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "--all",
+      value: threadId,
+      message: "prune takes a thread or --all, not both",
+    });
+  if (!threadId && !context.options.all)
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "thread",
+      value: undefined,
+      message: "prune needs a thread id or --all",
+    });
   const keep = keepFlag(context.options.keep) ?? DEFAULT_KEEP_CHECKPOINTS;
   const dryRun = Boolean(context.options["dry-run"]);
   const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
@@ -35,8 +47,12 @@ export async function pruneCommand(context: CliContext, threadId: string | undef
   const vacuum = Boolean(context.options.vacuum) && !dryRun;
   const before = await context.store.threads.storeFile(false);
   const file = vacuum ? await context.store.threads.storeFile(true) : before;
-  const fileFigures = file && before ? { file: { bytesBefore: before.bytes, bytes: file.bytes, freeBytes: file.freeBytes, vacuumed: vacuum } } : {};
-  if (context.json) return context.printer.line(JSON.stringify({ keep, dryRun, threads: reports, ...fileFigures }, null, 2));
+  const fileFigures =
+    file && before
+      ? { file: { bytesBefore: before.bytes, bytes: file.bytes, freeBytes: file.freeBytes, vacuumed: vacuum } }
+      : {};
+  if (context.json)
+    return context.printer.line(JSON.stringify({ keep, dryRun, threads: reports, ...fileFigures }, null, 2));
   for (const line of table(
     reports.map((report) => ({
       thread: report.threadId,
@@ -50,10 +66,14 @@ export async function pruneCommand(context: CliContext, threadId: string | undef
     context.printer.line(line);
   }
   const removed = reports.reduce((sum, report) => sum + report.removed, 0);
-  context.printer.line(`${reports.length} thread(s): ${number(removed)} checkpoint(s) ${dryRun ? "would be deleted (dry run: nothing changed)" : "deleted"}, the newest ${keep} of each kept`);
+  context.printer.line(
+    `${reports.length} thread(s): ${number(removed)} checkpoint(s) ${dryRun ? "would be deleted (dry run: nothing changed)" : "deleted"}, the newest ${keep} of each kept`,
+  );
   if (dryRun || !file || !before) return;
   if (vacuum) context.printer.line(`file: ${number(before.bytes)} → ${number(file.bytes)} bytes (vacuumed)`);
   else if (file.freeBytes > 0) {
-    context.printer.line(`file: ${number(file.bytes)} bytes, ${number(file.freeBytes)} of them free pages SQLite reuses for later writes; --vacuum gives them back to the disk`);
+    context.printer.line(
+      `file: ${number(file.bytes)} bytes, ${number(file.freeBytes)} of them free pages SQLite reuses for later writes; --vacuum gives them back to the disk`,
+    );
   }
 }

@@ -15,18 +15,37 @@ Examples:
 
 export async function reindexCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   if (threadId && context.options.all) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--all", value: threadId, message: "reindex takes a thread or --all, not both" });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "--all",
+      value: threadId,
+      message: "reindex takes a thread or --all, not both",
+    });
   }
   if (!threadId && !context.options.all) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "thread", value: undefined, message: "reindex needs a thread id or --all" });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "thread",
+      value: undefined,
+      message: "reindex needs a thread id or --all",
+    });
   }
   const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
   const options = context.options.language ? { language: context.options.language } : {};
   const reports = [];
-  for (const id of threads) reports.push(await reindexThread(context.store.saver, { configurable: { thread_id: id } }, options));
+  for (const id of threads)
+    reports.push(await reindexThread(context.store.saver, { configurable: { thread_id: id } }, options));
   if (context.json) return context.printer.line(JSON.stringify({ threads: reports }, null, 2));
-  for (const line of table(reports.map((report) => ({ thread: report.threadId, indexed: number(report.indexed), "checkpoints read": number(report.checkpoints) })))) {
+  for (const line of table(
+    reports.map((report) => ({
+      thread: report.threadId,
+      indexed: number(report.indexed),
+      "checkpoints read": number(report.checkpoints),
+    })),
+  )) {
     context.printer.line(line);
   }
-  context.printer.line(`${reports.length} thread(s) reindexed, ${number(reports.reduce((sum, report) => sum + report.indexed, 0))} message(s) in the index`);
+  context.printer.line(
+    `${reports.length} thread(s) reindexed, ${number(reports.reduce((sum, report) => sum + report.indexed, 0))} message(s) in the index`,
+  );
 }

@@ -25,33 +25,51 @@ Examples:
 export async function reportCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   await requireThread(context, threadId);
   const html = context.options.html;
-  if (html !== undefined && html.trim() === "") throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--html", value: html, message: "--html needs a file name" });
+  if (html !== undefined && html.trim() === "")
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "--html",
+      value: html,
+      message: "--html needs a file name",
+    });
   const report = await threadReport(context.store.threads, threadId!, context.counter, context.limit);
   if (html !== undefined) {
     const path = resolve(html);
     try {
       writeFileSync(path, reportHtml(report));
     } catch (error) {
-      throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--html", value: html, message: `cannot write ${path}: ${(error as Error).message}`, cause: error });
+      throw new CompactionError({
+        code: "INVALID_ARGUMENT",
+        parameter: "--html",
+        value: html,
+        message: `cannot write ${path}: ${(error as Error).message}`,
+        cause: error,
+      });
     }
   }
   if (context.json) return context.printer.line(JSON.stringify(report, null, 2));
   const head = report.points.at(-1);
   const { printer } = context;
-  printer.line(`thread ${threadId}: ${head?.turn ?? 0} turns, ${report.compactions.length} compaction(s); head ${number(head?.tokens)} tokens, limit ${number(report.limit)}`);
+  printer.line(
+    `thread ${threadId}: ${head?.turn ?? 0} turns, ${report.compactions.length} compaction(s); head ${number(head?.tokens)} tokens, limit ${number(report.limit)}`,
+  );
   for (const [index, compaction] of report.compactions.entries()) {
     printer.line(
       `  compaction ${index + 1} after turn ${compaction.turn}: ${number(compaction.tokensBefore)} → ${number(compaction.tokensAfter)} tokens, ${compaction.removed.length} messages out, ${number(compaction.rewrittenTokens)} tokens of prompt cache rewritten${compaction.superseded ? " (superseded)" : ""}`,
     );
   }
   if (report.cacheShare !== undefined) {
-    printer.line(`prompt cache: ${(report.cacheShare * 100).toFixed(1)}% of the turns' tokens were a prefix of the turn before (what a provider's cache serves; each turn's \`cached\` in --json)`);
+    printer.line(
+      `prompt cache: ${(report.cacheShare * 100).toFixed(1)}% of the turns' tokens were a prefix of the turn before (what a provider's cache serves; each turn's \`cached\` in --json)`,
+    );
   }
   const summaries = report.transcript.filter((line) => line.where === "summary").length;
   printer.line(
     `transcript: ${number(report.transcript.length - summaries)} messages (${number(report.storage.indexEntries)} compacted, in the recall index)${andSummaries(summaries)}`,
   );
   const { storage } = report;
-  printer.line(`storage: ${checkpointsInWords(storage, number)}${"checkpointBytes" in storage ? `, ${number(storage.checkpointBytes)} bytes of checkpoints, ${number(storage.writeBytes)} of pending writes` : ""}`);
+  printer.line(
+    `storage: ${checkpointsInWords(storage, number)}${"checkpointBytes" in storage ? `, ${number(storage.checkpointBytes)} bytes of checkpoints, ${number(storage.writeBytes)} of pending writes` : ""}`,
+  );
   if (html !== undefined) printer.line(`page written: ${resolve(html)}`);
 }

@@ -17,22 +17,50 @@ export async function restoreCommand(context: CliContext, threadId: string | und
   const head = await requireThread(context, threadId);
   const checkpointId = context.options.checkpoint;
   if (!checkpointId) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "--checkpoint", value: checkpointId, message: "restore needs --checkpoint <id> (see the history command)" });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "--checkpoint",
+      value: checkpointId,
+      message: "restore needs --checkpoint <id> (see the history command)",
+    });
   }
   const target = await context.store.threads.readCheckpoint(threadId!, checkpointId);
   if (!target) {
-    throw new CompactionError({ code: "CHECKPOINT_NOT_FOUND", value: checkpointId, message: `thread ${threadId} has no checkpoint ${checkpointId}: another thread's, or pruned (history lists the checkpoints kept; history --transcript shows every message). Nothing was written.` });
+    throw new CompactionError({
+      code: "CHECKPOINT_NOT_FOUND",
+      value: checkpointId,
+      message: `thread ${threadId} has no checkpoint ${checkpointId}: another thread's, or pruned (history lists the checkpoints kept; history --transcript shows every message). Nothing was written.`,
+    });
   }
   const { messages } = target;
-  const manager = new HistoryManager({ checkpointer: context.store.saver, policy: context.policy, summarizer: context.summarizer, counter: context.counter, env: context.env });
+  const manager = new HistoryManager({
+    checkpointer: context.store.saver,
+    policy: context.policy,
+    summarizer: context.summarizer,
+    counter: context.counter,
+    env: context.env,
+  });
   const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
     expectedCheckpointId: head.tuple.checkpoint.id,
     metadata: { restore: { fromCheckpointId: checkpointId, replacedCheckpointId: head.tuple.checkpoint.id } },
   });
   await requireStillInLine(context, threadId!, written.checkpointId, "restore");
-  const result = { threadId, restoredFrom: checkpointId, newCheckpointId: written.checkpointId, previousCheckpointId: written.previousCheckpointId, messages: messages.length, tokens: context.counter.countMessages(messages) };
+  const result = {
+    threadId,
+    restoredFrom: checkpointId,
+    newCheckpointId: written.checkpointId,
+    previousCheckpointId: written.previousCheckpointId,
+    messages: messages.length,
+    tokens: context.counter.countMessages(messages),
+  };
   if (context.json) return context.printer.line(JSON.stringify(result, null, 2));
-  context.printer.line(paint(context.printer, 32, `restored ${number(result.messages)} messages (${number(result.tokens)} tokens) from ${checkpointId}`));
+  context.printer.line(
+    paint(
+      context.printer,
+      32,
+      `restored ${number(result.messages)} messages (${number(result.tokens)} tokens) from ${checkpointId}`,
+    ),
+  );
   context.printer.line(`new checkpoint      ${result.newCheckpointId}`);
   context.printer.line(`previous checkpoint ${result.previousCheckpointId}`);
 }

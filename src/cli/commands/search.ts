@@ -27,10 +27,17 @@ Examples:
 export async function searchCommand(context: CliContext, threadId: string | undefined, words: string[]): Promise<void> {
   await requireThread(context, threadId);
   const query = words.join(" ");
-  if (query.trim() === "") throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "query", value: query, message: "search needs words to look for after the thread id" });
+  if (query.trim() === "")
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "query",
+      value: query,
+      message: "search needs words to look for after the thread id",
+    });
   const raw = context.options.hits;
   const limit = raw === undefined ? undefined : Number(raw.replace(/_/g, ""));
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)) throw invalidArgument("--hits", raw, `an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT))
+    throw invalidArgument("--hits", raw, `an integer from 1 to ${MAX_SEARCH_LIMIT}`);
   const filters = { speaker: context.options.speaker, from: context.options.from, to: context.options.to };
   // Checked here so that its errors name the flags (--from), not searchHistory's options (from).
   resolveRecallFilter(filters, { speaker: "--speaker", from: "--from", to: "--to" });

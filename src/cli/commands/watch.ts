@@ -53,7 +53,8 @@ export function watchSettings(options: ParsedOptions): WatchSettings {
 }
 
 function outcomeLine(outcome: ThreadOutcome): string {
-  if (outcome.status === "compacted") return `${outcome.threadId}: compacted ${number(outcome.tokensBefore!)} → ${number(outcome.tokensAfter!)} tokens`;
+  if (outcome.status === "compacted")
+    return `${outcome.threadId}: compacted ${number(outcome.tokensBefore!)} → ${number(outcome.tokensAfter!)} tokens`;
   return `${outcome.threadId}: ${outcome.status} (${outcome.reason ?? "no reason"})`;
 }
 
@@ -94,14 +95,20 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
         printer.line(outcomeLine(outcome));
       }
     },
-    onPass: (pass) => printer.line(json ? JSON.stringify({ type: "pass", ...pass, ms: Math.round(pass.ms) }) : passLine(pass)),
-    onError: (error) => process.stderr.write(`compact-thread: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; trying again after a pause\n`),
+    onPass: (pass) =>
+      printer.line(json ? JSON.stringify({ type: "pass", ...pass, ms: Math.round(pass.ms) }) : passLine(pass)),
+    onError: (error) =>
+      process.stderr.write(
+        `compact-thread: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; trying again after a pause\n`,
+      ),
   });
   if (settings.once) {
     // A store failure is thrown (one line, its exit code); a thread's failure sets the exit code once the pass is done.
     await worker.runOnce();
     if (firstFailure === undefined) return EXIT.ok;
-    process.stderr.write(`compact-thread: ${firstFailure instanceof Error ? firstFailure.message.split("\n")[0] : String(firstFailure)}\n`);
+    process.stderr.write(
+      `compact-thread: ${firstFailure instanceof Error ? firstFailure.message.split("\n")[0] : String(firstFailure)}\n`,
+    );
     return exitCodeOf(firstFailure);
   }
   // Until SIGINT or SIGTERM (heard from the script's first line; before this point they end the process: stop-signal.ts):
@@ -118,6 +125,10 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
     worker.start();
   });
   const stats = worker.stats();
-  printer.line(json ? JSON.stringify({ type: "stopped", ...stats }) : `stopped after ${stats.passes} pass(es): ${stats.compacted} compacted (${stats.superseded} of them superseded by a run), ${stats.errors} error(s)`);
+  printer.line(
+    json
+      ? JSON.stringify({ type: "stopped", ...stats })
+      : `stopped after ${stats.passes} pass(es): ${stats.compacted} compacted (${stats.superseded} of them superseded by a run), ${stats.errors} error(s)`,
+  );
   return EXIT.ok;
 }

@@ -23,15 +23,20 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
   // The tools' count, kept while the call binds the same tool objects (counting them encodes every schema).
   let counted: { tools: readonly unknown[]; tokens: number } | undefined;
   const toolTokens = (tools: readonly unknown[]): number => {
-    if (counted && counted.tools.length === tools.length && counted.tools.every((tool, index) => tool === tools[index])) return counted.tokens;
-    counted = { tools: [...tools], tokens: tools.length === 0 ? 0 : counter.countTools(tools as readonly ToolDefinitionLike[]) };
+    if (counted && counted.tools.length === tools.length && counted.tools.every((tool, index) => tool === tools[index]))
+      return counted.tokens;
+    counted = {
+      tools: [...tools],
+      tokens: tools.length === 0 ? 0 : counter.countTools(tools as readonly ToolDefinitionLike[]),
+    };
     return counted.tokens;
   };
 
   const middleware = createMiddleware({
     name: "CompactionMiddleware",
     wrapModelCall: async (request, handler) => {
-      const overhead = (request.systemMessage ? counter.countMessages([request.systemMessage]) : 0) + toolTokens(request.tools ?? []);
+      const overhead =
+        (request.systemMessage ? counter.countMessages([request.systemMessage]) : 0) + toolTokens(request.tools ?? []);
       const messages = request.messages as BaseMessage[];
       const compacted = await compactor.before(messages, overhead, request.runtime, { start: false });
       const reply = await handler(compacted ? { ...request, messages: compacted } : request);

@@ -46,15 +46,19 @@ export interface CompactionNode {
 
 export function compactionNode(options: CompactionNodeOptions): CompactionNode {
   const { prompt, tools, ...rest } = options;
-  if (prompt !== undefined && typeof prompt !== "string" && typeof (prompt as BaseMessage)?.getType !== "function") throw invalidArgument("prompt", prompt, "a string or a message");
+  if (prompt !== undefined && typeof prompt !== "string" && typeof (prompt as BaseMessage)?.getType !== "function")
+    throw invalidArgument("prompt", prompt, "a string or a message");
   if (tools !== undefined && !Array.isArray(tools)) throw invalidArgument("tools", tools, "an array of tools");
   const compactor = new InGraphCompactor(rest);
   const { counter } = compactor.manager;
   const overhead =
-    (prompt === undefined ? 0 : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
+    (prompt === undefined
+      ? 0
+      : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
   const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
-    if (!Array.isArray(state?.messages)) throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
+    if (!Array.isArray(state?.messages))
+      throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
     compactor.checkSubgraph(state.messages, config);
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
     // The new list as LangGraph's `Overwrite`, which replaces the channel's value (no reducer) and which the

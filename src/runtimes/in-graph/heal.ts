@@ -34,7 +34,8 @@ export class CoveredCopiesHealer {
    * `messages` did not come through `CompactionAgentState`'s reducer.
    */
   checkSubgraph(messages: readonly BaseMessage[], namespace: unknown, threadKey: string): void {
-    if (typeof namespace === "string" && namespace.includes("|") && !reducedByCompactionState(messages)) this.tell(threadKey, SUBGRAPH_WITHOUT_SCHEMA(namespace));
+    if (typeof namespace === "string" && namespace.includes("|") && !reducedByCompactionState(messages))
+      this.tell(threadKey, SUBGRAPH_WITHOUT_SCHEMA(namespace));
   }
 
   /** `messages` without the copies after their summary, or undefined when there are none. */

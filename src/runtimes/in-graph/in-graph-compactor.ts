@@ -26,7 +26,17 @@ import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { createCircuitBreaker, type CircuitBreaker } from "../../engine/circuit-breaker.js";
-import { backOff, ended, landed, newSchedule, starting, waited, type ScheduleRules, type ScheduleState, type ThreadSchedule } from "../../engine/scheduler.js";
+import {
+  backOff,
+  ended,
+  landed,
+  newSchedule,
+  starting,
+  waited,
+  type ScheduleRules,
+  type ScheduleState,
+  type ThreadSchedule,
+} from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
@@ -38,7 +48,12 @@ import type { MeasuredContext } from "../../engine/calibration.js";
 import { recallChanges } from "../../store/recall-index/entries.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
-import { NOT_IN_GRAPH, type CompactionStreamEvent, type InGraphCompactionEvent, type InGraphOptions } from "./in-graph-options.js";
+import {
+  NOT_IN_GRAPH,
+  type CompactionStreamEvent,
+  type InGraphCompactionEvent,
+  type InGraphOptions,
+} from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
@@ -71,21 +86,48 @@ export class InGraphCompactor {
   private readonly healer: CoveredCopiesHealer;
 
   constructor(private readonly options: InGraphOptions) {
-    const { checkpointer, store: _store, background: _background, archive, circuitBreaker, onArchive: _onArchive, onSummaryReady: _onReady, onCompaction: _onCompaction, onCompactionError: _onError, onCompactionNotice, ...managerOptions } = options;
-    if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
+    const {
+      checkpointer,
+      store: _store,
+      background: _background,
+      archive,
+      circuitBreaker,
+      onArchive: _onArchive,
+      onSummaryReady: _onReady,
+      onCompaction: _onCompaction,
+      onCompactionError: _onError,
+      onCompactionNotice,
+      ...managerOptions
+    } = options;
+    if (options.background !== undefined && typeof options.background !== "boolean")
+      throw invalidArgument("background", options.background, "true or false");
     validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive", "onCompactionNotice"]);
     refuseNotTaken("the middleware and the node", options, NOT_IN_GRAPH);
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
-    this.manager = new HistoryManager({ ...managerOptions, checkpointer: checkpointer ?? new MemorySaver(), ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}) });
+    this.manager = new HistoryManager({
+      ...managerOptions,
+      checkpointer: checkpointer ?? new MemorySaver(),
+      ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}),
+    });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
-    if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, "a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)");
+    if (tokenLimit === undefined)
+      throw invalidArgument(
+        "tokenLimit",
+        tokenLimit,
+        "a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)",
+      );
     this.tokenLimit = tokenLimit;
     this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
     this.ceiling = ceiling ?? tokenLimit;
     this.breaker = createCircuitBreaker(circuitBreaker, MAX_SCHEDULES);
-    this.rules = { tokenLimit, triggers: this.manager.policy.triggers, hardLimit: this.hardLimit, lateness: options.background === false ? 0 : this.manager.policy.lateness };
+    this.rules = {
+      tokenLimit,
+      triggers: this.manager.policy.triggers,
+      hardLimit: this.hardLimit,
+      lateness: options.background === false ? 0 : this.manager.policy.lateness,
+    };
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
   }
 
@@ -116,7 +158,15 @@ export class InGraphCompactor {
     const archived = await this.archived(messages, config);
     const current = archived ?? messages;
     const measured = await this.measure(current, overhead);
-    if (this.options.background !== false && ended(this.scheduleOf(key), this.rules, { state: this.breaker.allows(key) ? "idle" : "paused", tokens: measured.tokens, messages: current.length }) === "start") this.begin(key, current, overhead, measured);
+    if (
+      this.options.background !== false &&
+      ended(this.scheduleOf(key), this.rules, {
+        state: this.breaker.allows(key) ? "idle" : "paused",
+        tokens: measured.tokens,
+        messages: current.length,
+      }) === "start"
+    )
+      this.begin(key, current, overhead, measured);
     return archived;
   }
 
@@ -130,7 +180,12 @@ export class InGraphCompactor {
    * for a form with no hook after the call (the node), archive here and start a summary at a call over the limit.
    * Never throws: a failure is told to `onCompactionError` and the call goes on.
    */
-  async before(given: readonly BaseMessage[], overhead: number, config: unknown, { start }: { start: boolean }): Promise<BaseMessage[] | undefined> {
+  async before(
+    given: readonly BaseMessage[],
+    overhead: number,
+    config: unknown,
+    { start }: { start: boolean },
+  ): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     await turnOver();
     const healed = this.healer.healed(given, key);
@@ -141,14 +196,30 @@ export class InGraphCompactor {
   }
 
   /** The summary step of `before`: `messages` with a summary applied, or undefined. */
-  private async summarized(messages: readonly BaseMessage[], overhead: number, config: unknown, start: boolean): Promise<BaseMessage[] | undefined> {
+  private async summarized(
+    messages: readonly BaseMessage[],
+    overhead: number,
+    config: unknown,
+    start: boolean,
+  ): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     const measured = await this.measure(messages, overhead);
     const tokensBefore = measured.tokens;
     const schedule = this.scheduleOf(key);
     let job = this.pending.get(key);
-    const state: ScheduleState = job ? (job.settled ? "ready" : "preparing") : this.breaker.allows(key) ? "idle" : "paused";
-    const decision = starting(schedule, this.rules, { state, tokens: tokensBefore, messages: messages.length, startsHere: start });
+    const state: ScheduleState = job
+      ? job.settled
+        ? "ready"
+        : "preparing"
+      : this.breaker.allows(key)
+        ? "idle"
+        : "paused";
+    const decision = starting(schedule, this.rules, {
+      state,
+      tokens: tokensBefore,
+      messages: messages.length,
+      startsHere: start,
+    });
     if (decision === "go") return undefined;
     if (decision === "start") {
       this.begin(key, messages, overhead, measured);
@@ -162,12 +233,24 @@ export class InGraphCompactor {
     this.pending.delete(key);
     if ("error" in outcome) return this.failure(key, outcome.error);
     if ("skipped" in outcome) {
-      if (outcome.summarizerMs !== undefined) backOff(schedule, job.tokens, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
+      if (outcome.summarizerMs !== undefined)
+        backOff(schedule, job.tokens, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
       return undefined;
     }
-    const rebased = rebaseCompaction(outcome, job.snapshot.slice(0, outcome.plan.prefixLength), messages, job.snapshot.length);
+    const rebased = rebaseCompaction(
+      outcome,
+      job.snapshot.slice(0, outcome.plan.prefixLength),
+      messages,
+      job.snapshot.length,
+    );
     if (!rebased.ok) {
-      this.failed(new CompactionError({ code: "WRITE_CONFLICT", value: key, message: `the summary was not applied: ${rebased.reason}` }));
+      this.failed(
+        new CompactionError({
+          code: "WRITE_CONFLICT",
+          value: key,
+          message: `the summary was not applied: ${rebased.reason}`,
+        }),
+      );
       // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
       return tokensBefore > this.hardLimit ? this.summarized(messages, overhead, config, start) : undefined;
     }
@@ -197,7 +280,10 @@ export class InGraphCompactor {
     };
     this.options.onCompaction?.(event);
     // The graph's "custom" stream (a UI's marker): the node's `config.writer`, the middleware's `runtime.writer`.
-    (config as { writer?: (chunk: CompactionStreamEvent) => void } | undefined)?.writer?.({ type: "compaction", ...event });
+    (config as { writer?: (chunk: CompactionStreamEvent) => void } | undefined)?.writer?.({
+      type: "compaction",
+      ...event,
+    });
     return rebased.messages;
   }
 
@@ -210,16 +296,35 @@ export class InGraphCompactor {
     if (!given || messages.length === 0) return undefined;
     const store = given.store ?? graphPlaces(config).store;
     if (!store) {
-      if (!this.warnedNoStore) this.failed(invalidArgument("archive.store", store, "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)"));
+      if (!this.warnedNoStore)
+        this.failed(
+          invalidArgument(
+            "archive.store",
+            store,
+            "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)",
+          ),
+        );
       this.warnedNoStore = true;
       return undefined;
     }
     let archive = this.archives.get(store);
-    if (!archive) this.archives.set(store, (archive = new ToolOutputArchive({ pinned: this.options.pinned, ...given, store, counter: this.manager.counter })));
+    if (!archive)
+      this.archives.set(
+        store,
+        (archive = new ToolOutputArchive({
+          pinned: this.options.pinned,
+          ...given,
+          store,
+          counter: this.manager.counter,
+        })),
+      );
     if (!archive.hasCandidates(messages)) return undefined;
     const threadId = threadIdOf(config);
     try {
-      const { messages: edited, archived } = await archive.archive(messages, threadId === undefined ? {} : { threadId });
+      const { messages: edited, archived } = await archive.archive(
+        messages,
+        threadId === undefined ? {} : { threadId },
+      );
       if (archived.length === 0) return undefined;
       await this.record(threadId, messages, edited, config);
       this.options.onArchive?.({ threadId, keys: archived });
@@ -239,7 +344,12 @@ export class InGraphCompactor {
   }
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
-  private begin(key: string, snapshot: readonly BaseMessage[], overhead: number, { tokens, ratio }: MeasuredContext): Pending {
+  private begin(
+    key: string,
+    snapshot: readonly BaseMessage[],
+    overhead: number,
+    { tokens, ratio }: MeasuredContext,
+  ): Pending {
     // The limits are the provider's tokens; the plan counts the tokenizer's (engine/calibration.ts).
     const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
     const job: Pending = {
@@ -247,7 +357,12 @@ export class InGraphCompactor {
       tokens,
       settled: false,
       result: this.manager
-        .compactWithinPolicy(snapshot, { maxTokensAfter: within(this.tokenLimit), preferTokensAfter: within(this.ceiling), tokenRatio: ratio, threadId: key })
+        .compactWithinPolicy(snapshot, {
+          maxTokensAfter: within(this.tokenLimit),
+          preferTokensAfter: within(this.ceiling),
+          tokenRatio: ratio,
+          threadId: key,
+        })
         .catch((error: unknown) => ({ error }))
         .finally(() => {
           job.settled = true;
@@ -266,11 +381,20 @@ export class InGraphCompactor {
   }
 
   /** The messages `after` takes out of `before`, written to the thread's transcript (nowhere without a thread). */
-  private async record(threadId: string | undefined, before: readonly BaseMessage[], after: readonly BaseMessage[], config: unknown): Promise<void> {
+  private async record(
+    threadId: string | undefined,
+    before: readonly BaseMessage[],
+    after: readonly BaseMessage[],
+    config: unknown,
+  ): Promise<void> {
     if (threadId === undefined) return;
     const graph = graphPlaces(config);
     const checkpointer = this.options.checkpointer ?? graph.checkpointer;
-    const transcript = transcriptHome({ checkpointer, store: this.options.store ?? graph.store, language: this.manager.recallLanguage });
+    const transcript = transcriptHome({
+      checkpointer,
+      store: this.options.store ?? graph.store,
+      language: this.manager.recallLanguage,
+    });
     if (!transcript) return;
     const headId = checkpointer ? await threadStoreFor(checkpointer).readHeadId(threadId) : undefined;
     await transcript.record(recallChanges(threadId, headId ?? "in-graph", before, after));

@@ -16,7 +16,10 @@ export const NOT_IN_GRAPH = {
   keepCheckpoints: "prune with the compaction worker or the script (compact-thread prune)",
 } as const;
 
-export interface InGraphOptions extends Omit<HistoryManagerOptions, "checkpointer" | "onUsageIgnored" | keyof typeof NOT_IN_GRAPH> {
+export interface InGraphOptions extends Omit<
+  HistoryManagerOptions,
+  "checkpointer" | "onUsageIgnored" | keyof typeof NOT_IN_GRAPH
+> {
   /**
    * Where the transcript goes when it is SQLite or Postgres (its recall index). @default the checkpointer of the
    * graph the step runs in

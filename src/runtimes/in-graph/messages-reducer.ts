@@ -24,9 +24,14 @@ export function reducedByCompactionState(messages: readonly unknown[]): boolean 
   return (messages as { [REDUCED]?: boolean })[REDUCED] === true;
 }
 
-const signed = (messages: BaseMessage[]): BaseMessage[] => (Object.isExtensible(messages) && !(REDUCED in messages) ? Object.defineProperty(messages, REDUCED, { value: true }) : messages);
+const signed = (messages: BaseMessage[]): BaseMessage[] =>
+  Object.isExtensible(messages) && !(REDUCED in messages)
+    ? Object.defineProperty(messages, REDUCED, { value: true })
+    : messages;
 
-const isRemoveAll = (message: unknown): boolean => (message as { getType?: () => string; id?: string })?.getType?.() === "remove" && (message as { id?: string }).id === REMOVE_ALL_MESSAGES;
+const isRemoveAll = (message: unknown): boolean =>
+  (message as { getType?: () => string; id?: string })?.getType?.() === "remove" &&
+  (message as { id?: string }).id === REMOVE_ALL_MESSAGES;
 
 /**
  * `messagesStateReducer`, and a summary new to `left` replaces the messages its provenance covers (and the summary
@@ -54,9 +59,14 @@ function merge(left: Messages, right: Messages): BaseMessage[] {
   if (summaries.size === 0) return merged;
   // The new summaries go where the first message they replace was; the rest keeps its order.
   const at = before.findIndex((message) => message.id !== undefined && replaced.has(message.id));
-  const rest = merged.filter((message) => !(message.id !== undefined && (replaced.has(message.id) || summaries.has(message.id))));
+  const rest = merged.filter(
+    (message) => !(message.id !== undefined && (replaced.has(message.id) || summaries.has(message.id))),
+  );
   const fresh = merged.filter((message) => message.id !== undefined && summaries.has(message.id));
-  const keptBefore = at < 0 ? 0 : before.slice(0, at).filter((message) => !(message.id !== undefined && replaced.has(message.id))).length;
+  const keptBefore =
+    at < 0
+      ? 0
+      : before.slice(0, at).filter((message) => !(message.id !== undefined && replaced.has(message.id))).length;
   return [...rest.slice(0, keptBefore), ...fresh, ...rest.slice(keptBefore)];
 }
 

@@ -35,10 +35,18 @@ export interface CompactThreadsResult {
  * @throws CompactionError INVALID_ARGUMENT for a bad option (the wrapper's errors for the shared ones), and the
  *   store's errors when its threads cannot be listed.
  */
-export async function compactThreads(checkpointer: BaseCheckpointSaver, options: CompactThreadsOptions): Promise<CompactThreadsResult> {
+export async function compactThreads(
+  checkpointer: BaseCheckpointSaver,
+  options: CompactThreadsOptions,
+): Promise<CompactThreadsResult> {
   const { threads, over, signal, onProgress, ...rest } = options;
-  if (threads !== undefined && (!Array.isArray(threads) || threads.some((thread) => typeof thread !== "string" || thread === ""))) throw invalidArgument("threads", threads, "an array of thread ids");
-  if (over !== undefined && rest.tokenLimit !== undefined) throw invalidArgument("over", over, "given without tokenLimit (it is the same setting)");
+  if (
+    threads !== undefined &&
+    (!Array.isArray(threads) || threads.some((thread) => typeof thread !== "string" || thread === ""))
+  )
+    throw invalidArgument("threads", threads, "an array of thread ids");
+  if (over !== undefined && rest.tokenLimit !== undefined)
+    throw invalidArgument("over", over, "given without tokenLimit (it is the same setting)");
   validateHooks(options, ["onProgress"]);
   let done = 0;
   let total = 0;
@@ -50,10 +58,18 @@ export async function compactThreads(checkpointer: BaseCheckpointSaver, options:
       onProgress?.({ done: ++done, total, outcome });
     },
   });
-  if (compactor.manager.policy.tokenLimit === undefined) throw invalidArgument("over", over, "a number of tokens (or tokenLimit): the threads above it are compacted");
+  if (compactor.manager.policy.tokenLimit === undefined)
+    throw invalidArgument("over", over, "a number of tokens (or tokenLimit): the threads above it are compacted");
   const ids = threads ? [...threads] : (await compactor.store.listThreads()).map((row) => row.threadId);
   total = ids.length;
   const { outcomes, storeError } = await compactor.run(ids, signal ? { signal } : {});
   const count = (status: ThreadOutcome["status"]) => outcomes.filter((outcome) => outcome.status === status).length;
-  return { outcomes, compacted: count("compacted"), skipped: count("skipped"), failed: count("failed"), notAttempted: ids.length - outcomes.length, ...(storeError === undefined ? {} : { storeError }) };
+  return {
+    outcomes,
+    compacted: count("compacted"),
+    skipped: count("skipped"),
+    failed: count("failed"),
+    notAttempted: ids.length - outcomes.length,
+    ...(storeError === undefined ? {} : { storeError }),
+  };
 }

@@ -18,7 +18,13 @@ import { validateHooks } from "../../validate-hooks.js";
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
 import { LeasedCompactor, positiveInteger, type WorkerOptions } from "./leased-compactor.js";
 
-export { LeasedCompactor, positiveInteger, type SkipKind, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
+export {
+  LeasedCompactor,
+  positiveInteger,
+  type SkipKind,
+  type ThreadOutcome,
+  type WorkerOptions,
+} from "./leased-compactor.js";
 
 /** How far before the newest head seen a pass looks again (a turn committed late). */
 const LOOKBACK_MS = 60_000;
@@ -87,7 +93,17 @@ export class CompactionWorker {
   private readonly written = new Map<string, string>();
   /** When the newest head seen was written (ms). */
   private newest?: number;
-  private readonly counters: WorkerStats = { passes: 0, threadsSeen: 0, headsRead: 0, compacted: 0, superseded: 0, skipped: {}, conflicts: 0, errors: 0, lagMs: 0 };
+  private readonly counters: WorkerStats = {
+    passes: 0,
+    threadsSeen: 0,
+    headsRead: 0,
+    compacted: 0,
+    superseded: 0,
+    skipped: {},
+    conflicts: 0,
+    errors: 0,
+    lagMs: 0,
+  };
   private running?: Promise<void>;
   private stopping?: AbortController;
 
@@ -96,14 +112,24 @@ export class CompactionWorker {
     checkpointer: BaseCheckpointSaver,
     private readonly options: CompactionWorkerOptions,
   ) {
-    const { idleMs, pollMs, maxBackoffMs, onPass: _onPass, onError: _onError, onCandidates: _onCandidates, ...rest } = options;
+    const {
+      idleMs,
+      pollMs,
+      maxBackoffMs,
+      onPass: _onPass,
+      onError: _onError,
+      onCandidates: _onCandidates,
+      ...rest
+    } = options;
     validateHooks(options, ["onPass", "onError", "onCandidates"]);
-    if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0)) throw invalidArgument("idleMs", idleMs, "an integer >= 0");
+    if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0))
+      throw invalidArgument("idleMs", idleMs, "an integer >= 0");
     this.idleMs = idleMs ?? 60_000;
     this.pollMs = positiveInteger("pollMs", pollMs, 5_000);
     this.maxBackoffMs = positiveInteger("maxBackoffMs", maxBackoffMs, 60_000);
     this.compactor = new LeasedCompactor(checkpointer, rest);
-    if (this.compactor.manager.policy.tokenLimit === undefined) throw invalidArgument("tokenLimit", undefined, "a number of tokens (a worker compacts the threads above it)");
+    if (this.compactor.manager.policy.tokenLimit === undefined)
+      throw invalidArgument("tokenLimit", undefined, "a number of tokens (a worker compacts the threads above it)");
   }
 
   /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */
@@ -137,7 +163,9 @@ export class CompactionWorker {
     const superseded = await this.settleWrites(rows);
     // Tokens other workers recorded when they last held a thread (no head read), for the threads this one cannot
     // count: a record of the same head, or of a later one (a compaction's id sorts after the head it replaced).
-    const unknown = [...this.seen.entries()].filter(([, seen]) => seen.tokens === undefined).map(([threadId]) => threadId);
+    const unknown = [...this.seen.entries()]
+      .filter(([, seen]) => seen.tokens === undefined)
+      .map(([threadId]) => threadId);
     for (const [threadId, known] of await store.leases.known(unknown)) {
       const seen = this.seen.get(threadId)!;
       if (known.headId >= seen.headId) this.seen.set(threadId, known);
@@ -175,7 +203,10 @@ export class CompactionWorker {
         // Under the limit: its tokens; busy, interrupted, nothing to summarize, a lost race: tried again once its
         // head has changed, which the store reports. One another worker holds is tried at the next pass.
         const seen = this.seen.get(outcome.threadId)!;
-        this.seen.set(outcome.threadId, { headId: outcome.headId ?? outcome.knownHeadId ?? seen.headId, tokens: reason === "under limit" && outcome.tokensBefore !== undefined ? outcome.tokensBefore : -1 });
+        this.seen.set(outcome.threadId, {
+          headId: outcome.headId ?? outcome.knownHeadId ?? seen.headId,
+          tokens: reason === "under limit" && outcome.tokensBefore !== undefined ? outcome.tokensBefore : -1,
+        });
       }
     }
     this.counters.passes++;
@@ -194,7 +225,7 @@ export class CompactionWorker {
       ms: performance.now() - started,
     };
     this.options.onPass?.(summary);
-    if (storeError !== undefined) throw storeError;
+    if (storeError !== undefined) throw storeError instanceof Error ? storeError : new Error(String(storeError));
     return summary;
   }
 
@@ -212,8 +243,16 @@ export class CompactionWorker {
       if (settled.fate === "in line") continue;
       superseded++;
       this.counters.superseded++;
-      const fate = settled.removed ? "its checkpoint was deleted" : "its checkpoint stays (the store cannot delete it, or a run started from it)";
-      this.options.onOutcome?.({ threadId, status: "superseded", checkpointId: writtenId, headId: headCheckpointId, reason: `a run that had read the thread before this compaction wrote from its parent; nothing is lost, ${fate}` });
+      const fate = settled.removed
+        ? "its checkpoint was deleted"
+        : "its checkpoint stays (the store cannot delete it, or a run started from it)";
+      this.options.onOutcome?.({
+        threadId,
+        status: "superseded",
+        checkpointId: writtenId,
+        headId: headCheckpointId,
+        reason: `a run that had read the thread before this compaction wrote from its parent; nothing is lost, ${fate}`,
+      });
     }
     return superseded;
   }

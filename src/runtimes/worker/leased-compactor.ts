@@ -44,7 +44,8 @@ export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer
 }
 
 /** Why a thread was skipped, as a key for counters and filters. */
-export type SkipKind = "leased" | "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact" | "stopped";
+export type SkipKind =
+  "leased" | "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact" | "stopped";
 
 export interface ThreadOutcome {
   threadId: string;
@@ -86,7 +87,8 @@ const CHUNK = 16;
 /** Validated numbers of the worker's options. */
 export function positiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw invalidArgument(name, value, "an integer >= 1");
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
+    throw invalidArgument(name, value, "an integer >= 1");
   return value;
 }
 
@@ -107,7 +109,14 @@ export class LeasedCompactor {
     checkpointer: BaseCheckpointSaver,
     private readonly options: WorkerOptions,
   ) {
-    const { concurrency, leaseMs, hostConcurrency, onOutcome: _onOutcome, onLease: _onLease, ...managerOptions } = options;
+    const {
+      concurrency,
+      leaseMs,
+      hostConcurrency,
+      onOutcome: _onOutcome,
+      onLease: _onLease,
+      ...managerOptions
+    } = options;
     validateHooks(options, ["onOutcome", "onLease"]);
     refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
     this.concurrency = positiveInteger("concurrency", concurrency, 1);
@@ -116,7 +125,10 @@ export class LeasedCompactor {
     this.store = this.manager.store;
     this.leaseMs = positiveInteger("leaseMs", leaseMs, 2 * (options.summaryTimeoutMs ?? 120_000));
     if (hostConcurrency !== false && hostConcurrency !== undefined) {
-      this.slots = new HostSlots(positiveInteger("hostConcurrency", hostConcurrency, availableParallelism()), `langgraph-compaction-${createHash("sha256").update(this.store.identity).digest("hex").slice(0, 16)}`);
+      this.slots = new HostSlots(
+        positiveInteger("hostConcurrency", hostConcurrency, availableParallelism()),
+        `langgraph-compaction-${createHash("sha256").update(this.store.identity).digest("hex").slice(0, 16)}`,
+      );
     }
   }
 
@@ -127,7 +139,14 @@ export class LeasedCompactor {
    * in one query before they are handed out, and again when the lease is taken: threads another worker has done since
    * this pass began cost neither a lease nor a read.
    */
-  async run(threadIds: readonly string[], { signal, force = false, heads }: { signal?: AbortSignal; force?: boolean; heads?: ReadonlyMap<string, string> } = {}): Promise<{ outcomes: ThreadOutcome[]; storeError?: unknown }> {
+  async run(
+    threadIds: readonly string[],
+    {
+      signal,
+      force = false,
+      heads,
+    }: { signal?: AbortSignal; force?: boolean; heads?: ReadonlyMap<string, string> } = {},
+  ): Promise<{ outcomes: ThreadOutcome[]; storeError?: unknown }> {
     const outcomes: ThreadOutcome[] = [];
     let storeError: unknown;
     const queue: Array<{ threadId: string; known?: SeenHead }> = [];
@@ -151,7 +170,9 @@ export class LeasedCompactor {
       // that hold the slots do the work, and the others wait, holding no thread, instead of sharing the cores. A
       // lane that waited reads its threads' records after the wait, so it skips what the holders did meanwhile. A
       // process that has not compacted lately lets one that has go first.
-      const slot = await this.slots?.acquire(signal, { deferMs: performance.now() - lastWorked < WARM_MS ? 0 : COLD_DEFER_MS });
+      const slot = await this.slots?.acquire(signal, {
+        deferMs: performance.now() - lastWorked < WARM_MS ? 0 : COLD_DEFER_MS,
+      });
       if (this.slots && !slot) return;
       try {
         while (!signal?.aborted && storeError === undefined) {
@@ -183,10 +204,28 @@ export class LeasedCompactor {
    * The outcome of a thread another worker counted under the limit at the head this pass saw or a later one (a
    * compaction's id sorts after the head it replaced): its count stands, nothing is read.
    */
-  private countedElsewhere(threadId: string, seenHead: string | undefined, known: SeenHead | undefined): ThreadOutcome | undefined {
+  private countedElsewhere(
+    threadId: string,
+    seenHead: string | undefined,
+    known: SeenHead | undefined,
+  ): ThreadOutcome | undefined {
     const { policy } = this.manager;
-    if (seenHead === undefined || known === undefined || known.headId < seenHead || policy.tokenLimit === undefined || isOverLimit(policy, known.tokens)) return undefined;
-    return { threadId, status: "skipped", reason: `counted by another worker: ${known.tokens} tokens, not over the limit of ${policy.tokenLimit}`, skip: "under limit", tokensBefore: known.tokens, knownHeadId: known.headId };
+    if (
+      seenHead === undefined ||
+      known === undefined ||
+      known.headId < seenHead ||
+      policy.tokenLimit === undefined ||
+      isOverLimit(policy, known.tokens)
+    )
+      return undefined;
+    return {
+      threadId,
+      status: "skipped",
+      reason: `counted by another worker: ${known.tokens} tokens, not over the limit of ${policy.tokenLimit}`,
+      skip: "under limit",
+      tokensBefore: known.tokens,
+      knownHeadId: known.headId,
+    };
   }
 
   /** Why the engine left a thread alone, from the report's code (never its wording). */
@@ -199,12 +238,22 @@ export class LeasedCompactor {
   }
 
   /** `signal`: stopping abandons the summary in flight (nothing written; the lease given back). */
-  private async one(threadId: string, force: boolean, seenHead: string | undefined, signal?: AbortSignal): Promise<ThreadOutcome> {
+  private async one(
+    threadId: string,
+    force: boolean,
+    seenHead: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<ThreadOutcome> {
     let lease: { taken: boolean; seen?: SeenHead };
     try {
       lease = await this.store.leases.take(threadId, this.owner, this.leaseMs);
     } catch (error) {
-      return { threadId, status: "failed", reason: "the lease could not be taken", error: asStoreError(error, threadId) };
+      return {
+        threadId,
+        status: "failed",
+        reason: "the lease could not be taken",
+        error: asStoreError(error, threadId),
+      };
     }
     if (!lease.taken) return { threadId, status: "skipped", reason: "leased", skip: "leased" };
     this.options.onLease?.({ threadId, owner: this.owner, event: "taken" });
@@ -213,19 +262,47 @@ export class LeasedCompactor {
       // Counted by another worker since the chunk's record was read.
       const counted = force ? undefined : this.countedElsewhere(threadId, seenHead, lease.seen);
       if (counted) return counted;
-      const report = await this.manager.compactThread({ configurable: { thread_id: threadId } }, { ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) });
+      const report = await this.manager.compactThread(
+        { configurable: { thread_id: threadId } },
+        { ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) },
+      );
       const headId = report.previousCheckpointId ?? undefined;
       if (report.status === "compacted") {
         seen = { headId: report.newCheckpointId, tokens: report.tokensAfter };
-        return { threadId, status: "compacted", tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, checkpointId: report.newCheckpointId, ...(headId ? { headId } : {}) };
+        return {
+          threadId,
+          status: "compacted",
+          tokensBefore: report.tokensBefore,
+          tokensAfter: report.tokensAfter,
+          checkpointId: report.newCheckpointId,
+          ...(headId ? { headId } : {}),
+        };
       }
       if (headId && report.tokensBefore !== undefined) seen = { headId, tokens: report.tokensBefore };
-      return { threadId, status: "skipped", reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason, skip: this.skipKind(report), tokensBefore: report.tokensBefore, ...(headId ? { headId } : {}) };
+      return {
+        threadId,
+        status: "skipped",
+        reason: report.status === "conflict" ? `conflict: ${report.reason}` : report.reason,
+        skip: this.skipKind(report),
+        tokensBefore: report.tokensBefore,
+        ...(headId ? { headId } : {}),
+      };
     } catch (error) {
       // Stopping abandoned the summary in flight: nothing was written, and the lease goes back below.
-      if (signal?.aborted) return { threadId, status: "skipped", reason: "stopped: the summary in flight was abandoned, nothing written", skip: "stopped" };
+      if (signal?.aborted)
+        return {
+          threadId,
+          status: "skipped",
+          reason: "stopped: the summary in flight was abandoned, nothing written",
+          skip: "stopped",
+        };
       const typed = asStoreError(error, threadId);
-      return { threadId, status: "failed", reason: typed instanceof Error ? typed.message : String(typed), error: typed };
+      return {
+        threadId,
+        status: "failed",
+        reason: typed instanceof Error ? typed.message : String(typed),
+        error: typed,
+      };
     } finally {
       // Given back after the write (and the prune), with what was seen; a worker that dies here leaves it to expire.
       this.options.onLease?.({ threadId, owner: this.owner, event: "released" });

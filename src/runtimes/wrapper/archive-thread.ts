@@ -9,13 +9,19 @@ import type { HistoryManager } from "../../engine/history-manager.js";
 import { outcomeOfWriteError } from "../../engine/write-history.js";
 
 /** The new history, or undefined when nothing changed. */
-export async function archiveThread(manager: HistoryManager, archive: ToolOutputArchive, threadId: string): Promise<BaseMessage[] | undefined> {
+export async function archiveThread(
+  manager: HistoryManager,
+  archive: ToolOutputArchive,
+  threadId: string,
+): Promise<BaseMessage[] | undefined> {
   const head = await manager.store.readHead(threadId);
   if (!head || head.busyReason) return undefined;
   const { messages, archived } = await archive.archive(head.messages, { threadId });
   if (archived.length === 0) return undefined;
   try {
-    await manager.replaceReadHead(threadId, head, messages, { compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived } });
+    await manager.replaceReadHead(threadId, head, messages, {
+      compaction: { replacedCheckpointId: head.tuple.checkpoint.id, archived },
+    });
     return messages;
   } catch (error) {
     if (outcomeOfWriteError(error)) return undefined;

@@ -59,7 +59,12 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    *   INVALID_ARGUMENT naming the bad option and its value.
    */
   constructor(graph: G, options: CompactingSupervisorOptions) {
-    if (typeof graph !== "object" || graph === null || typeof graph.invoke !== "function" || typeof graph.stream !== "function") {
+    if (
+      typeof graph !== "object" ||
+      graph === null ||
+      typeof graph.invoke !== "function" ||
+      typeof graph.stream !== "function"
+    ) {
       throw new CompactionError({
         code: "INVALID_ARGUMENT",
         parameter: "graph",
@@ -81,7 +86,9 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
         code: "INVALID_ARGUMENT",
         parameter: "graph",
         value: Object.keys(graph.channels).filter((name) => !name.startsWith("branch:") && !name.startsWith("__")),
-        message: `the graph has no "messages" channel (its channels: ${Object.keys(graph.channels).filter((name) => !name.startsWith("branch:") && !name.startsWith("__")).join(", ")}); compaction needs a messages state such as MessagesAnnotation`,
+        message: `the graph has no "messages" channel (its channels: ${Object.keys(graph.channels)
+          .filter((name) => !name.startsWith("branch:") && !name.startsWith("__"))
+          .join(", ")}); compaction needs a messages state such as MessagesAnnotation`,
       });
     }
     this.graph = graph;
@@ -94,7 +101,12 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.breaker = resolved.breaker;
     // The engine, given the policy and the summarizer already resolved: nothing is validated or defaulted twice.
     const events = new CompactionEvents(
-      { onCompaction: options.onCompaction, onCompactionError: options.onCompactionError, onCompactionOutcome: options.onCompactionOutcome, onCompactionNotice: options.onCompactionNotice },
+      {
+        onCompaction: options.onCompaction,
+        onCompactionError: options.onCompactionError,
+        onCompactionOutcome: options.onCompactionOutcome,
+        onCompactionNotice: options.onCompactionNotice,
+      },
       resolved.summarizerChoice,
     );
     const manager = new HistoryManager({
@@ -123,7 +135,10 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       breaker: this.breaker,
       events,
       strategy: options.strategy === undefined ? undefined : resolveStrategy(options.strategy),
-      archive: options.archive === undefined ? undefined : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter }),
+      archive:
+        options.archive === undefined
+          ? undefined
+          : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter }),
     });
   }
 
@@ -142,8 +157,10 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
 
   /** The graph's `getState`, `getStateHistory` and `updateState`, unchanged. */
   readonly getState: G["getState"] = ((...args: unknown[]) => this.graph.getState(args[0], args[1])) as G["getState"];
-  readonly getStateHistory: G["getStateHistory"] = ((...args: unknown[]) => this.graph.getStateHistory(args[0], args[1])) as G["getStateHistory"];
-  readonly updateState: G["updateState"] = ((...args: unknown[]) => this.graph.updateState(args[0], args[1], args[2])) as G["updateState"];
+  readonly getStateHistory: G["getStateHistory"] = ((...args: unknown[]) =>
+    this.graph.getStateHistory(args[0], args[1])) as G["getStateHistory"];
+  readonly updateState: G["updateState"] = ((...args: unknown[]) =>
+    this.graph.updateState(args[0], args[1], args[2])) as G["updateState"];
 
   private async invokeTurn(input: unknown, rawConfig: unknown): Promise<unknown> {
     const config = rawConfig as ThreadConfig;
@@ -171,7 +188,12 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const record = await this.compactor.beforeTurn(threadId, input, config);
     // The turn's final state comes with the stream ("values" added when the caller did not ask for it), so the
     // thread is counted from memory, with the cache answering for everything but what the turn added.
-    const shape = streamShape(config.streamMode, (this.graph as { streamMode?: unknown }).streamMode, config.subgraphs === true, config.encoding);
+    const shape = streamShape(
+      config.streamMode,
+      (this.graph as { streamMode?: unknown }).streamMode,
+      config.subgraphs === true,
+      config.encoding,
+    );
     const graphConfig = shape.injected ? { ...config, streamMode: shape.streamMode } : config;
     let lastValues: BaseMessage[] | undefined;
     let completed = false;
@@ -185,7 +207,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
           }
           break;
         } catch (error) {
-          if (attempt > 0 || !isContextOverflowError(error) || !(await this.compactor.recover(threadId, config))) throw error;
+          if (attempt > 0 || !isContextOverflowError(error) || !(await this.compactor.recover(threadId, config)))
+            throw error;
           lastValues = undefined;
         }
       }
@@ -206,7 +229,10 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
    * reported once (one landing after the last stream is reported by the next; `onCompaction` hears each as it
    * lands). The summarizer's own tokens never appear.
    */
-  async *streamTokens(input: Parameters<G["stream"]>[0], config: Parameters<G["stream"]>[1]): AsyncGenerator<TokenStreamEvent> {
+  async *streamTokens(
+    input: Parameters<G["stream"]>[0],
+    config: Parameters<G["stream"]>[1],
+  ): AsyncGenerator<TokenStreamEvent> {
     const threadId = requireThreadId(config, "streamTokens");
     const turnConfig = { ...(config as ThreadConfig), streamMode: "messages", subgraphs: true } as ThreadConfig;
     for (const report of takeUnstreamed(this.records.peek(threadId))) yield { type: "compaction", report };

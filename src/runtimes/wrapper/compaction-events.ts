@@ -18,7 +18,10 @@ const dispatchCompaction = RunnableLambda.from(async (report: CompactedReport, c
   return report;
 });
 
-export type CompactionHooks = Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError" | "onCompactionOutcome" | "onCompactionNotice">;
+export type CompactionHooks = Pick<
+  CompactingSupervisorOptions,
+  "onCompaction" | "onCompactionError" | "onCompactionOutcome" | "onCompactionNotice"
+>;
 
 export class CompactionEvents {
   private summarizerSaid = false;
@@ -33,7 +36,11 @@ export class CompactionEvents {
     if (this.summarizerSaid || !this.summarizer) return;
     this.summarizerSaid = true;
     try {
-      await this.hooks.onCompactionNotice?.({ code: "SUMMARIZER_CHOSEN", message: `Compactions use ${this.summarizer.reason}.`, ...this.summarizer });
+      await this.hooks.onCompactionNotice?.({
+        code: "SUMMARIZER_CHOSEN",
+        message: `Compactions use ${this.summarizer.reason}.`,
+        ...this.summarizer,
+      });
     } catch (error) {
       await this.error(error);
     }
@@ -57,7 +64,9 @@ export class CompactionEvents {
       await this.error(error, report.threadId);
     }
     if (callbacks) {
-      await dispatchCompaction.invoke(report, { callbacks: callbacks as never, runName: "compaction", tags: ["langgraph-compaction"] }).catch(() => undefined);
+      await dispatchCompaction
+        .invoke(report, { callbacks: callbacks as never, runName: "compaction", tags: ["langgraph-compaction"] })
+        .catch(() => undefined);
     }
   }
 

@@ -25,7 +25,11 @@ import type { EngineNotice } from "../../engine/notices.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
 export type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-export interface CompactingSupervisorOptions extends Omit<CompactionPolicyOptions, "model" | "targetTokens">, SummaryWording, Pick<HistoryManagerOptions, "tokenCounter"> {
+export interface CompactingSupervisorOptions
+  extends
+    Omit<CompactionPolicyOptions, "model" | "targetTokens">,
+    SummaryWording,
+    Pick<HistoryManagerOptions, "tokenCounter"> {
   /**
    * Compact after a turn that leaves the thread above this many tokens; a value <= 1 is a fraction of the window.
    * @default TOKEN_LIMIT from `env` (required when that is not set)
@@ -150,15 +154,25 @@ export interface ResolvedOptions {
 
 export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
-    throw new CompactionError({ code: "INVALID_ARGUMENT", parameter: "options", value: options, message: "options must be an object with at least tokenLimit" });
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "options",
+      value: options,
+      message: "options must be an object with at least tokenLimit",
+    });
   }
   const env = environmentOf(options.env);
   validateSummarizer(options.summarizer);
   // A cut or a trigger chosen in code is not overruled by the environment's.
   const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const tokenLimit = merged.tokenLimit;
-  if (tokenLimit === undefined && options.trigger === undefined && options.maxTokensBeforeSummary === undefined) throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
-  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, { env, model: options.model, wording: validateWording(options) });
+  if (tokenLimit === undefined && options.trigger === undefined && options.maxTokensBeforeSummary === undefined)
+    throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
+  const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, {
+    env,
+    model: options.model,
+    wording: validateWording(options),
+  });
   const policy = resolvePolicy(
     {
       tokenLimit,
@@ -178,17 +192,32 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     },
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
   ) as ResolvedOptions["policy"];
-  if (options.background !== undefined && typeof options.background !== "boolean") throw invalidArgument("background", options.background, "true or false");
+  if (options.background !== undefined && typeof options.background !== "boolean")
+    throw invalidArgument("background", options.background, "true or false");
   validateHooks(options, ["onCompaction", "onCompactionError", "onCompactionOutcome"]);
-  if ("maxTurnsOverLimit" in options) throw invalidArgument("maxTurnsOverLimit", (options as { maxTurnsOverLimit?: unknown }).maxTurnsOverLimit, "replaced by `lateness` (turns that may start over tokenLimit before one waits for the summary; default 2)");
+  if ("maxTurnsOverLimit" in options)
+    throw invalidArgument(
+      "maxTurnsOverLimit",
+      (options as { maxTurnsOverLimit?: unknown }).maxTurnsOverLimit,
+      "replaced by `lateness` (turns that may start over tokenLimit before one waits for the summary; default 2)",
+    );
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
-  if (!Number.isInteger(maxThreads) || maxThreads < 1) throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
+  if (!Number.isInteger(maxThreads) || maxThreads < 1)
+    throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
   const breaker = createCircuitBreaker(options.circuitBreaker, maxThreads);
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
-  if (!Number.isInteger(cacheBytes) || cacheBytes < 0) throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
-  if ("workers" in options) throw invalidArgument("workers", (options as { workers?: unknown }).workers, "removed: compactions run on the application's thread, in phases that let the event loop turn over (docs/deploying.md, \"When compactions land\")");
-  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function") throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
-  const keepCheckpoints = options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
+  if (!Number.isInteger(cacheBytes) || cacheBytes < 0)
+    throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
+  if ("workers" in options)
+    throw invalidArgument(
+      "workers",
+      (options as { workers?: unknown }).workers,
+      'removed: compactions run on the application\'s thread, in phases that let the event loop turn over (docs/deploying.md, "When compactions land")',
+    );
+  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function")
+    throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
+  const keepCheckpoints =
+    options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
   return {
     ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
     policy,

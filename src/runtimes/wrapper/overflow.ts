@@ -21,9 +21,16 @@ export function isContextOverflowError(error: unknown, depth = 0): boolean {
   if (depth > 5 || error === null || error === undefined) return false;
   if (ContextOverflowError.isInstance(error)) return true;
   if (typeof error === "object") {
-    const candidate = error as { name?: unknown; code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown }; cause?: unknown };
+    const candidate = error as {
+      name?: unknown;
+      code?: unknown;
+      message?: unknown;
+      error?: { code?: unknown; message?: unknown };
+      cause?: unknown;
+    };
     if (candidate.name === "ContextOverflowError") return true;
-    if (candidate.code === "context_length_exceeded" || candidate.error?.code === "context_length_exceeded") return true;
+    if (candidate.code === "context_length_exceeded" || candidate.error?.code === "context_length_exceeded")
+      return true;
     const text = `${String(candidate.message ?? "")} ${String(candidate.error?.message ?? "")}`;
     if (OVERFLOW_PATTERNS.some((pattern) => pattern.test(text))) return true;
     return isContextOverflowError(candidate.cause, depth + 1);

@@ -25,25 +25,45 @@ export interface StreamShape {
 
 export function messagesOf(value: unknown): BaseMessage[] | undefined {
   const messages = (value as { messages?: unknown } | undefined)?.messages;
-  return Array.isArray(messages) && messages.every((message) => BaseMessage.isInstance(message)) ? (messages as BaseMessage[]) : undefined;
+  return Array.isArray(messages) && messages.every((message) => BaseMessage.isInstance(message))
+    ? (messages as BaseMessage[])
+    : undefined;
 }
 
 /**
  * The shape of one streamed call. `requested` is the caller's `streamMode` (undefined: the graph's default,
  * `graphDefault`, yielded as single-mode chunks); `encoding` set (server-sent events) leaves the call untouched.
  */
-export function streamShape(requested: unknown, graphDefault: unknown, subgraphs: boolean, encoding: unknown): StreamShape {
+export function streamShape(
+  requested: unknown,
+  graphDefault: unknown,
+  subgraphs: boolean,
+  encoding: unknown,
+): StreamShape {
   const modes: unknown[] =
-    requested === undefined ? (Array.isArray(graphDefault) ? graphDefault : ["values"]) : Array.isArray(requested) ? requested : [requested];
+    requested === undefined
+      ? Array.isArray(graphDefault)
+        ? graphDefault
+        : ["values"]
+      : Array.isArray(requested)
+        ? requested
+        : [requested];
   const single = !Array.isArray(requested);
   const injected = !modes.includes("values") && encoding === undefined;
   // The graph's own tuple layout for this call: [namespace?, mode?, payload].
   const tagged = injected || !single;
   const split = (chunk: unknown): { namespace: unknown[]; mode: unknown; payload: unknown } | undefined => {
-    if (!subgraphs && !tagged) return { namespace: [], mode: modes.length === 1 ? modes[0] : undefined, payload: chunk };
+    if (!subgraphs && !tagged)
+      return { namespace: [], mode: modes.length === 1 ? modes[0] : undefined, payload: chunk };
     if (!Array.isArray(chunk)) return undefined;
-    if (subgraphs && tagged) return chunk.length === 3 && Array.isArray(chunk[0]) ? { namespace: chunk[0], mode: chunk[1], payload: chunk[2] } : undefined;
-    if (subgraphs) return chunk.length === 2 && Array.isArray(chunk[0]) ? { namespace: chunk[0], mode: modes.length === 1 ? modes[0] : undefined, payload: chunk[1] } : undefined;
+    if (subgraphs && tagged)
+      return chunk.length === 3 && Array.isArray(chunk[0])
+        ? { namespace: chunk[0], mode: chunk[1], payload: chunk[2] }
+        : undefined;
+    if (subgraphs)
+      return chunk.length === 2 && Array.isArray(chunk[0])
+        ? { namespace: chunk[0], mode: modes.length === 1 ? modes[0] : undefined, payload: chunk[1] }
+        : undefined;
     return chunk.length === 2 ? { namespace: [], mode: chunk[0], payload: chunk[1] } : undefined;
   };
   return {

@@ -33,7 +33,10 @@ import { BackgroundWork } from "./background-work.js";
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
 
-export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<string, unknown>;
+export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<
+  string,
+  unknown
+>;
 
 /** The subset of a compiled graph the wrapper reads the thread's state with (counting a turn it did not see). */
 export interface StateReader {
@@ -90,7 +93,8 @@ export class ThreadCompactor {
     const tokens = stored === 0 ? 0 : stored + inputTokens;
     const messageCount = record.messageCount === undefined ? undefined : record.messageCount + input_.length;
     const decision = starting(record.schedule, policy, { state: this.stateOf(record), tokens, messages: messageCount });
-    if (decision === "wait" || decision === "rescue") await this.compactBeforeTurn(record, config, decision === "rescue");
+    if (decision === "wait" || decision === "rescue")
+      await this.compactBeforeTurn(record, config, decision === "rescue");
     else if (decision === "apply" && record.inFlight === 0) await this.apply(record, config, 0);
     record.inFlight++;
     return record;
@@ -130,7 +134,11 @@ export class ThreadCompactor {
    * After a turn (`messages`: the turn's final state, from the call's result or its stream; read back from the
    * thread when absent). Returns the compaction that landed during it, if one did.
    */
-  async afterTurn(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
+  async afterTurn(
+    record: ThreadRecord,
+    config: ThreadConfig,
+    messages: BaseMessage[] | undefined,
+  ): Promise<CompactionReport | undefined> {
     record.inFlight = Math.max(0, record.inFlight - 1);
     const settling = this.settle(record, config, messages);
     record.settling = settling;
@@ -156,13 +164,18 @@ export class ThreadCompactor {
   }
 
   /** Count the thread; apply a ready summary, or start one when over the limit. Never throws. */
-  private async settle(record: ThreadRecord, config: ThreadConfig, messages: BaseMessage[] | undefined): Promise<CompactionReport | undefined> {
+  private async settle(
+    record: ThreadRecord,
+    config: ThreadConfig,
+    messages: BaseMessage[] | undefined,
+  ): Promise<CompactionReport | undefined> {
     const { threadId } = record;
     const { archive, graph, manager, options } = this.parts;
     try {
       let current = messages;
       // The stored head is read only when the turn's own state shows something to archive (or carried no state).
-      if (archive && (!current || archive.hasCandidates(current))) current = (await archiveThread(this.parts.manager, archive, threadId)) ?? current;
+      if (archive && (!current || archive.hasCandidates(current)))
+        current = (await archiveThread(this.parts.manager, archive, threadId)) ?? current;
       if (!current) {
         const state = await graph.getState({ configurable: { ...config.configurable } });
         current = storedMessages(state?.values, threadId);
@@ -176,7 +189,12 @@ export class ThreadCompactor {
       record.ratio = ratio;
       record.usage = usage;
       record.toldInvalidHistory = undefined;
-      const decision = ended(record.schedule, options.policy, { state: this.stateOf(record), tokens, messages: current.length, inFlight: record.inFlight });
+      const decision = ended(record.schedule, options.policy, {
+        state: this.stateOf(record),
+        tokens,
+        messages: current.length,
+        inFlight: record.inFlight,
+      });
       if (decision === "apply") return await this.apply(record, config, 0);
       if (decision === "start") this.startCompaction(record, config, 0);
     } catch (error) {
@@ -223,7 +241,11 @@ export class ThreadCompactor {
   }
 
   /** Apply the ready summary now (a rebasing compare-and-swap). Never throws. */
-  private async apply(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): Promise<CompactionReport | undefined> {
+  private async apply(
+    record: ThreadRecord,
+    config: ThreadConfig,
+    busyWaitMs: number,
+  ): Promise<CompactionReport | undefined> {
     const prepared = record.ready;
     if (!prepared) return undefined;
     const write = (async () => {
@@ -246,7 +268,12 @@ export class ThreadCompactor {
   }
 
   /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
-  private async outcome(record: ThreadRecord, report: CompactionReport, config: ThreadConfig, tokensAtStart: number): Promise<void> {
+  private async outcome(
+    record: ThreadRecord,
+    report: CompactionReport,
+    config: ThreadConfig,
+    tokensAtStart: number,
+  ): Promise<void> {
     if (report.status === "compacted") {
       this.parts.breaker.success(report.threadId);
       landed(record.schedule);
@@ -274,7 +301,10 @@ export class ThreadCompactor {
   async recover(threadId: string, config: ThreadConfig): Promise<boolean> {
     const { breaker, manager, records } = this.parts;
     let baseCheckpointId: string | undefined;
-    for await (const tuple of manager.checkpointer.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { limit: 200 })) {
+    for await (const tuple of manager.checkpointer.list(
+      { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+      { limit: 200 },
+    )) {
       if (tuple.metadata?.source === "input") {
         baseCheckpointId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
         break;
@@ -291,4 +321,3 @@ export class ThreadCompactor {
     }
   }
 }
-

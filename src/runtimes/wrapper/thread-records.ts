@@ -53,7 +53,14 @@ export interface ThreadRecord {
 }
 
 function busy(record: ThreadRecord): boolean {
-  return record.inFlight > 0 || record.settling !== undefined || record.preparing !== undefined || record.ready !== undefined || record.applying !== undefined || record.pruning !== undefined;
+  return (
+    record.inFlight > 0 ||
+    record.settling !== undefined ||
+    record.preparing !== undefined ||
+    record.ready !== undefined ||
+    record.applying !== undefined ||
+    record.pruning !== undefined
+  );
 }
 
 /** Landed compactions kept per thread for the next `streamTokens` stream (a thread only ever invoked keeps the newest). */

@@ -17,7 +17,12 @@ import type { ThreadRecord } from "./thread-records.js";
  * Whether the turn of `record`'s thread starts without reading the head: its stored size and `input` are surely under
  * the limit. It then counts as a turn in flight, and as a call under the limit (`starting` would say "go").
  */
-export async function startsUnread(record: ThreadRecord, manager: HistoryManager, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+export async function startsUnread(
+  record: ThreadRecord,
+  manager: HistoryManager,
+  input: readonly BaseMessage[],
+  policy: CompactionPolicy,
+): Promise<boolean> {
   if (!(await surelyUnderLimit(manager, record.threadId, input, policy))) return false;
   record.schedule.overLimit = 0;
   record.inFlight++;
@@ -29,7 +34,12 @@ export async function startsUnread(record: ThreadRecord, manager: HistoryManager
  * uncounted, its stored size still under the limit (`ended` could only say "none"). The provider's figures of the
  * turn's last call are kept all the same.
  */
-export async function staysUncounted(record: ThreadRecord, manager: HistoryManager, messages: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+export async function staysUncounted(
+  record: ThreadRecord,
+  manager: HistoryManager,
+  messages: readonly BaseMessage[],
+  policy: CompactionPolicy,
+): Promise<boolean> {
   if (record.count !== undefined || record.preparing || record.ready) return false;
   if (!(await surelyUnderLimit(manager, record.threadId, [], policy))) return false;
   record.schedule.overLimit = 0;
@@ -38,7 +48,12 @@ export async function staysUncounted(record: ThreadRecord, manager: HistoryManag
 }
 
 /** Whether the stored head of `threadId` and `input` are surely under the limit (and `hardLimit`), by their size. */
-async function surelyUnderLimit(manager: HistoryManager, threadId: string, input: readonly BaseMessage[], policy: CompactionPolicy): Promise<boolean> {
+async function surelyUnderLimit(
+  manager: HistoryManager,
+  threadId: string,
+  input: readonly BaseMessage[],
+  policy: CompactionPolicy,
+): Promise<boolean> {
   // The application's own counter is bounded by nothing the store can say.
   if (manager.calibration.custom) return false;
   const bytes = await threadStoreFor(manager.checkpointer).readHeadBytes(threadId);

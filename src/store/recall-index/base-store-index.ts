@@ -37,11 +37,20 @@ export class BaseStoreRecall implements RecallBackend {
     return (await this.indexOf(threadId)).entries(threadId);
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(
+    threadId: string,
+    terms: readonly string[],
+    limit: number,
+    filter?: RecallFilter,
+  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     return (await this.indexOf(threadId)).search(threadId, terms, limit, filter);
   }
 
-  async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
+  async neighbours(
+    threadId: string,
+    at: { checkpointId: string; ordinal: number },
+    count: number,
+  ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     return (await this.indexOf(threadId)).neighbours(threadId, at, count);
   }
 
@@ -71,13 +80,15 @@ export class BaseStoreRecall implements RecallBackend {
         return place ? [[entry.messageId, place] as const] : [];
       }),
     );
-    for (const entry of mergeEntries(add, indexed)) await this.store.put(namespace, entry.messageId, { ...entry }, false);
+    for (const entry of mergeEntries(add, indexed))
+      await this.store.put(namespace, entry.messageId, { ...entry }, false);
   }
 
   async replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void> {
     const namespace = transcriptNamespace(threadId);
     const keep = new Set(entries.map((entry) => entry.messageId));
-    for (const item of await this.items(threadId)) if (!keep.has(item.key)) await this.store.delete(namespace, item.key);
+    for (const item of await this.items(threadId))
+      if (!keep.has(item.key)) await this.store.delete(namespace, item.key);
     await this.record({ threadId, add: [...entries] });
   }
 
@@ -89,23 +100,34 @@ export class BaseStoreRecall implements RecallBackend {
   /** The thread's entries in an in-process index, for one read. */
   private async indexOf(threadId: string): Promise<MemoryRecall> {
     const index = new MemoryRecall();
-    const entries = (await this.items(threadId)).map((item) => entryOf(item.value)).filter((entry): entry is RecallEntry => entry !== undefined);
+    const entries = (await this.items(threadId))
+      .map((item) => entryOf(item.value))
+      .filter((entry): entry is RecallEntry => entry !== undefined);
     index.apply({ threadId, add: entries });
     return index;
   }
 }
 
 /** Every item directly in `namespace` (not in a deeper one, which its prefix also matches), read page by page. */
-async function itemsIn(store: BaseStore, namespace: string[]): Promise<Array<{ key: string; value: Record<string, unknown> }>> {
+async function itemsIn(
+  store: BaseStore,
+  namespace: string[],
+): Promise<Array<{ key: string; value: Record<string, unknown> }>> {
   const items: Array<{ key: string; value: Record<string, unknown> }> = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = await store.search(namespace, { limit: PAGE, offset });
-    for (const item of page) if (item.namespace.length === namespace.length) items.push({ key: item.key, value: item.value });
+    for (const item of page)
+      if (item.namespace.length === namespace.length) items.push({ key: item.key, value: item.value });
     if (page.length < PAGE) return items;
   }
 }
 
-const vectorsNamespace = (threadId: string, model: string) => ["langgraph-compaction", "vectors", threadLabel(threadId), threadLabel(model)];
+const vectorsNamespace = (threadId: string, model: string) => [
+  "langgraph-compaction",
+  "vectors",
+  threadLabel(threadId),
+  threadLabel(model),
+];
 
 /**
  * The semantic ranking's vectors (recall-index/vectors.ts): an item per message under `["langgraph-compaction",
@@ -118,14 +140,16 @@ class BaseStoreVectors implements RecallVectors {
     const vectors: StoredVector[] = [];
     for (const { key, value } of await itemsIn(this.store, vectorsNamespace(threadId, model))) {
       const { hash, vector } = value as { hash?: unknown; vector?: unknown };
-      if (typeof hash === "string" && typeof vector === "string") vectors.push({ messageId: key, hash, vector: vectorFromBytes(Buffer.from(vector, "base64")) });
+      if (typeof hash === "string" && typeof vector === "string")
+        vectors.push({ messageId: key, hash, vector: vectorFromBytes(Buffer.from(vector, "base64")) });
     }
     return vectors;
   }
 
   async write(threadId: string, model: string, vectors: readonly StoredVector[]): Promise<void> {
     const namespace = vectorsNamespace(threadId, model);
-    for (const { messageId, hash, vector } of vectors) await this.store.put(namespace, messageId, { hash, vector: vectorBytes(vector).toString("base64") }, false);
+    for (const { messageId, hash, vector } of vectors)
+      await this.store.put(namespace, messageId, { hash, vector: vectorBytes(vector).toString("base64") }, false);
   }
 }
 

@@ -52,7 +52,10 @@ export function recallEntry(
   previousId: string | undefined = predecessorId(previous),
 ): RecallEntry {
   const date = messageDate(message);
-  const context = previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system" ? textOf(previous).slice(0, CONTEXT_CHARS) : "";
+  const context =
+    previous && getSummaryProvenance(previous) === undefined && previous.getType() !== "system"
+      ? textOf(previous).slice(0, CONTEXT_CHARS)
+      : "";
   return {
     messageId: message.id!,
     role: recallRole(message),
@@ -95,10 +98,16 @@ function memoizedText(): (message: BaseMessage) => string {
   };
 }
 
-const indexable = (message: BaseMessage) => typeof message.id === "string" && message.id !== "" && getSummaryProvenance(message) === undefined;
+const indexable = (message: BaseMessage) =>
+  typeof message.id === "string" && message.id !== "" && getSummaryProvenance(message) === undefined;
 
 /** The index changes of replacing the head `checkpointId` (holding `before`) by a history holding `after`. */
-export function recallChanges(threadId: string, checkpointId: string, before: readonly BaseMessage[], after: readonly BaseMessage[]): RecallChanges {
+export function recallChanges(
+  threadId: string,
+  checkpointId: string,
+  before: readonly BaseMessage[],
+  after: readonly BaseMessage[],
+): RecallChanges {
   const textOf = memoizedText();
   const next = new Map<string, BaseMessage>();
   for (const message of after) if (indexable(message)) next.set(message.id!, message);
@@ -111,9 +120,11 @@ export function recallChanges(threadId: string, checkpointId: string, before: re
     // An edited copy leaving: its original is indexed already (by the write that edited it); only its place moves,
     // so the transcript keeps the original where the conversation had it.
     const previousId = previousOf(ordinal);
-    if (!kept && editOf(message)) move.push({ messageId: message.id!, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
+    if (!kept && editOf(message))
+      move.push({ messageId: message.id!, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
     else if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf, previousId));
-    else if (kept !== message && textOf(message) !== textOf(kept) && !editOf(message)) add.push(recallEntry(message, checkpointId, NOT_LEFT, before[ordinal - 1], textOf));
+    else if (kept !== message && textOf(message) !== textOf(kept) && !editOf(message))
+      add.push(recallEntry(message, checkpointId, NOT_LEFT, before[ordinal - 1], textOf));
   });
   return { threadId, add, ...(move.length > 0 ? { move } : {}) };
 }
@@ -137,7 +148,9 @@ export function followedIn(messages: readonly BaseMessage[], ordinal: number): s
   }
   const previous = messages[ordinal - 1];
   const moved = kept.get(messages[ordinal]?.id ?? "");
-  return moved && previous?.id !== undefined && moved.pins.has(previous.id) ? moved.followedId : predecessorId(previous);
+  return moved && previous?.id !== undefined && moved.pins.has(previous.id)
+    ? moved.followedId
+    : predecessorId(previous);
 }
 
 /**
@@ -145,10 +158,14 @@ export function followedIn(messages: readonly BaseMessage[], ordinal: number): s
  * (for a summary, the last message it covered), unless `after` holds that one followed by messages `before` did not
  * hold (a restore's messages, which came before what the restore drops): then the last of those.
  */
-function conversationPrevious(before: readonly BaseMessage[], after: readonly BaseMessage[]): (ordinal: number) => string | undefined {
+function conversationPrevious(
+  before: readonly BaseMessage[],
+  after: readonly BaseMessage[],
+): (ordinal: number) => string | undefined {
   const held = new Set(before.map((message) => message.id));
   const at = new Map(after.map((message, index) => [message.id, index] as const));
-  const returned = (message: BaseMessage | undefined) => message !== undefined && indexable(message) && !held.has(message.id);
+  const returned = (message: BaseMessage | undefined) =>
+    message !== undefined && indexable(message) && !held.has(message.id);
   return (ordinal) => {
     const id = followedIn(before, ordinal);
     let index = id === undefined ? undefined : at.get(id);

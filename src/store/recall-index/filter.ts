@@ -40,10 +40,17 @@ function fold(speaker: string): string {
 
 function instant(parameter: "from" | "to", value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  const date = value instanceof Date ? value : typeof value === "string" && value.trim() !== "" ? new Date(DAY.test(value.trim()) ? `${value.trim()}T00:00:00.000Z` : value.trim()) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw invalidArgument(name, value, 'a day ("2023-06-01"), an ISO 8601 date-time or a Date');
+  const date =
+    value instanceof Date
+      ? value
+      : typeof value === "string" && value.trim() !== ""
+        ? new Date(DAY.test(value.trim()) ? `${value.trim()}T00:00:00.000Z` : value.trim())
+        : undefined;
+  if (!date || Number.isNaN(date.getTime()))
+    throw invalidArgument(name, value, 'a day ("2023-06-01"), an ISO 8601 date-time or a Date');
   // A day as the end of a range includes that whole day.
-  if (parameter === "to" && typeof value === "string" && DAY.test(value.trim())) return new Date(date.getTime() + 86_400_000 - 1).toISOString();
+  if (parameter === "to" && typeof value === "string" && DAY.test(value.trim()))
+    return new Date(date.getTime() + 86_400_000 - 1).toISOString();
   return date.toISOString();
 }
 
@@ -51,12 +58,21 @@ function instant(parameter: "from" | "to", value: unknown, name: string): string
  * The filter of `options`, or undefined when it filters nothing. `names`: how errors name the options.
  * @throws CompactionError INVALID_ARGUMENT naming `speaker`, `from` or `to`, or a range that ends before it starts.
  */
-export function resolveRecallFilter({ speaker, from, to }: RecallFilterOptions, names: RecallFilterNames = {}): RecallFilter | undefined {
+export function resolveRecallFilter(
+  { speaker, from, to }: RecallFilterOptions,
+  names: RecallFilterNames = {},
+): RecallFilter | undefined {
   const name = (key: keyof RecallFilterOptions) => names[key] ?? key;
-  if (speaker !== undefined && (typeof speaker !== "string" || speaker.trim() === "")) throw invalidArgument(name("speaker"), speaker, "a speaker's name or a role, such as \"Melanie\" or \"user\"");
+  if (speaker !== undefined && (typeof speaker !== "string" || speaker.trim() === ""))
+    throw invalidArgument(name("speaker"), speaker, 'a speaker\'s name or a role, such as "Melanie" or "user"');
   const start = instant("from", from, name("from"));
   const end = instant("to", to, name("to"));
-  if (start !== undefined && end !== undefined && start > end) throw invalidArgument(name("to"), to, `a date on or after ${name("from")} (${JSON.stringify(from instanceof Date ? from.toISOString() : from)})`);
+  if (start !== undefined && end !== undefined && start > end)
+    throw invalidArgument(
+      name("to"),
+      to,
+      `a date on or after ${name("from")} (${JSON.stringify(from instanceof Date ? from.toISOString() : from)})`,
+    );
   const filter: RecallFilter = {
     ...(speaker !== undefined ? { speaker: fold(speaker.trim()) } : {}),
     ...(start !== undefined ? { from: start } : {}),
@@ -71,7 +87,10 @@ export function speakerOf(message: Pick<RecallMessage, "name" | "role">): string
 }
 
 /** Whether `message` passes `filter` (no filter: every message). */
-export function passesFilter(message: Pick<RecallMessage, "name" | "role" | "date">, filter: RecallFilter | undefined): boolean {
+export function passesFilter(
+  message: Pick<RecallMessage, "name" | "role" | "date">,
+  filter: RecallFilter | undefined,
+): boolean {
   if (!filter) return true;
   if (filter.speaker !== undefined && speakerOf(message) !== filter.speaker) return false;
   if (filter.from === undefined && filter.to === undefined) return true;

@@ -15,8 +15,8 @@
  */
 
 export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  // pronouns and determiners
   (
-    // pronouns and determiners
     "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself " +
     "it its itself they them their theirs themselves this that these those a an the some any each every either neither " +
     "both all few other another such " +

@@ -16,7 +16,6 @@ import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
-
 interface Document {
   entry: RecallEntry;
   terms: Map<string, number>;
@@ -41,7 +40,13 @@ class ThreadIndex {
     for (const word of words) terms.set(word, (terms.get(word) ?? 0) + 1);
     for (const word of terms.keys()) this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1);
     this.totalLength += words.length;
-    this.documents.set(entry.messageId, { entry, terms, length: words.length, name: new Set(wordsOf(recallLabel(entry))), context: new Set(wordsOf(entry.context ?? "")) });
+    this.documents.set(entry.messageId, {
+      entry,
+      terms,
+      length: words.length,
+      name: new Set(wordsOf(recallLabel(entry))),
+      context: new Set(wordsOf(entry.context ?? "")),
+    });
   }
 
   remove(messageId: string): void {
@@ -87,7 +92,6 @@ class ThreadIndex {
   }
 }
 
-
 export class MemoryRecall {
   private readonly threads = new Map<string, ThreadIndex>();
   readonly vectors: RecallVectors = new MemoryVectors();
@@ -100,22 +104,40 @@ export class MemoryRecall {
       const document = thread.documents.get(place.messageId);
       if (document) thread.add(moved(document.entry, place));
     }
-    const indexed = new Map(add.flatMap((entry) => {
-      const known = thread.documents.get(entry.messageId)?.entry;
-      return known ? [[entry.messageId, known] as const] : [];
-    }));
+    const indexed = new Map(
+      add.flatMap((entry) => {
+        const known = thread.documents.get(entry.messageId)?.entry;
+        return known ? [[entry.messageId, known] as const] : [];
+      }),
+    );
     for (const entry of mergeEntries(add, indexed)) thread.add(entry);
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
-    return (this.threads.get(threadId)?.search(terms, limit, filter) ?? []).map(({ entry, score }) => ({ ...recallMessage(entry), ordinal: entry.ordinal, score }));
+  async search(
+    threadId: string,
+    terms: readonly string[],
+    limit: number,
+    filter?: RecallFilter,
+  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+    return (this.threads.get(threadId)?.search(terms, limit, filter) ?? []).map(({ entry, score }) => ({
+      ...recallMessage(entry),
+      ordinal: entry.ordinal,
+      score,
+    }));
   }
 
-  async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
+  async neighbours(
+    threadId: string,
+    at: { checkpointId: string; ordinal: number },
+    count: number,
+  ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     const entries = this.threads.get(threadId)?.sorted() ?? [];
     const index = entries.findIndex((entry) => entry.checkpointId === at.checkpointId && entry.ordinal === at.ordinal);
     if (index < 0 || count === 0) return { before: [], after: [] };
-    return { before: entries.slice(Math.max(0, index - count), index).map(recallMessage), after: entries.slice(index + 1, index + 1 + count).map(recallMessage) };
+    return {
+      before: entries.slice(Math.max(0, index - count), index).map(recallMessage),
+      after: entries.slice(index + 1, index + 1 + count).map(recallMessage),
+    };
   }
 
   async entries(threadId: string): Promise<RecallEntry[]> {

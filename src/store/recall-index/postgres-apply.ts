@@ -28,7 +28,7 @@ function countWords(counts: Map<string, number>, texts: ReadonlyArray<readonly s
  * index stores it as U+FFFD (the checkpoint itself keeps the message as it was).
  */
 function pgText<T extends string | null | undefined>(value: T): T {
-  return (typeof value === "string" && value.includes("\u0000") ? value.replace(/\u0000/g, "\uFFFD") : value) as T;
+  return (typeof value === "string" && value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value) as T;
 }
 
 /** Writes `changes` with `client`, which must be inside the transaction of the write they belong to. */
@@ -48,7 +48,13 @@ export async function applyPostgresRecall(
       `UPDATE ${s}.compaction_recall r SET checkpoint_id = m.checkpoint_id, ordinal = m.ordinal, previous_id = m.previous_id
        FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS m(message_id, checkpoint_id, ordinal, previous_id)
        WHERE r.thread_id = $1 AND r.message_id = m.message_id AND r.ordinal < 0`,
-      [threadId, move.map((entry) => pgText(entry.messageId)), move.map((entry) => entry.checkpointId), move.map((entry) => entry.ordinal), move.map((entry) => pgText(entry.previousId ?? null))],
+      [
+        threadId,
+        move.map((entry) => pgText(entry.messageId)),
+        move.map((entry) => entry.checkpointId),
+        move.map((entry) => entry.ordinal),
+        move.map((entry) => pgText(entry.previousId ?? null)),
+      ],
     );
   }
   if (given.length === 0) return;
@@ -60,17 +66,25 @@ export async function applyPostgresRecall(
      RETURNING message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions`,
     [threadId, given.map((entry) => pgText(entry.messageId))],
   );
-  countWords(counts, gone.rows.map((row) => wordsOf(String(row.text))), -1);
+  countWords(
+    counts,
+    gone.rows.map((row) => wordsOf(String(row.text))),
+    -1,
+  );
   const add = mergeEntries(given, new Map(gone.rows.map((row) => [String(row.message_id), entryOfRow(row)])));
   const words = add.map((entry) => wordsOf(entry.text));
   countWords(counts, words, 1);
   if (add.length > 0) {
     // An entry whose context is the whole text of the entry before it reuses that entry's words (`context_of`, its
     // position): the words are parsed once, not twice.
-    const position = new Map<string, number>(add.map((entry, index) => [`${entry.checkpointId}\u0000${entry.ordinal}`, index]));
+    const position = new Map<string, number>(
+      add.map((entry, index) => [`${entry.checkpointId}\u0000${entry.ordinal}`, index]),
+    );
     const contextOf = add.map((entry) => {
       const index = position.get(`${entry.checkpointId}\u0000${entry.ordinal - 1}`);
-      return index !== undefined && entry.context !== undefined && add[index]!.text === entry.context ? index + 1 : null;
+      return index !== undefined && entry.context !== undefined && add[index]!.text === entry.context
+        ? index + 1
+        : null;
     });
     // One statement for all rows: the arrays are unnested in step. The self-join on positions fits in memory (for
     // this transaction only), not in temporary files.
@@ -97,7 +111,9 @@ export async function applyPostgresRecall(
         add.map((entry) => entry.ordinal),
         add.map((entry) => pgText(entry.text)),
         words.map((list) => pgText(list.join(" "))),
-        add.map((entry, index) => (entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null)),
+        add.map((entry, index) =>
+          entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null,
+        ),
         add.map((entry) => pgText(indexTerms(recallLabel(entry)))),
         contextOf,
         add.map((entry) => (entry.message === undefined ? null : pgText(entry.message))),
@@ -118,12 +134,14 @@ export async function applyPostgresRecall(
      ON CONFLICT (thread_id, term) DO UPDATE SET documents = ${s}.compaction_recall_terms.documents + EXCLUDED.documents`,
     [threadId, changed.map(([term]) => pgText(term)), changed.map(([, delta]) => delta)],
   );
-  if (changed.some(([, delta]) => delta < 0)) await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
+  if (changed.some(([, delta]) => delta < 0))
+    await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
 }
 
 /** A row of the index as the entry it holds. */
 export function entryOfRow(row: Record<string, unknown>): RecallEntry {
-  const optional = (key: string, column: string) => (typeof row[column] === "string" && row[column] !== "" ? { [key]: row[column] as string } : {});
+  const optional = (key: string, column: string) =>
+    typeof row[column] === "string" && row[column] !== "" ? { [key]: row[column] as string } : {};
   return {
     messageId: String(row.message_id),
     role: row.role as RecallEntry["role"],

@@ -22,7 +22,13 @@
  */
 import { quoteIdentifier } from "../sql.js";
 import { invalidArgument } from "../../errors.js";
-import { ensurePostgresRecall, inTransaction, postgresVectorsSchemaSql, type PostgresConnector, type PostgresQueryable } from "./postgres-setup.js";
+import {
+  ensurePostgresRecall,
+  inTransaction,
+  postgresVectorsSchemaSql,
+  type PostgresConnector,
+  type PostgresQueryable,
+} from "./postgres-setup.js";
 import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
 import { tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
@@ -41,7 +47,11 @@ export interface PostgresPool extends PostgresQueryable, PostgresConnector {}
 /** A text search configuration name: letters, digits and underscores (it is passed as a regconfig value). */
 export function validateLanguage(language: unknown): string {
   if (typeof language !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(language)) {
-    throw invalidArgument("recall.language", language, 'a Postgres text search configuration such as "simple" or "english"');
+    throw invalidArgument(
+      "recall.language",
+      language,
+      'a Postgres text search configuration such as "simple" or "english"',
+    );
   }
   return language;
 }
@@ -75,13 +85,17 @@ export class PostgresRecall {
     this.vectors = new PostgresVectors(pool, schema);
   }
 
-
   /** True when the database has the index tables (a thread may have none: nothing compacted yet). */
   private async present(): Promise<boolean> {
     return hasTable(this.pool, this.schema, "compaction_recall_terms");
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(
+    threadId: string,
+    terms: readonly string[],
+    limit: number,
+    filter?: RecallFilter,
+  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
     // The thread's configuration, its size, and how many of its messages hold each query word (one round trip).
@@ -123,18 +137,32 @@ export class PostgresRecall {
     terms.forEach((term, index) => {
       columns.push(wordColumns(index, parameters.length + 1));
       scores.push(wordScore(index));
-      parameters.push(tsqueryText([term]), tsqueryText([term], "D"), tsqueryText([term], "B"), tsqueryText([term], "C"), idf(counts[term] ?? 0, documents));
+      parameters.push(
+        tsqueryText([term]),
+        tsqueryText([term], "D"),
+        tsqueryText([term], "B"),
+        tsqueryText([term], "C"),
+        idf(counts[term] ?? 0, documents),
+      );
     });
     // Composed from constants, parameter numbers and the quoted schema only (the words are parameters).
     const sql =
-      "WITH w AS (SELECT to_tsquery($4::regconfig, $2) AS query, " + columns.join(", ") + "), " +
-      "best AS (SELECT r.message_id, " + scores.join(" + ") + " AS score FROM " + s + ".compaction_recall r, w " +
+      "WITH w AS (SELECT to_tsquery($4::regconfig, $2) AS query, " +
+      columns.join(", ") +
+      "), " +
+      "best AS (SELECT r.message_id, " +
+      scores.join(" + ") +
+      " AS score FROM " +
+      s +
+      ".compaction_recall r, w " +
       "WHERE r.thread_id = $1 AND r.document @@ w.query " +
       "AND ($10::text[] IS NULL OR coalesce(nullif(r.name, ''), r.role) = ANY($10::text[])) " +
       "AND ($11::text IS NULL OR r.date >= $11::text) AND ($12::text IS NULL OR r.date <= $12::text) " +
       "ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3) " +
       "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score " +
-      "FROM best JOIN " + s + ".compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id " +
+      "FROM best JOIN " +
+      s +
+      ".compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id " +
       "ORDER BY best.score DESC, r.checkpoint_id, r.ordinal";
     const result = await this.pool.query(sql, parameters);
     return result.rows.map((row) => ({ ...toMessage(row), score: Number(row.score) }));
@@ -143,16 +171,29 @@ export class PostgresRecall {
   /** Who said the thread's messages: each distinct name, else role (recall-index/filter.ts). */
   private async speakers(threadId: string): Promise<string[]> {
     const s = quoteIdentifier(this.schema);
-    const result = await this.pool.query(`SELECT DISTINCT coalesce(nullif(name, ''), role) AS speaker FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
+    const result = await this.pool.query(
+      `SELECT DISTINCT coalesce(nullif(name, ''), role) AS speaker FROM ${s}.compaction_recall WHERE thread_id = $1`,
+      [threadId],
+    );
     return result.rows.map((row) => String(row.speaker));
   }
 
-  async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
+  async neighbours(
+    threadId: string,
+    at: { checkpointId: string; ordinal: number },
+    count: number,
+  ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     if (count === 0) return { before: [], after: [] };
     const s = quoteIdentifier(this.schema);
     const [before, after] = await Promise.all([
-      this.pool.query(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) < ($2, $3) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT $4`, [threadId, at.checkpointId, at.ordinal, count]),
-      this.pool.query(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) > ($2, $3) ORDER BY checkpoint_id, ordinal LIMIT $4`, [threadId, at.checkpointId, at.ordinal, count]),
+      this.pool.query(
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) < ($2, $3) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT $4`,
+        [threadId, at.checkpointId, at.ordinal, count],
+      ),
+      this.pool.query(
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) > ($2, $3) ORDER BY checkpoint_id, ordinal LIMIT $4`,
+        [threadId, at.checkpointId, at.ordinal, count],
+      ),
     ]);
     const plain = (row: Record<string, unknown>) => {
       const { ordinal: _ordinal, ...message } = toMessage(row);
@@ -219,8 +260,15 @@ class PostgresVectors implements RecallVectors {
   async read(threadId: string, model: string): Promise<StoredVector[]> {
     const s = quoteIdentifier(this.schema);
     if (!(await this.present())) return [];
-    const result = await this.pool.query(`SELECT message_id, hash, vector FROM ${s}.compaction_recall_vectors WHERE thread_id = $1 AND model = $2`, [threadId, model]);
-    return result.rows.map((row) => ({ messageId: String(row.message_id), hash: String(row.hash), vector: vectorFromBytes(row.vector as Buffer) }));
+    const result = await this.pool.query(
+      `SELECT message_id, hash, vector FROM ${s}.compaction_recall_vectors WHERE thread_id = $1 AND model = $2`,
+      [threadId, model],
+    );
+    return result.rows.map((row) => ({
+      messageId: String(row.message_id),
+      hash: String(row.hash),
+      vector: vectorFromBytes(row.vector as Buffer),
+    }));
   }
 
   async write(threadId: string, model: string, vectors: readonly StoredVector[]): Promise<void> {
@@ -229,14 +277,22 @@ class PostgresVectors implements RecallVectors {
     await inTransaction(this.pool, async (client) => {
       if (!(await this.present(client))) {
         // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS.
-        await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
+        await client.query(
+          "SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))",
+        );
         await client.query(postgresVectorsSchemaSql(this.schema));
       }
       await client.query(
         `INSERT INTO ${s}.compaction_recall_vectors (thread_id, model, message_id, hash, vector)
          SELECT $1, $2, v.message_id, v.hash, v.vector FROM unnest($3::text[], $4::text[], $5::bytea[]) AS v(message_id, hash, vector)
          ON CONFLICT (thread_id, model, message_id) DO UPDATE SET hash = excluded.hash, vector = excluded.vector`,
-        [threadId, model, vectors.map((vector) => vector.messageId), vectors.map((vector) => vector.hash), vectors.map((vector) => vectorBytes(vector.vector))],
+        [
+          threadId,
+          model,
+          vectors.map((vector) => vector.messageId),
+          vectors.map((vector) => vector.hash),
+          vectors.map((vector) => vectorBytes(vector.vector)),
+        ],
       );
     });
   }
@@ -248,15 +304,37 @@ class PostgresVectors implements RecallVectors {
  * Numbers only: no input reaches the statement's text.
  */
 function wordColumns(index: number, at: number): string {
-  const query = (offset: number, name: string) => "to_tsquery($4::regconfig, $" + String(at + offset) + ") AS " + name + String(index);
-  return [query(0, "a"), query(1, "b"), query(2, "l"), query(3, "c"), "$" + String(at + 4) + "::float8 AS i" + String(index)].join(", ");
+  const query = (offset: number, name: string) =>
+    "to_tsquery($4::regconfig, $" + String(at + offset) + ") AS " + name + String(index);
+  return [
+    query(0, "a"),
+    query(1, "b"),
+    query(2, "l"),
+    query(3, "c"),
+    "$" + String(at + 4) + "::float8 AS i" + String(index),
+  ].join(", ");
 }
 
 /** Query word `index`'s share of a row's BM25 (bm25.ts), 0 for a row without the word. */
 function wordScore(index: number): string {
   const column = (name: string) => "w." + name + String(index);
-  const body = "CASE WHEN r.document @@ " + column("b") + " THEN ($5::float8 + 1) / (1 + $5::float8 * (1 - $6::float8 + $6::float8 * length(ts_filter(r.document, '{d}')) / $7::float8)) ELSE 0 END";
+  const body =
+    "CASE WHEN r.document @@ " +
+    column("b") +
+    " THEN ($5::float8 + 1) / (1 + $5::float8 * (1 - $6::float8 + $6::float8 * length(ts_filter(r.document, '{d}')) / $7::float8)) ELSE 0 END";
   const label = "CASE WHEN r.document @@ " + column("l") + " THEN $8::float8 ELSE 0 END";
   const context = "CASE WHEN r.document @@ " + column("c") + " THEN $9::float8 ELSE 0 END";
-  return "(CASE WHEN r.document @@ " + column("a") + " THEN " + column("i") + " * ((" + body + ") + (" + label + ") + (" + context + ")) ELSE 0 END)";
+  return (
+    "(CASE WHEN r.document @@ " +
+    column("a") +
+    " THEN " +
+    column("i") +
+    " * ((" +
+    body +
+    ") + (" +
+    label +
+    ") + (" +
+    context +
+    ")) ELSE 0 END)"
+  );
 }

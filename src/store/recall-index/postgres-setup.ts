@@ -13,7 +13,8 @@ export interface PostgresQueryable {
 /** The DDL of the recall index in `schema` (idempotent: CREATE ... IF NOT EXISTS), e.g. for a migration tool. */
 export function postgresRecallSchemaSql(schema = "public"): string {
   const s = quoteIdentifier(schema);
-  return `
+  return (
+    `
 CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
   thread_id TEXT NOT NULL,
   message_id TEXT NOT NULL,
@@ -41,7 +42,8 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_terms (
   term TEXT NOT NULL,
   documents INTEGER NOT NULL,
   PRIMARY KEY (thread_id, term)
-);` + postgresVectorsSchemaSql(schema);
+);` + postgresVectorsSchemaSql(schema)
+  );
 }
 
 /**
@@ -77,14 +79,19 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
   await client.query(postgresRecallSchemaSql(schema));
   // An index written before the transcript or its versions gains the columns (NULL in its old rows).
   const s = quoteIdentifier(schema);
-  await client.query(`ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT, ADD COLUMN IF NOT EXISTS versions TEXT`);
+  await client.query(
+    `ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT, ADD COLUMN IF NOT EXISTS versions TEXT`,
+  );
 }
 
 /**
  * Creates the recall index's tables in `schema` (default "public") if they are missing, in one transaction on a
  * connection of `pool` (a pg Pool). Idempotent.
  */
-export async function setupPostgresRecall(pool: PostgresConnector, { schema = "public" }: { schema?: string } = {}): Promise<void> {
+export async function setupPostgresRecall(
+  pool: PostgresConnector,
+  { schema = "public" }: { schema?: string } = {},
+): Promise<void> {
   await inTransaction(pool, async (client) => {
     await ensurePostgresRecall(client, schema);
     await client.query(postgresVectorsSchemaSql(schema));
@@ -94,7 +101,10 @@ export async function setupPostgresRecall(pool: PostgresConnector, { schema = "p
 export type { PostgresConnector };
 
 /** Runs `work` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
-export async function inTransaction<T>(pool: PostgresConnector, work: (client: PostgresQueryable) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: PostgresConnector,
+  work: (client: PostgresQueryable) => Promise<T>,
+): Promise<T> {
   return withConnection(pool, async (client) => {
     await client.query("BEGIN");
     try {

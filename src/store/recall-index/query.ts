@@ -22,7 +22,9 @@ export function queryTerms(query: unknown): string[] {
   if (typeof query !== "string") throw invalidArgument("query", query, "a string of words to search for");
   // A word with an apostrophe ("Caroline's", "don't") is its parts: kept whole, the engines would read it as a
   // phrase ("caroline s") that matches only the rare possessive, and rank by that.
-  const words = wordsOf(query.slice(0, MAX_QUERY_CHARS)).flatMap((word) => (/['’]/.test(word) ? word.split(/['’]/).filter((part) => [...part].length >= 2) : [word]));
+  const words = wordsOf(query.slice(0, MAX_QUERY_CHARS)).flatMap((word) =>
+    /['’]/.test(word) ? word.split(/['’]/).filter((part) => [...part].length >= 2) : [word],
+  );
   const terms = [...new Set(words)].slice(0, MAX_QUERY_TERMS);
   if (terms.length === 0) {
     throw new CompactionError({
@@ -64,5 +66,7 @@ export function fts5Expression(terms: readonly string[]): string {
 
 /** A tsquery text matching any of `terms`: each one a quoted lexeme (so no operator can be spelled). */
 export function tsqueryText(terms: readonly string[], weight?: "B" | "C" | "D"): string {
-  return terms.map((term) => `'${term.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${weight ? `:${weight}` : ""}`).join(" | ");
+  return terms
+    .map((term) => `'${term.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${weight ? `:${weight}` : ""}`)
+    .join(" | ");
 }

@@ -77,20 +77,28 @@ export function ensureSqliteRecall(db: Database): void {
   db.exec(SCHEMA);
   // An index written before the transcript: its table gains the message column (NULL in the old rows until reindex).
   const columns = db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>;
-  if (!columns.some((column) => column.name === "message")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN message TEXT`);
-  if (!columns.some((column) => column.name === "previous_id")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN previous_id TEXT`);
-  if (!columns.some((column) => column.name === "versions")) db.exec(`ALTER TABLE compaction_recall ADD COLUMN versions TEXT`);
+  if (!columns.some((column) => column.name === "message"))
+    db.exec(`ALTER TABLE compaction_recall ADD COLUMN message TEXT`);
+  if (!columns.some((column) => column.name === "previous_id"))
+    db.exec(`ALTER TABLE compaction_recall ADD COLUMN previous_id TEXT`);
+  if (!columns.some((column) => column.name === "versions"))
+    db.exec(`ALTER TABLE compaction_recall ADD COLUMN versions TEXT`);
   if (!db.inTransaction) ready.add(db);
 }
 
 /** The columns of the index table as this file has them (an index older than the transcript lacks its columns). */
 function recallColumns(db: Database): Set<string> {
-  return new Set((db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>).map((column) => column.name));
+  return new Set(
+    (db.prepare(`PRAGMA table_info(compaction_recall)`).all() as Array<{ name: string }>).map((column) => column.name),
+  );
 }
 
 function exists(db: Database): boolean {
   if (ready.has(db)) return true;
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_fts'`).get() !== undefined;
+  return (
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_fts'`).get() !==
+    undefined
+  );
 }
 
 /** Writes `changes`; call it inside the transaction of the write it belongs to. */
@@ -98,8 +106,11 @@ export function applySqliteRecall(db: Database, { threadId, add: given, move = [
   if (given.length === 0 && move.length === 0) return;
   ensureSqliteRecall(db);
   // Only an original with no place yet (NOT_LEFT) takes the place where its edited copy left (entries.ts: moved).
-  const moved = db.prepare(`UPDATE compaction_recall SET checkpoint_id = ?, ordinal = ?, previous_id = ? WHERE thread_id = ? AND message_id = ? AND ordinal < 0`);
-  for (const { messageId, checkpointId, ordinal, previousId } of move) moved.run(checkpointId, ordinal, previousId ?? null, threadId, messageId);
+  const moved = db.prepare(
+    `UPDATE compaction_recall SET checkpoint_id = ?, ordinal = ?, previous_id = ? WHERE thread_id = ? AND message_id = ? AND ordinal < 0`,
+  );
+  for (const { messageId, checkpointId, ordinal, previousId } of move)
+    moved.run(checkpointId, ordinal, previousId ?? null, threadId, messageId);
   if (given.length === 0) return;
   const key = threadKey(threadId);
   // A message indexed before keeps every version and the place where it first left (versions.ts): its old row goes
@@ -107,16 +118,37 @@ export function applySqliteRecall(db: Database, { threadId, add: given, move = [
   const ids = JSON.stringify(given.map((entry) => entry.messageId));
   const indexed = db.prepare(SOME_ROWS).all(threadId, ids) as Row[];
   const add = mergeEntries(given, new Map(indexed.map((row) => [row.message_id, toEntry(row)])));
-  if (indexed.length > 0) db.prepare(`DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`).run(threadId, ids);
-  const insert = db.prepare(`INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  if (indexed.length > 0)
+    db.prepare(
+      `DELETE FROM compaction_recall WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`,
+    ).run(threadId, ids);
+  const insert = db.prepare(
+    `INSERT INTO compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   // The words go to the contentless FTS5 table only: the row keeps the text, not a second copy of it.
   const words = db.prepare(`INSERT INTO compaction_recall_fts (rowid, terms, name, context) VALUES (?, ?, ?, ?)`);
   let previous: { entry: RecallEntry; terms: string } | undefined;
   for (const entry of add) {
-    const { lastInsertRowid } = insert.run(threadId, entry.messageId, entry.role, entry.name ?? null, entry.date ?? null, entry.checkpointId, entry.ordinal, entry.text, entry.message ?? null, entry.previousId ?? null, entry.versions ? JSON.stringify(entry.versions) : null);
+    const { lastInsertRowid } = insert.run(
+      threadId,
+      entry.messageId,
+      entry.role,
+      entry.name ?? null,
+      entry.date ?? null,
+      entry.checkpointId,
+      entry.ordinal,
+      entry.text,
+      entry.message ?? null,
+      entry.previousId ?? null,
+      entry.versions ? JSON.stringify(entry.versions) : null,
+    );
     const terms = withoutKeys(indexTerms(entry.text));
     // The context is most often the whole text of the entry before: its words are cut once.
-    const context = !entry.context ? "" : previous && previous.entry.text === entry.context ? previous.terms : withoutKeys(indexTerms(entry.context));
+    const context = !entry.context
+      ? ""
+      : previous && previous.entry.text === entry.context
+        ? previous.terms
+        : withoutKeys(indexTerms(entry.context));
     words.run(lastInsertRowid, `${terms} ${key}`, withoutKeys(indexTerms(recallLabel(entry))), context);
     previous = { entry, terms };
   }
@@ -172,29 +204,49 @@ export class SqliteRecall {
     this.vectors = new SqliteVectors(db);
   }
 
-  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(
+    threadId: string,
+    terms: readonly string[],
+    limit: number,
+    filter?: RecallFilter,
+  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
     if (!exists(this.db)) return [];
     const match = `terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`;
     if (filter) {
       // Filtered: the conditions beside the match, so the best `limit` are of the messages that pass.
-      const speakers = filter.speaker === undefined ? null : JSON.stringify(speakersMatching(this.speakers(threadId), filter));
+      const speakers =
+        filter.speaker === undefined ? null : JSON.stringify(speakersMatching(this.speakers(threadId), filter));
       const rows = this.db
         .prepare(
-          "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " + RANK + " AS rank " +
+          "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " +
+            RANK +
+            " AS rank " +
             "FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid " +
             "WHERE compaction_recall_fts MATCH ? AND r.thread_id = ? " +
             "AND (? IS NULL OR coalesce(nullif(r.name, ''), r.role) IN (SELECT value FROM json_each(?))) " +
             "AND (? IS NULL OR r.date >= ?) AND (? IS NULL OR r.date <= ?) " +
             "ORDER BY rank, r.checkpoint_id, r.ordinal LIMIT ?",
         )
-        .all(match, threadId, speakers, speakers, filter.from ?? null, filter.from ?? null, filter.to ?? null, filter.to ?? null, limit) as Array<Row & { rank: number }>;
+        .all(
+          match,
+          threadId,
+          speakers,
+          speakers,
+          filter.from ?? null,
+          filter.from ?? null,
+          filter.to ?? null,
+          filter.to ?? null,
+          limit,
+        ) as Array<Row & { rank: number }>;
       return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
     }
     // The best rows first, from the FTS index alone; only those few are then read from the table.
     const rows = this.db
       .prepare(
         "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.rank " +
-          "FROM (SELECT rowid, " + RANK + " AS rank FROM compaction_recall_fts WHERE compaction_recall_fts MATCH ? ORDER BY rank LIMIT ?) AS best " +
+          "FROM (SELECT rowid, " +
+          RANK +
+          " AS rank FROM compaction_recall_fts WHERE compaction_recall_fts MATCH ? ORDER BY rank LIMIT ?) AS best " +
           "JOIN compaction_recall r ON r.id = best.rowid WHERE r.thread_id = ? " +
           "ORDER BY best.rank, r.checkpoint_id, r.ordinal",
       )
@@ -204,16 +256,30 @@ export class SqliteRecall {
 
   /** Who said the thread's messages: each distinct name, else role (recall-index/filter.ts). */
   private speakers(threadId: string): string[] {
-    return (this.db.prepare(`SELECT DISTINCT coalesce(nullif(name, ''), role) AS speaker FROM compaction_recall WHERE thread_id = ?`).all(threadId) as Array<{ speaker: string }>).map((row) => row.speaker);
+    return (
+      this.db
+        .prepare(
+          `SELECT DISTINCT coalesce(nullif(name, ''), role) AS speaker FROM compaction_recall WHERE thread_id = ?`,
+        )
+        .all(threadId) as Array<{ speaker: string }>
+    ).map((row) => row.speaker);
   }
 
-  async neighbours(threadId: string, at: { checkpointId: string; ordinal: number }, count: number): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
+  async neighbours(
+    threadId: string,
+    at: { checkpointId: string; ordinal: number },
+    count: number,
+  ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     if (count === 0) return { before: [], after: [] };
     const before = this.db
-      .prepare(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`)
+      .prepare(
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`,
+      )
       .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
     const after = this.db
-      .prepare(`SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`)
+      .prepare(
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`,
+      )
       .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
     const plain = (row: Row) => {
       const { ordinal: _ordinal, ...message } = toMessage(row);
@@ -234,7 +300,9 @@ export class SqliteRecall {
   async recorded(threadId: string, messageIds: readonly string[]): Promise<Map<string, Set<string>>> {
     if (messageIds.length === 0 || !exists(this.db)) return new Map();
     if (!recallColumns(this.db).has("message")) return new Map();
-    const rows = (this.db.prepare(SOME_ROWS).all(threadId, JSON.stringify(messageIds)) as Row[]).filter((row) => row.message);
+    const rows = (this.db.prepare(SOME_ROWS).all(threadId, JSON.stringify(messageIds)) as Row[]).filter(
+      (row) => row.message,
+    );
     return new Map(rows.map((row) => [row.message_id, new Set(versionTexts(toEntry(row)))]));
   }
 
@@ -272,17 +340,29 @@ class SqliteVectors implements RecallVectors {
   constructor(private readonly db: Database) {}
 
   async read(threadId: string, model: string): Promise<StoredVector[]> {
-    if (this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_vectors'`).get() === undefined) return [];
-    const rows = this.db.prepare(`SELECT message_id, hash, vector FROM compaction_recall_vectors WHERE thread_id = ? AND model = ?`).all(threadId, model) as Array<{ message_id: string; hash: string; vector: Buffer }>;
+    if (
+      this.db
+        .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compaction_recall_vectors'`)
+        .get() === undefined
+    )
+      return [];
+    const rows = this.db
+      .prepare(`SELECT message_id, hash, vector FROM compaction_recall_vectors WHERE thread_id = ? AND model = ?`)
+      .all(threadId, model) as Array<{ message_id: string; hash: string; vector: Buffer }>;
     return rows.map((row) => ({ messageId: row.message_id, hash: row.hash, vector: vectorFromBytes(row.vector) }));
   }
 
   async write(threadId: string, model: string, vectors: readonly StoredVector[]): Promise<void> {
     if (vectors.length === 0) return;
     this.db.exec(VECTORS);
-    const upsert = this.db.prepare(`INSERT OR REPLACE INTO compaction_recall_vectors (thread_id, model, message_id, hash, vector) VALUES (?, ?, ?, ?, ?)`);
-    this.db.transaction(() => {
-      for (const vector of vectors) upsert.run(threadId, model, vector.messageId, vector.hash, vectorBytes(vector.vector));
-    }).immediate();
+    const upsert = this.db.prepare(
+      `INSERT OR REPLACE INTO compaction_recall_vectors (thread_id, model, message_id, hash, vector) VALUES (?, ?, ?, ?, ?)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const vector of vectors)
+          upsert.run(threadId, model, vector.messageId, vector.hash, vectorBytes(vector.vector));
+      })
+      .immediate();
   }
 }

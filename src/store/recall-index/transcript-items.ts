@@ -19,7 +19,10 @@ export function storeLabel(value: string): string {
   if (value === "") return "~";
   const encoder = new TextEncoder();
   let label = "";
-  for (const char of value) label += PLAIN.test(char) ? char : [...encoder.encode(char)].map((byte) => `~${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  for (const char of value)
+    label += PLAIN.test(char)
+      ? char
+      : [...encoder.encode(char)].map((byte) => `~${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
   return label;
 }
 
@@ -33,7 +36,15 @@ const ROLES = new Set(["user", "assistant", "tool", "system"]);
 /** An item's value as an entry, or undefined for an item this library did not write. */
 export function entryOfItem(value: Record<string, unknown>): RecallEntry | undefined {
   const { messageId, role, checkpointId, ordinal, text } = value;
-  if (typeof messageId !== "string" || typeof role !== "string" || !ROLES.has(role) || typeof checkpointId !== "string" || typeof ordinal !== "number" || typeof text !== "string") return undefined;
+  if (
+    typeof messageId !== "string" ||
+    typeof role !== "string" ||
+    !ROLES.has(role) ||
+    typeof checkpointId !== "string" ||
+    typeof ordinal !== "number" ||
+    typeof text !== "string"
+  )
+    return undefined;
   const optional = (key: string) => (typeof value[key] === "string" ? { [key]: value[key] as string } : {});
   const versions = Array.isArray(value.versions) ? value.versions.filter(isVersion) : [];
   return {
@@ -53,7 +64,13 @@ export function entryOfItem(value: Record<string, unknown>): RecallEntry | undef
 
 function isVersion(value: unknown): value is RecallVersion {
   const version = value as Partial<RecallVersion> | null;
-  return typeof version === "object" && version !== null && typeof version.checkpointId === "string" && typeof version.text === "string" && (version.message === undefined || typeof version.message === "string");
+  return (
+    typeof version === "object" &&
+    version !== null &&
+    typeof version.checkpointId === "string" &&
+    typeof version.text === "string" &&
+    (version.message === undefined || typeof version.message === "string")
+  );
 }
 
 /** Whether an entry's message has left the head (an original indexed while its edited copy stays has not: ordinal -1). */

@@ -14,10 +14,15 @@ export function versionTexts(entry: Pick<RecallEntry, "text" | "versions">): str
 }
 
 /** An entry's own version (or a copy of a version). */
-export const versionOf = ({ checkpointId, text, message }: RecallEntry | RecallVersion): RecallVersion => ({ checkpointId, text, ...(message !== undefined ? { message } : {}) });
+export const versionOf = ({ checkpointId, text, message }: RecallEntry | RecallVersion): RecallVersion => ({
+  checkpointId,
+  text,
+  ...(message !== undefined ? { message } : {}),
+});
 
 /** `a` left the head (or was held) before `b`: an earlier checkpoint, or earlier in the same one. */
-const earlier = (a: RecallEntry, b: RecallEntry) => (a.checkpointId === b.checkpointId ? a.ordinal < b.ordinal : a.checkpointId < b.checkpointId);
+const earlier = (a: RecallEntry, b: RecallEntry) =>
+  a.checkpointId === b.checkpointId ? a.ordinal < b.ordinal : a.checkpointId < b.checkpointId;
 
 /**
  * One entry from the one recorded (`known`) and one written now (`entry`) for the same message. The same version: the
@@ -29,7 +34,11 @@ function merged(known: RecallEntry, entry: RecallEntry): RecallEntry {
   const newer = known.text === entry.text || !earlier(entry, known) ? entry : known;
   const other = newer === entry ? known : entry;
   const versions = new Map<string, RecallVersion>();
-  for (const version of [...(known.versions ?? []), ...(entry.versions ?? []), ...(other.text === newer.text ? [] : [versionOf(other)])]) {
+  for (const version of [
+    ...(known.versions ?? []),
+    ...(entry.versions ?? []),
+    ...(other.text === newer.text ? [] : [versionOf(other)]),
+  ]) {
     if (version.text !== newer.text && !versions.has(version.text)) versions.set(version.text, version);
   }
   const place = hasLeft(known) && (!hasLeft(newer) || earlier(known, newer)) ? known : newer;
@@ -39,7 +48,13 @@ function merged(known: RecallEntry, entry: RecallEntry): RecallEntry {
     checkpointId: place.checkpointId,
     ordinal: place.ordinal,
     ...(place.previousId ? { previousId: place.previousId } : {}),
-    ...(versions.size > 0 ? { versions: [...versions.values()].sort((a, b) => (a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : 0)) } : {}),
+    ...(versions.size > 0
+      ? {
+          versions: [...versions.values()].sort((a, b) =>
+            a.checkpointId < b.checkpointId ? -1 : a.checkpointId > b.checkpointId ? 1 : 0,
+          ),
+        }
+      : {}),
   };
 }
 

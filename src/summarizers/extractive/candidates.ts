@@ -73,14 +73,27 @@ function messagePieces(message: BaseMessage, line: number, maxLength: number): P
   const date = messageDate(message);
   // Written as several lines (a list, a report, a summary handed back in), a message is a document: its lines stand
   // alone rather than as one utterance's core (cores.ts).
-  const utterance = (message.getType() === "human" || message.getType() === "ai") && !contentText(message).trim().includes("\n");
+  const utterance =
+    (message.getType() === "human" || message.getType() === "ai") && !contentText(message).trim().includes("\n");
   const pieces: Piece[] = [];
   for (const call of toolCallsOf(message)) {
     if (call.name.startsWith("transfer_")) continue;
     const args = JSON.stringify((call as { args?: unknown }).args ?? {});
-    pieces.push({ text: clipAtWord(`called ${call.name}(${args})`, maxLength), line, speaker, date, fromPrevious: false, utterance, words: wordsOf(args), siblings: 1, question: false });
+    pieces.push({
+      text: clipAtWord(`called ${call.name}(${args})`, maxLength),
+      line,
+      speaker,
+      date,
+      fromPrevious: false,
+      utterance,
+      words: wordsOf(args),
+      siblings: 1,
+      question: false,
+    });
   }
-  const sentences = splitSentences(contentText(message)).filter((sentence) => !/^Successfully transferred/.test(sentence));
+  const sentences = splitSentences(contentText(message)).filter(
+    (sentence) => !/^Successfully transferred/.test(sentence),
+  );
   const shapes = sentences.map(shapeOf);
   const siblings = new Map<string, number>();
   for (const shape of shapes) siblings.set(shape, (siblings.get(shape) ?? 0) + 1);
@@ -101,19 +114,39 @@ function messagePieces(message: BaseMessage, line: number, maxLength: number): P
 }
 
 function linePieces(line: SummaryLine, index: number): Piece {
-  return { text: line.text, line: index, speaker: line.speaker ?? "", date: line.date, fromPrevious: true, utterance: false, words: wordsOf(line.text), siblings: 1, question: false };
+  return {
+    text: line.text,
+    line: index,
+    speaker: line.speaker ?? "",
+    date: line.date,
+    fromPrevious: true,
+    utterance: false,
+    words: wordsOf(line.text),
+    siblings: 1,
+    question: false,
+  };
 }
 
 /**
  * Every sentence of `messages` and every line of the previous summary, scored against the thread's vocabulary.
  * Lines of the previous summary come first (they are older), then the messages, in order.
  */
-export function buildCandidates(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number, compact = false): Candidate[] {
+export function buildCandidates(
+  previous: readonly SummaryLine[],
+  messages: readonly BaseMessage[],
+  maxLength: number,
+  compact = false,
+): Candidate[] {
   return drain(candidateSteps(previous, messages, maxLength, compact));
 }
 
 /** `buildCandidates` one message and one sentence at a time (see slices.ts). */
-export function* candidateSteps(previous: readonly SummaryLine[], messages: readonly BaseMessage[], maxLength: number, compact = false): Generator<void, Candidate[]> {
+export function* candidateSteps(
+  previous: readonly SummaryLine[],
+  messages: readonly BaseMessage[],
+  maxLength: number,
+  compact = false,
+): Generator<void, Candidate[]> {
   const pieces: Piece[] = previous.map(linePieces);
   const documents: string[][] = previous.map((line) => wordsOf(line.text));
   for (const [index, message] of messages.entries()) {

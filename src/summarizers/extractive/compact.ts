@@ -28,14 +28,33 @@ const NEGATIONS = new Set([
   ...["not", "no", "never", "nor", "none", "nothing", "nobody", "nowhere", "neither", "cannot", "without"],
   ...["nicht", "kein", "keine", "keinen", "keinem", "keiner", "nie", "niemals", "nichts", "ohne"],
   ...["ne", "pas", "jamais", "rien", "aucun", "aucune", "personne", "sans"],
-  ...["nunca", "nada", "nadie", "ningún", "ninguna", "ninguno", "sin", "non", "mai", "niente", "nessuno", "senza", "não", "nem", "geen", "niet", "nooit", "zonder"],
+  ...[
+    "nunca",
+    "nada",
+    "nadie",
+    "ningún",
+    "ninguna",
+    "ninguno",
+    "sin",
+    "non",
+    "mai",
+    "niente",
+    "nessuno",
+    "senza",
+    "não",
+    "nem",
+    "geen",
+    "niet",
+    "nooit",
+    "zonder",
+  ],
 ]);
 const CONTRACTED_NEGATION = /n['’]t$/;
 const SPACED_WORD = /[\p{L}\p{M}\p{N}]+(?:['’_-][\p{L}\p{M}\p{N}]+)*/gu;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 const CAPITALIZED = /^\p{Lu}/u;
 /** Where a sentence (or a clause after a colon or dash) starts: its first word's capital says nothing. */
-const STARTS_SENTENCE = /(?:^|[.!?:;"“(\[–—-]\s*)$/u;
+const STARTS_SENTENCE = /(?:^|[.!?:;"“([–—-]\s*)$/u;
 
 function isGrammar(word: string, vocabulary: Vocabulary, grammarAt: number): boolean {
   if (isFigure(word) || UNSPACED.test(word)) return false;
@@ -57,7 +76,7 @@ export function compactSentence(sentence: string, vocabulary: Vocabulary): strin
   });
   if (!dropped) return sentence;
   const text = kept
-    .replace(/([(\[“"])\s+/g, "$1")
+    .replace(/([([“"])\s+/g, "$1")
     .replace(/\s+([,.;:!?…)\]”])/g, "$1")
     .replace(/([,;:])(?:\s*[,;:])+/g, "$1")
     .replace(/([,;:])(?=[.!?…])/g, "")

@@ -32,7 +32,11 @@ export const MAX_CORE_SENTENCE_LENGTHS = 3;
  * value, the core's sentences joined in their order, at the position of its first sentence. `tokens` prices a
  * sentence; `maxLineLength` is the longest sentence kept. Other candidates pass through unchanged; the result is in chronological order.
  */
-export function* coreSteps(candidates: readonly Candidate[], tokens: (text: string) => number, maxLineLength: number): Generator<void, Candidate[]> {
+export function* coreSteps(
+  candidates: readonly Candidate[],
+  tokens: (text: string) => number,
+  maxLineLength: number,
+): Generator<void, Candidate[]> {
   const byLine = new Map<number, Candidate[]>();
   for (const candidate of candidates) {
     const group = byLine.get(candidate.line);
@@ -48,7 +52,9 @@ export function* coreSteps(candidates: readonly Candidate[], tokens: (text: stri
       continue;
     }
     const total = utterance.reduce((sum, candidate) => sum + candidate.value, 0);
-    const density = new Map(utterance.map((candidate) => [candidate, candidate.value / Math.max(1, tokens(candidate.text))]));
+    const density = new Map(
+      utterance.map((candidate) => [candidate, candidate.value / Math.max(1, tokens(candidate.text))]),
+    );
     const ranked = [...utterance].sort((a, b) => density.get(b)! - density.get(a)! || a.order - b.order);
     const core: Candidate[] = [];
     let held = 0;

@@ -41,7 +41,9 @@ export function speakerLabel(message: BaseMessage): string {
 const DAY = String.raw`\d{1,2} [A-Z][a-z]+ \d{4}`;
 const DAY_HEADING = new RegExp(String.raw`^(${DAY}):$`);
 const LINE = new RegExp(String.raw`^[-*]\s+(?:\[(${DAY})\]\s+)?(?:([^:"{}\[\]\n]{1,60}): )?(.+)$`);
-const HEADER = new RegExp(String.raw`^Covers (\d+) messages(?:, (${DAY})(?: – (${DAY}))?)?(?:; tools: ([^;]*?))?(?:; agents: ([^;]*?))?\.$`);
+const HEADER = new RegExp(
+  String.raw`^Covers (\d+) messages(?:, (${DAY})(?: – (${DAY}))?)?(?:; tools: ([^;]*?))?(?:; agents: ([^;]*?))?\.$`,
+);
 
 function parseDay(text: string | undefined): Date | undefined {
   if (!text) return undefined;
@@ -75,7 +77,8 @@ export function parseSummary(text: string): { lines: SummaryLine[]; coverage?: C
     }
     const match = LINE.exec(trimmed);
     const date = match?.[1] ? parseDay(match[1]) : day;
-    if (match) lines.push({ text: match[3]!.trim(), ...(match[2] ? { speaker: match[2] } : {}), ...(date ? { date } : {}) });
+    if (match)
+      lines.push({ text: match[3]!.trim(), ...(match[2] ? { speaker: match[2] } : {}), ...(date ? { date } : {}) });
     else if (!/^Covers \d+ messages/.test(trimmed)) lines.push({ text: trimmed, ...(date ? { date } : {}) });
   }
   return { lines, coverage };
@@ -89,7 +92,9 @@ function sameDay(a: Date, b: Date): boolean {
 export function renderHeader(coverage: Coverage): string {
   let header = `Covers ${coverage.messages} messages`;
   if (coverage.first && coverage.last) {
-    header += sameDay(coverage.first, coverage.last) ? `, ${formatDay(coverage.first)}` : `, ${formatDay(coverage.first)} – ${formatDay(coverage.last)}`;
+    header += sameDay(coverage.first, coverage.last)
+      ? `, ${formatDay(coverage.first)}`
+      : `, ${formatDay(coverage.first)} – ${formatDay(coverage.last)}`;
   }
   if (coverage.tools.size > 0) header += `; tools: ${[...coverage.tools].sort().join(", ")}`;
   if (coverage.agents.size > 0) header += `; agents: ${[...coverage.agents].sort().join(", ")}`;

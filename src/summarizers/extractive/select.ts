@@ -34,9 +34,12 @@ export function distinct(candidates: readonly Candidate[]): Candidate[] {
 
 /** `distinct` one candidate at a time (see slices.ts). */
 export function* distinctSteps(candidates: readonly Candidate[]): Generator<void, Candidate[]> {
-  const ranked = candidates.filter((candidate) => !candidate.filler && candidate.value > 0).sort((a, b) => b.value - a.value || a.order - b.order);
+  const ranked = candidates
+    .filter((candidate) => !candidate.filler && candidate.value > 0)
+    .sort((a, b) => b.value - a.value || a.order - b.order);
   const frequency = new Map<string, number>();
-  for (const candidate of ranked) for (const word of candidate.content) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  for (const candidate of ranked)
+    for (const word of candidate.content) frequency.set(word, (frequency.get(word) ?? 0) + 1);
   const rarer = (a: string, b: string) => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
   const kept: Candidate[] = [];
   const keptWith = new Map<string, number[]>();
@@ -80,12 +83,24 @@ export function* distinctSteps(candidates: readonly Candidate[]): Generator<void
  * Greedy selection by value per token within `budget`, `shareNew` of it reserved for the new segment (the rest for
  * lines from the previous summary), leftovers pooled. `lineCost` is paid once per line, by its first sentence.
  */
-export function selectWithinBudget(candidates: readonly Candidate[], budget: number, shareNew: number, counter: TokenCounter, lineCost: number): Priced[] {
+export function selectWithinBudget(
+  candidates: readonly Candidate[],
+  budget: number,
+  shareNew: number,
+  counter: TokenCounter,
+  lineCost: number,
+): Priced[] {
   return drain(selectionSteps(candidates, budget, shareNew, counter, lineCost));
 }
 
 /** `selectWithinBudget`, pricing one candidate at a time (see slices.ts). */
-export function* selectionSteps(candidates: readonly Candidate[], budget: number, shareNew: number, counter: TokenCounter, lineCost: number): Generator<void, Priced[]> {
+export function* selectionSteps(
+  candidates: readonly Candidate[],
+  budget: number,
+  shareNew: number,
+  counter: TokenCounter,
+  lineCost: number,
+): Generator<void, Priced[]> {
   const priced: Priced[] = [];
   for (const candidate of candidates) {
     priced.push({ ...candidate, tokens: counter.countText(candidate.text) + 1 });

@@ -70,11 +70,14 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
         const asChat = asChatRequest(responsesBody) as ChatCompletionsRequest;
         requests.push({ raw, body: asChat, headers: request.headers });
         const answer = await policy(asChat, requests.length - 1);
-        if ("status" in answer) return send(response, answer.status, { error: { code: null, param: null, type: "error", ...answer.error } });
+        if ("status" in answer)
+          return send(response, answer.status, { error: { code: null, param: null, type: "error", ...answer.error } });
         return answerResponses(response, responsesBody, answer, requests.length, estimateTokens(asChat));
       }
       if (request.method !== "POST" || !/\/chat\/completions$/.test(request.url ?? "")) {
-        return send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: "not_found" } });
+        return send(response, 404, {
+          error: { message: `no route ${request.method} ${request.url}`, type: "not_found" },
+        });
       }
       let body: ChatCompletionsRequest;
       try {
@@ -84,7 +87,8 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
       }
       requests.push({ raw, body, headers: request.headers });
       const reply = await policy(body, requests.length - 1);
-      if ("status" in reply) return send(response, reply.status, { error: { code: null, param: null, type: "error", ...reply.error } });
+      if ("status" in reply)
+        return send(response, reply.status, { error: { code: null, param: null, type: "error", ...reply.error } });
       const id = `chatcmpl-local-${requests.length}`;
       const created = Math.floor(Date.now() / 1000);
       const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
@@ -100,7 +104,9 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
         prompt_tokens: promptTokens,
         completion_tokens: completionTokens,
         total_tokens: promptTokens + completionTokens,
-        ...(reply.usage?.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: reply.usage.cachedTokens } } : {}),
+        ...(reply.usage?.cachedTokens !== undefined
+          ? { prompt_tokens_details: { cached_tokens: reply.usage.cachedTokens } }
+          : {}),
       };
       const finish = toolCalls.length > 0 ? "tool_calls" : "stop";
       if (!body.stream) {
@@ -112,7 +118,11 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
           choices: [
             {
               index: 0,
-              message: { role: "assistant", content: toolCalls.length > 0 && !content ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _index, ...call }) => call) } : {}) },
+              message: {
+                role: "assistant",
+                content: toolCalls.length > 0 && !content ? null : content,
+                ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _index, ...call }) => call) } : {}),
+              },
               finish_reason: finish,
               logprobs: null,
             },
@@ -120,18 +130,38 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
           usage,
         });
       }
-      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+      response.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+      });
       const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-        response.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] })}\n\n`,
+        );
       chunk({ role: "assistant", content: "" }, null);
       for (const token of content.match(/\s*\S+/g) ?? []) chunk({ content: token }, null);
       for (const call of toolCalls) {
-        chunk({ tool_calls: [{ index: call.index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, null);
+        chunk(
+          {
+            tool_calls: [
+              {
+                index: call.index,
+                id: call.id,
+                type: "function",
+                function: { name: call.function.name, arguments: "" },
+              },
+            ],
+          },
+          null,
+        );
         chunk({ tool_calls: [{ index: call.index, function: { arguments: call.function.arguments } }] }, null);
       }
       chunk({}, finish);
       if (body.stream_options?.include_usage) {
-        response.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [], usage })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [], usage })}\n\n`,
+        );
       }
       response.write("data: [DONE]\n\n");
       response.end();

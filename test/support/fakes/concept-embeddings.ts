@@ -14,7 +14,10 @@ export class ConceptEmbeddings extends Embeddings {
   private readonly groups = new Map<string, number>();
   private readonly groupCount: number;
 
-  constructor(groups: ReadonlyArray<readonly string[]>, { dimensions = 64, model = "concepts-v1" }: { dimensions?: number; model?: string } = {}) {
+  constructor(
+    groups: ReadonlyArray<readonly string[]>,
+    { dimensions = 64, model = "concepts-v1" }: { dimensions?: number; model?: string } = {},
+  ) {
     super({});
     this.model = model;
     this.dimensions = dimensions;
@@ -29,8 +32,11 @@ export class ConceptEmbeddings extends Embeddings {
     for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
       const group = this.groups.get(word);
       // Groups take the first dimensions, at three times a plain word's weight; other words hash into the rest.
-      if (group !== undefined) vector[group] += 3;
-      else vector[this.groupCount + (createHash("sha256").update(word).digest().readUInt32BE(0) % (this.dimensions - this.groupCount))] += 1;
+      const dimension =
+        group ??
+        this.groupCount +
+          (createHash("sha256").update(word).digest().readUInt32BE(0) % (this.dimensions - this.groupCount));
+      vector[dimension] = vector[dimension]! + (group !== undefined ? 3 : 1);
     }
     return vector;
   }
