@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
-import { validateKeep } from "../engine/prune.js";
 import { resolvePolicy, type CompactionPolicy } from "../engine/policy.js";
 import { numberOf, withEnvironment } from "../engine/policy-environment.js";
 import { TOKEN_LIMIT_RULE } from "../tokens/models.js";
@@ -52,6 +51,10 @@ export const OPTIONS = {
   idle: { type: "string" },
   poll: { type: "string" },
 } as const;
+
+import { milliseconds } from "./flags.js";
+
+export { countFlag, keepFlag, milliseconds } from "./flags.js";
 
 export type ParsedOptions = ReturnType<typeof parseCommandLine>["values"];
 
@@ -105,31 +108,6 @@ export function parseCommandLine(given: string[], invokedAs = "npx compact-threa
       message: `${(error as Error).message}. Run "${invokedAs} --help" for usage.`,
     });
   }
-}
-
-/** The --keep flag: the newest checkpoints kept, the head among them (the raw text in the error, as typed). */
-export function keepFlag(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const keep = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(keep) || keep < 1) validateKeep(raw, "--keep");
-  return keep;
-}
-
-/** A flag's whole number of `what`, 1 or more. */
-export function countFlag(parameter: string, raw: string | undefined, what: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(value) || value < 1)
-    throw invalidArgument(parameter, raw, `a whole number of ${what}, 1 or more`);
-  return value;
-}
-
-/** A flag's whole number of milliseconds, `minimum` or more (`_` separators allowed). */
-export function milliseconds(parameter: string, raw: string, minimum = 0): number {
-  const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isInteger(value) || value < minimum)
-    throw invalidArgument(parameter, raw, `a whole number of milliseconds (${minimum} or more)`);
-  return value;
 }
 
 /** The token limit of a script run given neither --limit nor TOKEN_LIMIT (the value .env.example shows). */

@@ -7,8 +7,8 @@ import { summaryHeader } from "../messages/summary-message.js";
 import { TOKENS_PER_MESSAGE } from "../tokens/chat-format.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactOverrides, PrepareOptions } from "./manager-options.js";
-import type { CompactionPlan } from "./plan.js";
-import { planOptionsOf, type CompactionPolicy } from "./policy.js";
+import { DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./plan.js";
+import type { CompactionPolicy } from "./policy.js";
 
 /** Tokens OpenAI adds around the summary message: its separators (tokens/chat-format.ts) and its role (one token). */
 const MESSAGE_FRAMING_TOKENS = TOKENS_PER_MESSAGE + 1;
@@ -136,4 +136,18 @@ function wontFit(best: CompactionPlan, max: number, estimate: number): string {
     `compacting would leave about ${estimate} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
     `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}`
   );
+}
+
+/** The planner's options for a policy (plan.ts), as every entry point plans. */
+export function planOptionsOf(
+  policy: CompactionPolicy,
+): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
+  const { cut } = policy;
+  return {
+    compactionRatio: cut.by === "ratio" ? cut.ratio : DEFAULT_COMPACTION_RATIO,
+    ...(cut.by === "keep" ? { keepTokens: cut.tokens } : {}),
+    ...(cut.by === "messages" ? { keepMessages: cut.messages } : {}),
+    ...(cut.by === "target" ? { targetTokens: cut.tokens } : {}),
+    ...(policy.summaryTokens !== undefined ? { summaryTokens: policy.summaryTokens } : {}),
+  };
 }

@@ -1,21 +1,20 @@
 /**
  * HistoryManager: read a thread, plan the cut, summarize, and force-write a replacement checkpoint that loses
- * nothing. The parts: options (manager-options.ts), the cut (plan.ts), the summary (summarize-plan.ts), the write
- * (write-history.ts, over store/compare-and-swap.ts), applying a prepared summary to a head that may have moved
- * (apply-prepared.ts, rebase.ts), recovery from an overflowing turn (recover-turn.ts).
+ * nothing. The parts: options (manager-options.ts), a compaction's run (compaction-run.ts), the cut (plan.ts), the
+ * summary (summarize-plan.ts), the write (write-history.ts), applying a summary to a head that may have moved
+ * (apply-prepared.ts), recovery from an overflowing turn (recover-turn.ts).
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "../errors.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { sumOf, type Calibration } from "./calibration.js";
-import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
+import type { Calibration } from "./calibration.js";
 import { validateRatio } from "../validate-ratio.js";
-import { isOverLimit, type CompactionPolicy } from "./policy.js";
-import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
-import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
+import type { CompactionPolicy } from "./policy.js";
+import { applyPrepared, type PreparedCompaction } from "./apply-prepared.js";
 import { applyEdit, type EditOutcome } from "./apply-edit.js";
+import { compactWithinPolicy, compactWithRetries, fitPlan, planWith, prepareSummary } from "./compaction-run.js";
 import {
   resolveManagerOptions,
   type CompactOverrides,
@@ -23,11 +22,10 @@ import {
   type ManagerSettings,
   type PrepareOptions,
 } from "./manager-options.js";
-import { planCompaction, type CompactionPlan } from "./plan.js";
+import type { CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
-import { retrying, type Attempt } from "./retry.js";
 import { writeHistory } from "./write-history.js";
-import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
+import type { CompactionReport, SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
 import {
@@ -40,8 +38,7 @@ import {
 } from "./prune.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { ThreadStore } from "../store/thread-store.js";
-import { turnOver } from "../slices.js";
-import { keptLessNotice, type Notices } from "./notices.js";
+import type { Notices } from "./notices.js";
 
 export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
 export type { PreparedCompaction } from "./apply-prepared.js";
@@ -62,7 +59,6 @@ export class HistoryManager {
   /** What compactions of this manager tell the user when they do less than configured (engine/notices.ts). @internal */
   readonly notices: Notices;
   private readonly settings: ManagerSettings;
-  private overheadTokens?: number;
 
   /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
   constructor(options: HistoryManagerOptions) {
@@ -104,12 +100,7 @@ export class HistoryManager {
     overrides: CompactOverrides = {},
     counts?: readonly number[],
   ): CompactionPlan {
-    return planCompaction(messages, {
-      ...cutOf(this.policy, overrides),
-      pinned: this.settings.pinned,
-      counter: this.counter,
-      ...(counts ? { counts } : {}),
-    });
+    return planWith(this.settings, messages, overrides, counts);
   }
 
   /**
@@ -226,27 +217,11 @@ export class HistoryManager {
     { prepared: first }: { prepared?: PreparedCompaction } = {},
   ): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "compactThread");
-    const { maxWriteAttempts, busyWaitMs } = this.settings;
     return storeErrors(
       threadId,
-      summaryLocks.run(this.checkpointer, threadId, async () => {
-        return retrying({ attempts: maxWriteAttempts }, async (attempt): Promise<Attempt<CompactionReport>> => {
-          // `prepared`: a summary the caller already computed (and showed) is the first attempt's.
-          const prepared =
-            attempt === 1 && first ? first : await this.prepareUnlocked(threadId, overrides, !overrides.force);
-          if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
-          const { report, prefixChanged } = await applyPrepared(
-            this.settings,
-            prepared,
-            overrides.busyWaitMs ?? busyWaitMs,
-          );
-          if (!prefixChanged)
-            return { done: await pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report) };
-          return {
-            again: { ...report, reason: `gave up after ${attempt} summaries: ${report.reason}`, attempts: attempt },
-          };
-        });
-      }),
+      summaryLocks.run(this.checkpointer, threadId, () =>
+        compactWithRetries(this.settings, threadId, overrides, first),
+      ),
     );
   }
 
@@ -267,7 +242,7 @@ export class HistoryManager {
       throw invalidArgument("config.configurable.checkpoint_id", at, "a checkpoint id");
     return storeErrors(
       threadId,
-      summaryLocks.run(this.checkpointer, threadId, () => this.prepareUnlocked(threadId, options, false, at)),
+      summaryLocks.run(this.checkpointer, threadId, () => prepareSummary(this.settings, threadId, options, false, at)),
     );
   }
 
@@ -281,11 +256,8 @@ export class HistoryManager {
     prepared: PreparedCompaction,
     { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {},
   ): Promise<CompactionReport> {
-    return pruneAfterCompaction(
-      this.store,
-      this.settings.keepCheckpoints,
-      (await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs))).report,
-    );
+    const { report } = await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs));
+    return pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report);
   }
 
   /**
@@ -296,66 +268,6 @@ export class HistoryManager {
     const threadId = requireThreadId(config, "pruneThread");
     const count = validateKeep(keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS);
     return storeErrors(threadId, pruneStoredThread(this.store, threadId, count, dryRun));
-  }
-
-  private async prepareUnlocked(
-    threadId: string,
-    given: PrepareOptions,
-    trigger: boolean,
-    at?: string,
-  ): Promise<PreparedCompaction | CompactionReport> {
-    const { head, headId, base, ratio, each } = await readHead(
-      this.settings,
-      threadId,
-      this.summarizer.name,
-      1,
-      at,
-    ).catch((error: unknown) => {
-      // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
-      if (
-        given.orHead &&
-        at !== undefined &&
-        CompactionError.isInstance(error) &&
-        error.code === "CHECKPOINT_NOT_FOUND"
-      )
-        return readHead(this.settings, threadId, this.summarizer.name, 1);
-      throw error;
-    });
-    if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
-    const { tokenLimit } = this.policy;
-    if (trigger && tokenLimit !== undefined && !isOverLimit(this.policy, base.tokensBefore, head.messages.length)) {
-      return {
-        ...base,
-        status: "skipped",
-        code: "UNDER_LIMIT",
-        reason: `${base.tokensBefore} tokens, not over the limit of ${tokenLimit}: nothing to compact`,
-      };
-    }
-    const compacted = await this.compactWithinPolicy(
-      head.messages,
-      { tokenRatio: ratio, threadId, ...given },
-      headId,
-      each,
-    );
-    if ("skipped" in compacted) {
-      // The code, and what a summary that did not fit cost (summarizerMs, summarizerTokens), carried as they are.
-      const { skipped: reason, ...outcome } = compacted;
-      return { ...base, status: "skipped", reason, ...outcome };
-    }
-    return rememberSnapshot(
-      {
-        status: "prepared",
-        threadId,
-        snapshotCheckpointId: headId,
-        snapshotLength: head.messages.length,
-        prefix: head.messages.slice(0, compacted.plan.prefixLength),
-        compacted,
-        messagesBefore: base.messagesBefore,
-        tokensBefore: base.tokensBefore,
-        ...(base.providerUsage ? { providerUsage: base.providerUsage } : {}),
-      },
-      head,
-    );
   }
 
   /**
@@ -370,36 +282,7 @@ export class HistoryManager {
     replacedCheckpointId?: string,
     counts?: readonly number[],
   ): Promise<CompactedMessages | UnwrittenSummary> {
-    const options = withinPolicy(this.policy, given);
-    // Planning, summarizing and counting the result are phases of their own (slices.ts).
-    await turnOver();
-    const fitted = this.fitPlan(messages, given, counts);
-    if ("skipped" in fitted) return fitted;
-    if (fitted.plan.keptLess && given.threadId !== undefined)
-      this.notices.once(
-        keptLessNotice(
-          given.threadId,
-          fitted.plan.keptLess,
-          options.preferTokensAfter ?? options.maxTokensAfter,
-          this.policy.tokenLimit,
-        ),
-      );
-    await turnOver();
-    const compacted = await summarizePlan(this.settings, fitted.plan, replacedCheckpointId, given.signal);
-    if (options.maxTokensAfter !== undefined) {
-      await turnOver();
-      compacted.counts = this.counter.countEach(compacted.messages);
-      const after = REPLY_PRIMING_TOKENS + sumOf(compacted.counts);
-      if (after > options.maxTokensAfter) {
-        return {
-          code: "WONT_FIT",
-          summarizerMs: compacted.summarizerMs,
-          ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
-          skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${this.counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
-        };
-      }
-    }
-    return compacted;
+    return compactWithinPolicy(this.settings, messages, given, replacedCheckpointId, counts);
   }
 
   /**
@@ -410,28 +293,8 @@ export class HistoryManager {
   fitPlan(
     messages: readonly BaseMessage[],
     given: PrepareOptions = {},
-    counts: readonly number[] = this.counter.countEach(messages),
+    counts?: readonly number[],
   ): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
-    const options = withinPolicy(this.policy, given);
-    const plan = this.planCompaction(messages, options, counts);
-    const limited = options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined;
-    const keepAsked = keepAskedOf(this.policy, options);
-    if (!plan.executable && !(limited && keepAsked)) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
-    const overhead = (this.overheadTokens ??= summaryOverhead(
-      this.counter,
-      this.settings.recall.announce,
-      this.settings.summaryPrefix,
-    ));
-    if (!limited) return { plan, estimate: plan.tokens.afterEstimate + overhead };
-    const fitted = planWithin(
-      plan,
-      options,
-      overhead,
-      (overrides) => this.planCompaction(messages, overrides, counts),
-      keepAsked,
-    );
-    if (typeof fitted === "string")
-      return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };
-    return { plan: fitted, estimate: fitted.tokens.afterEstimate + overhead };
+    return fitPlan(this.settings, messages, given, counts);
   }
 }

@@ -9,7 +9,7 @@ import { DEFAULT_MODEL, resolveModel, resolveTokenLimit } from "../tokens/models
 import { validateRatio } from "../validate-ratio.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 import { DEFAULT_KEEP_MESSAGES, spelledSettings, type ContextSize, type TriggerCondition } from "./trigger-keep.js";
-import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, type PlanOptions } from "./plan.js";
+import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS } from "./plan.js";
 
 /**
  * Without `compactionRatio`, a compaction brings the thread down to this share of `tokenLimit`: the next one comes
@@ -295,18 +295,4 @@ export function resolvePolicy(
     model,
     contextWindow,
   });
-}
-
-/** The planner's options for a policy (plan.ts), as every entry point plans. */
-export function planOptionsOf(
-  policy: CompactionPolicy,
-): Pick<PlanOptions, "compactionRatio" | "keepTokens" | "keepMessages" | "targetTokens" | "summaryTokens"> {
-  const { cut } = policy;
-  return {
-    compactionRatio: cut.by === "ratio" ? cut.ratio : DEFAULT_COMPACTION_RATIO,
-    ...(cut.by === "keep" ? { keepTokens: cut.tokens } : {}),
-    ...(cut.by === "messages" ? { keepMessages: cut.messages } : {}),
-    ...(cut.by === "target" ? { targetTokens: cut.tokens } : {}),
-    ...(policy.summaryTokens !== undefined ? { summaryTokens: policy.summaryTokens } : {}),
-  };
 }

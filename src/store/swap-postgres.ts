@@ -15,7 +15,7 @@ import { applyPostgresRecall } from "./recall-index/postgres-index.js";
 import { withConnection, type PostgresConnector } from "./pg-connection.js";
 import { quoteIdentifier } from "./sql.js";
 
-interface PostgresSaverInternals extends BaseCheckpointSaver {
+export interface PostgresSaverInternals extends BaseCheckpointSaver {
   pool: PostgresConnector;
   options: { schema: string };
   _dumpCheckpoint(checkpoint: Checkpoint): Record<string, unknown>;

@@ -10,7 +10,7 @@ import type { SqliteDatabase as Database } from "./sqlite-database.js";
 
 type Serde = { dumpsTyped(value: unknown): Promise<[string, Uint8Array]> | [string, Uint8Array] };
 
-interface SqliteSaverLike extends BaseCheckpointSaver {
+export interface SqliteSaverLike extends BaseCheckpointSaver {
   db: Database;
 }
 

@@ -9,15 +9,8 @@ import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints, type StoredCheckpoint } from "./checkpoint-messages.js";
-import {
-  backendFor,
-  type Backend,
-  type HeadRow,
-  type RecallBackend,
-  type StoreFile,
-  type ThreadRow,
-  type ThreadStorage,
-} from "./backends.js";
+import { backendFor } from "./backends.js";
+import type { Backend, HeadRow, RecallBackend, StoreFile, ThreadRow, ThreadStorage } from "./backend.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";

@@ -20,7 +20,6 @@
  */
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
@@ -30,75 +29,45 @@ import {
   backOff,
   ended,
   landed,
-  newSchedule,
+  ThreadSchedules,
   starting,
   waited,
   type ScheduleRules,
   type ScheduleState,
-  type ThreadSchedule,
 } from "../../engine/scheduler.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
-import type { CompactedMessages, UnwrittenSummary } from "../../engine/summarize-plan.js";
-import { rewrittenTokens } from "../../engine/prompt-cache.js";
+import { announceCompaction } from "./in-graph-event.js";
 import { CoveredCopiesHealer } from "./heal.js";
 import { refuseNotTaken, validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
-import { recallChanges } from "../../store/recall-index/entries.js";
-import { threadStoreFor } from "../../store/thread-store.js";
-import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
-import {
-  NOT_IN_GRAPH,
-  type CompactionStreamEvent,
-  type InGraphCompactionEvent,
-  type InGraphOptions,
-} from "./in-graph-options.js";
+import { InGraphArchive } from "./in-graph-archive.js";
+import { recordRemoved } from "./in-graph-transcript.js";
+import { PendingSummaries, type Pending } from "./pending-summaries.js";
+import { managerOptionsOf, NOT_IN_GRAPH, type InGraphOptions } from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
-/** Summaries kept for threads' next model calls, at most (the oldest finished ones go first). */
-const MAX_PENDING = 1_000;
 /** Threads whose schedule (calls started over the limit) is remembered, at most (the least recently used go first). */
 const MAX_SCHEDULES = 10_000;
-
-interface Pending {
-  snapshot: readonly BaseMessage[];
-  /** What the snapshot counted when the summary started (calibrated). */
-  tokens: number;
-  result: Promise<CompactedMessages | UnwrittenSummary | { error: unknown }>;
-  settled: boolean;
-}
 
 export class InGraphCompactor {
   readonly manager: HistoryManager;
   readonly tokenLimit: number;
   readonly hardLimit: number;
   private readonly ceiling: number;
-  private readonly pending = new Map<string, Pending>();
-  private readonly schedules = new Map<string, ThreadSchedule>();
+  private readonly pending = new PendingSummaries();
+  private readonly schedules = new ThreadSchedules(MAX_SCHEDULES);
   private readonly breaker: CircuitBreaker;
   /** The policy's rules of when; with `background: false`, every call over the limit waits (lateness 0). */
   private readonly rules: ScheduleRules;
-  private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
-  private warnedNoStore = false;
+  private readonly archive: InGraphArchive;
   /** Copies of covered messages dropped, a parent that merges by id told (heal.ts). */
   private readonly healer: CoveredCopiesHealer;
 
   constructor(private readonly options: InGraphOptions) {
-    const {
-      checkpointer,
-      store: _store,
-      background: _background,
-      archive,
-      circuitBreaker,
-      onArchive: _onArchive,
-      onSummaryReady: _onReady,
-      onCompaction: _onCompaction,
-      onCompactionError: _onError,
-      onCompactionNotice,
-      ...managerOptions
-    } = options;
+    const { checkpointer, archive, circuitBreaker, onCompactionNotice } = options;
     if (options.background !== undefined && typeof options.background !== "boolean")
       throw invalidArgument("background", options.background, "true or false");
     validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive", "onCompactionNotice"]);
@@ -107,17 +76,13 @@ export class InGraphCompactor {
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
     this.manager = new HistoryManager({
-      ...managerOptions,
+      ...managerOptionsOf(options),
       checkpointer: checkpointer ?? new MemorySaver(),
       ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}),
     });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
-    if (tokenLimit === undefined)
-      throw invalidArgument(
-        "tokenLimit",
-        tokenLimit,
-        "a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)",
-      );
+    const what = "a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)";
+    if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, what);
     this.tokenLimit = tokenLimit;
     this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
     this.ceiling = ceiling ?? tokenLimit;
@@ -129,15 +94,12 @@ export class InGraphCompactor {
       lateness: options.background === false ? 0 : this.manager.policy.lateness,
     };
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
+    this.archive = new InGraphArchive(options, this.manager.counter, this.record, this.failed);
   }
 
   /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */
   async idle(): Promise<void> {
-    while (true) {
-      const running = [...this.pending.values()].filter((job) => !job.settled);
-      if (running.length === 0) return;
-      await Promise.all(running.map((job) => job.result));
-    }
+    await this.pending.idle();
   }
 
   /** What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage figures. */
@@ -155,12 +117,12 @@ export class InGraphCompactor {
     if (this.pending.has(key)) return undefined;
     // Counting a long state is a phase of its own, apart from the graph's step before it (slices.ts).
     await turnOver();
-    const archived = await this.archived(messages, config);
+    const archived = await this.archive.archived(messages, config);
     const current = archived ?? messages;
     const measured = await this.measure(current, overhead);
     if (
       this.options.background !== false &&
-      ended(this.scheduleOf(key), this.rules, {
+      ended(this.schedules.of(key), this.rules, {
         state: this.breaker.allows(key) ? "idle" : "paused",
         tokens: measured.tokens,
         messages: current.length,
@@ -190,7 +152,7 @@ export class InGraphCompactor {
     await turnOver();
     const healed = this.healer.healed(given, key);
     const messages = healed ?? given;
-    const archived = start && !this.pending.has(key) ? await this.archived(messages, config) : undefined;
+    const archived = start && !this.pending.has(key) ? await this.archive.archived(messages, config) : undefined;
     const current = archived ?? messages;
     return (await this.summarized(current, overhead, config, start)) ?? archived ?? healed;
   }
@@ -205,7 +167,7 @@ export class InGraphCompactor {
     const key = threadKey(config);
     const measured = await this.measure(messages, overhead);
     const tokensBefore = measured.tokens;
-    const schedule = this.scheduleOf(key);
+    const schedule = this.schedules.of(key);
     let job = this.pending.get(key);
     const state: ScheduleState = job
       ? job.settled
@@ -263,84 +225,17 @@ export class InGraphCompactor {
     } catch (error) {
       return this.failure(key, error);
     }
-    const kept = new Set(rebased.messages.map((message) => message.id));
-    const event: InGraphCompactionEvent = {
+    announceCompaction(this.options, config, this.manager.counter, {
       threadId,
-      messagesBefore: messages.length,
-      messagesAfter: rebased.messages.length,
-      tokensBefore,
-      tokensAfter: (await this.measure(rebased.messages, overhead)).tokens,
-      background: job.snapshot !== messages,
+      before: messages,
+      after: rebased.messages,
+      measuredBefore: measured,
+      measuredAfter: await this.measure(rebased.messages, overhead),
       appended: rebased.appended,
-      summaryId: outcome.summary.id!,
-      removed: messages.filter((message) => !kept.has(message.id)).length,
-      rewrittenTokens: rewrittenTokens(messages, rebased.messages, this.manager.counter, measured.ratio),
-      ...(outcome.summarizerTokens ? { summarizerTokens: outcome.summarizerTokens } : {}),
-      ...(outcome.plan.keptLess ? { keptLess: outcome.plan.keptLess } : {}),
-    };
-    this.options.onCompaction?.(event);
-    // The graph's "custom" stream (a UI's marker): the node's `config.writer`, the middleware's `runtime.writer`.
-    (config as { writer?: (chunk: CompactionStreamEvent) => void } | undefined)?.writer?.({
-      type: "compaction",
-      ...event,
+      background: job.snapshot !== messages,
+      compacted: outcome,
     });
     return rebased.messages;
-  }
-
-  /**
-   * `messages` with their large tool outputs moved to the archive (the originals written to the transcript first),
-   * or undefined when there is no archive, nothing to move, or a failure (told to `onCompactionError`).
-   */
-  private async archived(messages: readonly BaseMessage[], config: unknown): Promise<BaseMessage[] | undefined> {
-    const given = this.options.archive;
-    if (!given || messages.length === 0) return undefined;
-    const store = given.store ?? graphPlaces(config).store;
-    if (!store) {
-      if (!this.warnedNoStore)
-        this.failed(
-          invalidArgument(
-            "archive.store",
-            store,
-            "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)",
-          ),
-        );
-      this.warnedNoStore = true;
-      return undefined;
-    }
-    let archive = this.archives.get(store);
-    if (!archive)
-      this.archives.set(
-        store,
-        (archive = new ToolOutputArchive({
-          pinned: this.options.pinned,
-          ...given,
-          store,
-          counter: this.manager.counter,
-        })),
-      );
-    if (!archive.hasCandidates(messages)) return undefined;
-    const threadId = threadIdOf(config);
-    try {
-      const { messages: edited, archived } = await archive.archive(
-        messages,
-        threadId === undefined ? {} : { threadId },
-      );
-      if (archived.length === 0) return undefined;
-      await this.record(threadId, messages, edited, config);
-      this.options.onArchive?.({ threadId, keys: archived });
-      return edited;
-    } catch (error) {
-      return this.failed(error);
-    }
-  }
-
-  /** The thread's schedule (created when missing; the least recently used are forgotten past MAX_SCHEDULES). */
-  private scheduleOf(key: string): ThreadSchedule {
-    let schedule = this.schedules.get(key);
-    if (schedule) this.schedules.delete(key);
-    else if (this.schedules.size >= MAX_SCHEDULES) this.schedules.delete(this.schedules.keys().next().value!);
-    this.schedules.set(key, (schedule ??= newSchedule()));
-    return schedule;
   }
 
   /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
@@ -369,36 +264,16 @@ export class InGraphCompactor {
           this.options.onSummaryReady?.({ threadId: key === "" ? undefined : key });
         }),
     };
-    this.pending.set(key, job);
-    // A finished summary waits for its thread's next model call; threads that never call again do not keep theirs.
-    if (this.pending.size > MAX_PENDING) {
-      for (const [other, pending] of this.pending) {
-        if (this.pending.size <= MAX_PENDING) break;
-        if (pending.settled) this.pending.delete(other);
-      }
-    }
-    return job;
+    return this.pending.keep(key, job);
   }
 
-  /** The messages `after` takes out of `before`, written to the thread's transcript (nowhere without a thread). */
-  private async record(
+  /** The messages `after` takes out of `before`, written to the thread's transcript (in-graph-transcript.ts). */
+  private readonly record = (
     threadId: string | undefined,
     before: readonly BaseMessage[],
     after: readonly BaseMessage[],
     config: unknown,
-  ): Promise<void> {
-    if (threadId === undefined) return;
-    const graph = graphPlaces(config);
-    const checkpointer = this.options.checkpointer ?? graph.checkpointer;
-    const transcript = transcriptHome({
-      checkpointer,
-      store: this.options.store ?? graph.store,
-      language: this.manager.recallLanguage,
-    });
-    if (!transcript) return;
-    const headId = checkpointer ? await threadStoreFor(checkpointer).readHeadId(threadId) : undefined;
-    await transcript.record(recallChanges(threadId, headId ?? "in-graph", before, after));
-  }
+  ): Promise<void> => recordRemoved(this.options, this.manager.recallLanguage, threadId, before, after, config);
 
   /**
    * A compaction that failed (its summarizer, its transcript): told, and counted by the circuit breaker, which pauses
@@ -412,8 +287,8 @@ export class InGraphCompactor {
     return undefined;
   }
 
-  private failed(error: unknown): undefined {
+  private readonly failed = (error: unknown): undefined => {
     this.options.onCompactionError?.(error);
     return undefined;
-  }
+  };
 }

@@ -67,3 +67,21 @@ export interface InGraphOptions extends Omit<
 }
 
 export type { CompactionStreamEvent, InGraphCompactionEvent };
+
+/** The options of `options` that the HistoryManager takes (the rest are the in-graph runtime's own). */
+export function managerOptionsOf(options: InGraphOptions) {
+  const {
+    checkpointer,
+    store,
+    background,
+    archive,
+    circuitBreaker,
+    onArchive,
+    onSummaryReady,
+    onCompaction,
+    onCompactionError,
+    onCompactionNotice,
+    ...managerOptions
+  } = options;
+  return managerOptions;
+}

@@ -1,7 +1,9 @@
 /**
- * Recognising "the request is larger than the model's context window", across providers.
+ * Recognising "the request is larger than the model's context window", across providers, and the checkpoint the
+ * failed turn started from (where recovery rewrites the thread).
  */
 import { ContextOverflowError } from "@langchain/core/errors";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 
 const OVERFLOW_PATTERNS = [
   /context_length_exceeded/i, // OpenAI code
@@ -36,4 +38,13 @@ export function isContextOverflowError(error: unknown, depth = 0): boolean {
     return isContextOverflowError(candidate.cause, depth + 1);
   }
   return typeof error === "string" && OVERFLOW_PATTERNS.some((pattern) => pattern.test(error));
+}
+
+/** The checkpoint the latest turn started from (the parent of its "input" checkpoint), among the newest 200. */
+export async function checkpointBeforeTurn(saver: BaseCheckpointSaver, threadId: string): Promise<string | undefined> {
+  for await (const tuple of saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { limit: 200 })) {
+    if (tuple.metadata?.source === "input")
+      return tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+  }
+  return undefined;
 }

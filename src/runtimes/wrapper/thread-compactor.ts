@@ -9,50 +9,27 @@
  * started over the limit: engine/scheduler.ts) — for the summary in flight, or compacts synchronously when none is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ToolOutputArchive } from "../../archive/archive.js";
-import type { HistoryManager } from "../../engine/history-manager.js";
 import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { CompactionError } from "../../errors.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
-import type { Strategy } from "../../strategies/types.js";
-import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
-import type { CompactionEvents } from "./compaction-events.js";
-import type { ResolvedOptions } from "./options.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
-import { recordLanded, recordSummarizerTokens, type ThreadRecord, type ThreadRecords } from "./thread-records.js";
+import { recordLanded, recordSummarizerTokens, type ThreadRecord } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
 import { turnOver } from "../../slices.js";
 import { archiveThread } from "./archive-thread.js";
 import { pruneAfter } from "./prune-after.js";
 import { startsUnread, staysUncounted } from "./unread-head.js";
 import { BackgroundWork } from "./background-work.js";
+import { checkpointBeforeTurn } from "./overflow.js";
+import type { ThreadCompactorParts, ThreadConfig } from "./thread-compactor-parts.js";
+
+export type { StateReader, ThreadCompactorParts, ThreadConfig } from "./thread-compactor-parts.js";
 
 /** How long a compaction before a turn (the window at risk) waits for another process's turn to end. */
 const SYNC_BUSY_WAIT_MS = 5_000;
-
-export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<
-  string,
-  unknown
->;
-
-/** The subset of a compiled graph the wrapper reads the thread's state with (counting a turn it did not see). */
-export interface StateReader {
-  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown }>;
-}
-
-export interface ThreadCompactorParts {
-  graph: StateReader;
-  options: ResolvedOptions;
-  manager: HistoryManager;
-  records: ThreadRecords;
-  breaker: CircuitBreaker;
-  events: CompactionEvents;
-  archive?: ToolOutputArchive;
-  strategy?: Strategy;
-}
 
 export class ThreadCompactor {
   /** Background work in flight: what the wrapper's flush() and close() wait for (background-work.ts). */
@@ -300,16 +277,7 @@ export class ThreadCompactor {
   /** Overflow recovery: rewrite the thread from before the failed turn, compacted harder. True when retryable. */
   async recover(threadId: string, config: ThreadConfig): Promise<boolean> {
     const { breaker, manager, records } = this.parts;
-    let baseCheckpointId: string | undefined;
-    for await (const tuple of manager.checkpointer.list(
-      { configurable: { thread_id: threadId, checkpoint_ns: "" } },
-      { limit: 200 },
-    )) {
-      if (tuple.metadata?.source === "input") {
-        baseCheckpointId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
-        break;
-      }
-    }
+    const baseCheckpointId = await checkpointBeforeTurn(manager.checkpointer, threadId);
     if (!baseCheckpointId || !breaker.allows(threadId)) return false;
     try {
       const report = await manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId });

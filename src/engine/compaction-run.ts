@@ -1,0 +1,162 @@
+/**
+ * A compaction of a thread, as HistoryManager runs it: read the head and count it, plan the cut and fit it under the
+ * ceiling, summarize (prepare), then apply the summary to the head as it is by then (apply-prepared.ts); a head
+ * whose summarized prefix changed meanwhile is read and summarized again, up to `maxWriteAttempts` times.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { CompactionError } from "../errors.js";
+import { turnOver } from "../slices.js";
+import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
+import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
+import { sumOf } from "./calibration.js";
+import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
+import type { CompactOverrides, ManagerSettings, PrepareOptions } from "./manager-options.js";
+import { keptLessNotice } from "./notices.js";
+import { planCompaction, type CompactionPlan } from "./plan.js";
+import { isOverLimit } from "./policy.js";
+import { pruneAfterCompaction } from "./prune.js";
+import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
+import { retrying, type Attempt } from "./retry.js";
+import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
+
+/** The cut of `messages` by the policy (or `overrides`); `counts`: the counter's count of each, when at hand. */
+export function planWith(
+  settings: ManagerSettings,
+  messages: readonly BaseMessage[],
+  overrides: CompactOverrides = {},
+  counts?: readonly number[],
+): CompactionPlan {
+  return planCompaction(messages, {
+    ...cutOf(settings.policy, overrides),
+    pinned: settings.pinned,
+    counter: settings.counter,
+    ...(counts ? { counts } : {}),
+  });
+}
+
+/** The tokens a summary adds besides its text (header, the search note), per settings: counted once. */
+const overheads = new WeakMap<ManagerSettings, number>();
+
+/** See `HistoryManager.fitPlan`. */
+export function fitPlan(
+  settings: ManagerSettings,
+  messages: readonly BaseMessage[],
+  given: PrepareOptions = {},
+  counts: readonly number[] = settings.counter.countEach(messages),
+): { plan: CompactionPlan; estimate: number } | { skipped: string; code: SkipCode } {
+  const options = withinPolicy(settings.policy, given);
+  const plan = planWith(settings, messages, options, counts);
+  const limited = options.maxTokensAfter !== undefined || options.preferTokensAfter !== undefined;
+  const keepAsked = keepAskedOf(settings.policy, options);
+  if (!plan.executable && !(limited && keepAsked)) return { skipped: plan.reason, code: "NOTHING_TO_SUMMARIZE" };
+  let overhead = overheads.get(settings);
+  if (overhead === undefined) {
+    overhead = summaryOverhead(settings.counter, settings.recall.announce, settings.summaryPrefix);
+    overheads.set(settings, overhead);
+  }
+  if (!limited) return { plan, estimate: plan.tokens.afterEstimate + overhead };
+  const replan = (overrides: CompactOverrides) => planWith(settings, messages, overrides, counts);
+  const fitted = planWithin(plan, options, overhead, replan, keepAsked);
+  if (typeof fitted === "string")
+    return { skipped: fitted, code: plan.executable || keepAsked ? "WONT_FIT" : "NOTHING_TO_SUMMARIZE" };
+  return { plan: fitted, estimate: fitted.tokens.afterEstimate + overhead };
+}
+
+/** See `HistoryManager.compactWithinPolicy`. The result is counted once, against the ceiling (`compacted.counts`). */
+export async function compactWithinPolicy(
+  settings: ManagerSettings,
+  messages: readonly BaseMessage[],
+  given: PrepareOptions = {},
+  replacedCheckpointId?: string,
+  counts?: readonly number[],
+): Promise<CompactedMessages | UnwrittenSummary> {
+  const { policy, counter } = settings;
+  const options = withinPolicy(policy, given);
+  // Planning, summarizing and counting the result are phases of their own (slices.ts).
+  await turnOver();
+  const fitted = fitPlan(settings, messages, given, counts);
+  if ("skipped" in fitted) return fitted;
+  if (fitted.plan.keptLess && given.threadId !== undefined) {
+    const ceiling = options.preferTokensAfter ?? options.maxTokensAfter;
+    settings.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, ceiling, policy.tokenLimit));
+  }
+  await turnOver();
+  const compacted = await summarizePlan(settings, fitted.plan, replacedCheckpointId, given.signal);
+  if (options.maxTokensAfter === undefined) return compacted;
+  await turnOver();
+  compacted.counts = counter.countEach(compacted.messages);
+  const after = REPLY_PRIMING_TOKENS + sumOf(compacted.counts);
+  if (after <= options.maxTokensAfter) return compacted;
+  return {
+    code: "WONT_FIT",
+    summarizerMs: compacted.summarizerMs,
+    ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
+    skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
+  };
+}
+
+/**
+ * Read the head (counted once), plan, summarize: the summary ready to apply, or a `skipped` report saying why there
+ * is none. `trigger`: skip a thread under the policy's limit. `at`: the snapshot is that checkpoint.
+ */
+export async function prepareSummary(
+  settings: ManagerSettings,
+  threadId: string,
+  given: PrepareOptions,
+  trigger: boolean,
+  at?: string,
+): Promise<PreparedCompaction | CompactionReport> {
+  const name = settings.summarizer.name;
+  const read = await readHead(settings, threadId, name, 1, at).catch((error: unknown) => {
+    // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
+    const pruned = CompactionError.isInstance(error) && error.code === "CHECKPOINT_NOT_FOUND";
+    if (given.orHead && at !== undefined && pruned) return readHead(settings, threadId, name, 1);
+    throw error;
+  });
+  const { head, headId, base, ratio, each } = read;
+  if (head.busyReason) return { ...base, status: "skipped", code: busyCode(head), reason: head.busyReason };
+  const { policy } = settings;
+  if (trigger && policy.tokenLimit !== undefined && !isOverLimit(policy, base.tokensBefore, head.messages.length)) {
+    const reason = `${base.tokensBefore} tokens, not over the limit of ${policy.tokenLimit}: nothing to compact`;
+    return { ...base, status: "skipped", code: "UNDER_LIMIT", reason };
+  }
+  const options = { tokenRatio: ratio, threadId, ...given };
+  const compacted = await compactWithinPolicy(settings, head.messages, options, headId, each);
+  if ("skipped" in compacted) {
+    // The code, and what a summary that did not fit cost (summarizerMs, summarizerTokens), carried as they are.
+    const { skipped: reason, ...outcome } = compacted;
+    return { ...base, status: "skipped", reason, ...outcome };
+  }
+  const prepared: PreparedCompaction = {
+    status: "prepared",
+    threadId,
+    snapshotCheckpointId: headId,
+    snapshotLength: head.messages.length,
+    prefix: head.messages.slice(0, compacted.plan.prefixLength),
+    compacted,
+    messagesBefore: base.messagesBefore,
+    tokensBefore: base.tokensBefore,
+    ...(base.providerUsage ? { providerUsage: base.providerUsage } : {}),
+  };
+  return rememberSnapshot(prepared, head);
+}
+
+/** See `HistoryManager.compactThread`; the caller holds the thread's summary lock. */
+export function compactWithRetries(
+  settings: ManagerSettings,
+  threadId: string,
+  overrides: PrepareOptions,
+  first?: PreparedCompaction,
+): Promise<CompactionReport> {
+  const { maxWriteAttempts, busyWaitMs, store, keepCheckpoints } = settings;
+  return retrying({ attempts: maxWriteAttempts }, async (attempt): Promise<Attempt<CompactionReport>> => {
+    // `first`: a summary the caller already computed (and showed) is the first attempt's.
+    const prepared =
+      attempt === 1 && first ? first : await prepareSummary(settings, threadId, overrides, !overrides.force);
+    if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
+    const { report, prefixChanged } = await applyPrepared(settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
+    if (!prefixChanged) return { done: await pruneAfterCompaction(store, keepCheckpoints, report) };
+    const reason = `gave up after ${attempt} summaries: ${report.reason}`;
+    return { again: { ...report, reason, attempts: attempt } };
+  });
+}

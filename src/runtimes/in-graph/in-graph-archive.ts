@@ -1,0 +1,65 @@
+/**
+ * The in-graph runtime's archive of large tool outputs: one ToolOutputArchive per BaseStore (the option's, else the
+ * graph's), the originals written to the transcript before the edited messages are returned.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { ToolOutputArchive } from "../../archive/archive.js";
+import { invalidArgument } from "../../errors.js";
+import type { TokenCounter } from "../../tokens/token-counter.js";
+import { graphPlaces } from "../../store/transcript-home.js";
+import type { InGraphOptions } from "./in-graph-options.js";
+import { threadIdOf } from "./run-config.js";
+
+export class InGraphArchive {
+  private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
+  private warnedNoStore = false;
+
+  constructor(
+    private readonly options: InGraphOptions,
+    private readonly counter: TokenCounter,
+    /** Writes what an edit takes out of the state to the transcript (in-graph-transcript.ts). */
+    private readonly record: (
+      threadId: string | undefined,
+      before: readonly BaseMessage[],
+      after: readonly BaseMessage[],
+      config: unknown,
+    ) => Promise<void>,
+    private readonly failed: (error: unknown) => undefined,
+  ) {}
+
+  /**
+   * `messages` with their large tool outputs moved to the archive (the originals written to the transcript first),
+   * or undefined when there is no archive, nothing to move, or a failure (told to `onCompactionError`).
+   */
+  async archived(messages: readonly BaseMessage[], config: unknown): Promise<BaseMessage[] | undefined> {
+    const given = this.options.archive;
+    if (!given || messages.length === 0) return undefined;
+    const store = given.store ?? graphPlaces(config).store;
+    if (!store) {
+      const why = "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)";
+      if (!this.warnedNoStore) this.failed(invalidArgument("archive.store", store, why));
+      this.warnedNoStore = true;
+      return undefined;
+    }
+    let archive = this.archives.get(store);
+    if (!archive) {
+      archive = new ToolOutputArchive({ pinned: this.options.pinned, ...given, store, counter: this.counter });
+      this.archives.set(store, archive);
+    }
+    if (!archive.hasCandidates(messages)) return undefined;
+    const threadId = threadIdOf(config);
+    try {
+      const { messages: edited, archived } = await archive.archive(
+        messages,
+        threadId === undefined ? {} : { threadId },
+      );
+      if (archived.length === 0) return undefined;
+      await this.record(threadId, messages, edited, config);
+      this.options.onArchive?.({ threadId, keys: archived });
+      return edited;
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Where the in-graph runtime writes what an update takes out of the state: the thread's transcript, in the
+ * checkpointer's index when SQLite or Postgres, else the graph's BaseStore, else the in-process index
+ * (store/transcript-home.ts), idempotently by message id, before the update is returned.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { recallChanges } from "../../store/recall-index/entries.js";
+import { threadStoreFor } from "../../store/thread-store.js";
+import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
+import type { InGraphOptions } from "./in-graph-options.js";
+
+/** The messages `after` takes out of `before`, written to the thread's transcript (nowhere without a thread). */
+export async function recordRemoved(
+  options: Pick<InGraphOptions, "checkpointer" | "store">,
+  language: string,
+  threadId: string | undefined,
+  before: readonly BaseMessage[],
+  after: readonly BaseMessage[],
+  config: unknown,
+): Promise<void> {
+  if (threadId === undefined) return;
+  const graph = graphPlaces(config);
+  const checkpointer = options.checkpointer ?? graph.checkpointer;
+  const transcript = transcriptHome({ checkpointer, store: options.store ?? graph.store, language });
+  if (!transcript) return;
+  const headId = checkpointer ? await threadStoreFor(checkpointer).readHeadId(threadId) : undefined;
+  await transcript.record(recallChanges(threadId, headId ?? "in-graph", before, after));
+}

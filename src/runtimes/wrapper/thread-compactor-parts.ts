@@ -1,0 +1,29 @@
+/** What the wrapper's ThreadCompactor works with: the thread's config, the graph's state reader and its parts. */
+import type { ToolOutputArchive } from "../../archive/archive.js";
+import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
+import type { HistoryManager } from "../../engine/history-manager.js";
+import type { Strategy } from "../../strategies/types.js";
+import type { CompactionEvents } from "./compaction-events.js";
+import type { ResolvedOptions } from "./options.js";
+import type { ThreadRecords } from "./thread-records.js";
+
+export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<
+  string,
+  unknown
+>;
+
+/** The subset of a compiled graph the wrapper reads the thread's state with (counting a turn it did not see). */
+export interface StateReader {
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown }>;
+}
+
+export interface ThreadCompactorParts {
+  graph: StateReader;
+  options: ResolvedOptions;
+  manager: HistoryManager;
+  records: ThreadRecords;
+  breaker: CircuitBreaker;
+  events: CompactionEvents;
+  archive?: ToolOutputArchive;
+  strategy?: Strategy;
+}

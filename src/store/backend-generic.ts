@@ -1,0 +1,65 @@
+/**
+ * The backend of any other saver: its own methods only (a best-effort compare-and-swap, listings by `list`), the
+ * in-process recall index; prunes a MemorySaver.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { Backend, ThreadRow } from "./backend.js";
+import { genericIdentity, genericLeases } from "./generic-parts.js";
+import { isMemorySaver, pruneMemory, unsupportedPrune } from "./prune-writers.js";
+import { memoryRecallFor } from "./recall-index/memory-index.js";
+import { GenericWriter } from "./swap-generic.js";
+
+export function genericBackend(saver: BaseCheckpointSaver): Backend {
+  const listThreads = async (): Promise<ThreadRow[]> => {
+    // Best effort: a saver that lists every thread when no thread is named (MemorySaver does).
+    const threads = new Map<string, ThreadRow>();
+    for await (const tuple of saver.list({ configurable: {} })) {
+      const threadId = tuple.config.configurable?.thread_id;
+      if (tuple.config.configurable?.checkpoint_ns || threadId === undefined) continue;
+      const row = threads.get(String(threadId));
+      if (!row)
+        threads.set(String(threadId), {
+          threadId: String(threadId),
+          checkpoints: 1,
+          headCheckpointId: tuple.checkpoint.id,
+        });
+      else {
+        row.checkpoints++;
+        if (tuple.checkpoint.id > row.headCheckpointId) row.headCheckpointId = tuple.checkpoint.id;
+      }
+    }
+    return [...threads.values()].sort((a, b) => (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
+  };
+  return {
+    name: "generic",
+    identity: `generic:${genericIdentity(saver)}`,
+    writer: new GenericWriter(saver),
+    leases: genericLeases(saver),
+    // No index here: every head is listed, and those above the cursor kept.
+    changedSince: async (cursor) =>
+      (await listThreads())
+        .filter((row) => row.headCheckpointId > cursor)
+        .map(({ threadId, headCheckpointId }) => ({ threadId, headCheckpointId })),
+    listThreads,
+    recall: memoryRecallFor(saver),
+    headId: async (threadId) =>
+      (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id,
+    storage: async () => undefined,
+    prunable: isMemorySaver(saver),
+    namespacesBefore: async (threadId, before) => {
+      if (!isMemorySaver(saver)) return [];
+      return Object.entries(saver.storage[threadId] ?? {})
+        .filter(
+          ([namespace, checkpoints]) =>
+            namespace !== "" &&
+            Object.keys(checkpoints).length > 0 &&
+            Object.keys(checkpoints).every((id) => id < before),
+        )
+        .map(([namespace]) => namespace);
+    },
+    prune: async (threadId, plan) => {
+      if (isMemorySaver(saver)) return pruneMemory(saver, memoryRecallFor(saver), threadId, plan);
+      throw unsupportedPrune(saver);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/** The backend of a PostgresSaver: SQL over its tables, the recall index and leases in its schema. */
+import type { Backend } from "./backend.js";
+import { PostgresLeases } from "./leases.js";
+import { postgresPruneTables } from "./prune-tables.js";
+import { prunePostgres } from "./prune-writers.js";
+import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
+import { createRootIdIndex } from "./root-id-index.js";
+import { quoteIdentifier } from "./sql.js";
+import { PostgresWriter, type PostgresSaverInternals } from "./swap-postgres.js";
+
+export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: string): Backend {
+  const pool = saver.pool as unknown as PostgresPool;
+  const schema = saver.options.schema;
+  const s = quoteIdentifier(schema);
+  let indexed: Promise<void> | undefined;
+  const connection =
+    (
+      pool as unknown as {
+        options?: { host?: unknown; port?: unknown; database?: unknown; connectionString?: unknown };
+      }
+    ).options ?? {};
+  const server =
+    typeof connection.connectionString === "string"
+      ? connection.connectionString.replace(/\/\/[^@/]*@/, "//")
+      : `${String(connection.host ?? "")}:${String(connection.port ?? "")}/${String(connection.database ?? "")}`;
+  return {
+    name: "postgres",
+    identity: `postgres:${server}#${schema}`,
+    writer: new PostgresWriter(saver, recallLanguage),
+    recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
+    prunable: true,
+    prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
+    pruneTables: postgresPruneTables(pool, schema),
+    namespacesBefore: async (threadId, before) => {
+      const result = await pool.query(
+        `SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2`,
+        [threadId, before],
+      );
+      return result.rows.map((row) => String(row.checkpoint_ns));
+    },
+    leases: new PostgresLeases(pool, schema),
+    changedSince: async (cursor) => {
+      // An index on the heads' ids (created once, without blocking writes) answers a pass where nothing changed
+      // by reading no row of a thread.
+      indexed ??= createRootIdIndex(pool, schema).then(
+        (built) => {
+          // Another worker holds the build: this pass goes without the index, a later one looks again.
+          if (!built) indexed = undefined;
+        },
+        (error: unknown) => {
+          indexed = undefined;
+          throw error;
+        },
+      );
+      await indexed;
+      const result = await pool.query(
+        `SELECT thread_id, max(checkpoint_id) AS head FROM ${s}.checkpoints WHERE checkpoint_ns = '' AND checkpoint_id > $1 GROUP BY thread_id`,
+        [cursor],
+      );
+      return result.rows.map((row) => ({ threadId: String(row.thread_id), headCheckpointId: String(row.head) }));
+    },
+    headId: async (threadId) => {
+      const result = await pool.query(
+        `SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+        [threadId],
+      );
+      return result.rows[0] ? String(result.rows[0].checkpoint_id) : undefined;
+    },
+    storage: async (threadId) => {
+      const result = await pool.query(
+        `SELECT (SELECT count(*) FROM ${s}.checkpoints WHERE thread_id = $1) AS checkpoints,
+                (SELECT count(*) FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '') AS subgraph_checkpoints,
+                (SELECT coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) FROM ${s}.checkpoints WHERE thread_id = $1) AS checkpoint_bytes,
+                (SELECT coalesce(sum(octet_length(blob)), 0) FROM ${s}.checkpoint_blobs WHERE thread_id = $1) AS blob_bytes,
+                (SELECT coalesce(sum(octet_length(blob)), 0) FROM ${s}.checkpoint_writes WHERE thread_id = $1) AS write_bytes`,
+        [threadId],
+      );
+      const row = result.rows[0] ?? {};
+      return {
+        checkpoints: Number(row.checkpoints),
+        subgraphCheckpoints: Number(row.subgraph_checkpoints),
+        checkpointBytes: Number(row.checkpoint_bytes) + Number(row.blob_bytes),
+        writeBytes: Number(row.write_bytes),
+      };
+    },
+    listThreads: async () => {
+      // The head of each thread (the highest id), its size with the blobs of the versions it names.
+      const result = await pool.query(
+        `SELECT h.thread_id, h.checkpoint_id, h.checkpoints,
+                pg_column_size(h.checkpoint) + coalesce((SELECT sum(octet_length(b.blob)) FROM ${s}.checkpoint_blobs b
+                  WHERE b.thread_id = h.thread_id AND b.checkpoint_ns = '' AND b.version = h.checkpoint->'channel_versions'->>b.channel), 0) AS bytes
+         FROM (SELECT DISTINCT ON (c.thread_id) c.thread_id, c.checkpoint_id, c.checkpoint,
+                      count(*) OVER (PARTITION BY c.thread_id) AS checkpoints
+               FROM ${s}.checkpoints c WHERE c.checkpoint_ns = '' ORDER BY c.thread_id, c.checkpoint_id DESC) h
+         ORDER BY h.thread_id`,
+      );
+      return result.rows.map((row) => ({
+        threadId: String(row.thread_id),
+        checkpoints: Number(row.checkpoints),
+        headCheckpointId: String(row.checkpoint_id),
+        headBytes: Number(row.bytes),
+      }));
+    },
+  };
+}
