@@ -13,7 +13,7 @@ import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from ".
 import type { CompactOverrides, ManagerSettings, PrepareOptions } from "./manager-options.js";
 import { keptLessNotice } from "./notices.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
-import { isOverLimit } from "./policy.js";
+import { isOverLimit } from "./limits.js";
 import { pruneAfterCompaction } from "./prune.js";
 import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
 import { retrying, type Attempt } from "./retry.js";

@@ -142,25 +142,6 @@ export interface CompactionPolicy {
   readonly contextWindow: number;
 }
 
-/**
- * Whether a context of `tokens` is over the policy's limit: the trigger every entry point compacts on (the wrapper,
- * the script, the in-graph step, the worker). A policy without a limit is never over it.
- */
-export function isOverLimit(
-  policy: Pick<CompactionPolicy, "tokenLimit" | "triggers">,
-  tokens: number,
-  messages?: number,
-): boolean {
-  // A count of messages not known (a size read from the store) is taken as holding: never skip on a guess.
-  if (policy.triggers)
-    return policy.triggers.some(
-      (condition) =>
-        (condition.tokens === undefined || tokens >= condition.tokens) &&
-        (condition.messages === undefined || messages === undefined || messages >= condition.messages),
-    );
-  return policy.tokenLimit !== undefined && tokens > policy.tokenLimit;
-}
-
 /** Which of the policy's options came from where, for messages that name them ("--ratio", "COMPACTION_RATIO"). */
 export type OptionNames = Partial<Record<keyof CompactionPolicyOptions, string>>;
 

@@ -12,7 +12,7 @@
  * background summary finish.
  */
 import type { CompactionPolicy } from "./policy.js";
-import { isOverLimit } from "./policy.js";
+import { isOverLimit, pastHardLimit } from "./limits.js";
 
 /**
  * Where a thread's compaction stands:
@@ -91,7 +91,7 @@ export function starting(
   }: { state: ScheduleState; tokens: number; messages?: number; startsHere?: boolean },
 ): BeforeDecision {
   const over = isOverLimit(rules, tokens, messages);
-  const atRisk = rules.hardLimit !== undefined && tokens > rules.hardLimit;
+  const atRisk = pastHardLimit(rules, tokens);
   if (!over) schedule.overLimit = 0;
   if (state === "ready") return "apply";
   if ((!over && !atRisk) || state === "paused") return "go";

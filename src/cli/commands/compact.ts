@@ -3,7 +3,7 @@ import { EXIT, exitCodeOf } from "../exit-codes.js";
 import { HistoryManager, type PreparedCompaction } from "../../engine/history-manager.js";
 import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { type CompactionPlan } from "../../engine/plan.js";
-import { isOverLimit } from "../../engine/policy.js";
+import { isOverLimit } from "../../engine/limits.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { requireThread, type CliContext } from "../context.js";
 import { requireStillInLine } from "../superseded.js";

@@ -1,5 +1,6 @@
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
 import { HistoryManager } from "../../engine/history-manager.js";
+import { isOverLimit } from "../../engine/limits.js";
 import { speaker } from "../../summarizers/render.js";
 import { contentText } from "../../messages/content.js";
 import { requireThread, type CliContext } from "../context.js";
@@ -36,7 +37,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   // The plan `compact` would execute: the script's policy, the wrapper's rules, the same count.
   const plan = manager.planCompaction(head.messages, { tokenRatio: measured.ratio });
   // "compactable" answers what `compact` would do: a thread at or under the limit is left alone.
-  const under = total <= context.limit;
+  const under = !isOverLimit(context.policy, total, head.messages.length);
   const compactable = head.busyReason === undefined && !under && plan.executable;
   const reason =
     head.busyReason ??
@@ -58,7 +59,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
     tokens: total,
     counted,
     limit: context.limit,
-    overLimit: total > context.limit,
+    overLimit: !under,
     summary: summary ? { text: summaryText(summary), provenance: getSummaryProvenance(summary) } : null,
     compactable,
     reason,
@@ -79,7 +80,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   }
   printer.line();
   printer.line(
-    `total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${total > context.limit ? paint(printer, 31, "  (over the limit)") : ""}`,
+    `total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${under ? "" : paint(printer, 31, "  (over the limit)")}`,
   );
   if (summary) {
     const provenance = getSummaryProvenance(summary)!;

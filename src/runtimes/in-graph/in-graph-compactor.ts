@@ -24,6 +24,7 @@ import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, invalidArgument } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
+import { pastHardLimit } from "../../engine/limits.js";
 import { createCircuitBreaker, type CircuitBreaker } from "../../engine/circuit-breaker.js";
 import {
   backOff,
@@ -214,7 +215,7 @@ export class InGraphCompactor {
         }),
       );
       // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
-      return tokensBefore > this.hardLimit ? this.summarized(messages, overhead, config, start) : undefined;
+      return pastHardLimit(this.rules, tokensBefore) ? this.summarized(messages, overhead, config, start) : undefined;
     }
     landed(schedule);
     this.breaker.success(key);

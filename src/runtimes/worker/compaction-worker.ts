@@ -11,7 +11,7 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CompactionPolicy } from "../../engine/policy.js";
 import { invalidArgument } from "../../errors.js";
-import { isOverLimit } from "../../engine/policy.js";
+import { isOverLimit } from "../../engine/limits.js";
 import { settleWrite } from "../../engine/superseded-write.js";
 import { pause } from "../../pause.js";
 import { validateHooks } from "../../validate-hooks.js";

@@ -7,7 +7,7 @@ import { availableParallelism } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { asStoreError, isStoreFailure } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import { isOverLimit } from "../../engine/policy.js";
+import { isOverLimit } from "../../engine/limits.js";
 import type { ConflictReport, SkippedReport } from "../../engine/report.js";
 import { refuseNotTaken, validateHooks } from "../../validate-hooks.js";
 import type { SeenHead } from "../../store/leases.js";

@@ -13,6 +13,7 @@ import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { CompactionError } from "../../errors.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
+import { pastHardLimit } from "../../engine/limits.js";
 import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
@@ -52,7 +53,7 @@ export class ThreadCompactor {
     // A thread not counted yet whose stored size proves it under the limit runs without a read (unread-head.ts).
     if (stored === undefined && (await startsUnread(record, manager, input_, policy))) return record;
     const inputTokens = Math.ceil(counter.countMessages(input_) * (record.ratio ?? 1));
-    if (stored === undefined || stored + inputTokens > policy.hardLimit) {
+    if (stored === undefined || pastHardLimit(policy, stored + inputTokens)) {
       const state = await graph.getState({ configurable: { ...config.configurable } });
       // A thread whose messages cannot be counted runs as it is; settle() reports why after the turn.
       const messages = storedMessagesOrEmpty(state?.values, threadId);

@@ -9,7 +9,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { latestUsage, MAX_RATIO } from "../../engine/calibration.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
-import { isOverLimit, type CompactionPolicy } from "../../engine/policy.js";
+import { isOverLimit, pastHardLimit } from "../../engine/limits.js";
+import type { CompactionPolicy } from "../../engine/policy.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import type { ThreadRecord } from "./thread-records.js";
 
@@ -61,5 +62,5 @@ async function surelyUnderLimit(
   // The input in the provider's tokens, at the most the calibration allows (its ratio is not learned yet).
   const inputTokens = Math.ceil(manager.counter.countMessages(input) * MAX_RATIO);
   const bound = bytes + inputTokens;
-  return !isOverLimit(policy, bound) && (policy.hardLimit === undefined || bound <= policy.hardLimit);
+  return !isOverLimit(policy, bound) && !pastHardLimit(policy, bound);
 }
