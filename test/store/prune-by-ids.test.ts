@@ -10,7 +10,9 @@ import { MessagesAnnotation, Overwrite, START, StateGraph } from "@langchain/lan
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { pruneThread } from "../../src/engine/prune.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { createStore, type SaverKind, type TestStore } from "../support/savers.js";
 
@@ -58,6 +60,29 @@ for (const kind of ["sqlite", "postgres"] satisfies SaverKind[]) {
         ]),
       );
     }
+
+    it("a createReactAgent's turns, its replies stored once with an undefined name and then without it: each prune reads no checkpoint", async () => {
+      const model = new ScriptedChatModel({ reply: () => ({ content: "The invoice total is 4,200 EUR." }) });
+      const agent = createReactAgent({ llm: model, tools: [], checkpointer: saver });
+      for (let turn = 0; turn < 4; turn++) {
+        await agent.invoke(
+          { messages: [new HumanMessage({ id: `q-${turn}`, content: `Question ${turn}` })] },
+          config("react"),
+        );
+        const before = lists.count;
+        const report = await pruneThread(saver, config("react"), { keep: 2 });
+        expect(lists.count - before).toBe(0);
+        expect(report).toMatchObject({ kept: 2, backfilled: 0 });
+      }
+      const head = (await agent.getState(config("react"))).values.messages as BaseMessage[];
+      expect(head.map((message) => message.id).filter((id) => id?.startsWith("q-"))).toEqual([
+        "q-0",
+        "q-1",
+        "q-2",
+        "q-3",
+      ]);
+      expect(head).toHaveLength(8);
+    });
 
     it("turns that only append: each prune reads no checkpoint, keeps the newest, and the thread's messages are all in the head", async () => {
       const graph = echoGraph();
