@@ -2,15 +2,18 @@
  * The HistoryManager's options: what a caller may set, and their validation into the settings every part of a
  * compaction (planning, summarizing, writing) reads. Every bad value is an INVALID_ARGUMENT naming the option.
  */
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { refuseUnknown } from "../validate-hooks.js";
+import { HISTORY_MANAGER_OPTIONS, type HistoryManagerOptions } from "./manager-option-names.js";
+
+export type { HistoryManagerOptions } from "./manager-option-names.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError, invalidArgument } from "../errors.js";
 import { validatePredicate, type PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
 import { chooseSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
-import { validateWording, type SummaryWording } from "../summarizers/wording.js";
-import { resolveRecall, type RecallOptions, type RecallSettings } from "./recall-settings.js";
+import { validateWording } from "../summarizers/wording.js";
+import { resolveRecall, type RecallSettings } from "./recall-settings.js";
 
 export { resolveRecall, SEARCH_TOOL_ENVIRONMENT, type RecallOptions } from "./recall-settings.js";
 export type { CompactOverrides, PrepareOptions } from "./call-options.js";
@@ -19,91 +22,16 @@ import { TokenCounter } from "../tokens/token-counter.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { validateKeep } from "./prune.js";
-import { Calibration, type TokenCounterFunction, type UsageIgnoredNotice } from "./calibration.js";
-import { Notices, type EngineNotice } from "./notices.js";
-import { isCompactionPolicy, resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./policy.js";
+import { Calibration } from "./calibration.js";
+import { Notices } from "./notices.js";
+import { isCompactionPolicy, resolvePolicy, type CompactionPolicy } from "./policy.js";
 import { environmentOf, environmentPolicy } from "./policy-environment.js";
-import { modelNameOf, profileWindowOf, type ModelOption } from "../tokens/model-option.js";
+import { modelNameOf, profileWindowOf } from "../tokens/model-option.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
 /** How long `compactThread` waits for a gap between turns on a thread busy with a run, by default. */
 export const DEFAULT_BUSY_WAIT_MS = 5_000;
-
-export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "model">, SummaryWording {
-  /** The store holding the threads. */
-  checkpointer: BaseCheckpointSaver;
-  /**
-   * A policy resolved with `resolvePolicy` (shared with other entry points), instead of the policy options
-   * (tokenLimit, compactionRatio, compactionTarget, keepTokens, targetTokens, summaryTokens, hardLimit,
-   * recoveryRatio, lateness, contextWindow, model), which are then not given.
-   */
-  policy?: CompactionPolicy;
-  /**
-   * Default: an LlmSummarizer over `model` when it is a chat model or `"provider:model"` (over `summaryModel` when
-   * given), else as `createDefaultSummarizer` decides from `env`.
-   */
-  summarizer?: Summarizer;
-  /**
-   * Used when `summarizer` fails (throws, times out, or returns an empty, oversized or error-like text): `"extractive"`
-   * or any Summarizer. The summary's provenance and the report name the summarizer that wrote it and why the first
-   * one was passed over. @default none (a failure writes nothing)
-   */
-  fallbackSummarizer?: Summarizer | "extractive";
-  /** The chat model an LlmSummarizer writes the summaries with (ignored when `summarizer` is given). */
-  summaryModel?: BaseChatModel;
-  /**
-   * The chat model the summaries come from, as langchain's summarization takes it: an instance, or `"provider:model"`
-   * (built with langchain's `initChatModel`); its name picks the tokenizer and the window of fractional limits. A bare
-   * name (`"gpt-4o"`) picks only those. `summarizer` wins over it for the summaries. @default "gpt-4o" (the tokenizer)
-   */
-  model?: ModelOption;
-  /** A shared counter (its cache makes repeated counts cheap). */
-  counter?: TokenCounter;
-  /**
-   * The tokens of a list of messages as the application counts them (langchain's `tokenCounter`): every decision
-   * counts with it instead of the exact tokenizer and the provider's figures, and a plan's budgets are scaled by its
-   * ratio to the tokenizer's count (engine/calibration.ts). @default the exact tokenizer, calibrated by usage figures
-   */
-  tokenCounter?: TokenCounterFunction;
-  /** Messages never summarized, besides those marked with `pinMessage`. */
-  pinned?: PinPredicate;
-  /** Role of the summary message. @default "human" */
-  summaryRole?: SummaryRole;
-  /** A summary that takes longer is abandoned and nothing is written. @default 120000 */
-  summaryTimeoutMs?: number;
-  /** Compare-and-swap attempts before reporting a conflict (and summaries, when the summarized prefix changed). @default 3 */
-  maxWriteAttempts?: number;
-  /** How long `compactThread` waits for a gap between turns when the head is busy with a run. @default 5000 */
-  busyWaitMs?: number;
-  /**
-   * After each compaction this manager writes, prune the thread to its newest `keepCheckpoints` checkpoints
-   * (`pruneThread`: the transcript holds every message first). @default keep every checkpoint
-   */
-  keepCheckpoints?: number;
-  /**
-   * The recall index: every message a write takes out of the head is indexed in the same transaction, so
-   * `searchHistory` and the `search_history` tool find it. `false` turns it off. @default true
-   */
-  recall?: boolean | RecallOptions;
-  /**
-   * Where unset options are read from, as on every runtime: TOKEN_LIMIT, COMPACTION_RATIO and TOKEN_MODEL (the
-   * policy: engine/policy.ts, `environmentPolicy`), OPENAI_API_KEY and its settings (the default summarizer),
-   * HISTORY_SEARCH_TOOL (recall.announce). The library reads no environment of its own. @default {}
-   */
-  env?: Record<string, string | undefined>;
-  /**
-   * Told once per model when a reply's `usage_metadata` figure is not trusted (missing, not positive, or more than
-   * 4× from the tokenizer's count): counts of its threads use the tokenizer (engine/calibration.ts).
-   */
-  onUsageIgnored?: (notice: UsageIgnoredNotice) => void;
-  /**
-   * Told when a compaction does less than configured, once per thread: it kept less than `keep` asked for
-   * (`KEPT_LESS`), because that much would not have ended under the ceiling. Without it, a process warning
-   * (engine/notices.ts). @default process.emitWarning
-   */
-  onCompactionNotice?: (notice: EngineNotice) => void;
-}
 
 /** The options, validated and defaulted. */
 export interface ManagerSettings {
@@ -147,6 +75,7 @@ const POLICY_KEYS = [
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
   if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
+  refuseUnknown("HistoryManager", options, HISTORY_MANAGER_OPTIONS);
   const { checkpointer, summarizer } = options;
   if (
     typeof checkpointer !== "object" ||

@@ -322,3 +322,35 @@ describe("one option schema", () => {
     expect(await limitOf([], { TOKEN_LIMIT: "0.5" })).toBe(flag);
   });
 });
+
+describe("an option a runtime does not know (a misspelling, another runtime's option) is refused by name", () => {
+  const misspelt: Array<[string, unknown, string]> = [
+    ["tokenLimt", 2_000, "tokenLimit"],
+    ["summaryPrefx", "Earlier:", "summaryPrefix"],
+    ["triger", { tokens: 2_000 }, "trigger"],
+  ];
+  for (const [runtime, build] of Object.entries(RUNTIMES)) {
+    for (const [key, value, near] of misspelt) {
+      it(`${runtime}: ${key}`, () => {
+        let thrown: unknown;
+        try {
+          build({ [key]: value });
+        } catch (error) {
+          thrown = error;
+        }
+        expect(CompactionError.isInstance(thrown) && thrown.code).toBe("INVALID_ARGUMENT");
+        expect((thrown as Error).message).toMatch(
+          new RegExp(`no option "${key}" in .* \\(did you mean "${near}"\\?\\)`),
+        );
+      });
+    }
+  }
+  it("names the runtime, and takes an option given as undefined (a spread of an optional setting)", () => {
+    expect(() => RUNTIMES.wrapper!({ counter: {} })).toThrow(/no option "counter" in CompactingSupervisor/);
+    expect(() => RUNTIMES.worker!({ idleMs: 0, onProgress: () => undefined })).toThrow(
+      /no option "onProgress" in CompactionWorker/,
+    );
+    expect(() => RUNTIMES.middleware!({ pollMs: 10 })).toThrow(/no option "pollMs" in the middleware and the node/);
+    expect(() => RUNTIMES.wrapper!({ tokenLimt: undefined })).not.toThrow();
+  });
+});

@@ -40,13 +40,13 @@ import { rebaseCompaction } from "../../engine/rebase.js";
 import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import { announceCompaction } from "./in-graph-event.js";
 import { CoveredCopiesHealer } from "./heal.js";
-import { refuseNotTaken, validateHooks } from "../../validate-hooks.js";
+import { refuseNotTaken, refuseUnknown, validateHooks } from "../../validate-hooks.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
 import { InGraphArchive } from "./in-graph-archive.js";
 import { recordRemoved } from "./in-graph-transcript.js";
 import { PendingSummaries, type Pending } from "./pending-summaries.js";
-import { managerOptionsOf, NOT_IN_GRAPH, type InGraphOptions } from "./in-graph-options.js";
+import { IN_GRAPH_OPTIONS, managerOptionsOf, NOT_IN_GRAPH, type InGraphOptions } from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
@@ -73,6 +73,7 @@ export class InGraphCompactor {
       throw invalidArgument("background", options.background, "true or false");
     validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive", "onCompactionNotice"]);
     refuseNotTaken("the middleware and the node", options, NOT_IN_GRAPH);
+    refuseUnknown("the middleware and the node", options, IN_GRAPH_OPTIONS);
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).

@@ -1,6 +1,7 @@
 /**
  * The in-graph runtime's options (the createAgent middleware's and the node's), and what it tells `onCompaction`.
  */
+import { HISTORY_MANAGER_OPTIONS } from "../../engine/manager-option-names.js";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { ArchiveOptions } from "../../archive/archive.js";
 import type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
@@ -85,3 +86,16 @@ export function managerOptionsOf(options: InGraphOptions) {
   } = options;
   return managerOptions;
 }
+
+/** The middleware's and the node's: the manager's, and their own. */
+export const IN_GRAPH_OPTIONS = {
+  ...HISTORY_MANAGER_OPTIONS,
+  store: true,
+  background: true,
+  onSummaryReady: true,
+  archive: true,
+  onArchive: true,
+  circuitBreaker: true,
+  onCompaction: true,
+  onCompactionError: true,
+} as const satisfies Record<keyof InGraphOptions, true>;

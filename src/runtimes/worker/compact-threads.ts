@@ -5,7 +5,9 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { invalidArgument } from "../../errors.js";
-import { validateHooks } from "../../validate-hooks.js";
+import { refuseNotTaken, refuseUnknown, validateHooks } from "../../validate-hooks.js";
+import { LEASED, NOT_IN_WORKER } from "./worker-options.js";
+import { HISTORY_MANAGER_OPTIONS } from "../../engine/manager-option-names.js";
 import { LeasedCompactor, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
 
 export interface CompactThreadsOptions extends WorkerOptions {
@@ -31,6 +33,15 @@ export interface CompactThreadsResult {
   storeError?: unknown;
 }
 
+export const COMPACT_THREADS_OPTIONS = {
+  ...HISTORY_MANAGER_OPTIONS,
+  ...LEASED,
+  threads: true,
+  over: true,
+  signal: true,
+  onProgress: true,
+} as const satisfies Record<keyof CompactThreadsOptions, true>;
+
 /**
  * @throws CompactionError INVALID_ARGUMENT for a bad option (the wrapper's errors for the shared ones), and the
  *   store's errors when its threads cannot be listed.
@@ -47,6 +58,8 @@ export async function compactThreads(
     throw invalidArgument("threads", threads, "an array of thread ids");
   if (over !== undefined && rest.tokenLimit !== undefined)
     throw invalidArgument("over", over, "given without tokenLimit (it is the same setting)");
+  refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
+  refuseUnknown("compactThreads", options, COMPACT_THREADS_OPTIONS);
   validateHooks(options, ["onProgress"]);
   let done = 0;
   let total = 0;

@@ -14,10 +14,19 @@ import { invalidArgument } from "../../errors.js";
 import { isOverLimit } from "../../engine/limits.js";
 import { settleWrite } from "../../engine/superseded-write.js";
 import { pause } from "../../pause.js";
-import { validateHooks } from "../../validate-hooks.js";
-import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
-import { LeasedCompactor, positiveInteger, type WorkerOptions } from "./leased-compactor.js";
+import { refuseNotTaken, refuseUnknown, validateHooks } from "../../validate-hooks.js";
+import {
+  NOT_IN_WORKER,
+  WORKER_OPTIONS,
+  type CompactionWorkerOptions,
+  type PassSummary,
+  type WorkerStats,
+} from "./worker-options.js";
 
+import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
+import { LeasedCompactor, positiveInteger } from "./leased-compactor.js";
+
+export type { CompactionWorkerOptions, PassSummary, WorkerStats } from "./worker-options.js";
 export {
   LeasedCompactor,
   positiveInteger,
@@ -33,54 +42,6 @@ const LOOKBACK_MS = 60_000;
 interface Seen {
   headId: string;
   tokens?: number;
-}
-
-export interface CompactionWorkerOptions extends WorkerOptions {
-  /** A thread is compacted once its head has not moved for this long. @default 60000 */
-  idleMs?: number;
-  /** Pause between passes of `start()`. @default 5000 */
-  pollMs?: number;
-  /** The longest pause after store errors (doubling from `pollMs`). @default 60000 */
-  maxBackoffMs?: number;
-  /** Told after every pass (its summary). */
-  onPass?: (pass: PassSummary) => void;
-  /** Told how many threads a pass is about to compact (over the limit and idle), before the first one. */
-  onCandidates?: (count: number) => void;
-  /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
-  onError?: (error: unknown) => void;
-}
-
-export interface PassSummary {
-  pass: number;
-  /** Threads whose head differs from what this worker saw last (every thread on the first pass). */
-  changed: number;
-  /** Heads read in this pass: only threads whose head changed and that no worker had counted, and candidates. */
-  headsRead: number;
-  /** Idle threads over the limit or not counted yet (counted under their lease). */
-  candidates: number;
-  compacted: number;
-  skipped: number;
-  failed: number;
-  /** Compactions of earlier passes that a run superseded (`ThreadOutcome`'s "superseded"), found in this pass. */
-  superseded: number;
-  ms: number;
-}
-
-export interface WorkerStats {
-  passes: number;
-  /** Threads this worker knows of. */
-  threadsSeen: number;
-  headsRead: number;
-  /** Compactions written; those in the head's line are `compacted - superseded`. */
-  compacted: number;
-  /** Compactions a run superseded: written, then left off the head's line by a run that had read the thread before. */
-  superseded: number;
-  skipped: Record<string, number>;
-  /** Threads another worker held (their lease was taken). */
-  conflicts: number;
-  errors: number;
-  /** How long the oldest idle thread over the limit has waited, as of the last pass (ms). */
-  lagMs: number;
 }
 
 export class CompactionWorker {
@@ -121,6 +82,8 @@ export class CompactionWorker {
       onCandidates: _onCandidates,
       ...rest
     } = options;
+    refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
+    refuseUnknown("CompactionWorker", options, WORKER_OPTIONS);
     validateHooks(options, ["onPass", "onError", "onCandidates"]);
     if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0))
       throw invalidArgument("idleMs", idleMs, "an integer >= 0");

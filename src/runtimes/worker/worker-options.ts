@@ -1,6 +1,9 @@
-/** What a worker takes (its options, checked here) and what it tells of each thread (`ThreadOutcome`). */
+/**
+ * What a worker takes (its options: the types, a table of their names the types check, the numbers checked here)
+ * and what it tells (each thread's `ThreadOutcome`, each pass's `PassSummary`, `WorkerStats`).
+ */
 import { invalidArgument } from "../../errors.js";
-import type { HistoryManagerOptions } from "../../engine/manager-options.js";
+import { HISTORY_MANAGER_OPTIONS, type HistoryManagerOptions } from "../../engine/manager-option-names.js";
 
 /** What a worker has no use for, and why (refused at run time: validate-hooks.ts). */
 export const NOT_IN_WORKER = {
@@ -65,3 +68,71 @@ export function positiveInteger(name: string, value: unknown, fallback: number):
     throw invalidArgument(name, value, "an integer >= 1");
   return value;
 }
+
+export interface CompactionWorkerOptions extends WorkerOptions {
+  /** A thread is compacted once its head has not moved for this long. @default 60000 */
+  idleMs?: number;
+  /** Pause between passes of `start()`. @default 5000 */
+  pollMs?: number;
+  /** The longest pause after store errors (doubling from `pollMs`). @default 60000 */
+  maxBackoffMs?: number;
+  /** Told after every pass (its summary). */
+  onPass?: (pass: PassSummary) => void;
+  /** Told how many threads a pass is about to compact (over the limit and idle), before the first one. */
+  onCandidates?: (count: number) => void;
+  /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
+  onError?: (error: unknown) => void;
+}
+
+export interface PassSummary {
+  pass: number;
+  /** Threads whose head differs from what this worker saw last (every thread on the first pass). */
+  changed: number;
+  /** Heads read in this pass: only threads whose head changed and that no worker had counted, and candidates. */
+  headsRead: number;
+  /** Idle threads over the limit or not counted yet (counted under their lease). */
+  candidates: number;
+  compacted: number;
+  skipped: number;
+  failed: number;
+  /** Compactions of earlier passes that a run superseded (`ThreadOutcome`'s "superseded"), found in this pass. */
+  superseded: number;
+  ms: number;
+}
+
+export interface WorkerStats {
+  passes: number;
+  /** Threads this worker knows of. */
+  threadsSeen: number;
+  headsRead: number;
+  /** Compactions written; those in the head's line are `compacted - superseded`. */
+  compacted: number;
+  /** Compactions a run superseded: written, then left off the head's line by a run that had read the thread before. */
+  superseded: number;
+  skipped: Record<string, number>;
+  /** Threads another worker held (their lease was taken). */
+  conflicts: number;
+  errors: number;
+  /** How long the oldest idle thread over the limit has waited, as of the last pass (ms). */
+  lagMs: number;
+}
+
+/** What every worker form takes besides the manager's options. */
+export const LEASED = {
+  concurrency: true,
+  leaseMs: true,
+  hostConcurrency: true,
+  onOutcome: true,
+  onLease: true,
+} as const;
+
+export const WORKER_OPTIONS = {
+  ...HISTORY_MANAGER_OPTIONS,
+  ...LEASED,
+  idleMs: true,
+  pollMs: true,
+  maxBackoffMs: true,
+  onPass: true,
+  onCandidates: true,
+  onError: true,
+} as const satisfies Record<keyof CompactionWorkerOptions, true>;

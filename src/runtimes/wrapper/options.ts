@@ -1,7 +1,7 @@
 /**
  * CompactingSupervisor options: validated once, at construction, with errors that name the option and the value.
  */
-import { validateHooks } from "../../validate-hooks.js";
+import { refuseUnknown, validateHooks } from "../../validate-hooks.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ArchiveOptions } from "../../archive/archive.js";
@@ -214,6 +214,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
       (options as { workers?: unknown }).workers,
       'removed: compactions run on the application\'s thread, in phases that let the event loop turn over (docs/deploying.md, "When compactions land")',
     );
+  refuseUnknown("CompactingSupervisor", options, WRAPPER_OPTIONS);
   if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function")
     throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   const keepCheckpoints =
@@ -229,3 +230,44 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     breaker,
   };
 }
+
+/** The options CompactingSupervisor takes (an option it does not know is refused: validate-hooks.ts). */
+export const WRAPPER_OPTIONS = {
+  tokenLimit: true,
+  summarizer: true,
+  model: true,
+  env: true,
+  archive: true,
+  strategy: true,
+  pinned: true,
+  background: true,
+  fallbackSummarizer: true,
+  circuitBreaker: true,
+  recall: true,
+  summaryRole: true,
+  summaryTimeoutMs: true,
+  maxWriteAttempts: true,
+  onCompaction: true,
+  onCompactionError: true,
+  onCompactionOutcome: true,
+  onCompactionNotice: true,
+  maxThreads: true,
+  cacheBytes: true,
+  keepCheckpoints: true,
+  compactionRatio: true,
+  compactionTarget: true,
+  keepTokens: true,
+  summaryTokens: true,
+  hardLimit: true,
+  recoveryRatio: true,
+  lateness: true,
+  contextWindow: true,
+  trigger: true,
+  keep: true,
+  maxTokensBeforeSummary: true,
+  messagesToKeep: true,
+  summaryPrefix: true,
+  summaryPrompt: true,
+  trimTokensToSummarize: true,
+  tokenCounter: true,
+} as const satisfies Record<keyof CompactingSupervisorOptions, true>;
