@@ -90,26 +90,20 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   onCompactionNotice?: (notice: EngineNotice) => void;
 }
 
-export const HISTORY_MANAGER_OPTIONS = {
-  checkpointer: true,
-  policy: true,
+/** The options HistoryManager and CompactingSupervisor both take (each runtime's table adds its own). */
+export const SHARED_OPTIONS = {
   summarizer: true,
   fallbackSummarizer: true,
-  summaryModel: true,
   model: true,
-  counter: true,
   tokenCounter: true,
   pinned: true,
   summaryRole: true,
   summaryTimeoutMs: true,
   maxWriteAttempts: true,
-  busyWaitMs: true,
   keepCheckpoints: true,
   recall: true,
   env: true,
-  onUsageIgnored: true,
   onCompactionNotice: true,
-  targetTokens: true,
   tokenLimit: true,
   compactionRatio: true,
   compactionTarget: true,
@@ -126,4 +120,15 @@ export const HISTORY_MANAGER_OPTIONS = {
   summaryPrefix: true,
   summaryPrompt: true,
   trimTokensToSummarize: true,
+} as const satisfies Partial<Record<keyof HistoryManagerOptions, true>>;
+
+export const HISTORY_MANAGER_OPTIONS = {
+  ...SHARED_OPTIONS,
+  checkpointer: true,
+  policy: true,
+  summaryModel: true,
+  counter: true,
+  busyWaitMs: true,
+  onUsageIgnored: true,
+  targetTokens: true,
 } as const satisfies Record<keyof HistoryManagerOptions, true>;

@@ -1,6 +1,7 @@
 /**
  * CompactingSupervisor options: validated once, at construction, with errors that name the option and the value.
  */
+import { SHARED_OPTIONS } from "../../engine/manager-option-names.js";
 import { refuseUnknown, validateHooks } from "../../validate-hooks.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -233,41 +234,14 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
 
 /** The options CompactingSupervisor takes (an option it does not know is refused: validate-hooks.ts). */
 export const WRAPPER_OPTIONS = {
-  tokenLimit: true,
-  summarizer: true,
-  model: true,
-  env: true,
+  ...SHARED_OPTIONS,
   archive: true,
   strategy: true,
-  pinned: true,
   background: true,
-  fallbackSummarizer: true,
   circuitBreaker: true,
-  recall: true,
-  summaryRole: true,
-  summaryTimeoutMs: true,
-  maxWriteAttempts: true,
   onCompaction: true,
   onCompactionError: true,
   onCompactionOutcome: true,
-  onCompactionNotice: true,
   maxThreads: true,
   cacheBytes: true,
-  keepCheckpoints: true,
-  compactionRatio: true,
-  compactionTarget: true,
-  keepTokens: true,
-  summaryTokens: true,
-  hardLimit: true,
-  recoveryRatio: true,
-  lateness: true,
-  contextWindow: true,
-  trigger: true,
-  keep: true,
-  maxTokensBeforeSummary: true,
-  messagesToKeep: true,
-  summaryPrefix: true,
-  summaryPrompt: true,
-  trimTokensToSummarize: true,
-  tokenCounter: true,
 } as const satisfies Record<keyof CompactingSupervisorOptions, true>;
