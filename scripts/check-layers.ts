@@ -14,6 +14,7 @@ const SRC = resolve(import.meta.dirname, "../src");
 /** Ground up; a folder may import its own layer's files and any layer below, never one above. */
 export const LAYERS: readonly (readonly string[])[] = [
   ["(root)"],
+  ["options"],
   ["tokens"],
   ["messages"],
   ["summarizers"],

@@ -7,9 +7,10 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createHash } from "node:crypto";
-import { invalidArgument } from "../errors.js";
+import { argument, parseOptions } from "../options/check.js";
+import { ARCHIVE_FIELDS, archiveStore } from "../options/archive-fields.js";
 import { editOf, editToolMessage, excerpt, measure } from "../strategies/edit.js";
-import { isPinned, validatePredicate, type PinPredicate } from "../messages/pins.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
 export const DEFAULT_ARCHIVE_NAMESPACE = ["archived-outputs"];
@@ -67,8 +68,6 @@ export class ToolOutputArchive {
   private readonly counter: TokenCounter;
 
   constructor(options: ArchiveOptions) {
-    if (typeof options !== "object" || options === null)
-      throw invalidArgument("archive", options, "an object with a store");
     const {
       store,
       thresholdTokens = 500,
@@ -76,37 +75,15 @@ export class ToolOutputArchive {
       tailChars = 1000,
       keep = 1,
       namespace = DEFAULT_ARCHIVE_NAMESPACE,
-    } = options;
-    if (typeof (store as BaseStore | undefined)?.put !== "function" || typeof (store as BaseStore).get !== "function") {
-      throw invalidArgument(
-        "archive.store",
-        store,
-        "a LangGraph BaseStore (InMemoryStore, PostgresStore, SqliteStore)",
-      );
-    }
-    for (const [name, value, min] of [
-      ["thresholdTokens", thresholdTokens, 1],
-      ["headChars", headChars, 0],
-      ["tailChars", tailChars, 0],
-      ["keep", keep, 0],
-    ] as const) {
-      if (!Number.isInteger(value) || value < min)
-        throw invalidArgument(`archive.${name}`, value, `an integer >= ${min}`);
-    }
-    if (
-      !Array.isArray(namespace) ||
-      namespace.length === 0 ||
-      namespace.some((label) => typeof label !== "string" || label === "")
-    ) {
-      throw invalidArgument("archive.namespace", namespace, "a non-empty array of non-empty strings");
-    }
+    } = parseOptions("archive", ARCHIVE_FIELDS, options, (key) => (key ? `archive.${key}` : "archive"));
+    argument("archive.store", store, archiveStore);
     this.store = store;
     this.namespace = namespace;
     this.thresholdTokens = thresholdTokens;
     this.headChars = headChars;
     this.tailChars = tailChars;
     this.keep = keep;
-    this.pinned = validatePredicate(options.pinned);
+    this.pinned = options.pinned;
     this.counter = options.counter ?? new TokenCounter();
   }
 

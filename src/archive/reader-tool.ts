@@ -5,7 +5,8 @@
 import { tool } from "@langchain/core/tools";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { ARCHIVE_READER_FIELDS } from "../options/archive-fields.js";
 import { ARCHIVE_READER_TOOL, DEFAULT_ARCHIVE_NAMESPACE, type ArchivedOutput } from "./archive.js";
 
 export interface ArchiveReaderOptions {
@@ -21,10 +22,8 @@ export function createArchiveReaderTool({
   namespace = DEFAULT_ARCHIVE_NAMESPACE,
   pageChars = 4000,
 }: ArchiveReaderOptions) {
-  if (typeof (store as BaseStore | undefined)?.get !== "function")
-    throw invalidArgument("store", store, "a LangGraph BaseStore");
-  if (!Number.isInteger(pageChars) || pageChars < 100)
-    throw invalidArgument("pageChars", pageChars, "an integer >= 100");
+  argument("store", store, ARCHIVE_READER_FIELDS.store);
+  argument("pageChars", pageChars, ARCHIVE_READER_FIELDS.pageChars);
   return tool(
     async ({ key, page }: { key: string; page?: number }) => {
       const item = await store.get(namespace, key);

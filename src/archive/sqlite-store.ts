@@ -13,11 +13,18 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase } from "../store/sqlite-database.js";
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { listOf, never, satisfying, withMethods } from "../options/rules.js";
 import { requireOptional } from "../optional-dependency.js";
 
 /** Separates namespace labels in the stored key; labels may not contain it. */
 const SEPARATOR = "\u001f";
+/** A namespace label: text, without the separator the labels are joined with. */
+const LABEL = satisfying<string>(
+  (label) => typeof label === "string" && label !== "" && !label.includes(SEPARATOR),
+  "non-empty string labels",
+);
+const OPERATOR = never("one of $eq, $ne, $gt, $gte, $lt, $lte");
 
 interface Row {
   namespace: string;
@@ -44,11 +51,7 @@ type ListOp = {
 };
 
 function encode(namespace: string[]): string {
-  for (const label of namespace) {
-    if (typeof label !== "string" || label === "" || label.includes(SEPARATOR)) {
-      throw invalidArgument("namespace", namespace, "non-empty string labels");
-    }
-  }
+  argument("namespace", namespace, listOf(LABEL, "non-empty string labels"));
   return namespace.join(SEPARATOR);
 }
 
@@ -81,7 +84,7 @@ function matches(actual: unknown, expected: unknown): boolean {
           case "$lte":
             return (actual as number) <= (value as number);
           default:
-            throw invalidArgument("filter", operator, "one of $eq, $ne, $gt, $gte, $lt, $lte");
+            return argument("filter", operator, OPERATOR) as boolean;
         }
       });
     }
@@ -99,7 +102,12 @@ export class SqliteStore extends BaseStore {
       const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "SqliteStore opened from a path");
       this.db = new Database(db) as unknown as SqliteDatabase;
     } else if (db && typeof (db as SqliteDatabase).prepare === "function") this.db = db;
-    else throw invalidArgument("db", db, "a better-sqlite3 Database or a file path");
+    else
+      this.db = argument(
+        "db",
+        db,
+        withMethods(["prepare"], "a better-sqlite3 Database or a file path"),
+      ) as SqliteDatabase;
     this.db.exec(`CREATE TABLE IF NOT EXISTS langgraph_store (
       namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
       created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (namespace, key))`);

@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { CompactionError, invalidArgument, threadNotFound } from "../errors.js";
+import { CompactionError, threadNotFound } from "../errors.js";
+import { argument, numberArgument } from "../options/check.js";
+import { tokenLimit } from "../options/fields.js";
+import { absent, never, oneOf, RATIO_RULE } from "../options/rules.js";
 import { resolvePolicy, type CompactionPolicy } from "../engine/policy.js";
 import { numberOf, withEnvironment } from "../engine/policy-environment.js";
-import { TOKEN_LIMIT_RULE } from "../tokens/models.js";
 import { modelNameOf } from "../tokens/model-option.js";
-import { RATIO_RULE } from "../validate-ratio.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { createDefaultSummarizer } from "../summarizers/default.js";
@@ -160,7 +161,7 @@ export async function openContext(
   const dbPath = options.db ?? (options.postgres ? undefined : env.DATABASE_PATH);
   const url = options.postgres ?? (dbPath ? undefined : env.POSTGRES_URL);
   if (options.db && options.postgres)
-    throw invalidArgument("--db / --postgres", `${options.db} and ${options.postgres}`, "one store, not both");
+    argument("--db / --postgres", `${options.db} and ${options.postgres}`, never("one store, not both"));
   if (!dbPath && !url) {
     // A usage error (exit 2), not a bad store (exit 4, which --db / --postgres errors map to).
     throw new CompactionError({
@@ -179,7 +180,7 @@ export async function openContext(
   const busyTimeoutMs =
     options["busy-timeout"] === undefined ? undefined : milliseconds("--busy-timeout", options["busy-timeout"]);
   if (busyTimeoutMs !== undefined && !dbPath)
-    throw invalidArgument("--busy-timeout", options["busy-timeout"], "used with a SQLite store (--db)");
+    argument("--busy-timeout", options["busy-timeout"], absent("used with a SQLite store (--db)"));
   const store = dbPath
     ? await openSqliteStore(dbPath, {
         ...(recallLanguage ? { recallLanguage } : {}),
@@ -218,22 +219,19 @@ function resolveScriptPolicy(
   summarizer: Summarizer,
 ): CompactionPolicy & { tokenLimit: number } {
   // search reads --limit as a number of hits; every other command as a number of tokens.
-  if (options.over !== undefined && !(command === "compact" && options.all))
-    throw invalidArgument("--over", options.over, "used with compact --all");
-  if (options.over !== undefined && options.limit !== undefined)
-    throw invalidArgument(
+  if (!(command === "compact" && options.all)) argument("--over", options.over, absent("used with compact --all"));
+  if (options.limit !== undefined)
+    argument(
       "--over",
       options.over,
-      "left out when --limit is given (--over N is --limit N for compact --all)",
+      absent("left out when --limit is given (--over N is --limit N for compact --all)"),
     );
   const limitFlag = options.over !== undefined ? "--over" : "--limit";
   const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
   // A number of tokens, or a fraction (<= 1) of the model's context window, as TOKEN_LIMIT (resolvePolicy checks the
   // rest); a value that is no positive number is named as typed.
-  if (rawLimit !== undefined && !(numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE) > 0))
-    throw invalidArgument(limitFlag, rawLimit, TOKEN_LIMIT_RULE);
   const flags = {
-    tokenLimit: rawLimit === undefined ? undefined : numberOf(limitFlag, rawLimit, TOKEN_LIMIT_RULE),
+    tokenLimit: rawLimit === undefined ? undefined : numberArgument(limitFlag, rawLimit, tokenLimit),
     compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio, RATIO_RULE),
     model: options.model,
   };
@@ -253,9 +251,9 @@ function createSummarizer(options: ParsedOptions, env: NodeJS.ProcessEnv, counte
   const choice = options.summarizer;
   if (choice === undefined) return createDefaultSummarizer({ env, counter });
   if (choice === "extractive") return new ExtractiveSummarizer({ counter });
-  if (choice !== "openai") throw invalidArgument("--summarizer", choice, '"extractive" or "openai"');
+  argument("--summarizer", choice, oneOf(["extractive", "openai"], '"extractive" or "openai"'));
   if (!env.OPENAI_API_KEY)
-    throw invalidArgument("--summarizer", choice, "usable: set OPENAI_API_KEY for the openai summarizer");
+    argument("--summarizer", choice, never("usable: set OPENAI_API_KEY for the openai summarizer"));
   return createOpenAISummarizer({
     apiKey: env.OPENAI_API_KEY,
     model: options.model ?? (env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL),

@@ -4,7 +4,9 @@
  * Holds at most `maxThreads` failing threads: past that, the oldest failure records are forgotten (a forgotten
  * thread simply starts counting its failures again).
  */
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError } from "../errors.js";
+import { argument } from "../options/check.js";
+import { circuitBreaker as CIRCUIT_BREAKER } from "../options/fields.js";
 
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
@@ -28,20 +30,13 @@ export function createCircuitBreaker(
   option: CircuitBreakerOptions | false | undefined,
   maxThreads?: number,
 ): CircuitBreaker {
-  const given = option ?? {};
-  if (given !== false && (typeof given !== "object" || given === null || Array.isArray(given))) {
-    throw invalidArgument("circuitBreaker", given, "an object { failureThreshold, pauseMs } or false");
-  }
+  const given = argument("circuitBreaker", option ?? {}, CIRCUIT_BREAKER);
   if (given === false) return new CircuitBreaker(Infinity, 0, Date.now, maxThreads);
-  const failureThreshold = given.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD;
-  if (!Number.isInteger(failureThreshold) || failureThreshold < 1)
-    throw invalidArgument("circuitBreaker.failureThreshold", failureThreshold, "an integer >= 1");
-  const pauseMs = given.pauseMs ?? DEFAULT_PAUSE_MS;
-  if (typeof pauseMs !== "number" || !Number.isFinite(pauseMs) || pauseMs < 0)
-    throw invalidArgument("circuitBreaker.pauseMs", pauseMs, "a number of milliseconds >= 0");
-  const clock = given.clock ?? Date.now;
-  if (typeof clock !== "function")
-    throw invalidArgument("circuitBreaker.clock", clock, "a function returning milliseconds");
+  const {
+    failureThreshold = DEFAULT_FAILURE_THRESHOLD,
+    pauseMs = DEFAULT_PAUSE_MS,
+    clock = Date.now,
+  } = given as CircuitBreakerOptions;
   return new CircuitBreaker(failureThreshold, pauseMs, clock, maxThreads);
 }
 

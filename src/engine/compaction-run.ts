@@ -3,6 +3,8 @@
  * ceiling, summarize (prepare), then apply the summary to the head as it is by then (apply-prepared.ts); a head
  * whose summarized prefix changed meanwhile is read and summarized again, up to `maxWriteAttempts` times.
  */
+import { argument } from "../options/check.js";
+import { text } from "../options/rules.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../errors.js";
 import { turnOver } from "../slices.js";
@@ -104,8 +106,9 @@ export async function prepareSummary(
   threadId: string,
   given: PrepareOptions,
   trigger: boolean,
-  at?: string,
+  checkpointId?: unknown,
 ): Promise<PreparedCompaction | CompactionReport> {
+  const at = argument("config.configurable.checkpoint_id", checkpointId, text("a checkpoint id").optional());
   const name = settings.summarizer.name;
   const read = await readHead(settings, threadId, name, 1, at).catch((error: unknown) => {
     // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).

@@ -6,11 +6,10 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, invalidArgument, requireThreadId, storeErrors } from "../errors.js";
+import { CompactionError, requireThreadId, storeErrors } from "../errors.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Calibration } from "./calibration.js";
-import { validateRatio } from "../validate-ratio.js";
 import type { CompactionPolicy } from "./policy.js";
 import { applyPrepared, type PreparedCompaction } from "./apply-prepared.js";
 import { applyEdit, type EditOutcome } from "./apply-edit.js";
@@ -32,7 +31,6 @@ import {
   DEFAULT_KEEP_CHECKPOINTS,
   pruneAfterCompaction,
   pruneStoredThread,
-  validateKeep,
   type PruneOptions,
   type PruneReport,
 } from "./prune.js";
@@ -191,7 +189,6 @@ export class HistoryManager {
     }: { baseCheckpointId: string; compactionRatio?: number },
   ): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "recoverFailedTurn");
-    validateRatio("compactionRatio", compactionRatio);
     const plan = (messages: readonly BaseMessage[], overrides: CompactOverrides) =>
       this.planCompaction(messages, overrides);
     return threadLocks.run(this.checkpointer, threadId, () =>
@@ -238,8 +235,6 @@ export class HistoryManager {
   ): Promise<PreparedCompaction | CompactionReport> {
     const threadId = requireThreadId(config, "prepareCompaction");
     const at = (config as { configurable?: { checkpoint_id?: unknown } }).configurable?.checkpoint_id;
-    if (at !== undefined && (typeof at !== "string" || at === ""))
-      throw invalidArgument("config.configurable.checkpoint_id", at, "a checkpoint id");
     return storeErrors(
       threadId,
       summaryLocks.run(this.checkpointer, threadId, () => prepareSummary(this.settings, threadId, options, false, at)),
@@ -266,7 +261,7 @@ export class HistoryManager {
    */
   async pruneThread(config: unknown, { keep, dryRun = false }: PruneOptions = {}): Promise<PruneReport> {
     const threadId = requireThreadId(config, "pruneThread");
-    const count = validateKeep(keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS);
+    const count = keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS;
     return storeErrors(threadId, pruneStoredThread(this.store, threadId, count, dryRun));
   }
 

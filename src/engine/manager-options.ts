@@ -2,30 +2,31 @@
  * The HistoryManager's options: what a caller may set, and their validation into the settings every part of a
  * compaction (planning, summarizing, writing) reads. Every bad value is an INVALID_ARGUMENT naming the option.
  */
-import { refuseUnknown } from "../validate-hooks.js";
-import { HISTORY_MANAGER_OPTIONS, type HistoryManagerOptions } from "./manager-option-names.js";
+import { argument, parseOptions } from "../options/check.js";
+import { MANAGER_FIELDS, POLICY_KEYS } from "../options/fields.js";
+import { absent } from "../options/rules.js";
+import type { HistoryManagerOptions } from "./history-manager-options.js";
 
-export type { HistoryManagerOptions } from "./manager-option-names.js";
+export type { HistoryManagerOptions } from "./history-manager-options.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, invalidArgument } from "../errors.js";
-import { validatePredicate, type PinPredicate } from "../messages/pins.js";
+import { CompactionError } from "../errors.js";
+import type { PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
 import { chooseSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
-import { validateWording } from "../summarizers/wording.js";
+import { wordingOf } from "../summarizers/wording.js";
 import { resolveRecall, type RecallSettings } from "./recall-settings.js";
 
 export { resolveRecall, SEARCH_TOOL_ENVIRONMENT, type RecallOptions } from "./recall-settings.js";
 export type { CompactOverrides, PrepareOptions } from "./call-options.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { TokenCounter } from "../tokens/token-counter.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer } from "../summarizers/types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
-import { validateKeep } from "./prune.js";
 import { Calibration } from "./calibration.js";
 import { Notices } from "./notices.js";
-import { isCompactionPolicy, resolvePolicy, type CompactionPolicy } from "./policy.js";
-import { environmentOf, environmentPolicy } from "./policy-environment.js";
+import { resolvePolicy, type CompactionPolicy } from "./policy.js";
+import { environmentPolicy } from "./policy-environment.js";
 import { modelNameOf, profileWindowOf } from "../tokens/model-option.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
@@ -54,29 +55,9 @@ export interface ManagerSettings {
   notices: Notices;
 }
 
-const POLICY_KEYS = [
-  "tokenLimit",
-  "compactionRatio",
-  "compactionTarget",
-  "keepTokens",
-  "targetTokens",
-  "summaryTokens",
-  "hardLimit",
-  "recoveryRatio",
-  "lateness",
-  "contextWindow",
-  "model",
-  "trigger",
-  "keep",
-  "maxTokensBeforeSummary",
-  "messagesToKeep",
-] as const;
-
 /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
 export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSettings {
-  if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
-  refuseUnknown("HistoryManager", options, HISTORY_MANAGER_OPTIONS);
-  const { checkpointer, summarizer } = options;
+  const { checkpointer, summarizer } = parseOptions("HistoryManager", MANAGER_FIELDS, options);
   if (
     typeof checkpointer !== "object" ||
     checkpointer === null ||
@@ -90,31 +71,14 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
       message: `checkpointer must be a LangGraph checkpoint saver (MemorySaver, SqliteSaver, PostgresSaver...); got ${checkpointer === undefined ? "none" : typeof checkpointer}`,
     });
   }
-  validateSummarizer(summarizer);
   const summaryTimeoutMs = options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
-  if (!Number.isFinite(summaryTimeoutMs) || summaryTimeoutMs <= 0) {
-    throw invalidArgument("summaryTimeoutMs", summaryTimeoutMs, "a positive number of milliseconds");
-  }
   const maxWriteAttempts = options.maxWriteAttempts ?? DEFAULT_MAX_WRITE_ATTEMPTS;
-  if (!Number.isInteger(maxWriteAttempts) || maxWriteAttempts < 1) {
-    throw invalidArgument("maxWriteAttempts", maxWriteAttempts, "an integer >= 1");
-  }
   const summaryRole = options.summaryRole ?? DEFAULT_SUMMARY_ROLE;
-  if (!["human", "system", "ai"].includes(summaryRole)) {
-    throw invalidArgument("summaryRole", summaryRole, '"human", "system" or "ai"');
-  }
-  const pinned = validatePredicate(options.pinned);
-  if (options.policy !== undefined && !isCompactionPolicy(options.policy))
-    throw invalidArgument("policy", options.policy, "a policy made by resolvePolicy()");
-  const given = POLICY_KEYS.filter((key) => options[key] !== undefined);
-  if (options.policy && given.length > 0)
-    throw invalidArgument(
-      given[0]!,
-      options[given[0]!],
-      `left out when a resolved policy is given (the policy sets it)`,
-    );
-  const wording = validateWording(options);
-  const env = environmentOf(options.env);
+  const given = POLICY_KEYS.find((key) => options[key] !== undefined);
+  if (options.policy && given !== undefined)
+    argument(given, options[given], absent("left out when a resolved policy is given (the policy sets it)"));
+  const wording = wordingOf(options);
+  const env = options.env ?? {};
   // `env` means what it means to every runtime: the policy options not given are read from it (engine/policy.ts).
   const { options: merged, names } = options.policy
     ? { options: {}, names: {} }
@@ -150,30 +114,9 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
       { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
     );
   const fallback = options.fallbackSummarizer;
-  if (
-    fallback !== undefined &&
-    fallback !== "extractive" &&
-    typeof (fallback as Summarizer)?.summarize !== "function"
-  ) {
-    throw invalidArgument("fallbackSummarizer", fallback, '"extractive" or an object with summarize()');
-  }
-  if (options.tokenCounter !== undefined && typeof options.tokenCounter !== "function")
-    throw invalidArgument(
-      "tokenCounter",
-      options.tokenCounter,
-      "a function of the messages returning their tokens (or a promise of them)",
-    );
-  if (options.onUsageIgnored !== undefined && typeof options.onUsageIgnored !== "function")
-    throw invalidArgument("onUsageIgnored", options.onUsageIgnored, "a function");
-  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function")
-    throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
-  if (typeof busyWaitMs !== "number" || !Number.isFinite(busyWaitMs) || busyWaitMs < 0) {
-    throw invalidArgument("busyWaitMs", busyWaitMs, "a number of milliseconds >= 0");
-  }
   const recall = resolveRecall(options.recall, env);
-  const keepCheckpoints =
-    options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
+  const { keepCheckpoints, pinned } = options;
   return {
     store: threadStoreFor(checkpointer, { recallLanguage: recall.language }),
     policy,

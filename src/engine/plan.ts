@@ -8,8 +8,9 @@
  */
 
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
-import { validateRatio } from "../validate-ratio.js";
+import { argument } from "../options/check.js";
+import { FLOOR_SUMMARY_TOKENS, POLICY_FIELDS, keepMessages } from "../options/fields.js";
+import { anything, listOf, never, ratio as RATIO } from "../options/rules.js";
 import { isPinned } from "../messages/pins.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
@@ -34,7 +35,7 @@ export const MAX_SUMMARY_TOKENS = 2_000;
 export const MAX_SUMMARY_SHARE = 0.75;
 
 /** Smallest budget ever given, however short the segment. */
-export const FLOOR_SUMMARY_TOKENS = 64;
+export { FLOOR_SUMMARY_TOKENS };
 
 /**
  * The summary budget for `tokens` of summarized text (including any previous summary being folded in): 20% of it,
@@ -54,36 +55,16 @@ export function summaryBudget(tokens: number): number {
  * @throws CompactionError INVALID_ARGUMENT for an out-of-range ratio or keepTokens, or a non-array.
  */
 export function planCompaction(messages: readonly BaseMessage[], options: PlanOptions = {}): CompactionPlan {
-  if (!Array.isArray(messages)) throw invalidArgument("messages", messages, "an array of BaseMessage");
-  const ratio = validateRatio("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO);
-  if (options.keepTokens !== undefined && (!Number.isInteger(options.keepTokens) || options.keepTokens < 0)) {
-    throw invalidArgument("keepTokens", options.keepTokens, "a non-negative integer");
-  }
-  if (options.keepMessages !== undefined && (!Number.isInteger(options.keepMessages) || options.keepMessages < 0)) {
-    throw invalidArgument(
-      "keepMessages",
-      options.keepMessages,
-      "an integer >= 0 (the latest user turn is kept whatever it says)",
-    );
-  }
-  if (options.targetTokens !== undefined && (!Number.isInteger(options.targetTokens) || options.targetTokens < 0)) {
-    throw invalidArgument("targetTokens", options.targetTokens, "a non-negative integer");
-  }
-  if (
-    options.summaryTokens !== undefined &&
-    (!Number.isInteger(options.summaryTokens) || options.summaryTokens < FLOOR_SUMMARY_TOKENS)
-  ) {
-    throw invalidArgument("summaryTokens", options.summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
-  }
+  argument("messages", messages, listOf(anything, "an array of BaseMessage"));
+  const ratio = argument("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO, RATIO);
+  argument("keepTokens", options.keepTokens, POLICY_FIELDS.keepTokens.optional());
+  argument("keepMessages", options.keepMessages, keepMessages.optional());
+  argument("targetTokens", options.targetTokens, POLICY_FIELDS.targetTokens.optional());
+  argument("summaryTokens", options.summaryTokens, POLICY_FIELDS.summaryTokens.optional());
   const counter = options.counter ?? sharedCounter();
-  const inputProblems = validateHistory(messages).filter((problem) => problem.code === "NOT_A_MESSAGE");
-  if (inputProblems.length > 0) {
-    throw invalidArgument(
-      "messages",
-      messages[inputProblems[0]!.index],
-      "LangChain messages only (index " + inputProblems[0]!.index + ")",
-    );
-  }
+  const problem = validateHistory(messages).find((found) => found.code === "NOT_A_MESSAGE");
+  if (problem !== undefined)
+    argument("messages", messages[problem.index], never(`LangChain messages only (index ${problem.index})`));
 
   let systemEnd = 0;
   while (

@@ -3,9 +3,9 @@
  * (TOKEN_LIMIT, COMPACTION_RATIO, TOKEN_MODEL), and the one way options in code and the environment merge. The
  * library reads no environment of its own; the script and the demo pass the process's.
  */
-import { invalidArgument } from "../errors.js";
-import { TOKEN_LIMIT_RULE } from "../tokens/models.js";
-import { RATIO_RULE } from "../validate-ratio.js";
+import { numberArgument } from "../options/check.js";
+import { TOKEN_LIMIT_RULE } from "../options/fields.js";
+import { number, RATIO_RULE } from "../options/rules.js";
 import type { CompactionPolicyOptions, OptionNames } from "./policy.js";
 
 /** The environment variables a policy is read from (`.env.example` documents them). */
@@ -14,18 +14,6 @@ export const POLICY_ENVIRONMENT = {
   compactionRatio: "COMPACTION_RATIO",
   model: "TOKEN_MODEL",
 } as const;
-
-/**
- * The `env` option every entry point takes: where options not given are read from (nothing when not given: the
- * library reads no environment of its own).
- * @throws CompactionError INVALID_ARGUMENT naming `env` and its value.
- */
-export function environmentOf(env: unknown): Record<string, string | undefined> {
-  if (env === undefined) return {};
-  if (typeof env !== "object" || env === null)
-    throw invalidArgument("env", env, "an object of environment variables, e.g. {} or the process's environment");
-  return env as Record<string, string | undefined>;
-}
 
 /**
  * The policy options set in `env` — TOKEN_LIMIT (tokens, or a fraction <= 1 of the window), COMPACTION_RATIO and
@@ -101,8 +89,7 @@ export function environmentPolicy(
  * The number a setting typed as text spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it with `rule`
  * (the rule of the option it sets, so a flag or a variable is refused as the option is).
  */
-export function numberOf(parameter: string, raw: string, rule = "a number"): number {
-  const value = Number(raw.replace(/_/g, ""));
-  if (raw.trim() === "" || !Number.isFinite(value)) throw invalidArgument(parameter, raw, rule);
-  return value;
+export function numberOf(parameter: string, raw: string, says = "a number"): number {
+  // Text that spells no number is refused with the rule's own words; the number's range is checked with its option.
+  return numberArgument(parameter, raw, number(says));
 }

@@ -4,12 +4,13 @@
  * into one typed object that every entry point — the wrapper, `HistoryManager`, the summarize strategy, the
  * script — passes down unchanged, so the same thread with the same options gets the same plan wherever it runs.
  */
-import { invalidArgument } from "../errors.js";
+import { argument, parseOptions } from "../options/check.js";
+import { POLICY_FIELDS } from "../options/fields.js";
+import { absent } from "../options/rules.js";
 import { DEFAULT_MODEL, resolveModel, resolveTokenLimit } from "../tokens/models.js";
-import { validateRatio } from "../validate-ratio.js";
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 import { DEFAULT_KEEP_MESSAGES, spelledSettings, type ContextSize, type TriggerCondition } from "./trigger-keep.js";
-import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS } from "./plan.js";
+import { DEFAULT_COMPACTION_RATIO } from "./plan.js";
 
 /**
  * Without `compactionRatio`, a compaction brings the thread down to this share of `tokenLimit`: the next one comes
@@ -145,12 +146,6 @@ export interface CompactionPolicy {
 /** Which of the policy's options came from where, for messages that name them ("--ratio", "COMPACTION_RATIO"). */
 export type OptionNames = Partial<Record<keyof CompactionPolicyOptions, string>>;
 
-function nonNegativeInteger(parameter: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
-    throw invalidArgument(parameter, value, "a non-negative integer number of tokens");
-  return value;
-}
-
 export function isCompactionPolicy(value: unknown): value is CompactionPolicy {
   return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "compaction-policy";
 }
@@ -167,15 +162,9 @@ export function resolvePolicy(
     names = {},
   }: { summarizerMaxTokens?: number; names?: OptionNames } = {},
 ): CompactionPolicy {
-  if (typeof options !== "object" || options === null) throw invalidArgument("options", options, "an object");
   const name = (key: keyof CompactionPolicyOptions) => names[key] ?? key;
-  const model = modelNameOf(options.model, name("model")) ?? DEFAULT_MODEL;
-  if (
-    options.contextWindow !== undefined &&
-    (!Number.isInteger(options.contextWindow) || options.contextWindow < 100)
-  ) {
-    throw invalidArgument(name("contextWindow"), options.contextWindow, "an integer number of tokens >= 100");
-  }
+  parseOptions("resolvePolicy", POLICY_FIELDS, options, (key) => name(key as keyof CompactionPolicyOptions));
+  const model = modelNameOf(options.model) ?? DEFAULT_MODEL;
   const info = resolveModel(model);
   const contextWindow = options.contextWindow ?? info.contextWindow;
   const spelled = spelledSettings(options, contextWindow, name);
@@ -200,24 +189,14 @@ export function resolvePolicy(
                 contextWindow: options.contextWindow,
               }),
         );
-  if (options.hardLimit !== undefined && tokenLimit === undefined)
-    throw invalidArgument(
-      name("hardLimit"),
-      options.hardLimit,
-      `given with ${name("tokenLimit")} (or ${name("trigger")})`,
-    );
-  const ratio =
-    options.compactionRatio === undefined ? undefined : validateRatio(name("compactionRatio"), options.compactionRatio);
-  const target = validateRatio(name("compactionTarget"), options.compactionTarget ?? DEFAULT_COMPACTION_TARGET);
-  const kept = spelled.keepTokens ?? options.keepTokens;
-  const keepTokens =
-    kept === undefined ? undefined : nonNegativeInteger(spelled.keepTokensName ?? name("keepTokens"), kept);
-  const targetTokens =
-    options.targetTokens === undefined ? undefined : nonNegativeInteger(name("targetTokens"), options.targetTokens);
-  const recoveryRatio = validateRatio(name("recoveryRatio"), options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO);
+  if (tokenLimit === undefined)
+    argument(name("hardLimit"), options.hardLimit, absent(`given with ${name("tokenLimit")} (or ${name("trigger")})`));
+  const ratio = options.compactionRatio;
+  const target = options.compactionTarget ?? DEFAULT_COMPACTION_TARGET;
+  const keepTokens = spelled.keepTokens ?? options.keepTokens;
+  const targetTokens = options.targetTokens;
+  const recoveryRatio = options.recoveryRatio ?? DEFAULT_RECOVERY_RATIO;
   const lateness = options.lateness ?? DEFAULT_LATENESS;
-  if (!Number.isInteger(lateness) || lateness < 0)
-    throw invalidArgument(name("lateness"), lateness, "an integer >= 0 (turns or model calls)");
 
   const cutGiven = [spelled.keepMessages, keepTokens, ratio, targetTokens, options.compactionTarget].some(
     (value) => value !== undefined,
@@ -248,9 +227,6 @@ export function resolvePolicy(
         ? RATIO_SUMMARY_SHARE
         : DEFAULT_SUMMARY_SHARE * Math.min(1, target / DEFAULT_COMPACTION_TARGET);
     summaryTokens = Math.max(MIN_DEFAULT_SUMMARY_TOKENS, Math.min(summarizerMaxTokens, Math.round(tokenLimit * share)));
-  }
-  if (summaryTokens !== undefined && (!Number.isInteger(summaryTokens) || summaryTokens < FLOOR_SUMMARY_TOKENS)) {
-    throw invalidArgument(name("summaryTokens"), summaryTokens, `an integer >= ${FLOOR_SUMMARY_TOKENS}`);
   }
   const targetAfter =
     tokenLimit === undefined

@@ -5,7 +5,9 @@
  * the new head, so neither the head nor a checkpoint a turn started from is ever deleted.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
+import { requireThreadId, threadNotFound } from "../errors.js";
+import { argument } from "../options/check.js";
+import { keepCheckpoints } from "../options/fields.js";
 import { messageIdsOf, planPrune, type PrunePlan } from "../store/prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type StoredCheckpoint, type ThreadStore } from "../store/thread-store.js";
@@ -36,12 +38,6 @@ export interface PruneReport {
   reason?: string;
 }
 
-export function validateKeep(keep: unknown, parameter = "keep"): number {
-  if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 1)
-    throw invalidArgument(parameter, keep, "an integer >= 1 (the head is always kept)");
-  return keep;
-}
-
 /**
  * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a bad `keep`; THREAD_NOT_FOUND; UNSUPPORTED for a
  *   saver other than SQLite, Postgres or MemorySaver; STORE_* when the store fails (nothing is deleted then).
@@ -52,7 +48,7 @@ export async function pruneThread(
   options: PruneOptions = {},
 ): Promise<PruneReport> {
   const threadId = requireThreadId(config, "pruneThread");
-  const keep = validateKeep(options.keep ?? DEFAULT_KEEP_CHECKPOINTS);
+  const keep = options.keep ?? DEFAULT_KEEP_CHECKPOINTS;
   return pruneStoredThread(threadStoreFor(checkpointer), threadId, keep, options.dryRun ?? false);
 }
 
@@ -92,6 +88,7 @@ export async function pruneStoredThread(
   keep: number,
   dryRun: boolean,
 ): Promise<PruneReport> {
+  argument("keep", keep, keepCheckpoints);
   // Before reading anything: a saver this library cannot delete from.
   if (!store.prunable) throw unsupportedPrune(store.saver);
   return retrying({ attempts: ATTEMPTS }, async (): Promise<Attempt<PruneReport>> => {

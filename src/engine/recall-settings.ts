@@ -3,8 +3,10 @@
  * indexed, the Postgres text search configuration, and whether the summary tells the model about the
  * search_history tool.
  */
-import { CompactionError, invalidArgument } from "../errors.js";
-import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
+import { CompactionError } from "../errors.js";
+import { argument } from "../options/check.js";
+import { recall as RECALL } from "../options/fields.js";
+import { DEFAULT_POSTGRES_LANGUAGE } from "../store/recall-index/postgres-index.js";
 
 export interface RecallOptions {
   /** Postgres text search configuration ("simple" cuts any language into words; "english" stems). @default "simple" */
@@ -37,14 +39,9 @@ export function resolveRecall(
   recall: boolean | RecallOptions | undefined,
   env: Record<string, string | undefined>,
 ): RecallSettings {
-  const given = recall ?? true;
-  if (typeof given !== "boolean" && (typeof given !== "object" || given === null || Array.isArray(given))) {
-    throw invalidArgument("recall", given, "true, false or { language, announce }");
-  }
+  const given = argument("recall", recall ?? true, RECALL);
   const recallOptions = typeof given === "object" ? given : {};
-  if (recallOptions.announce !== undefined && typeof recallOptions.announce !== "boolean")
-    throw invalidArgument("recall.announce", recallOptions.announce, "true or false");
-  const language = validateLanguage(recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE);
+  const language = recallOptions.language ?? DEFAULT_POSTGRES_LANGUAGE;
   const announce = recallOptions.announce ?? announceFromEnv(env) ?? false;
   return { enabled: given !== false, announce: given !== false && announce, language };
 }

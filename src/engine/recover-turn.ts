@@ -4,6 +4,8 @@
  * its history compacted harder, is written after that head, so the turn can be retried from an idle thread and its
  * input appears exactly once. The failed attempt stays in the history.
  */
+import { argument } from "../options/check.js";
+import { ratio } from "../options/rules.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { recallChanges } from "../store/recall-index/entries.js";
 import { CompactionError } from "../errors.js";
@@ -20,6 +22,7 @@ export async function recoverTurn(
   baseCheckpointId: string,
   compactionRatio: number,
 ): Promise<CompactionReport> {
+  argument("compactionRatio", compactionRatio, ratio);
   const { store } = settings;
   const current = await store.readHead(threadId);
   const base = await store.readCheckpoint(threadId, baseCheckpointId);

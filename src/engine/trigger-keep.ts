@@ -14,7 +14,8 @@
  * Each is refused beside the settings it spells (`trigger` with `tokenLimit`; `keep` with `compactionRatio`,
  * `compactionTarget`, `keepTokens` or `targetTokens`): one setting, one name in a given call.
  */
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { absent } from "../options/rules.js";
 import { warnDeprecated } from "../deprecated.js";
 
 /** When to compact (a condition: one field or more, each must hold), or what to keep (exactly one field). */
@@ -61,12 +62,9 @@ export interface Spelled {
   triggers?: readonly TriggerCondition[];
 }
 
-const TRIGGER_RULE =
-  "{ tokens, fraction, messages } (at least one: all must hold) or a non-empty list of them (any must hold)";
-const KEEP_RULE = "{ tokens: n }, { fraction: f } (0 < f < 1 of the window) or { messages: n }, exactly one";
-
 /**
- * `trigger` and `keep` as the policy's settings; `contextWindow`: the model's window, for `keep.fraction`.
+ * `trigger` and `keep` as the policy's settings; `contextWindow`: the model's window, for `keep.fraction`. Each
+ * value's own rule is checked with the policy's options (options/fields.ts); here, that one setting has one name.
  * @throws CompactionError INVALID_ARGUMENT naming the option (as `name` spells it) and its value.
  */
 export function spelledSettings(
@@ -79,28 +77,15 @@ export function spelledSettings(
   const { trigger, keep } = options;
   if (trigger !== undefined) {
     if (options.tokenLimit !== undefined)
-      throw invalidArgument(
-        name("trigger"),
-        trigger,
-        `left out when ${name("tokenLimit")} is given (trigger is its other name)`,
-      );
-    const field = Array.isArray(trigger) ? undefined : onlyField(trigger);
-    if (field === "tokens" || field === "fraction") {
-      const value = (trigger as ContextSize)[field];
-      checkTokens(`${name("trigger")}.${field}`, field, value);
+      argument(name("trigger"), trigger, leftOut(`when ${name("tokenLimit")} is given (trigger is its other name)`));
+    const list = Array.isArray(trigger) ? trigger : [trigger as ContextSize];
+    const single = list.length === 1 && !Array.isArray(trigger) ? onlyField(list[0]!) : undefined;
+    if (single === "tokens" || single === "fraction") {
       // tokenLimit's own rule checks the rest (at least 100 tokens once resolved), naming the field it came from.
-      spelled.tokenLimit = value;
-      spelled.tokenLimitName = `${name("trigger")}.${field}`;
+      spelled.tokenLimit = list[0]![single];
+      spelled.tokenLimitName = `${name("trigger")}.${single}`;
     } else {
-      const list = Array.isArray(trigger) ? trigger : [trigger];
-      if (list.length === 0) throw invalidArgument(name("trigger"), trigger, TRIGGER_RULE);
-      spelled.triggers = list.map((condition, index) =>
-        conditionOf(
-          condition,
-          Array.isArray(trigger) ? `${name("trigger")}[${index}]` : name("trigger"),
-          contextWindow,
-        ),
-      );
+      spelled.triggers = list.map((condition) => conditionOf(condition, contextWindow));
       const figures = spelled.triggers.map((condition) => condition.tokens);
       const least = figures.every((tokens) => tokens !== undefined) ? Math.min(...(figures as number[])) : undefined;
       if (least !== undefined) {
@@ -110,34 +95,23 @@ export function spelledSettings(
     }
   }
   if (keep !== undefined) {
-    const field = onlyField(keep);
-    if (field === undefined) throw invalidArgument(name("keep"), keep, KEEP_RULE);
     const other = (["compactionRatio", "compactionTarget", "keepTokens", "targetTokens"] as const).find(
       (key) => options[key] !== undefined,
     );
     if (other !== undefined)
-      throw invalidArgument(name("keep"), keep, `left out when ${name(other)} is given (both say where to cut)`);
-    const value = keep[field];
+      argument(name("keep"), keep, leftOut(`when ${name(other)} is given (both say where to cut)`));
+    const field = onlyField(keep)!;
+    const value = keep[field]!;
     if (field === "tokens") {
-      // keepTokens' own rule checks it, naming the field it came from.
       spelled.keepTokens = value;
       spelled.keepTokensName = `${name("keep")}.tokens`;
-    } else if (field === "fraction") {
-      if (typeof value !== "number" || !(value > 0 && value < 1))
-        throw invalidArgument(`${name("keep")}.fraction`, value, "a share of the window, 0 < f < 1");
-      spelled.keepTokens = Math.floor(value * contextWindow);
-    } else {
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
-        throw invalidArgument(
-          `${name("keep")}.messages`,
-          value,
-          "an integer >= 0 (the latest user turn is kept whatever it says)",
-        );
-      spelled.keepMessages = value;
-    }
+    } else if (field === "fraction") spelled.keepTokens = Math.floor(value * contextWindow);
+    else spelled.keepMessages = value;
   }
   return spelled;
 }
+
+const leftOut = (why: string) => absent(`left out ${why}`);
 
 /** langchain's deprecated names, as the names they stand for (refused beside them), with a warning each. */
 function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
@@ -145,12 +119,11 @@ function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
   const spelled: VocabularyOptions = { ...rest };
   if (maxTokensBeforeSummary !== undefined) {
     if (rest.trigger !== undefined || rest.tokenLimit !== undefined)
-      throw invalidArgument(
+      argument(
         "maxTokensBeforeSummary",
         maxTokensBeforeSummary,
-        "left out when trigger or tokenLimit is given (it is trigger's deprecated name)",
+        leftOut("when trigger or tokenLimit is given (it is trigger's deprecated name)"),
       );
-    checkTokens("maxTokensBeforeSummary", "tokens", maxTokensBeforeSummary);
     warnDeprecated(
       "maxTokensBeforeSummary",
       "maxTokensBeforeSummary is deprecated (langchain's old name): use trigger: { tokens } instead.",
@@ -159,13 +132,7 @@ function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
   }
   if (messagesToKeep !== undefined) {
     if (rest.keep !== undefined)
-      throw invalidArgument(
-        "messagesToKeep",
-        messagesToKeep,
-        "left out when keep is given (it is keep's deprecated name)",
-      );
-    if (!(typeof messagesToKeep === "number" && Number.isInteger(messagesToKeep) && messagesToKeep >= 0))
-      throw invalidArgument("messagesToKeep", messagesToKeep, "an integer >= 0");
+      argument("messagesToKeep", messagesToKeep, leftOut("when keep is given (it is keep's deprecated name)"));
     warnDeprecated(
       "messagesToKeep",
       "messagesToKeep is deprecated (langchain's old name): use keep: { messages } instead.",
@@ -175,26 +142,8 @@ function withoutDeprecated(options: VocabularyOptions): VocabularyOptions {
   return spelled;
 }
 
-function checkTokens(parameter: string, field: "tokens" | "fraction", value: unknown): void {
-  if (field === "tokens" && !(typeof value === "number" && Number.isFinite(value) && value > 1))
-    throw invalidArgument(parameter, value, "a number of tokens > 1 (a share of the window is trigger.fraction)");
-  if (field === "fraction" && !(typeof value === "number" && value > 0 && value <= 1))
-    throw invalidArgument(parameter, value, "a share of the window, 0 < f <= 1");
-}
-
-/** One condition of a trigger list, checked, its fraction as tokens of `contextWindow`. */
-function conditionOf(condition: unknown, parameter: string, contextWindow: number): TriggerCondition {
-  const fields =
-    typeof condition === "object" && condition !== null && !Array.isArray(condition) ? Object.keys(condition) : [];
-  const known = ["tokens", "fraction", "messages"];
-  const set = fields.filter((key) => (condition as Record<string, unknown>)[key] !== undefined);
-  if (set.length === 0 || fields.some((key) => !known.includes(key)))
-    throw invalidArgument(parameter, condition, TRIGGER_RULE);
-  const { tokens, fraction, messages } = condition as ContextSize;
-  if (tokens !== undefined) checkTokens(`${parameter}.tokens`, "tokens", tokens);
-  if (fraction !== undefined) checkTokens(`${parameter}.fraction`, "fraction", fraction);
-  if (messages !== undefined && !(typeof messages === "number" && Number.isInteger(messages) && messages >= 1))
-    throw invalidArgument(`${parameter}.messages`, messages, "an integer >= 1");
+/** One condition of a trigger list, its fraction as tokens of `contextWindow`. */
+function conditionOf({ tokens, fraction, messages }: ContextSize, contextWindow: number): TriggerCondition {
   const figures = [tokens, fraction === undefined ? undefined : Math.floor(fraction * contextWindow)].filter(
     (value): value is number => value !== undefined,
   );
@@ -204,10 +153,8 @@ function conditionOf(condition: unknown, parameter: string, contextWindow: numbe
   });
 }
 
-/** The one field `size` sets, or undefined when it is no object or sets none or several. */
-function onlyField(size: unknown): keyof ContextSize | undefined {
-  if (typeof size !== "object" || size === null || Array.isArray(size)) return undefined;
-  const set = (["tokens", "fraction", "messages"] as const).filter((key) => (size as ContextSize)[key] !== undefined);
-  const unknown = Object.keys(size).some((key) => !["tokens", "fraction", "messages"].includes(key));
-  return set.length === 1 && !unknown ? set[0] : undefined;
+/** The one field `size` sets, or undefined when it sets several. */
+function onlyField(size: ContextSize): keyof ContextSize | undefined {
+  const set = (["tokens", "fraction", "messages"] as const).filter((key) => size[key] !== undefined);
+  return set.length === 1 ? set[0] : undefined;
 }

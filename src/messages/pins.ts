@@ -3,7 +3,6 @@
  * `additional_kwargs.pinned === true` (see `pinMessage`) or by a predicate given to the strategy.
  */
 import { BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
 
 export const PIN_KEY = "pinned";
 
@@ -18,10 +17,4 @@ export function pinMessage<T extends BaseMessage>(message: T): T {
 
 export function isPinned(message: BaseMessage, index: number, predicate?: PinPredicate): boolean {
   return message.additional_kwargs?.[PIN_KEY] === true || (predicate?.(message, index) ?? false);
-}
-
-export function validatePredicate(value: unknown): PinPredicate | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "function") throw invalidArgument("pinned", value, "a function (message, index) => boolean");
-  return value as PinPredicate;
 }

@@ -2,8 +2,11 @@
  * `searchHistory`: search the messages that compaction took out of a thread's head, scoped to that thread.
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import { asStoreError, CompactionError, invalidArgument, requireThreadId } from "../errors.js";
-import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
+import { asStoreError, CompactionError, requireThreadId } from "../errors.js";
+import { argument } from "../options/check.js";
+import { language as LANGUAGE } from "../options/fields.js";
+import { integer } from "../options/rules.js";
+import { DEFAULT_POSTGRES_LANGUAGE } from "../store/recall-index/postgres-index.js";
 import { searchLimit, searchTerms } from "../store/recall-index/query.js";
 import { recallMessage } from "../store/recall-index/entries.js";
 import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
@@ -32,7 +35,7 @@ export function recallBackendFor(
   checkpointer: BaseCheckpointSaver,
   { language = DEFAULT_POSTGRES_LANGUAGE }: RecallBackendOptions = {},
 ): RecallBackend {
-  return threadStoreFor(checkpointer, { recallLanguage: validateLanguage(language) }).recall;
+  return threadStoreFor(checkpointer, { recallLanguage: argument("recall.language", language, LANGUAGE) }).recall;
 }
 
 export interface TranscriptStoreOption {
@@ -94,10 +97,12 @@ export async function searchHistory(
   const threadId = requireThreadId(config, "searchHistory");
   const terms = searchTerms(query);
   const limit = searchLimit(options.limit);
-  const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
-  if (!Number.isInteger(neighbours) || neighbours < 0 || neighbours > MAX_NEIGHBOURS)
-    throw invalidArgument("neighbours", neighbours, `an integer from 0 to ${MAX_NEIGHBOURS}`);
-  const language = validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE);
+  const neighbours = argument(
+    "neighbours",
+    options.neighbours ?? DEFAULT_NEIGHBOURS,
+    integer(0, { max: MAX_NEIGHBOURS }),
+  );
+  const language = argument("recall.language", options.language ?? DEFAULT_POSTGRES_LANGUAGE, LANGUAGE);
   validateSemantic(options.semantic);
   const filter = resolveRecallFilter(options);
   const backend = transcriptHome({ checkpointer, store: options.store, language });

@@ -6,7 +6,14 @@
  * index (store/recall-index/vectors.ts). Off unless `semantic` is given; nothing is downloaded.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError } from "../errors.js";
+import { argument } from "../options/check.js";
+import { satisfying, text } from "../options/rules.js";
+
+const SEMANTIC = satisfying((value) => {
+  const embeddings = (value as { embeddings?: Partial<EmbeddingsInterface> } | null)?.embeddings;
+  return typeof embeddings?.embedDocuments === "function" && typeof embeddings.embedQuery === "function";
+}, "{ embeddings } with a LangChain Embeddings (embedDocuments and embedQuery)");
 import type { RecallEntry } from "../store/recall-index/types.js";
 import { vectorTextHash, type RecallVectors, type StoredVector } from "../store/recall-index/vectors.js";
 import { recallLabel } from "../store/recall-index/entries.js";
@@ -30,8 +37,7 @@ export const FUSED_CANDIDATES = 50;
 /** The name the model's vectors are kept under. */
 export function modelKey({ embeddings, model }: SemanticRanking): string {
   if (model !== undefined) {
-    if (typeof model !== "string" || model === "") throw invalidArgument("semantic.model", model, "a non-empty string");
-    return model;
+    return argument("semantic.model", model, text());
   }
   const named = embeddings as unknown as { model?: unknown; modelName?: unknown };
   const name =
@@ -42,15 +48,7 @@ export function modelKey({ embeddings, model }: SemanticRanking): string {
 /** Validates `semantic` (an object with an `embeddings` that embeds documents and queries). */
 export function validateSemantic(semantic: unknown): asserts semantic is SemanticRanking | undefined {
   if (semantic === undefined) return;
-  const embeddings = (semantic as { embeddings?: unknown } | null)?.embeddings as
-    Partial<EmbeddingsInterface> | undefined;
-  if (typeof embeddings?.embedDocuments !== "function" || typeof embeddings.embedQuery !== "function") {
-    throw invalidArgument(
-      "semantic",
-      semantic,
-      "{ embeddings } with a LangChain Embeddings (embedDocuments and embedQuery)",
-    );
-  }
+  argument("semantic", semantic, SEMANTIC);
   modelKey(semantic as SemanticRanking);
 }
 

@@ -6,7 +6,9 @@ import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { graphPlaces } from "../store/transcript-home.js";
 import { z } from "zod";
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError } from "../errors.js";
+import { argument } from "../options/check.js";
+import { integer } from "../options/rules.js";
 import { formatDay } from "../messages/date.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -106,8 +108,7 @@ export function createHistorySearchTool({
     });
   }
   searchLimit(limit);
-  if (!Number.isInteger(maxTokens) || maxTokens < 100)
-    throw invalidArgument("maxTokens", maxTokens, "an integer >= 100");
+  argument("maxTokens", maxTokens, integer(100));
   return tool(
     async ({ query, speaker, from, to }, config) => {
       const threadId = config?.configurable?.thread_id;

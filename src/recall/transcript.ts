@@ -6,7 +6,9 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CompactionError, invalidArgument, requireThreadId, threadNotFound } from "../errors.js";
+import { CompactionError, requireThreadId, threadNotFound } from "../errors.js";
+import { argument } from "../options/check.js";
+import { integer } from "../options/rules.js";
 import { deserializeMessage } from "../store/recall-index/message-serde.js";
 import type { RecallEntry, RecallVersion } from "../store/recall-index/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
@@ -106,10 +108,8 @@ export async function readTranscript(
 ): Promise<TranscriptPage> {
   const threadId = requireThreadId(config, "readTranscript");
   const { after, limit = DEFAULT_TRANSCRIPT_PAGE } = options;
-  if (after !== undefined && (!Number.isInteger(after) || after < -1))
-    throw invalidArgument("after", after, "a position (an integer >= -1) from a previous page");
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE)
-    throw invalidArgument("limit", limit, `an integer from 1 to ${MAX_TRANSCRIPT_PAGE}`);
+  argument("after", after, integer(-1, { says: "a position (an integer >= -1) from a previous page" }).optional());
+  argument("limit", limit, integer(1, { max: MAX_TRANSCRIPT_PAGE }));
   const store = threadStoreFor(checkpointer);
   const head = await store.readHead(threadId);
   const entries = await transcriptHome({ checkpointer, store: options.store })!.entries(threadId);

@@ -5,10 +5,11 @@
  * the same id and tool call id; only its content changes. Pinned messages are never cleared.
  */
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { parseOptions } from "../options/check.js";
+import { CLEAR_TOOL_RESULTS_FIELDS } from "../options/strategy-fields.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, measure } from "./edit.js";
-import { isPinned, validatePredicate, type PinPredicate } from "../messages/pins.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface ClearToolResultsOptions {
@@ -28,11 +29,7 @@ export function placeholder(name: string | undefined, tokens: number, lines: num
 }
 
 export function clearToolResults(options: ClearToolResultsOptions = {}): Strategy {
-  const keep = options.keep ?? 3;
-  const minTokens = options.minTokens ?? 50;
-  if (!Number.isInteger(keep) || keep < 0) throw invalidArgument("keep", keep, "an integer >= 0");
-  if (!Number.isInteger(minTokens) || minTokens < 0) throw invalidArgument("minTokens", minTokens, "an integer >= 0");
-  const pinned = validatePredicate(options.pinned);
+  const { keep = 3, minTokens = 50, pinned } = parseOptions("clear-tool-results", CLEAR_TOOL_RESULTS_FIELDS, options);
   return {
     name: "clear-tool-results",
     description: CLEAR_TOOL_RESULTS_DESCRIPTION,

@@ -5,7 +5,9 @@
  * strategies and counter, without rewriting the stored history.
  */
 import { BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { argument, parseOptions } from "../options/check.js";
+import { CONTEXT_TRIM_HOOK_FIELDS } from "../options/strategy-fields.js";
+import { never } from "../options/rules.js";
 import { resolveStrategy, type StrategyInput } from "./registry.js";
 import type { StrategyReport } from "./types.js";
 import { MIN_LIMIT_TOKENS, resolveTokenLimit } from "../tokens/models.js";
@@ -32,21 +34,14 @@ export const DEFAULT_HOOK_STRATEGY: StrategyInput = ["clear-tool-results", "smar
  * history is left as it is (compacting it is the wrapper's job, between turns).
  */
 export function createContextTrimHook(options: ContextTrimHookOptions) {
-  if (typeof options !== "object" || options === null)
-    throw invalidArgument("options", options, "an object with at least budget");
-  const model = options.model ?? "gpt-4o";
-  const { budget: raw } = options;
-  const reserve = options.reserveTokens ?? 0;
-  if (!Number.isInteger(reserve) || reserve < 0) throw invalidArgument("reserveTokens", reserve, "an integer >= 0");
+  const {
+    model = "gpt-4o",
+    budget: raw,
+    reserveTokens: reserve = 0,
+  } = parseOptions("createContextTrimHook", CONTEXT_TRIM_HOOK_FIELDS, options);
   const budget = resolveTokenLimit(raw, model, { parameter: "budget" }) - reserve;
-  if (budget < MIN_LIMIT_TOKENS)
-    throw invalidArgument(
-      "budget",
-      raw,
-      `at least ${MIN_LIMIT_TOKENS} tokens once resolved, after reserveTokens (${reserve})`,
-    );
-  if (options.onTrim !== undefined && typeof options.onTrim !== "function")
-    throw invalidArgument("onTrim", options.onTrim, "a function");
+  const after = `at least ${MIN_LIMIT_TOKENS} tokens once resolved, after reserveTokens (${reserve})`;
+  if (budget < MIN_LIMIT_TOKENS) argument("budget", raw, never(after));
   const strategy = resolveStrategy(options.strategy ?? DEFAULT_HOOK_STRATEGY);
   const counter = options.counter ?? new TokenCounter({ model });
 

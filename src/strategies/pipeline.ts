@@ -4,14 +4,16 @@
  * full compaction).
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { listOf, withMethods } from "../options/rules.js";
+
+const STEPS_RULE = "a non-empty array of strategies (createStrategy(name))";
+const STEPS = listOf(withMethods(["apply"], STEPS_RULE), STEPS_RULE, { min: 1 });
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { Strategy, StrategyContext, StrategyReport, StrategyResult } from "./types.js";
 
 export function createPipeline(steps: readonly Strategy[]): Strategy {
-  if (!Array.isArray(steps) || steps.length === 0 || steps.some((step) => typeof step?.apply !== "function")) {
-    throw invalidArgument("steps", steps, "a non-empty array of strategies (createStrategy(name))");
-  }
+  argument("steps", steps, STEPS);
   const name = steps.map((step) => step.name).join(" → ");
   return {
     name,

@@ -1,7 +1,9 @@
 /**
  * The strategy registry: `createStrategy(name, options)` and `listStrategies()`.
  */
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError } from "../errors.js";
+import { argument } from "../options/check.js";
+import { strategy } from "../options/strategy-fields.js";
 import {
   CLEAR_TOOL_RESULTS_DESCRIPTION,
   clearToolResults,
@@ -31,14 +33,6 @@ const REGISTRY: { [K in StrategyName]: { description: string; create: (options: 
   none: { description: NONE_DESCRIPTION, create: none },
 };
 
-const KNOWN_OPTIONS: Record<StrategyName, string[]> = {
-  "clear-tool-results": ["keep", "minTokens", "pinned"],
-  "sliding-window": ["keepFirst", "pinned"],
-  "smart-trim": ["keep", "clipTokens", "excerpt", "pinned"],
-  summarize: ["summarizer", "keepShare"],
-  none: [],
-};
-
 /** @throws CompactionError INVALID_ARGUMENT for an unknown name, an unknown option or a bad value. */
 export function createStrategy<K extends StrategyName>(name: K, options?: StrategyOptions[K]): Strategy {
   if (typeof name !== "string" || !(name in REGISTRY)) {
@@ -49,18 +43,7 @@ export function createStrategy<K extends StrategyName>(name: K, options?: Strate
       message: `unknown strategy ${JSON.stringify(name)}; one of ${Object.keys(REGISTRY).join(", ")}`,
     });
   }
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
-    throw invalidArgument("options", options, `an object of ${name} options`);
-  }
-  for (const key of Object.keys(options ?? {})) {
-    if (!KNOWN_OPTIONS[name].includes(key)) {
-      throw invalidArgument(
-        `${name}.${key}`,
-        (options as Record<string, unknown>)[key],
-        `a known option of ${name} (${KNOWN_OPTIONS[name].join(", ") || "none"})`,
-      );
-    }
-  }
+  // Each strategy checks its options (options/strategy-fields.ts), an option it does not know among them.
   return REGISTRY[name].create((options ?? {}) as never);
 }
 
@@ -78,6 +61,5 @@ export function resolveStrategy(input: StrategyInput, parameter = "strategy"): S
     return createPipeline(
       input.map((step: Strategy | StrategyName) => (typeof step === "string" ? createStrategy(step) : step)),
     );
-  if (typeof (input as Strategy)?.apply === "function") return input as Strategy;
-  throw invalidArgument(parameter, input, 'a strategy, a pipeline (array), or a name such as "clear-tool-results"');
+  return argument(parameter, input, strategy) as Strategy;
 }

@@ -4,9 +4,10 @@
  * earlier units that still fit. Whole units only, so tool calls stay paired; the last unit is always kept.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { parseOptions } from "../options/check.js";
+import { SLIDING_WINDOW_FIELDS } from "../options/strategy-fields.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
-import { validatePredicate, type PinPredicate } from "../messages/pins.js";
+import type { PinPredicate } from "../messages/pins.js";
 import { isSummaryMessage } from "../messages/summary-message.js";
 import { describeUnits, keepUnits, overheadOf, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
@@ -21,9 +22,7 @@ export const SLIDING_WINDOW_DESCRIPTION =
   "keep the system prompt, the first user message(s), pinned messages and the newest messages within the budget";
 
 export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
-  const keepFirst = options.keepFirst ?? 1;
-  if (!Number.isInteger(keepFirst) || keepFirst < 0) throw invalidArgument("keepFirst", keepFirst, "an integer >= 0");
-  const pinned = validatePredicate(options.pinned);
+  const { keepFirst = 1, pinned } = parseOptions("sliding-window", SLIDING_WINDOW_FIELDS, options);
   return {
     name: "sliding-window",
     description: SLIDING_WINDOW_DESCRIPTION,

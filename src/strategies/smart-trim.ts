@@ -10,11 +10,12 @@
  * Never touched: leading system messages, pinned messages, the last unit. Tool calls stay paired.
  */
 import { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { parseOptions } from "../options/check.js";
+import { SMART_TRIM_FIELDS } from "../options/strategy-fields.js";
 import { contentText } from "../messages/content.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, excerpt, measure } from "./edit.js";
-import { isPinned, validatePredicate, type PinPredicate } from "../messages/pins.js";
+import { isPinned, type PinPredicate } from "../messages/pins.js";
 import { describeUnits, keepUnits, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
@@ -34,15 +35,12 @@ export const SMART_TRIM_DESCRIPTION =
 const WEIGHT: Record<string, number> = { human: 1, ai: 0.8, "tool-exchange": 0.4, handoff: 0.2 };
 
 export function smartTrim(options: SmartTrimOptions = {}): Strategy {
-  const keep = options.keep ?? 3;
-  const clipTokens = options.clipTokens ?? 300;
-  const [head, tail] = options.excerpt ?? [1200, 600];
-  if (!Number.isInteger(keep) || keep < 0) throw invalidArgument("keep", keep, "an integer >= 0");
-  if (!Number.isInteger(clipTokens) || clipTokens < 1)
-    throw invalidArgument("clipTokens", clipTokens, "an integer >= 1");
-  if (!Number.isInteger(head) || !Number.isInteger(tail) || head < 0 || tail < 0)
-    throw invalidArgument("excerpt", options.excerpt, "[head, tail] character counts >= 0");
-  const pinned = validatePredicate(options.pinned);
+  const {
+    keep = 3,
+    clipTokens = 300,
+    excerpt: [head, tail] = [1200, 600],
+    pinned,
+  } = parseOptions("smart-trim", SMART_TRIM_FIELDS, options);
   return {
     name: "smart-trim",
     description: SMART_TRIM_DESCRIPTION,

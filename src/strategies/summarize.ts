@@ -12,7 +12,8 @@ import { summarizePlan, type CompactedMessages } from "../engine/summarize-plan.
 import { DEFAULT_SUMMARY_ROLE } from "../messages/summary-message.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
-import { invalidArgument } from "../errors.js";
+import { parseOptions } from "../options/check.js";
+import { SUMMARIZE_FIELDS } from "../options/strategy-fields.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
@@ -39,12 +40,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
     if (!summarizer) defaults.set(counter, (summarizer = new ExtractiveSummarizer({ counter })));
     return summarizer;
   };
-  const keepShare = options.keepShare ?? 0.5;
-  if (typeof keepShare !== "number" || !(keepShare > 0 && keepShare < 1))
-    throw invalidArgument("keepShare", keepShare, "a number between 0 and 1 (exclusive)");
-  if (options.summarizer !== undefined && typeof options.summarizer?.summarize !== "function") {
-    throw invalidArgument("summarizer", options.summarizer, "an object with summarize()");
-  }
+  const { keepShare = 0.5 } = parseOptions("summarize", SUMMARIZE_FIELDS, options);
   return {
     name: "summarize",
     description: SUMMARIZE_DESCRIPTION,
@@ -99,7 +95,8 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
   };
 }
 
-export function none(): Strategy {
+export function none(options: Record<string, never> = {}): Strategy {
+  parseOptions("none", {}, options);
   return {
     name: "none",
     description: NONE_DESCRIPTION,

@@ -14,7 +14,8 @@
  * A running summary folds the previous one in: its lines are candidates again, scored like new ones.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { flag, integer, number } from "../options/rules.js";
 import { toolCallsOf } from "../messages/tool-calls.js";
 import { messageDate } from "../messages/date.js";
 import { TokenCounter } from "../tokens/token-counter.js";
@@ -118,19 +119,9 @@ export class ExtractiveSummarizer implements Summarizer {
     recencyWeight = 1,
     compactSentences = true,
   }: ExtractiveSummarizerOptions = {}) {
-    if (!Number.isInteger(maxLineLength) || maxLineLength < 40) {
-      throw invalidArgument("maxLineLength", maxLineLength, "an integer >= 40");
-    }
-    if (
-      typeof recencyWeight !== "number" ||
-      !Number.isFinite(recencyWeight) ||
-      recencyWeight < 1 ||
-      recencyWeight > 100
-    ) {
-      throw invalidArgument("recencyWeight", recencyWeight, "a number from 1 to 100");
-    }
-    if (typeof compactSentences !== "boolean")
-      throw invalidArgument("compactSentences", compactSentences, "true or false");
+    argument("maxLineLength", maxLineLength, integer(40));
+    argument("recencyWeight", recencyWeight, number("a number from 1 to 100", { from: 1, to: 100 }));
+    argument("compactSentences", compactSentences, flag);
     this.recencyWeight = recencyWeight;
     this.compactSentences = compactSentences;
     this.counter = counter ?? new TokenCounter();

@@ -12,11 +12,13 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError } from "../errors.js";
 import { warnDeprecated } from "../deprecated.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
 import { newestWithin, summaryRequest } from "./prompt.js";
-import { validateWording } from "./wording.js";
+import { argument, parseOptions } from "../options/check.js";
+import { WORDING_FIELDS } from "../options/fields.js";
+import { fn, integer, withMethods } from "../options/rules.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { anchorSummary, lastUserRequest } from "./anchored.js";
 import { contentText } from "../messages/content.js";
@@ -78,31 +80,25 @@ export class LlmSummarizer implements Summarizer {
     trimTokensToSummarize,
     counter,
   }: LlmSummarizerOptions = {}) {
-    if (model === undefined && loadModel === undefined) {
-      throw invalidArgument(
-        "model",
-        model,
-        "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)",
-      );
-    }
-    if (model !== undefined && typeof (model as { invoke?: unknown }).invoke !== "function") {
-      throw invalidArgument("model", model, "a LangChain chat model with invoke()");
-    }
-    if (model === undefined && typeof loadModel !== "function")
-      throw invalidArgument("loadModel", loadModel, "a function returning a chat model");
+    if (loadModel === undefined || model !== undefined) {
+      const says =
+        model === undefined
+          ? "a BaseChatModel (use createDefaultSummarizer() to build ChatOpenAI from OPENAI_API_KEY)"
+          : "a LangChain chat model with invoke()";
+      argument("model", model, withMethods(["invoke"], says));
+    } else argument("loadModel", loadModel, fn("a function returning a chat model"));
     if (maxAttempts !== undefined || retryDelayMs !== undefined) {
       warnDeprecated(
         "maxAttempts",
         "LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).",
       );
     }
-    if (!Number.isInteger(maxTokens) || maxTokens < 64)
-      throw invalidArgument("maxTokens", maxTokens, "an integer >= 64");
+    argument("maxTokens", maxTokens, integer(64));
     this.chatModel = model;
     this.loadModel = loadModel;
     this.model = model ? modelName(model) : name;
     this.maxTokens = maxTokens;
-    validateWording({ summaryPrompt, trimTokensToSummarize });
+    parseOptions("LlmSummarizer", WORDING_FIELDS, { summaryPrompt, trimTokensToSummarize });
     this.summaryPrompt = summaryPrompt;
     if (trimTokensToSummarize !== undefined)
       this.trim = { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() };

@@ -1,4 +1,3 @@
-import { invalidArgument } from "../errors.js";
 import type { BaseMessage } from "@langchain/core/messages";
 
 export interface SummarizeInput {
@@ -47,15 +46,3 @@ export interface Summarizer {
 
 /** What a summarizer that states no `maxTokens` is assumed to write at most (older models stop at 4,096 tokens). */
 export const DEFAULT_SUMMARIZER_MAX_TOKENS = 4_000;
-
-/**
- * The `summarizer` option (and `fallbackSummarizer`'s object form): anything with `summarize()`. One rule for every
- * entry point.
- * @throws CompactionError INVALID_ARGUMENT naming `parameter` and the value.
- */
-export function validateSummarizer(value: unknown, parameter = "summarizer"): Summarizer | undefined {
-  if (value === undefined) return undefined;
-  if (typeof (value as Summarizer | null)?.summarize !== "function")
-    throw invalidArgument(parameter, value, "an object with summarize() (ExtractiveSummarizer, LlmSummarizer)");
-  return value as Summarizer;
-}

@@ -5,7 +5,8 @@
  * shape the LLM summarizer the library builds (from `model`, `summaryModel` or OPENAI_API_KEY in `env`); the prefix,
  * every summary message. One rule each, for every runtime.
  */
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { absent } from "../options/rules.js";
 
 export interface SummaryWording {
   /**
@@ -29,22 +30,9 @@ export interface SummaryWording {
   trimTokensToSummarize?: number;
 }
 
-/**
- * The wording options, checked.
- * @throws CompactionError INVALID_ARGUMENT naming the option and its value.
- */
-export function validateWording(options: SummaryWording): SummaryWording {
+/** The wording `options` give (checked with the other options: options/fields.ts), the ones not given left out. */
+export function wordingOf(options: SummaryWording): SummaryWording {
   const { summaryPrefix, summaryPrompt, trimTokensToSummarize } = options;
-  if (summaryPrefix !== undefined && (typeof summaryPrefix !== "string" || summaryPrefix.trim() === ""))
-    throw invalidArgument("summaryPrefix", summaryPrefix, "a non-empty string");
-  if (summaryPrompt !== undefined && (typeof summaryPrompt !== "string" || summaryPrompt.trim() === ""))
-    throw invalidArgument("summaryPrompt", summaryPrompt, "a non-empty string");
-  if (
-    trimTokensToSummarize !== undefined &&
-    !(typeof trimTokensToSummarize === "number" && Number.isInteger(trimTokensToSummarize) && trimTokensToSummarize > 0)
-  ) {
-    throw invalidArgument("trimTokensToSummarize", trimTokensToSummarize, "a positive integer number of tokens");
-  }
   return {
     ...(summaryPrefix === undefined ? {} : { summaryPrefix }),
     ...(summaryPrompt === undefined ? {} : { summaryPrompt }),
@@ -56,9 +44,11 @@ export function validateWording(options: SummaryWording): SummaryWording {
 export function refuseForeignWording(options: SummaryWording, summarizer: string): void {
   const given = (["summaryPrompt", "trimTokensToSummarize"] as const).find((key) => options[key] !== undefined);
   if (given === undefined) return;
-  throw invalidArgument(
+  argument(
     given,
     options[given],
-    `an option of the LLM summarizer the library builds (give the chat model as \`model\`, or OPENAI_API_KEY in \`env\`); the ${summarizer} summarizer has no prompt to shape`,
+    absent(
+      `an option of the LLM summarizer the library builds (give the chat model as \`model\`, or OPENAI_API_KEY in \`env\`); the ${summarizer} summarizer has no prompt to shape`,
+    ),
   );
 }

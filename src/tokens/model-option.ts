@@ -4,7 +4,8 @@
  * summaries come from (an instance, or `"provider:model"`: summarizers/default.ts), whose name picks the tokenizer and
  * the window of fractional limits. A bare name (`"gpt-4o"`) picks only those. One rule, one message.
  */
-import { invalidArgument } from "../errors.js";
+import { argument } from "../options/check.js";
+import { model as MODEL } from "../options/fields.js";
 import { DEFAULT_MODEL } from "./models.js";
 
 /** What the `model` option takes: a name, or a chat model (anything with `invoke` and a `model` or `modelName`). */
@@ -16,21 +17,16 @@ export type ModelOption = string | { invoke: (...args: never[]) => unknown; mode
  */
 export function modelNameOf(model: unknown, parameter = "model"): string | undefined {
   if (model === undefined) return undefined;
+  argument(parameter, model, MODEL);
   if (typeof model === "string") {
-    if (model.trim() === "") throw invalidArgument(parameter, model, MODEL_RULE);
     // "openai:gpt-4o-mini" (langchain's provider:model) names gpt-4o-mini.
     const provider = PROVIDER_PREFIX.exec(model);
     return provider ? model.slice(provider[0].length) : model;
   }
-  if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function") {
-    const candidate = model as { model?: unknown; modelName?: unknown };
-    const name = candidate.model ?? candidate.modelName;
-    return typeof name === "string" && name ? name : DEFAULT_MODEL;
-  }
-  throw invalidArgument(parameter, model, MODEL_RULE);
+  const candidate = model as { model?: unknown; modelName?: unknown };
+  const name = candidate.model ?? candidate.modelName;
+  return typeof name === "string" && name ? name : DEFAULT_MODEL;
 }
-
-const MODEL_RULE = 'a chat model, "provider:model" (e.g. "openai:gpt-4o-mini"), or a model name such as "gpt-4o"';
 
 /**
  * The `provider:` of langchain's `"provider:model"` strings — not the `ft:` of an OpenAI fine-tuned model's name

@@ -7,7 +7,10 @@
  * ~10-20% of the provider's own count, which is why limits should keep some headroom.
  */
 
-import { CompactionError, invalidArgument } from "../errors.js";
+import { CompactionError } from "../errors.js";
+import { argument } from "../options/check.js";
+import { tokenLimit } from "../options/fields.js";
+import { never } from "../options/rules.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 
@@ -131,17 +134,13 @@ export const MIN_LIMIT_TOKENS = 100;
  * @throws CompactionError INVALID_ARGUMENT naming `parameter`: not a positive number, a fraction of the window of a
  *   model whose window is unknown (pass contextWindow), or under 100 tokens once resolved.
  */
-/** What a token limit must be (`tokenLimit`, `hardLimit`, `--limit`, TOKEN_LIMIT): one rule, one message. */
-export const TOKEN_LIMIT_RULE = "a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window";
 
 export function resolveTokenLimit(
-  limit: unknown,
+  given: unknown,
   model: string = DEFAULT_MODEL,
   { parameter = "tokenLimit", contextWindow }: { parameter?: string; contextWindow?: number } = {},
 ): number {
-  if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0) {
-    throw invalidArgument(parameter, limit, TOKEN_LIMIT_RULE);
-  }
+  const limit = argument(parameter, given, tokenLimit);
   const info = resolveModel(model);
   if (limit <= 1 && contextWindow === undefined && !info.known) {
     throw new CompactionError({
@@ -152,7 +151,6 @@ export function resolveTokenLimit(
     });
   }
   const tokens = limit <= 1 ? Math.floor(limit * (contextWindow ?? info.contextWindow)) : Math.floor(limit);
-  if (tokens < MIN_LIMIT_TOKENS)
-    throw invalidArgument(parameter, limit, `at least ${MIN_LIMIT_TOKENS} tokens once resolved`);
+  if (tokens < MIN_LIMIT_TOKENS) argument(parameter, limit, never(`at least ${MIN_LIMIT_TOKENS} tokens once resolved`));
   return tokens;
 }

@@ -1,5 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { invalidArgument } from "../errors.js";
+import { z } from "zod";
+import { argument } from "../options/check.js";
+import { bytes } from "../options/fields.js";
+import { anything, integer, listOf } from "../options/rules.js";
 import { countMessageTokens, REPLY_PRIMING_TOKENS } from "./chat-format.js";
 import { getEngine, type TokenizerEngine } from "./engines.js";
 import { DEFAULT_CACHE_BYTES, MessageTokenCache } from "./message-cache.js";
@@ -53,18 +56,11 @@ export class TokenCounter {
     maxRunLength,
     cacheBytes = DEFAULT_CACHE_BYTES,
   }: TokenCounterOptions = {}) {
-    if (!Number.isInteger(cacheBytes) || cacheBytes < 0)
-      throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
+    argument("cacheBytes", cacheBytes, bytes);
     this.cache = new MessageTokenCache(cacheBytes);
     const model = modelNameOf(given) ?? DEFAULT_MODEL;
-    for (const [parameter, value] of [
-      ["segmentLength", segmentLength],
-      ["maxRunLength", maxRunLength],
-    ] as const) {
-      if (value !== undefined && (!Number.isInteger(value) || value < 16)) {
-        throw invalidArgument(parameter, value, "an integer >= 16");
-      }
-    }
+    argument("segmentLength", segmentLength, integer(16).optional());
+    argument("maxRunLength", maxRunLength, integer(16).optional());
     this.model = model;
     this.modelInfo = resolveModel(model);
     this.engine = getEngine(this.modelInfo.encoding);
@@ -81,7 +77,7 @@ export class TokenCounter {
 
   /** Tokens of plain text. Special-token strings count as text. */
   countText(text: string): number {
-    if (typeof text !== "string") throw invalidArgument("text", text, "a string");
+    if (typeof text !== "string") argument("text", text, z.string({ error: "a string" }));
     if (text.length === 0) return 0;
     if (text.length <= SHORT_TEXT_LENGTH) return this.engine.countShort(text);
     return countBounded(text, this.engine.encoding, (piece) => this.engine.count(piece), this.split);
@@ -101,7 +97,7 @@ export class TokenCounter {
 
   /** Tokens of a whole request: messages, reply priming, and tool definitions when given. */
   countMessages(messages: readonly BaseMessage[], { tools }: CountMessagesOptions = {}): number {
-    if (!Array.isArray(messages)) throw invalidArgument("messages", messages, "an array of BaseMessage");
+    if (!Array.isArray(messages)) argument("messages", messages, listOf(anything, "an array of BaseMessage"));
     let total = REPLY_PRIMING_TOKENS + this.cache.countAll(messages, this.encodeMessage);
     if (tools && tools.length > 0) total += this.countTools(tools);
     return total;

@@ -220,7 +220,7 @@ describe("the registry", () => {
     expect(() => createStrategy("clear-tool-results", { kepp: 3 } as never)).toThrow(
       expect.objectContaining({
         code: "INVALID_ARGUMENT",
-        message: expect.stringContaining("clear-tool-results.kepp"),
+        message: expect.stringContaining('no option "kepp" in clear-tool-results (did you mean "keep"?)'),
       }),
     );
     expect(() => createStrategy("clear-tool-results", { keep: -1 })).toThrow(/keep must be an integer >= 0; got -1/);

@@ -1,4 +1,5 @@
-import { invalidArgument } from "../../errors.js";
+import { argument } from "../../options/check.js";
+import { oneOf } from "../../options/rules.js";
 import type { CliContext } from "../context.js";
 import { bar, number, table } from "../format.js";
 
@@ -17,9 +18,11 @@ Examples:
   npx compact-thread list --postgres postgresql://user:pass@localhost/app --json`;
 
 export async function listCommand(context: CliContext): Promise<void> {
-  const sort = context.options.sort ?? "tokens";
-  if (!["tokens", "name", "updated"].includes(sort))
-    throw invalidArgument("--sort", sort, '"tokens", "name" or "updated"');
+  const sort = argument(
+    "--sort",
+    context.options.sort ?? "tokens",
+    oneOf(["tokens", "name", "updated"], '"tokens", "name" or "updated"'),
+  );
   const threads = [];
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);

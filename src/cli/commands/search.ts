@@ -1,4 +1,6 @@
-import { CompactionError, invalidArgument } from "../../errors.js";
+import { CompactionError } from "../../errors.js";
+import { numberArgument } from "../../options/check.js";
+import { integer } from "../../options/rules.js";
 import { MAX_SEARCH_LIMIT } from "../../store/recall-index/query.js";
 import { searchHistory } from "../../recall/search.js";
 import { resolveRecallFilter } from "../../store/recall-index/filter.js";
@@ -35,9 +37,7 @@ export async function searchCommand(context: CliContext, threadId: string | unde
       message: "search needs words to look for after the thread id",
     });
   const raw = context.options.hits;
-  const limit = raw === undefined ? undefined : Number(raw.replace(/_/g, ""));
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT))
-    throw invalidArgument("--hits", raw, `an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  const limit = raw === undefined ? undefined : numberArgument("--hits", raw, integer(1, { max: MAX_SEARCH_LIMIT }));
   const filters = { speaker: context.options.speaker, from: context.options.from, to: context.options.to };
   // Checked here so that its errors name the flags (--from), not searchHistory's options (from).
   resolveRecallFilter(filters, { speaker: "--speaker", from: "--from", to: "--to" });

@@ -18,7 +18,13 @@
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Overwrite, type OverwriteValue } from "@langchain/langgraph";
-import { invalidArgument } from "../../errors.js";
+import { argument } from "../../options/check.js";
+import { anything, listOf, satisfying } from "../../options/rules.js";
+
+const PROMPT = satisfying(
+  (value) => typeof value === "string" || typeof (value as BaseMessage | null)?.getType === "function",
+  "a string or a message",
+);
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
 import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
 import type { CompactionPolicy } from "../../engine/policy.js";
@@ -46,9 +52,8 @@ export interface CompactionNode {
 
 export function compactionNode(options: CompactionNodeOptions): CompactionNode {
   const { prompt, tools, ...rest } = options;
-  if (prompt !== undefined && typeof prompt !== "string" && typeof (prompt as BaseMessage)?.getType !== "function")
-    throw invalidArgument("prompt", prompt, "a string or a message");
-  if (tools !== undefined && !Array.isArray(tools)) throw invalidArgument("tools", tools, "an array of tools");
+  argument("prompt", prompt, PROMPT.optional());
+  argument("tools", tools, listOf(anything, "an array of tools").optional());
   const compactor = new InGraphCompactor(rest);
   const { counter } = compactor.manager;
   const overhead =
@@ -57,8 +62,7 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
       : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
   const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
-    if (!Array.isArray(state?.messages))
-      throw invalidArgument("state.messages", state?.messages, "the graph's messages (a messages channel)");
+    argument("state.messages", state?.messages, listOf(anything, "the graph's messages (a messages channel)"));
     compactor.checkSubgraph(state.messages, config);
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
     // The new list as LangGraph's `Overwrite`, which replaces the channel's value (no reducer) and which the

@@ -5,7 +5,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { ToolOutputArchive } from "../../archive/archive.js";
-import { invalidArgument } from "../../errors.js";
+import { argument } from "../../options/check.js";
+import { never } from "../../options/rules.js";
 import type { TokenCounter } from "../../tokens/token-counter.js";
 import { graphPlaces } from "../../store/transcript-home.js";
 import type { InGraphOptions } from "./in-graph-options.js";
@@ -38,7 +39,7 @@ export class InGraphArchive {
     const store = given.store ?? graphPlaces(config).store;
     if (!store) {
       const why = "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)";
-      if (!this.warnedNoStore) this.failed(invalidArgument("archive.store", store, why));
+      if (!this.warnedNoStore) this.failed(refusal(() => argument("archive.store", store, never(why))));
       this.warnedNoStore = true;
       return undefined;
     }
@@ -62,4 +63,14 @@ export class InGraphArchive {
       return this.failed(error);
     }
   }
+}
+
+/** The error `check` throws. */
+function refusal(check: () => unknown): unknown {
+  try {
+    check();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
 }

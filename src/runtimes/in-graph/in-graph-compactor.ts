@@ -21,7 +21,7 @@
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ToolOutputArchive } from "../../archive/archive.js";
-import { CompactionError, invalidArgument } from "../../errors.js";
+import { CompactionError } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { COMPACTION_MARGIN } from "../../engine/policy.js";
 import { pastHardLimit } from "../../engine/limits.js";
@@ -40,13 +40,15 @@ import { rebaseCompaction } from "../../engine/rebase.js";
 import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import { announceCompaction } from "./in-graph-event.js";
 import { CoveredCopiesHealer } from "./heal.js";
-import { refuseNotTaken, refuseUnknown, validateHooks } from "../../validate-hooks.js";
+import { argument, parseOptions } from "../../options/check.js";
+import { IN_GRAPH_SCHEMA } from "../../options/runtime-fields.js";
+import { number } from "../../options/rules.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
 import { InGraphArchive } from "./in-graph-archive.js";
 import { recordRemoved } from "./in-graph-transcript.js";
 import { PendingSummaries, type Pending } from "./pending-summaries.js";
-import { IN_GRAPH_OPTIONS, managerOptionsOf, NOT_IN_GRAPH, type InGraphOptions } from "./in-graph-options.js";
+import { managerOptionsOf, type InGraphOptions } from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
@@ -69,11 +71,7 @@ export class InGraphCompactor {
 
   constructor(private readonly options: InGraphOptions) {
     const { checkpointer, archive, circuitBreaker, onCompactionNotice } = options;
-    if (options.background !== undefined && typeof options.background !== "boolean")
-      throw invalidArgument("background", options.background, "true or false");
-    validateHooks(options, ["onCompaction", "onCompactionError", "onSummaryReady", "onArchive", "onCompactionNotice"]);
-    refuseNotTaken("the middleware and the node", options, NOT_IN_GRAPH);
-    refuseUnknown("the middleware and the node", options, IN_GRAPH_OPTIONS);
+    parseOptions("the middleware and the node", IN_GRAPH_SCHEMA, options);
     // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
     if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
     // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
@@ -83,14 +81,16 @@ export class InGraphCompactor {
       ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}),
     });
     const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
-    const what = "a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)";
-    if (tokenLimit === undefined) throw invalidArgument("tokenLimit", tokenLimit, what);
-    this.tokenLimit = tokenLimit;
-    this.hardLimit = Math.max(tokenLimit, hardLimit ?? tokenLimit);
-    this.ceiling = ceiling ?? tokenLimit;
+    this.tokenLimit = argument(
+      "tokenLimit",
+      tokenLimit,
+      number("a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)"),
+    );
+    this.hardLimit = Math.max(this.tokenLimit, hardLimit ?? this.tokenLimit);
+    this.ceiling = ceiling ?? this.tokenLimit;
     this.breaker = createCircuitBreaker(circuitBreaker, MAX_SCHEDULES);
     this.rules = {
-      tokenLimit,
+      tokenLimit: this.tokenLimit,
       triggers: this.manager.policy.triggers,
       hardLimit: this.hardLimit,
       lateness: options.background === false ? 0 : this.manager.policy.lateness,

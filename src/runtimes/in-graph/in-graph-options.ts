@@ -1,21 +1,13 @@
 /**
  * The in-graph runtime's options (the createAgent middleware's and the node's), and what it tells `onCompaction`.
  */
-import { HISTORY_MANAGER_OPTIONS } from "../../engine/manager-option-names.js";
+import type { NOT_IN_GRAPH } from "../../options/runtime-fields.js";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { ArchiveOptions } from "../../archive/archive.js";
 import type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import type { EngineNotice } from "../../engine/notices.js";
 import type { CompactionStreamEvent, InGraphCompactionEvent } from "./compaction-event.js";
-
-/** What the in-graph step has no use for, and why (refused at run time: validate-hooks.ts). */
-export const NOT_IN_GRAPH = {
-  maxWriteAttempts: "the graph writes its own state, so there is no compare-and-swap to retry",
-  busyWaitMs: "the step runs inside the run, so it never waits for a busy head",
-  recoveryRatio: "recovering from an overflowing turn is the wrapper's",
-  keepCheckpoints: "prune with the compaction worker or the script (compact-thread prune)",
-} as const;
 
 export interface InGraphOptions extends Omit<
   HistoryManagerOptions,
@@ -86,16 +78,3 @@ export function managerOptionsOf(options: InGraphOptions) {
   } = options;
   return managerOptions;
 }
-
-/** The middleware's and the node's: the manager's, and their own. */
-export const IN_GRAPH_OPTIONS = {
-  ...HISTORY_MANAGER_OPTIONS,
-  store: true,
-  background: true,
-  onSummaryReady: true,
-  archive: true,
-  onArchive: true,
-  circuitBreaker: true,
-  onCompaction: true,
-  onCompactionError: true,
-} as const satisfies Record<keyof InGraphOptions, true>;

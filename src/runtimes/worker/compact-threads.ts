@@ -4,10 +4,9 @@
  * workers and the application; `concurrency` threads at once; stopped by `signal` between threads.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { invalidArgument } from "../../errors.js";
-import { refuseNotTaken, refuseUnknown, validateHooks } from "../../validate-hooks.js";
-import { LEASED, NOT_IN_WORKER } from "./worker-options.js";
-import { HISTORY_MANAGER_OPTIONS } from "../../engine/manager-option-names.js";
+import { argument, parseOptions } from "../../options/check.js";
+import { COMPACT_THREADS_SCHEMA } from "../../options/runtime-fields.js";
+import { absent, number } from "../../options/rules.js";
 import { LeasedCompactor, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
 
 export interface CompactThreadsOptions extends WorkerOptions {
@@ -33,15 +32,6 @@ export interface CompactThreadsResult {
   storeError?: unknown;
 }
 
-export const COMPACT_THREADS_OPTIONS = {
-  ...HISTORY_MANAGER_OPTIONS,
-  ...LEASED,
-  threads: true,
-  over: true,
-  signal: true,
-  onProgress: true,
-} as const satisfies Record<keyof CompactThreadsOptions, true>;
-
 /**
  * @throws CompactionError INVALID_ARGUMENT for a bad option (the wrapper's errors for the shared ones), and the
  *   store's errors when its threads cannot be listed.
@@ -51,16 +41,9 @@ export async function compactThreads(
   options: CompactThreadsOptions,
 ): Promise<CompactThreadsResult> {
   const { threads, over, signal, onProgress, ...rest } = options;
-  if (
-    threads !== undefined &&
-    (!Array.isArray(threads) || threads.some((thread) => typeof thread !== "string" || thread === ""))
-  )
-    throw invalidArgument("threads", threads, "an array of thread ids");
-  if (over !== undefined && rest.tokenLimit !== undefined)
-    throw invalidArgument("over", over, "given without tokenLimit (it is the same setting)");
-  refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
-  refuseUnknown("compactThreads", options, COMPACT_THREADS_OPTIONS);
-  validateHooks(options, ["onProgress"]);
+  parseOptions("compactThreads", COMPACT_THREADS_SCHEMA, options);
+  if (rest.tokenLimit !== undefined)
+    argument("over", over, absent("given without tokenLimit (it is the same setting)"));
   let done = 0;
   let total = 0;
   const compactor = new LeasedCompactor(checkpointer, {
@@ -72,7 +55,7 @@ export async function compactThreads(
     },
   });
   if (compactor.manager.policy.tokenLimit === undefined)
-    throw invalidArgument("over", over, "a number of tokens (or tokenLimit): the threads above it are compacted");
+    argument("over", over, number("a number of tokens (or tokenLimit): the threads above it are compacted"));
   const ids = threads ? [...threads] : (await compactor.store.listThreads()).map((row) => row.threadId);
   total = ids.length;
   const { outcomes, storeError } = await compactor.run(ids, signal ? { signal } : {});

@@ -10,30 +10,19 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CompactionPolicy } from "../../engine/policy.js";
-import { invalidArgument } from "../../errors.js";
 import { isOverLimit } from "../../engine/limits.js";
 import { settleWrite } from "../../engine/superseded-write.js";
 import { pause } from "../../pause.js";
-import { refuseNotTaken, refuseUnknown, validateHooks } from "../../validate-hooks.js";
-import {
-  NOT_IN_WORKER,
-  WORKER_OPTIONS,
-  type CompactionWorkerOptions,
-  type PassSummary,
-  type WorkerStats,
-} from "./worker-options.js";
+import { argument, parseOptions } from "../../options/check.js";
+import { WORKER_SCHEMA } from "../../options/runtime-fields.js";
+import { number } from "../../options/rules.js";
+import type { CompactionWorkerOptions, PassSummary, WorkerStats } from "./worker-options.js";
 
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
-import { LeasedCompactor, positiveInteger } from "./leased-compactor.js";
+import { LeasedCompactor } from "./leased-compactor.js";
 
 export type { CompactionWorkerOptions, PassSummary, WorkerStats } from "./worker-options.js";
-export {
-  LeasedCompactor,
-  positiveInteger,
-  type SkipKind,
-  type ThreadOutcome,
-  type WorkerOptions,
-} from "./leased-compactor.js";
+export { LeasedCompactor, type SkipKind, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
 
 /** How far before the newest head seen a pass looks again (a turn committed late). */
 const LOOKBACK_MS = 60_000;
@@ -82,17 +71,16 @@ export class CompactionWorker {
       onCandidates: _onCandidates,
       ...rest
     } = options;
-    refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
-    refuseUnknown("CompactionWorker", options, WORKER_OPTIONS);
-    validateHooks(options, ["onPass", "onError", "onCandidates"]);
-    if (idleMs !== undefined && (typeof idleMs !== "number" || !Number.isInteger(idleMs) || idleMs < 0))
-      throw invalidArgument("idleMs", idleMs, "an integer >= 0");
+    parseOptions("CompactionWorker", WORKER_SCHEMA, options);
     this.idleMs = idleMs ?? 60_000;
-    this.pollMs = positiveInteger("pollMs", pollMs, 5_000);
-    this.maxBackoffMs = positiveInteger("maxBackoffMs", maxBackoffMs, 60_000);
+    this.pollMs = pollMs ?? 5_000;
+    this.maxBackoffMs = maxBackoffMs ?? 60_000;
     this.compactor = new LeasedCompactor(checkpointer, rest);
-    if (this.compactor.manager.policy.tokenLimit === undefined)
-      throw invalidArgument("tokenLimit", undefined, "a number of tokens (a worker compacts the threads above it)");
+    argument(
+      "tokenLimit",
+      this.compactor.manager.policy.tokenLimit,
+      number("a number of tokens (a worker compacts the threads above it)"),
+    );
   }
 
   /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */

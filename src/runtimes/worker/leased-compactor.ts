@@ -3,31 +3,19 @@
  * `CompactionWorker` and of `compactThreads`, with the outcome of each thread.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { availableParallelism } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { asStoreError, isStoreFailure } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { isOverLimit } from "../../engine/limits.js";
 import type { ConflictReport, SkippedReport } from "../../engine/report.js";
-import { refuseNotTaken, validateHooks } from "../../validate-hooks.js";
+import { parseOptions } from "../../options/check.js";
+import { LEASED_SCHEMA } from "../../options/runtime-fields.js";
 import type { SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
 import { HostSlots } from "./host-slots.js";
-import {
-  NOT_IN_WORKER,
-  positiveInteger,
-  type SkipKind,
-  type ThreadOutcome,
-  type WorkerOptions,
-} from "./worker-options.js";
+import type { SkipKind, ThreadOutcome, WorkerOptions } from "./worker-options.js";
 
-export {
-  NOT_IN_WORKER,
-  positiveInteger,
-  type SkipKind,
-  type ThreadOutcome,
-  type WorkerOptions,
-} from "./worker-options.js";
+export type { SkipKind, ThreadOutcome, WorkerOptions } from "./worker-options.js";
 
 /**
  * A process that has read or compacted a thread within WARM_MS goes first for the machine's slots; one that has not
@@ -67,16 +55,15 @@ export class LeasedCompactor {
       onLease: _onLease,
       ...managerOptions
     } = options;
-    validateHooks(options, ["onOutcome", "onLease"]);
-    refuseNotTaken("the compaction worker", options, NOT_IN_WORKER);
-    this.concurrency = positiveInteger("concurrency", concurrency, 1);
+    parseOptions("the compaction worker", LEASED_SCHEMA, options);
+    this.concurrency = concurrency ?? 1;
     // A worker never waits for a busy thread: the next pass sees it again.
     this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
     this.store = this.manager.store;
-    this.leaseMs = positiveInteger("leaseMs", leaseMs, 2 * (options.summaryTimeoutMs ?? 120_000));
+    this.leaseMs = leaseMs ?? 2 * (options.summaryTimeoutMs ?? 120_000);
     if (hostConcurrency !== false && hostConcurrency !== undefined) {
       this.slots = new HostSlots(
-        positiveInteger("hostConcurrency", hostConcurrency, availableParallelism()),
+        hostConcurrency,
         `langgraph-compaction-${createHash("sha256").update(this.store.identity).digest("hex").slice(0, 16)}`,
       );
     }

@@ -2,16 +2,8 @@
  * What a worker takes (its options: the types, a table of their names the types check, the numbers checked here)
  * and what it tells (each thread's `ThreadOutcome`, each pass's `PassSummary`, `WorkerStats`).
  */
-import { invalidArgument } from "../../errors.js";
-import { HISTORY_MANAGER_OPTIONS, type HistoryManagerOptions } from "../../engine/manager-option-names.js";
-
-/** What a worker has no use for, and why (refused at run time: validate-hooks.ts). */
-export const NOT_IN_WORKER = {
-  busyWaitMs: "a worker never waits for a busy thread: the next pass sees it again",
-  lateness: "a worker runs no turns to be late for: it compacts every thread over the limit it is given",
-  hardLimit: "a worker runs no turns that could pass the window",
-  recoveryRatio: "recovering from an overflowing turn is the wrapper's",
-} as const;
+import type { HistoryManagerOptions } from "../../engine/history-manager-options.js";
+import type { NOT_IN_WORKER } from "../../options/runtime-fields.js";
 
 export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | keyof typeof NOT_IN_WORKER> {
   /** Threads compacted at once. @default 1 */
@@ -61,14 +53,6 @@ export interface ThreadOutcome {
   error?: unknown;
 }
 
-/** Validated numbers of the worker's options. */
-export function positiveInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
-    throw invalidArgument(name, value, "an integer >= 1");
-  return value;
-}
-
 export interface CompactionWorkerOptions extends WorkerOptions {
   /** A thread is compacted once its head has not moved for this long. @default 60000 */
   idleMs?: number;
@@ -116,23 +100,3 @@ export interface WorkerStats {
   /** How long the oldest idle thread over the limit has waited, as of the last pass (ms). */
   lagMs: number;
 }
-
-/** What every worker form takes besides the manager's options. */
-export const LEASED = {
-  concurrency: true,
-  leaseMs: true,
-  hostConcurrency: true,
-  onOutcome: true,
-  onLease: true,
-} as const;
-
-export const WORKER_OPTIONS = {
-  ...HISTORY_MANAGER_OPTIONS,
-  ...LEASED,
-  idleMs: true,
-  pollMs: true,
-  maxBackoffMs: true,
-  onPass: true,
-  onCandidates: true,
-  onError: true,
-} as const satisfies Record<keyof CompactionWorkerOptions, true>;

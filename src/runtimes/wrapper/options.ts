@@ -1,27 +1,26 @@
 /**
  * CompactingSupervisor options: validated once, at construction, with errors that name the option and the value.
  */
-import { SHARED_OPTIONS } from "../../engine/manager-option-names.js";
-import { refuseUnknown, validateHooks } from "../../validate-hooks.js";
+import { argument, parseOptions } from "../../options/check.js";
+import { WRAPPER_SCHEMA } from "../../options/runtime-fields.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ArchiveOptions } from "../../archive/archive.js";
 import type { StrategyInput } from "../../strategies/registry.js";
-import { CompactionError, invalidArgument } from "../../errors.js";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
-import { validateKeep } from "../../engine/prune.js";
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
-import { environmentOf, environmentPolicy } from "../../engine/policy-environment.js";
+import { environmentPolicy } from "../../engine/policy-environment.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
-import { validateWording, type SummaryWording } from "../../summarizers/wording.js";
+import { wordingOf, type SummaryWording } from "../../summarizers/wording.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, validateSummarizer, type Summarizer } from "../../summarizers/types.js";
+import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
 import { modelNameOf, profileWindowOf } from "../../tokens/model-option.js";
-import { TOKEN_LIMIT_RULE } from "../../tokens/models.js";
+import { TOKEN_LIMIT_RULE } from "../../options/fields.js";
+import { number } from "../../options/rules.js";
 import type { EngineNotice } from "../../engine/notices.js";
 import { DEFAULT_MAX_THREADS } from "./thread-records.js";
 
@@ -154,25 +153,17 @@ export interface ResolvedOptions {
 }
 
 export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new CompactionError({
-      code: "INVALID_ARGUMENT",
-      parameter: "options",
-      value: options,
-      message: "options must be an object with at least tokenLimit",
-    });
-  }
-  const env = environmentOf(options.env);
-  validateSummarizer(options.summarizer);
+  parseOptions("CompactingSupervisor", WRAPPER_SCHEMA, options);
+  const env = options.env ?? {};
   // A cut or a trigger chosen in code is not overruled by the environment's.
   const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
   const tokenLimit = merged.tokenLimit;
   if (tokenLimit === undefined && options.trigger === undefined && options.maxTokensBeforeSummary === undefined)
-    throw invalidArgument("tokenLimit", tokenLimit, `${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`);
+    argument("tokenLimit", tokenLimit, REQUIRED_LIMIT);
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, {
     env,
     model: options.model,
-    wording: validateWording(options),
+    wording: wordingOf(options),
   });
   const policy = resolvePolicy(
     {
@@ -193,55 +184,19 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     },
     { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
   ) as ResolvedOptions["policy"];
-  if (options.background !== undefined && typeof options.background !== "boolean")
-    throw invalidArgument("background", options.background, "true or false");
-  validateHooks(options, ["onCompaction", "onCompactionError", "onCompactionOutcome"]);
-  if ("maxTurnsOverLimit" in options)
-    throw invalidArgument(
-      "maxTurnsOverLimit",
-      (options as { maxTurnsOverLimit?: unknown }).maxTurnsOverLimit,
-      "replaced by `lateness` (turns that may start over tokenLimit before one waits for the summary; default 2)",
-    );
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
-  if (!Number.isInteger(maxThreads) || maxThreads < 1)
-    throw invalidArgument("maxThreads", maxThreads, "an integer >= 1");
-  const breaker = createCircuitBreaker(options.circuitBreaker, maxThreads);
-  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
-  if (!Number.isInteger(cacheBytes) || cacheBytes < 0)
-    throw invalidArgument("cacheBytes", cacheBytes, "a non-negative integer number of bytes");
-  if ("workers" in options)
-    throw invalidArgument(
-      "workers",
-      (options as { workers?: unknown }).workers,
-      'removed: compactions run on the application\'s thread, in phases that let the event loop turn over (docs/deploying.md, "When compactions land")',
-    );
-  refuseUnknown("CompactingSupervisor", options, WRAPPER_OPTIONS);
-  if (options.onCompactionNotice !== undefined && typeof options.onCompactionNotice !== "function")
-    throw invalidArgument("onCompactionNotice", options.onCompactionNotice, "a function");
-  const keepCheckpoints =
-    options.keepCheckpoints === undefined ? undefined : validateKeep(options.keepCheckpoints, "keepCheckpoints");
+  const { keepCheckpoints } = options;
   return {
     ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),
     policy,
     summarizer,
     summarizerChoice,
-    cacheBytes,
+    cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES,
     maxThreads,
     background: options.background ?? true,
-    breaker,
+    breaker: createCircuitBreaker(options.circuitBreaker, maxThreads),
   };
 }
 
-/** The options CompactingSupervisor takes (an option it does not know is refused: validate-hooks.ts). */
-export const WRAPPER_OPTIONS = {
-  ...SHARED_OPTIONS,
-  archive: true,
-  strategy: true,
-  background: true,
-  circuitBreaker: true,
-  onCompaction: true,
-  onCompactionError: true,
-  onCompactionOutcome: true,
-  maxThreads: true,
-  cacheBytes: true,
-} as const satisfies Record<keyof CompactingSupervisorOptions, true>;
+/** The wrapper compacts over a limit: one of the ways to say it is needed. */
+const REQUIRED_LIMIT = number(`${TOKEN_LIMIT_RULE} (or trigger, or TOKEN_LIMIT in \`env\`)`, { above: 0 });

@@ -8,7 +8,8 @@
  * - `from` and `to` are days ("2023-06-01") or instants (ISO 8601), both inclusive; a day as `to` runs to its end.
  *   A message without a date is outside every date range (nothing says when it was said).
  */
-import { invalidArgument } from "../../errors.js";
+import { argument } from "../../options/check.js";
+import { never, text } from "../../options/rules.js";
 import type { RecallMessage } from "./types.js";
 
 /** A resolved filter: the speaker lower-cased, the range as ISO instants (what the index stores). */
@@ -47,7 +48,7 @@ function instant(parameter: "from" | "to", value: unknown, name: string): string
         ? new Date(DAY.test(value.trim()) ? `${value.trim()}T00:00:00.000Z` : value.trim())
         : undefined;
   if (!date || Number.isNaN(date.getTime()))
-    throw invalidArgument(name, value, 'a day ("2023-06-01"), an ISO 8601 date-time or a Date');
+    return argument(name, value, never('a day ("2023-06-01"), an ISO 8601 date-time or a Date'));
   // A day as the end of a range includes that whole day.
   if (parameter === "to" && typeof value === "string" && DAY.test(value.trim()))
     return new Date(date.getTime() + 86_400_000 - 1).toISOString();
@@ -63,16 +64,13 @@ export function resolveRecallFilter(
   names: RecallFilterNames = {},
 ): RecallFilter | undefined {
   const name = (key: keyof RecallFilterOptions) => names[key] ?? key;
-  if (speaker !== undefined && (typeof speaker !== "string" || speaker.trim() === ""))
-    throw invalidArgument(name("speaker"), speaker, 'a speaker\'s name or a role, such as "Melanie" or "user"');
+  argument(name("speaker"), speaker, text('a speaker\'s name or a role, such as "Melanie" or "user"').optional());
   const start = instant("from", from, name("from"));
   const end = instant("to", to, name("to"));
-  if (start !== undefined && end !== undefined && start > end)
-    throw invalidArgument(
-      name("to"),
-      to,
-      `a date on or after ${name("from")} (${JSON.stringify(from instanceof Date ? from.toISOString() : from)})`,
-    );
+  if (start !== undefined && end !== undefined && start > end) {
+    const shown = JSON.stringify(from instanceof Date ? from.toISOString() : from);
+    argument(name("to"), to, never(`a date on or after ${name("from")} (${shown})`));
+  }
   const filter: RecallFilter = {
     ...(speaker !== undefined ? { speaker: fold(speaker.trim()) } : {}),
     ...(start !== undefined ? { from: start } : {}),

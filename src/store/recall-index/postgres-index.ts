@@ -21,7 +21,8 @@
  * - Rows are written by `applyPostgresRecall` inside the caller's transaction (the compare-and-swap's).
  */
 import { quoteIdentifier } from "../sql.js";
-import { invalidArgument } from "../../errors.js";
+import { argument } from "../../options/check.js";
+import { language as LANGUAGE } from "../../options/fields.js";
 import { ensurePostgresRecall, inTransaction } from "./postgres-setup.js";
 import { hasTable, PostgresVectors, type PostgresPool } from "./postgres-vectors.js";
 import type { RecallVectors } from "./vectors.js";
@@ -39,14 +40,7 @@ export const DEFAULT_POSTGRES_LANGUAGE = "simple";
 
 /** A text search configuration name: letters, digits and underscores (it is passed as a regconfig value). */
 export function validateLanguage(language: unknown): string {
-  if (typeof language !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(language)) {
-    throw invalidArgument(
-      "recall.language",
-      language,
-      'a Postgres text search configuration such as "simple" or "english"',
-    );
-  }
-  return language;
+  return argument("recall.language", language, LANGUAGE);
 }
 
 function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: number } {

@@ -3,7 +3,10 @@
  * index holds), and each word is searched as a word. Quotes, `NEAR(`, `*`, `:`, `-`, `OR` or SQL in a query are
  * words or nothing; they can neither raise an error in the engine nor widen the search beyond the thread.
  */
-import { CompactionError, invalidArgument } from "../../errors.js";
+import { z } from "zod";
+import { CompactionError } from "../../errors.js";
+import { argument } from "../../options/check.js";
+import { integer } from "../../options/rules.js";
 import { wordsOf } from "../../messages/words.js";
 import { withoutFunctionWords } from "./function-words.js";
 
@@ -18,8 +21,8 @@ export const MAX_SEARCH_LIMIT = 100;
  * The distinct words of `query`, in order, at most MAX_QUERY_TERMS.
  * @throws CompactionError INVALID_ARGUMENT when the query is not a string or holds no word.
  */
-export function queryTerms(query: unknown): string[] {
-  if (typeof query !== "string") throw invalidArgument("query", query, "a string of words to search for");
+export function queryTerms(given: unknown): string[] {
+  const query = argument("query", given, z.string({ error: "a string of words to search for" }));
   // A word with an apostrophe ("Caroline's", "don't") is its parts: kept whole, the engines would read it as a
   // phrase ("caroline s") that matches only the rare possessive, and rank by that.
   const words = wordsOf(query.slice(0, MAX_QUERY_CHARS)).flatMap((word) =>
@@ -47,11 +50,7 @@ export function searchTerms(query: unknown): string[] {
 }
 
 export function searchLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_SEARCH_LIMIT;
-  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_SEARCH_LIMIT) {
-    throw invalidArgument("limit", limit, `an integer from 1 to ${MAX_SEARCH_LIMIT}`);
-  }
-  return limit as number;
+  return argument("limit", limit ?? DEFAULT_SEARCH_LIMIT, integer(1, { max: MAX_SEARCH_LIMIT }));
 }
 
 /** The words the index matches on for `text`: the same cutting as queries, joined by spaces. */

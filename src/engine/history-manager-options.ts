@@ -1,6 +1,6 @@
 /**
- * The options HistoryManager takes: their type, and a table the type checks. An option it does not know is refused
- * (validate-hooks.ts `refuseUnknown`), and the compiler keeps the table and `HistoryManagerOptions` in step.
+ * The options HistoryManager takes, documented. Their rules are options/fields.ts `MANAGER_FIELDS` (the compiler
+ * checks that every option here has one).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -89,46 +89,3 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
    */
   onCompactionNotice?: (notice: EngineNotice) => void;
 }
-
-/** The options HistoryManager and CompactingSupervisor both take (each runtime's table adds its own). */
-export const SHARED_OPTIONS = {
-  summarizer: true,
-  fallbackSummarizer: true,
-  model: true,
-  tokenCounter: true,
-  pinned: true,
-  summaryRole: true,
-  summaryTimeoutMs: true,
-  maxWriteAttempts: true,
-  keepCheckpoints: true,
-  recall: true,
-  env: true,
-  onCompactionNotice: true,
-  tokenLimit: true,
-  compactionRatio: true,
-  compactionTarget: true,
-  keepTokens: true,
-  summaryTokens: true,
-  hardLimit: true,
-  recoveryRatio: true,
-  lateness: true,
-  contextWindow: true,
-  trigger: true,
-  keep: true,
-  maxTokensBeforeSummary: true,
-  messagesToKeep: true,
-  summaryPrefix: true,
-  summaryPrompt: true,
-  trimTokensToSummarize: true,
-} as const satisfies Partial<Record<keyof HistoryManagerOptions, true>>;
-
-export const HISTORY_MANAGER_OPTIONS = {
-  ...SHARED_OPTIONS,
-  checkpointer: true,
-  policy: true,
-  summaryModel: true,
-  counter: true,
-  busyWaitMs: true,
-  onUsageIgnored: true,
-  targetTokens: true,
-} as const satisfies Record<keyof HistoryManagerOptions, true>;
