@@ -127,18 +127,3 @@ export function landed(schedule: ThreadSchedule): void {
 export function backOff(schedule: ThreadSchedule, tokensAtStart: number, margin: number): void {
   schedule.retryAt = tokensAtStart + Math.max(1, margin);
 }
-
-/** Threads' schedules by key, created when missing; the least recently used are forgotten past `max`. */
-export class ThreadSchedules {
-  private readonly schedules = new Map<string, ThreadSchedule>();
-
-  constructor(private readonly max: number) {}
-
-  of(key: string): ThreadSchedule {
-    let schedule = this.schedules.get(key);
-    if (schedule) this.schedules.delete(key);
-    else if (this.schedules.size >= this.max) this.schedules.delete(this.schedules.keys().next().value!);
-    this.schedules.set(key, (schedule ??= newSchedule()));
-    return schedule;
-  }
-}

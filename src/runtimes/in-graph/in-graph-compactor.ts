@@ -23,19 +23,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import { COMPACTION_MARGIN } from "../../engine/policy.js";
-import { pastHardLimit } from "../../engine/limits.js";
-import { createCircuitBreaker, type CircuitBreaker } from "../../engine/circuit-breaker.js";
-import {
-  backOff,
-  ended,
-  landed,
-  ThreadSchedules,
-  starting,
-  waited,
-  type ScheduleRules,
-  type ScheduleState,
-} from "../../engine/scheduler.js";
+import { createCircuitBreaker } from "../../engine/circuit-breaker.js";
+import { ThreadCompaction, ThreadCompactions, type CompactionRules } from "../../engine/thread-compaction.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import { announceCompaction } from "./in-graph-event.js";
@@ -47,24 +36,24 @@ import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
 import { InGraphArchive } from "./in-graph-archive.js";
 import { recordRemoved } from "./in-graph-transcript.js";
-import { PendingSummaries, type Pending } from "./pending-summaries.js";
+import type { Pending } from "./pending-summaries.js";
 import { managerOptionsOf, type InGraphOptions } from "./in-graph-options.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
-/** Threads whose schedule (calls started over the limit) is remembered, at most (the least recently used go first). */
-const MAX_SCHEDULES = 10_000;
+/**
+ * Threads whose compaction (calls started over the limit, a summary ready for the next call) is remembered, at most:
+ * the least recently used go first, so threads that never call again do not keep their summaries.
+ */
+const MAX_THREADS = 1_000;
 
 export class InGraphCompactor {
   readonly manager: HistoryManager;
   readonly tokenLimit: number;
   readonly hardLimit: number;
   private readonly ceiling: number;
-  private readonly pending = new PendingSummaries();
-  private readonly schedules = new ThreadSchedules(MAX_SCHEDULES);
-  private readonly breaker: CircuitBreaker;
-  /** The policy's rules of when; with `background: false`, every call over the limit waits (lateness 0). */
-  private readonly rules: ScheduleRules;
+  /** Each thread's compaction: the summary computed off the model call, kept for the thread's next call. */
+  private readonly threads: ThreadCompactions<Pending>;
   private readonly archive: InGraphArchive;
   /** Copies of covered messages dropped, a parent that merges by id told (heal.ts). */
   private readonly healer: CoveredCopiesHealer;
@@ -88,20 +77,22 @@ export class InGraphCompactor {
     );
     this.hardLimit = Math.max(this.tokenLimit, hardLimit ?? this.tokenLimit);
     this.ceiling = ceiling ?? this.tokenLimit;
-    this.breaker = createCircuitBreaker(circuitBreaker, MAX_SCHEDULES);
-    this.rules = {
+    const breaker = createCircuitBreaker(circuitBreaker, MAX_THREADS);
+    // With `background: false`, every call over the limit waits (lateness 0).
+    const rules: CompactionRules = {
       tokenLimit: this.tokenLimit,
       triggers: this.manager.policy.triggers,
       hardLimit: this.hardLimit,
       lateness: options.background === false ? 0 : this.manager.policy.lateness,
     };
+    this.threads = new ThreadCompactions(MAX_THREADS, (key) => new ThreadCompaction(key, rules, breaker));
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
     this.archive = new InGraphArchive(options, this.manager.counter, this.record, this.failed);
   }
 
   /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */
   async idle(): Promise<void> {
-    await this.pending.idle();
+    await this.threads.idle();
   }
 
   /** What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage figures. */
@@ -115,22 +106,15 @@ export class InGraphCompactor {
    * the limit. Returns the archived messages as the state update, or undefined. Never throws.
    */
   async after(messages: readonly BaseMessage[], overhead: number, config: unknown): Promise<BaseMessage[] | undefined> {
-    const key = threadKey(config);
-    if (this.pending.has(key)) return undefined;
+    const compaction = this.threads.of(threadKey(config));
+    if (compaction.preparing || compaction.ready) return undefined;
     // Counting a long state is a phase of its own, apart from the graph's step before it (slices.ts).
     await turnOver();
     const archived = await this.archive.archived(messages, config);
     const current = archived ?? messages;
     const measured = await this.measure(current, overhead);
-    if (
-      this.options.background !== false &&
-      ended(this.schedules.of(key), this.rules, {
-        state: this.breaker.allows(key) ? "idle" : "paused",
-        tokens: measured.tokens,
-        messages: current.length,
-      }) === "start"
-    )
-      this.begin(key, current, overhead, measured);
+    if (this.options.background !== false && compaction.ended(measured.tokens, current.length) === "start")
+      this.begin(compaction, current, overhead, measured);
     return archived;
   }
 
@@ -154,7 +138,9 @@ export class InGraphCompactor {
     await turnOver();
     const healed = this.healer.healed(given, key);
     const messages = healed ?? given;
-    const archived = start && !this.pending.has(key) ? await this.archive.archived(messages, config) : undefined;
+    const compaction = this.threads.of(key);
+    const idle = !compaction.preparing && !compaction.ready;
+    const archived = start && idle ? await this.archive.archived(messages, config) : undefined;
     const current = archived ?? messages;
     return (await this.summarized(current, overhead, config, start)) ?? archived ?? healed;
   }
@@ -166,39 +152,26 @@ export class InGraphCompactor {
     config: unknown,
     start: boolean,
   ): Promise<BaseMessage[] | undefined> {
-    const key = threadKey(config);
+    const compaction = this.threads.of(threadKey(config));
     const measured = await this.measure(messages, overhead);
     const tokensBefore = measured.tokens;
-    const schedule = this.schedules.of(key);
-    let job = this.pending.get(key);
-    const state: ScheduleState = job
-      ? job.settled
-        ? "ready"
-        : "preparing"
-      : this.breaker.allows(key)
-        ? "idle"
-        : "paused";
-    const decision = starting(schedule, this.rules, {
-      state,
-      tokens: tokensBefore,
-      messages: messages.length,
-      startsHere: start,
-    });
+    const decision = compaction.starting(tokensBefore, messages.length, start);
     if (decision === "go") return undefined;
     if (decision === "start") {
-      this.begin(key, messages, overhead, measured);
+      this.begin(compaction, messages, overhead, measured);
       return undefined;
     }
     // "apply" a ready summary, or "wait": past the hard limit or the bound on lateness, for the summary in flight
     // (awaiting it is what lets it finish when calls run back to back), else for a new one.
-    if (decision === "wait" || decision === "rescue") waited(schedule);
-    job ??= this.begin(key, messages, overhead, measured);
+    if (decision === "wait" || decision === "rescue") compaction.waited();
+    if (!compaction.preparing && !compaction.ready) this.begin(compaction, messages, overhead, measured);
+    await compaction.preparing;
+    const job = compaction.take();
+    if (!job) return undefined;
     const outcome = await job.result;
-    this.pending.delete(key);
-    if ("error" in outcome) return this.failure(key, outcome.error);
+    if ("error" in outcome) return this.failure(compaction, outcome.error);
     if ("skipped" in outcome) {
-      if (outcome.summarizerMs !== undefined)
-        backOff(schedule, job.tokens, Math.floor(this.tokenLimit * COMPACTION_MARGIN));
+      if (outcome.summarizerMs !== undefined) compaction.backOff(job.tokens);
       return undefined;
     }
     const rebased = rebaseCompaction(
@@ -211,21 +184,20 @@ export class InGraphCompactor {
       this.failed(
         new CompactionError({
           code: "WRITE_CONFLICT",
-          value: key,
+          value: compaction.key,
           message: `the summary was not applied: ${rebased.reason}`,
         }),
       );
       // Over the hard limit the call still needs a smaller context: summarize what the state holds now.
-      return pastHardLimit(this.rules, tokensBefore) ? this.summarized(messages, overhead, config, start) : undefined;
+      return compaction.atRisk(tokensBefore) ? this.summarized(messages, overhead, config, start) : undefined;
     }
-    landed(schedule);
-    this.breaker.success(key);
+    compaction.landed();
     const threadId = threadIdOf(config);
     await turnOver();
     try {
       await this.record(threadId, messages, rebased.messages, config);
     } catch (error) {
-      return this.failure(key, error);
+      return this.failure(compaction, error);
     }
     announceCompaction(this.options, config, this.manager.counter, {
       threadId,
@@ -240,33 +212,28 @@ export class InGraphCompactor {
     return rebased.messages;
   }
 
-  /** The summary of `snapshot`, started now; its outcome is kept for the thread's next model call. */
+  /** The summary of `snapshot`, started now; kept, once computed, for the thread's next model call. */
   private begin(
-    key: string,
+    compaction: ThreadCompaction<Pending>,
     snapshot: readonly BaseMessage[],
     overhead: number,
     { tokens, ratio }: MeasuredContext,
-  ): Pending {
+  ): void {
     // The limits are the provider's tokens; the plan counts the tokenizer's (engine/calibration.ts).
     const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
-    const job: Pending = {
-      snapshot,
-      tokens,
-      settled: false,
-      result: this.manager
-        .compactWithinPolicy(snapshot, {
-          maxTokensAfter: within(this.tokenLimit),
-          preferTokensAfter: within(this.ceiling),
-          tokenRatio: ratio,
-          threadId: key,
-        })
-        .catch((error: unknown) => ({ error }))
-        .finally(() => {
-          job.settled = true;
-          this.options.onSummaryReady?.({ threadId: key === "" ? undefined : key });
-        }),
-    };
-    return this.pending.keep(key, job);
+    const { key } = compaction;
+    const result = this.manager
+      .compactWithinPolicy(snapshot, {
+        maxTokensAfter: within(this.tokenLimit),
+        preferTokensAfter: within(this.ceiling),
+        tokenRatio: ratio,
+        threadId: key,
+      })
+      .catch((error: unknown) => ({ error }));
+    void compaction.prepare(
+      result.then(() => ({ snapshot, tokens, result })),
+      async () => this.options.onSummaryReady?.({ threadId: key === "" ? undefined : key }),
+    );
   }
 
   /** The messages `after` takes out of `before`, written to the thread's transcript (in-graph-transcript.ts). */
@@ -282,9 +249,9 @@ export class InGraphCompactor {
    * the thread's compaction after `failureThreshold` in a row (announced once, COMPACTION_PAUSED): its calls then go
    * on uncompacted instead of waiting for a summary that keeps failing.
    */
-  private failure(key: string, error: unknown): undefined {
+  private failure(compaction: ThreadCompaction<Pending>, error: unknown): undefined {
     this.failed(error);
-    const paused = this.breaker.failure(key, error);
+    const paused = compaction.failed(error);
     if (paused) this.failed(paused);
     return undefined;
   }

@@ -97,7 +97,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     this.summarizer = resolved.summarizer;
     this.summarizerChoice = resolved.summarizerChoice;
     const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
-    this.records = new ThreadRecords(resolved.maxThreads);
+    this.records = new ThreadRecords(resolved.maxThreads, resolved.policy, resolved.breaker);
     this.breaker = resolved.breaker;
     // The engine, given the policy and the summarizer already resolved: nothing is validated or defaulted twice.
     const events = new CompactionEvents(
@@ -132,7 +132,6 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       options: resolved,
       manager,
       records: this.records,
-      breaker: this.breaker,
       events,
       strategy: options.strategy === undefined ? undefined : resolveStrategy(options.strategy),
       archive:
@@ -271,8 +270,8 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     const record = this.records.peek(String(threadId));
     return {
       ...this.breaker.health(String(threadId)),
-      turnsOverLimit: record?.schedule.overLimit ?? 0,
-      summary: record?.ready ? "ready" : record?.preparing ? "computing" : "none",
+      turnsOverLimit: record?.compaction.schedule.overLimit ?? 0,
+      summary: record?.compaction.ready ? "ready" : record?.compaction.preparing ? "computing" : "none",
       summarizer: this.summarizerChoice,
       ...(record?.count === undefined ? {} : { tokens: record.count }),
       ...(record?.usage ? { providerUsage: record.usage } : {}),

@@ -16,24 +16,14 @@ export async function pruneAfter(
 ): Promise<void> {
   const keep = options.keepCheckpoints;
   if (keep === undefined) return;
-  if (record.pruning) {
-    record.pruneAgain = true;
-    return options.background ? undefined : record.pruning;
-  }
   const { threadId } = record;
-  const pruning = (async () => {
-    do {
-      record.pruneAgain = false;
-      try {
-        await manager.pruneThread({ configurable: { thread_id: threadId } }, { keep });
-      } catch (error) {
-        await events.error(error, threadId);
-      }
-    } while (record.pruneAgain);
-  })().finally(() => {
-    if (record.pruning === pruning) record.pruning = undefined;
+  const { pruning, started } = record.compaction.prune(async () => {
+    try {
+      await manager.pruneThread({ configurable: { thread_id: threadId } }, { keep });
+    } catch (error) {
+      await events.error(error, threadId);
+    }
   });
-  record.pruning = pruning;
-  if (options.background) track(pruning);
-  else await pruning;
+  if (!options.background) await pruning;
+  else if (started) track(pruning);
 }

@@ -1,6 +1,5 @@
 /** What the wrapper's ThreadCompactor works with: the thread's config, the graph's state reader and its parts. */
 import type { ToolOutputArchive } from "../../archive/archive.js";
-import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
 import type { Strategy } from "../../strategies/types.js";
 import type { CompactionEvents } from "./compaction-events.js";
@@ -22,7 +21,6 @@ export interface ThreadCompactorParts {
   options: ResolvedOptions;
   manager: HistoryManager;
   records: ThreadRecords;
-  breaker: CircuitBreaker;
   events: CompactionEvents;
   archive?: ToolOutputArchive;
   strategy?: Strategy;

@@ -12,9 +12,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { CompactionError } from "../../errors.js";
-import { COMPACTION_MARGIN } from "../../engine/policy.js";
-import { pastHardLimit } from "../../engine/limits.js";
-import { backOff, ended, landed, starting, waited, type ScheduleState } from "../../engine/scheduler.js";
 import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
 import { recordLanded, recordSummarizerTokens, type ThreadRecord } from "./thread-records.js";
@@ -40,20 +37,19 @@ export class ThreadCompactor {
 
   /** Counts the input, and compacts first when the window is at risk. Marks the turn in flight. */
   async beforeTurn(threadId: string, input: unknown, config: ThreadConfig): Promise<ThreadRecord> {
-    const { records, manager, options, graph } = this.parts;
+    const { records, manager, graph } = this.parts;
     const { counter, checkpointer } = manager;
-    const { policy } = options;
     const record = records.get(threadId);
     this.work.turnStarted();
-    await record.settling;
-    await record.applying;
+    await record.compaction.settling;
+    await record.compaction.applying;
     await threadLocks.idle(checkpointer, threadId);
     let stored = record.count;
     const input_ = inputMessages(input);
     // A thread not counted yet whose stored size proves it under the limit runs without a read (unread-head.ts).
-    if (stored === undefined && (await startsUnread(record, manager, input_, policy))) return record;
+    if (stored === undefined && (await startsUnread(record, manager, input_))) return record;
     const inputTokens = Math.ceil(counter.countMessages(input_) * (record.ratio ?? 1));
-    if (stored === undefined || pastHardLimit(policy, stored + inputTokens)) {
+    if (stored === undefined || record.compaction.atRisk(stored + inputTokens)) {
       const state = await graph.getState({ configurable: { ...config.configurable } });
       // A thread whose messages cannot be counted runs as it is; settle() reports why after the turn.
       const messages = storedMessagesOrEmpty(state?.values, threadId);
@@ -70,11 +66,11 @@ export class ThreadCompactor {
     // What the turn's first model call receives: the stored thread and the input (a new thread holds nothing to compact).
     const tokens = stored === 0 ? 0 : stored + inputTokens;
     const messageCount = record.messageCount === undefined ? undefined : record.messageCount + input_.length;
-    const decision = starting(record.schedule, policy, { state: this.stateOf(record), tokens, messages: messageCount });
+    const decision = record.compaction.starting(tokens, messageCount);
     if (decision === "wait" || decision === "rescue")
       await this.compactBeforeTurn(record, config, decision === "rescue");
-    else if (decision === "apply" && record.inFlight === 0) await this.apply(record, config, 0);
-    record.inFlight++;
+    else if (decision === "apply" && record.compaction.inFlight === 0) await this.apply(record, config, 0);
+    record.compaction.inFlight++;
     return record;
   }
 
@@ -87,25 +83,17 @@ export class ThreadCompactor {
   private async compactBeforeTurn(record: ThreadRecord, config: ThreadConfig, rescue: boolean): Promise<void> {
     const before = record.lastLanded;
     const busyWaitMs = rescue ? SYNC_BUSY_WAIT_MS : 0;
-    const inFlight = record.preparing !== undefined || record.ready !== undefined;
+    const inFlight = record.compaction.preparing !== undefined || record.compaction.ready !== undefined;
     // The summary in flight lands on its own once ready (no turn of this wrapper runs on the thread now).
-    await record.preparing;
-    await record.applying;
-    if (record.ready) await this.apply(record, config, busyWaitMs);
+    await record.compaction.preparing;
+    await record.compaction.applying;
+    if (record.compaction.ready) await this.apply(record, config, busyWaitMs);
     if (record.lastLanded === before && (rescue || !inFlight)) {
-      if (rescue) record.schedule.retryAt = undefined;
+      if (rescue) record.compaction.retryNow();
       this.startCompaction(record, config, busyWaitMs);
-      await record.preparing;
+      await record.compaction.preparing;
     }
-    waited(record.schedule);
-  }
-
-  /** Where the thread's compaction stands, for the scheduler. */
-  private stateOf(record: ThreadRecord): ScheduleState {
-    if (record.applying) return "applying";
-    if (record.ready) return "ready";
-    if (record.preparing) return "preparing";
-    return this.parts.breaker.allows(record.threadId) ? "idle" : "paused";
+    record.compaction.waited();
   }
 
   /**
@@ -117,28 +105,27 @@ export class ThreadCompactor {
     config: ThreadConfig,
     messages: BaseMessage[] | undefined,
   ): Promise<CompactionReport | undefined> {
-    record.inFlight = Math.max(0, record.inFlight - 1);
-    const settling = this.settle(record, config, messages);
-    record.settling = settling;
+    record.compaction.inFlight = Math.max(0, record.compaction.inFlight - 1);
+    const settling = record.compaction.settle(this.settle(record, config, messages));
     this.work.track(settling);
     let landed = await settling;
-    if (record.settling === settling) record.settling = undefined;
-    if (!this.parts.options.background && record.preparing) {
+    if (!this.parts.options.background && record.compaction.preparing) {
       const before = record.lastLanded;
-      await record.preparing;
+      await record.compaction.preparing;
       if (record.lastLanded !== before) landed = record.lastLanded;
     }
     // keepCheckpoints: every turn ends with a prune of what it made redundant (a few checkpoints, the transcript
     // asked about their messages only), so the store holds the newest `keep` between turns, not every checkpoint
     // since the last compaction. A compaction in flight prunes when it lands instead.
-    if (!record.preparing && !record.ready) await pruneAfter(record, this.parts, (task) => this.work.track(task));
+    if (!record.compaction.preparing && !record.compaction.ready)
+      await pruneAfter(record, this.parts, (task) => this.work.track(task));
     return landed;
   }
 
   /** A turn that threw: it is no longer in flight, and a ready summary may land. */
   async turnFailed(record: ThreadRecord, config: ThreadConfig): Promise<void> {
-    record.inFlight = Math.max(0, record.inFlight - 1);
-    if (record.ready && record.inFlight === 0) await this.apply(record, config, 0);
+    record.compaction.inFlight = Math.max(0, record.compaction.inFlight - 1);
+    if (record.compaction.ready && record.compaction.inFlight === 0) await this.apply(record, config, 0);
   }
 
   /** Count the thread; apply a ready summary, or start one when over the limit. Never throws. */
@@ -148,7 +135,7 @@ export class ThreadCompactor {
     messages: BaseMessage[] | undefined,
   ): Promise<CompactionReport | undefined> {
     const { threadId } = record;
-    const { archive, graph, manager, options } = this.parts;
+    const { archive, graph, manager } = this.parts;
     try {
       let current = messages;
       // The stored head is read only when the turn's own state shows something to archive (or carried no state).
@@ -158,7 +145,7 @@ export class ThreadCompactor {
         const state = await graph.getState({ configurable: { ...config.configurable } });
         current = storedMessages(state?.values, threadId);
       }
-      if (await staysUncounted(record, manager, current, options.policy)) return undefined;
+      if (await staysUncounted(record, manager, current)) return undefined;
       // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
       await turnOver();
       const { tokens, ratio, usage } = await manager.calibration.count(current);
@@ -167,12 +154,7 @@ export class ThreadCompactor {
       record.ratio = ratio;
       record.usage = usage;
       record.toldInvalidHistory = undefined;
-      const decision = ended(record.schedule, options.policy, {
-        state: this.stateOf(record),
-        tokens,
-        messages: current.length,
-        inFlight: record.inFlight,
-      });
+      const decision = record.compaction.ended(tokens, current.length);
       if (decision === "apply") return await this.apply(record, config, 0);
       if (decision === "start") this.startCompaction(record, config, 0);
     } catch (error) {
@@ -187,34 +169,33 @@ export class ThreadCompactor {
   }
 
   /**
-   * Compute a summary in the background (`record.preparing`); once ready, apply it if no turn runs on the thread,
+   * Compute a summary in the background (`record.compaction.preparing`); once ready, apply it if no turn runs on the thread,
    * else leave it for the end of the turn in flight. A strategy compacts and writes in one go instead.
    */
   private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
     const { threadId } = record;
-    const { breaker, strategy, manager } = this.parts;
-    if (this.work.closed || !breaker.allows(threadId)) return;
+    const { strategy, manager } = this.parts;
+    if (this.work.closed || record.compaction.paused) return;
     const tokensAtStart = record.count ?? 0;
-    const task = (async () => {
+    const summary = (async () => {
       try {
         await this.parts.events.starting();
         if (strategy) {
           const report = await compactWithStrategy({ manager, strategy, threadId });
           await this.outcome(record, report, config, tokensAtStart);
-          return;
+          return undefined;
         }
         const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } });
-        if (result.status === "prepared") record.ready = result;
-        else await this.outcome(record, result, config, tokensAtStart);
+        if (result.status === "prepared") return result;
+        await this.outcome(record, result, config, tokensAtStart);
       } catch (error) {
-        await this.fail(threadId, error);
+        await this.fail(record, error);
       }
+      return undefined;
     })();
-    const preparing = task.then(async () => {
-      record.preparing = undefined;
-      if (record.ready && record.inFlight === 0) await this.apply(record, config, busyWaitMs);
+    const preparing = record.compaction.prepare(summary, async () => {
+      if (record.compaction.ready && record.compaction.inFlight === 0) await this.apply(record, config, busyWaitMs);
     });
-    record.preparing = preparing;
     this.work.track(preparing);
   }
 
@@ -224,25 +205,22 @@ export class ThreadCompactor {
     config: ThreadConfig,
     busyWaitMs: number,
   ): Promise<CompactionReport | undefined> {
-    const prepared = record.ready;
+    const prepared = record.compaction.ready;
     if (!prepared) return undefined;
     const write = (async () => {
       try {
         const report = await this.parts.manager.applyCompaction(prepared, { busyWaitMs });
         // A busy head (another process mid-turn, an interrupt) keeps the summary for the next gap.
-        if (report.status !== "skipped" && record.ready === prepared) record.ready = undefined;
+        if (report.status !== "skipped") record.compaction.done(prepared);
         await this.outcome(record, report, config, record.count ?? 0);
         return report;
       } catch (error) {
-        if (record.ready === prepared) record.ready = undefined;
-        await this.fail(record.threadId, error);
+        record.compaction.done(prepared);
+        await this.fail(record, error);
         return undefined;
       }
     })();
-    record.applying = write;
-    const report = await write;
-    if (record.applying === write) record.applying = undefined;
-    return report;
+    return record.compaction.apply(write);
   }
 
   /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
@@ -253,8 +231,7 @@ export class ThreadCompactor {
     tokensAtStart: number,
   ): Promise<void> {
     if (report.status === "compacted") {
-      this.parts.breaker.success(report.threadId);
-      landed(record.schedule);
+      record.compaction.landed();
       recordLanded(record, report);
       await this.parts.events.landed(report, config);
       await pruneAfter(record, this.parts, (task) => this.work.track(task));
@@ -263,29 +240,30 @@ export class ThreadCompactor {
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
       // by the margin again, so the summarizer is not called on every turn for nothing. (A skip decided by the plan
       // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)
-      backOff(record.schedule, tokensAtStart, Math.floor(this.parts.options.policy.tokenLimit * COMPACTION_MARGIN));
+      record.compaction.backOff(tokensAtStart);
     }
     await this.parts.events.outcome(report);
   }
 
   /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */
-  private async fail(threadId: string, error: unknown): Promise<void> {
-    await this.parts.events.error(error, threadId);
-    const paused = this.parts.breaker.failure(threadId, error);
-    if (paused) await this.parts.events.error(paused, threadId);
+  private async fail(record: ThreadRecord, error: unknown): Promise<void> {
+    await this.parts.events.error(error, record.threadId);
+    const paused = record.compaction.failed(error);
+    if (paused) await this.parts.events.error(paused, record.threadId);
   }
 
   /** Overflow recovery: rewrite the thread from before the failed turn, compacted harder. True when retryable. */
   async recover(threadId: string, config: ThreadConfig): Promise<boolean> {
-    const { breaker, manager, records } = this.parts;
+    const { manager, records } = this.parts;
+    const record = records.get(threadId);
     const baseCheckpointId = await checkpointBeforeTurn(manager.checkpointer, threadId);
-    if (!baseCheckpointId || !breaker.allows(threadId)) return false;
+    if (!baseCheckpointId || record.compaction.paused) return false;
     try {
       const report = await manager.recoverFailedTurn({ configurable: { thread_id: threadId } }, { baseCheckpointId });
-      await this.outcome(records.get(threadId), report, config, 0);
+      await this.outcome(record, report, config, 0);
       return report.status === "compacted";
     } catch (error) {
-      await this.fail(threadId, error);
+      await this.fail(record, error);
       return false;
     }
   }

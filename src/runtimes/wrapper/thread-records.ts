@@ -8,7 +8,8 @@ import type { PreparedCompaction } from "../../engine/history-manager.js";
 import type { ProviderUsage } from "../../engine/calibration.js";
 import type { CompactedReport } from "../../engine/report.js";
 import { addSummarizerTokens, type SummarizerTokens } from "../../engine/summarizer-tokens.js";
-import { newSchedule, type ThreadSchedule } from "../../engine/scheduler.js";
+import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
+import { ThreadCompaction, type CompactionRules } from "../../engine/thread-compaction.js";
 
 export const DEFAULT_MAX_THREADS = 10_000;
 
@@ -28,39 +29,14 @@ export interface ThreadRecord {
   keptLess?: number;
   /** The tokens of the summarizer's own calls for the thread (their reports' `summarizerTokens`, unapplied ones too). */
   summarizerTokens?: SummarizerTokens;
-  /** Turns of this wrapper running on the thread now. */
-  inFlight: number;
-  /** The after-turn bookkeeping (count, archive, applying a ready summary): milliseconds. */
-  settling?: Promise<unknown>;
-  /** The summary being computed, off the thread's critical path. */
-  preparing?: Promise<void>;
-  /** A summary ready to be applied as soon as no turn of this wrapper runs on the thread. */
-  ready?: PreparedCompaction;
-  /** The rebasing write in flight (milliseconds). */
-  applying?: Promise<unknown>;
-  /** With `keepCheckpoints`: the prune in flight (one per thread at a time). */
-  pruning?: Promise<void>;
-  /** A prune was asked for while one ran: it runs once more when that one ends. */
-  pruneAgain?: boolean;
-  /** What the scheduler remembers of the thread (turns started over the limit, a failed attempt's back-off). */
-  schedule: ThreadSchedule;
+  /** Where the thread's compaction stands: the summary in flight or ready, the turns in flight, the prune after. */
+  readonly compaction: ThreadCompaction<PreparedCompaction>;
   /** The invalid history last told for the thread (told once, until the thread's history changes what is wrong). */
   toldInvalidHistory?: string;
   /** The last compaction that landed. */
   lastLanded?: CompactedReport;
   /** Compactions that landed and no `streamTokens` stream has reported yet (the newest UNSTREAMED_KEPT). */
   unstreamed: CompactedReport[];
-}
-
-function busy(record: ThreadRecord): boolean {
-  return (
-    record.inFlight > 0 ||
-    record.settling !== undefined ||
-    record.preparing !== undefined ||
-    record.ready !== undefined ||
-    record.applying !== undefined ||
-    record.pruning !== undefined
-  );
 }
 
 /** Landed compactions kept per thread for the next `streamTokens` stream (a thread only ever invoked keeps the newest). */
@@ -99,7 +75,11 @@ export function takeUnstreamed(record: ThreadRecord | undefined): CompactedRepor
 export class ThreadRecords {
   private readonly records = new Map<string, ThreadRecord>();
 
-  constructor(readonly maxThreads: number = DEFAULT_MAX_THREADS) {}
+  constructor(
+    readonly maxThreads: number,
+    private readonly rules: CompactionRules,
+    private readonly breaker: CircuitBreaker,
+  ) {}
 
   get size(): number {
     return this.records.size;
@@ -111,7 +91,7 @@ export class ThreadRecords {
     if (record) {
       this.records.delete(threadId);
     } else {
-      record = { threadId, inFlight: 0, schedule: newSchedule(), unstreamed: [] };
+      record = { threadId, compaction: new ThreadCompaction(threadId, this.rules, this.breaker), unstreamed: [] };
       if (this.records.size >= this.maxThreads) this.evict();
     }
     this.records.set(threadId, record);
@@ -128,7 +108,7 @@ export class ThreadRecords {
     let toDrop = Math.max(1, Math.floor(this.maxThreads / 10));
     for (const [threadId, record] of this.records) {
       if (toDrop === 0) break;
-      if (busy(record)) continue;
+      if (record.compaction.busy) continue;
       this.records.delete(threadId);
       toDrop--;
     }

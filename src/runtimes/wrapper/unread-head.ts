@@ -9,8 +9,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { latestUsage, MAX_RATIO } from "../../engine/calibration.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
-import { isOverLimit, pastHardLimit } from "../../engine/limits.js";
-import type { CompactionPolicy } from "../../engine/policy.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import type { ThreadRecord } from "./thread-records.js";
 
@@ -22,11 +20,10 @@ export async function startsUnread(
   record: ThreadRecord,
   manager: HistoryManager,
   input: readonly BaseMessage[],
-  policy: CompactionPolicy,
 ): Promise<boolean> {
-  if (!(await surelyUnderLimit(manager, record.threadId, input, policy))) return false;
-  record.schedule.overLimit = 0;
-  record.inFlight++;
+  if (!(await surelyUnderLimit(manager, record, input))) return false;
+  record.compaction.under();
+  record.compaction.inFlight++;
   return true;
 }
 
@@ -39,11 +36,10 @@ export async function staysUncounted(
   record: ThreadRecord,
   manager: HistoryManager,
   messages: readonly BaseMessage[],
-  policy: CompactionPolicy,
 ): Promise<boolean> {
-  if (record.count !== undefined || record.preparing || record.ready) return false;
-  if (!(await surelyUnderLimit(manager, record.threadId, [], policy))) return false;
-  record.schedule.overLimit = 0;
+  if (record.count !== undefined || record.compaction.preparing || record.compaction.ready) return false;
+  if (!(await surelyUnderLimit(manager, record, []))) return false;
+  record.compaction.under();
   record.usage = latestUsage(messages);
   return true;
 }
@@ -51,9 +47,8 @@ export async function staysUncounted(
 /** Whether the stored head of `threadId` and `input` are surely under the limit (and `hardLimit`), by their size. */
 async function surelyUnderLimit(
   manager: HistoryManager,
-  threadId: string,
+  { threadId, compaction }: ThreadRecord,
   input: readonly BaseMessage[],
-  policy: CompactionPolicy,
 ): Promise<boolean> {
   // The application's own counter is bounded by nothing the store can say.
   if (manager.calibration.custom) return false;
@@ -61,6 +56,5 @@ async function surelyUnderLimit(
   if (bytes === undefined) return false;
   // The input in the provider's tokens, at the most the calibration allows (its ratio is not learned yet).
   const inputTokens = Math.ceil(manager.counter.countMessages(input) * MAX_RATIO);
-  const bound = bytes + inputTokens;
-  return !isOverLimit(policy, bound) && !pastHardLimit(policy, bound);
+  return compaction.surelyUnder(bytes + inputTokens);
 }
