@@ -29,10 +29,11 @@ export default defineConfig({
     // are driven by signals the code emits; the budget only bounds a hang.
     testTimeout: 300_000,
     hookTimeout: 300_000,
-    // Integration suites share one embedded Postgres (a schema per suite) and write real SQLite files. Three workers
+    // Integration suites share one embedded Postgres (a schema per suite) and write real SQLite files. Four workers
     // on the CI machine's two cores: many cases wait on child processes (the script, the demo, killed writers) and on
-    // Postgres, and a third worker runs meanwhile — measured beside a CPU hog, 305 s with two workers, 277 s with three.
-    maxWorkers: 3,
+    // Postgres, and another worker runs meanwhile — measured beside a CPU hog, 305 s with two workers, 277 s with three
+    // (on a slower day of the same machine: 311 s with three, 294 s with four).
+    maxWorkers: 4,
     // Test files share their worker process (modules load once per worker, not once per file); what a test stubs or
     // spies on is restored after it, so no file sees another's settings or spies.
     isolate: false,

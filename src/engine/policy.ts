@@ -4,6 +4,7 @@
  * into one typed object that every entry point — the wrapper, `HistoryManager`, the summarize strategy, the
  * script — passes down unchanged, so the same thread with the same options gets the same plan wherever it runs.
  */
+import { warnDeprecated } from "../deprecated.js";
 import { argument, parseOptions } from "../options/check.js";
 import { POLICY_FIELDS } from "../options/fields.js";
 import { absent } from "../options/rules.js";
@@ -52,8 +53,9 @@ export const COMPACTION_MARGIN = 0.1;
 /** The knobs of a policy; every one optional except where a runtime needs `tokenLimit`. */
 export interface CompactionPolicyOptions {
   /**
-   * Compact a thread holding more than this many tokens; a value <= 1 is a fraction of the model's window.
-   * Without it (`HistoryManager` only) a compaction runs whenever asked, cut by `compactionRatio`.
+   * Compact a thread holding more than this many tokens (a share of the window is `trigger: { fraction }`; a number
+   * <= 1 as a fraction is deprecated). Without it (`HistoryManager` only) a compaction runs whenever asked, cut by
+   * `compactionRatio`.
    */
   tokenLimit?: number;
   /**
@@ -75,10 +77,11 @@ export interface CompactionPolicyOptions {
    */
   summaryTokens?: number;
   /**
-   * Before a turn, if the stored thread plus the new input exceed this limit (tokens, or a fraction <= 1 of the
-   * window), compact first, synchronously. @default 0.9 of the window (128,000 tokens for an unknown model)
+   * Before a turn, if the stored thread plus the new input exceed this limit — a number of tokens, or `{ fraction }`
+   * of the window — compact first, synchronously. (A number <= 1 as a fraction is deprecated.) @default
+   * `{ fraction: 0.9 }` (115,200 tokens for an unknown model's 128,000)
    */
-  hardLimit?: number;
+  hardLimit?: number | { fraction: number };
   /** Share summarized when recovering from a context-length error. @default 0.8 */
   recoveryRatio?: number;
   /**
@@ -177,18 +180,20 @@ export function resolvePolicy(
           parameter: spelled.tokenLimitName ?? name("tokenLimit"),
           contextWindow: options.contextWindow,
         });
+  const hard = options.hardLimit;
   const hardLimit =
     tokenLimit === undefined
       ? undefined
       : Math.max(
           tokenLimit,
-          options.hardLimit === undefined
+          hard === undefined
             ? resolveTokenLimit(DEFAULT_HARD_LIMIT, model, { parameter: name("hardLimit"), contextWindow })
-            : resolveTokenLimit(options.hardLimit, model, {
-                parameter: name("hardLimit"),
+            : resolveTokenLimit(typeof hard === "number" ? hard : hard.fraction, model, {
+                parameter: typeof hard === "number" ? name("hardLimit") : `${name("hardLimit")}.fraction`,
                 contextWindow: options.contextWindow,
               }),
         );
+  warnFractions(options, names);
   if (tokenLimit === undefined)
     argument(name("hardLimit"), options.hardLimit, absent(`given with ${name("tokenLimit")} (or ${name("trigger")})`));
   const ratio = options.compactionRatio;
@@ -252,4 +257,23 @@ export function resolvePolicy(
     model,
     contextWindow,
   });
+}
+
+/**
+ * A number that changes meaning with its size is deprecated: `tokenLimit` and `hardLimit` given in code as a number
+ * <= 1 (a fraction of the window) are said once each, naming the form that says it. TOKEN_LIMIT and `--limit` are text
+ * that names its unit by its form, and stay as they are.
+ */
+function warnFractions(options: CompactionPolicyOptions, names: OptionNames): void {
+  const { tokenLimit, hardLimit } = options;
+  if (typeof tokenLimit === "number" && tokenLimit <= 1 && names.tokenLimit === undefined)
+    warnDeprecated(
+      "tokenLimit-fraction",
+      `tokenLimit ${tokenLimit} as a fraction of the window is deprecated (a number should not change meaning with its size): use trigger: { fraction: ${tokenLimit} }.`,
+    );
+  if (typeof hardLimit === "number" && hardLimit <= 1)
+    warnDeprecated(
+      "hardLimit-fraction",
+      `hardLimit ${hardLimit} as a fraction of the window is deprecated (a number should not change meaning with its size): use hardLimit: { fraction: ${hardLimit} }.`,
+    );
 }

@@ -83,7 +83,10 @@ export const POLICY_FIELDS = {
   keepTokens: tokens,
   targetTokens: tokens,
   summaryTokens: integer(FLOOR_SUMMARY_TOKENS),
-  hardLimit: tokenLimit,
+  hardLimit: z.union(
+    [tokenLimit, z.strictObject({ fraction: number("a share of the window, 0 < f <= 1", { above: 0, to: 1 }) })],
+    { error: `${TOKEN_LIMIT_RULE}, or { fraction } of the window` },
+  ),
   recoveryRatio: ratio,
   lateness: integer(0, { says: "an integer >= 0 (turns or model calls)" }),
   model,

@@ -1,5 +1,5 @@
 /**
- * What a worker takes (its options: the types, a table of their names the types check, the numbers checked here)
+ * What a worker takes (its options' types; their rules are options/runtime-fields.ts)
  * and what it tells (each thread's `ThreadOutcome`, each pass's `PassSummary`, `WorkerStats`).
  */
 import type { HistoryManagerOptions } from "../../engine/history-manager-options.js";
