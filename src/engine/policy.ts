@@ -149,10 +149,6 @@ export interface CompactionPolicy {
 /** Which of the policy's options came from where, for messages that name them ("--ratio", "COMPACTION_RATIO"). */
 export type OptionNames = Partial<Record<keyof CompactionPolicyOptions, string>>;
 
-export function isCompactionPolicy(value: unknown): value is CompactionPolicy {
-  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "compaction-policy";
-}
-
 /**
  * Resolve and validate a policy. `summarizerMaxTokens`: the longest summary the summarizer can write (the default
  * budget never asks for more).
