@@ -8,9 +8,18 @@
  */
 
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { argument } from "../options/check.js";
+import { argument, parseOptions } from "../options/check.js";
 import { FLOOR_SUMMARY_TOKENS, POLICY_FIELDS, keepMessages } from "../options/fields.js";
-import { anything, listOf, never, ratio as RATIO } from "../options/rules.js";
+import { array, never, ratio as RATIO } from "../options/rules.js";
+
+const MESSAGES = array("an array of BaseMessage");
+/** The plan's own figures, checked as the policy's options are. */
+const PLAN_FIELDS = {
+  keepTokens: POLICY_FIELDS.keepTokens,
+  targetTokens: POLICY_FIELDS.targetTokens,
+  summaryTokens: POLICY_FIELDS.summaryTokens,
+  keepMessages,
+};
 import { isPinned } from "../messages/pins.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
@@ -55,12 +64,14 @@ export function summaryBudget(tokens: number): number {
  * @throws CompactionError INVALID_ARGUMENT for an out-of-range ratio or keepTokens, or a non-array.
  */
 export function planCompaction(messages: readonly BaseMessage[], options: PlanOptions = {}): CompactionPlan {
-  argument("messages", messages, listOf(anything, "an array of BaseMessage"));
+  argument("messages", messages, MESSAGES);
   const ratio = argument("compactionRatio", options.compactionRatio ?? DEFAULT_COMPACTION_RATIO, RATIO);
-  argument("keepTokens", options.keepTokens, POLICY_FIELDS.keepTokens.optional());
-  argument("keepMessages", options.keepMessages, keepMessages.optional());
-  argument("targetTokens", options.targetTokens, POLICY_FIELDS.targetTokens.optional());
-  argument("summaryTokens", options.summaryTokens, POLICY_FIELDS.summaryTokens.optional());
+  parseOptions("planCompaction", PLAN_FIELDS, {
+    keepTokens: options.keepTokens,
+    targetTokens: options.targetTokens,
+    summaryTokens: options.summaryTokens,
+    keepMessages: options.keepMessages,
+  });
   const counter = options.counter ?? sharedCounter();
   const problem = validateHistory(messages).find((found) => found.code === "NOT_A_MESSAGE");
   if (problem !== undefined)

@@ -24,6 +24,7 @@ import {
 
 export const DEFAULT_NEIGHBOURS = 2;
 export const MAX_NEIGHBOURS = 5;
+const NEIGHBOURS = integer(0, { max: MAX_NEIGHBOURS });
 
 export interface RecallBackendOptions {
   /** Postgres text search configuration used when a thread's rows do not name theirs. @default "simple" */
@@ -97,11 +98,7 @@ export async function searchHistory(
   const threadId = requireThreadId(config, "searchHistory");
   const terms = searchTerms(query);
   const limit = searchLimit(options.limit);
-  const neighbours = argument(
-    "neighbours",
-    options.neighbours ?? DEFAULT_NEIGHBOURS,
-    integer(0, { max: MAX_NEIGHBOURS }),
-  );
+  const neighbours = argument("neighbours", options.neighbours ?? DEFAULT_NEIGHBOURS, NEIGHBOURS);
   const language = argument("recall.language", options.language ?? DEFAULT_POSTGRES_LANGUAGE, LANGUAGE);
   validateSemantic(options.semantic);
   const filter = resolveRecallFilter(options);

@@ -18,6 +18,8 @@ import { orderConversation } from "./conversation-order.js";
 
 export const DEFAULT_TRANSCRIPT_PAGE = 200;
 export const MAX_TRANSCRIPT_PAGE = 10_000;
+const AFTER = integer(-1, { says: "a position (an integer >= -1) from a previous page" }).optional();
+const PAGE = integer(1, { max: MAX_TRANSCRIPT_PAGE });
 
 export interface TranscriptMessage {
   /** Its place in the whole conversation, from 0 (pass the last one's as `after` for the next page). */
@@ -108,8 +110,8 @@ export async function readTranscript(
 ): Promise<TranscriptPage> {
   const threadId = requireThreadId(config, "readTranscript");
   const { after, limit = DEFAULT_TRANSCRIPT_PAGE } = options;
-  argument("after", after, integer(-1, { says: "a position (an integer >= -1) from a previous page" }).optional());
-  argument("limit", limit, integer(1, { max: MAX_TRANSCRIPT_PAGE }));
+  argument("after", after, AFTER);
+  argument("limit", limit, PAGE);
   const store = threadStoreFor(checkpointer);
   const head = await store.readHead(threadId);
   const entries = await transcriptHome({ checkpointer, store: options.store })!.entries(threadId);

@@ -2,7 +2,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { argument } from "../options/check.js";
 import { bytes } from "../options/fields.js";
-import { anything, integer, listOf } from "../options/rules.js";
+import { array, integer } from "../options/rules.js";
+
+const LENGTH = integer(16).optional();
 import { countMessageTokens, REPLY_PRIMING_TOKENS } from "./chat-format.js";
 import { getEngine, type TokenizerEngine } from "./engines.js";
 import { DEFAULT_CACHE_BYTES, MessageTokenCache } from "./message-cache.js";
@@ -59,8 +61,8 @@ export class TokenCounter {
     argument("cacheBytes", cacheBytes, bytes);
     this.cache = new MessageTokenCache(cacheBytes);
     const model = modelNameOf(given) ?? DEFAULT_MODEL;
-    argument("segmentLength", segmentLength, integer(16).optional());
-    argument("maxRunLength", maxRunLength, integer(16).optional());
+    argument("segmentLength", segmentLength, LENGTH);
+    argument("maxRunLength", maxRunLength, LENGTH);
     this.model = model;
     this.modelInfo = resolveModel(model);
     this.engine = getEngine(this.modelInfo.encoding);
@@ -97,7 +99,7 @@ export class TokenCounter {
 
   /** Tokens of a whole request: messages, reply priming, and tool definitions when given. */
   countMessages(messages: readonly BaseMessage[], { tools }: CountMessagesOptions = {}): number {
-    if (!Array.isArray(messages)) argument("messages", messages, listOf(anything, "an array of BaseMessage"));
+    if (!Array.isArray(messages)) argument("messages", messages, array("an array of BaseMessage"));
     let total = REPLY_PRIMING_TOKENS + this.cache.countAll(messages, this.encodeMessage);
     if (tools && tools.length > 0) total += this.countTools(tools);
     return total;

@@ -1,7 +1,7 @@
 import { CompactionError } from "../../errors.js";
 import { numberArgument } from "../../options/check.js";
-import { integer } from "../../options/rules.js";
-import { MAX_SEARCH_LIMIT } from "../../store/recall-index/query.js";
+
+import { SEARCH_LIMIT } from "../../store/recall-index/query.js";
 import { searchHistory } from "../../recall/search.js";
 import { resolveRecallFilter } from "../../store/recall-index/filter.js";
 import { searchLines } from "../search-output.js";
@@ -37,7 +37,7 @@ export async function searchCommand(context: CliContext, threadId: string | unde
       message: "search needs words to look for after the thread id",
     });
   const raw = context.options.hits;
-  const limit = raw === undefined ? undefined : numberArgument("--hits", raw, integer(1, { max: MAX_SEARCH_LIMIT }));
+  const limit = raw === undefined ? undefined : numberArgument("--hits", raw, SEARCH_LIMIT);
   const filters = { speaker: context.options.speaker, from: context.options.from, to: context.options.to };
   // Checked here so that its errors name the flags (--from), not searchHistory's options (from).
   resolveRecallFilter(filters, { speaker: "--speaker", from: "--from", to: "--to" });

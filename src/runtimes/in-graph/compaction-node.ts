@@ -19,15 +19,17 @@
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Overwrite, type OverwriteValue } from "@langchain/langgraph";
 import { argument } from "../../options/check.js";
-import { anything, listOf, satisfying } from "../../options/rules.js";
+import { array, satisfying } from "../../options/rules.js";
+import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
+import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
+import type { CompactionPolicy } from "../../engine/policy.js";
 
 const PROMPT = satisfying(
   (value) => typeof value === "string" || typeof (value as BaseMessage | null)?.getType === "function",
   "a string or a message",
-);
-import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
-import { InGraphCompactor, type InGraphOptions } from "./in-graph-compactor.js";
-import type { CompactionPolicy } from "../../engine/policy.js";
+).optional();
+const TOOLS = array("an array of tools").optional();
+const STATE_MESSAGES = array("the graph's messages (a messages channel)");
 
 export interface CompactionNodeOptions extends InGraphOptions {
   /** The prompt the model receives besides the state's messages (createReactAgent's `prompt`), counted. */
@@ -52,8 +54,8 @@ export interface CompactionNode {
 
 export function compactionNode(options: CompactionNodeOptions): CompactionNode {
   const { prompt, tools, ...rest } = options;
-  argument("prompt", prompt, PROMPT.optional());
-  argument("tools", tools, listOf(anything, "an array of tools").optional());
+  argument("prompt", prompt, PROMPT);
+  argument("tools", tools, TOOLS);
   const compactor = new InGraphCompactor(rest);
   const { counter } = compactor.manager;
   const overhead =
@@ -62,7 +64,7 @@ export function compactionNode(options: CompactionNodeOptions): CompactionNode {
       : counter.countMessages([typeof prompt === "string" ? new SystemMessage(prompt) : prompt])) +
     (tools && tools.length > 0 ? counter.countTools(tools as readonly ToolDefinitionLike[]) : 0);
   const node = async (state: { messages: BaseMessage[] }, config?: unknown): Promise<CompactionNodeUpdate> => {
-    argument("state.messages", state?.messages, listOf(anything, "the graph's messages (a messages channel)"));
+    argument("state.messages", state?.messages, STATE_MESSAGES);
     compactor.checkSubgraph(state.messages, config);
     const messages = await compactor.before(state.messages, overhead, config, { start: true });
     // The new list as LangGraph's `Overwrite`, which replaces the channel's value (no reducer) and which the

@@ -16,6 +16,8 @@ export const MAX_QUERY_TERMS = 32;
 export const MAX_QUERY_CHARS = 10_000;
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 100;
+/** A number of hits (`limit`, the script's `--hits`). */
+export const SEARCH_LIMIT = integer(1, { max: MAX_SEARCH_LIMIT });
 
 /**
  * The distinct words of `query`, in order, at most MAX_QUERY_TERMS.
@@ -50,7 +52,7 @@ export function searchTerms(query: unknown): string[] {
 }
 
 export function searchLimit(limit: unknown): number {
-  return argument("limit", limit ?? DEFAULT_SEARCH_LIMIT, integer(1, { max: MAX_SEARCH_LIMIT }));
+  return argument("limit", limit ?? DEFAULT_SEARCH_LIMIT, SEARCH_LIMIT);
 }
 
 /** The words the index matches on for `text`: the same cutting as queries, joined by spaces. */
