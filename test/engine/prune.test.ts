@@ -71,7 +71,7 @@ for (const kind of SAVER_KINDS) {
       wrappers.push(supervisor);
       const seen = new Map<string, BaseMessage>();
       const after: number[] = [];
-      for (let turn = 0; turn < 14; turn++) {
+      for (let turn = 0; turn < 10; turn++) {
         const result = await supervisor.invoke(
           {
             messages: [
@@ -118,7 +118,7 @@ for (const kind of SAVER_KINDS) {
       });
       wrappers.push(supervisor);
       const seen = new Map<string, BaseMessage>();
-      for (let turn = 0; turn < 12; turn++) {
+      for (let turn = 0; turn < 7; turn++) {
         const result = await supervisor.invoke(
           {
             messages: [
