@@ -6,6 +6,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { PinPredicate } from "../messages/pins.js";
 import type { SummaryRole } from "../messages/summary-message.js";
+import type { SummaryLog } from "./summary-log.js";
 import type { SummaryWording } from "../summarizers/wording.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -55,6 +56,12 @@ export interface HistoryManagerOptions extends Omit<CompactionPolicyOptions, "mo
   pinned?: PinPredicate;
   /** Role of the summary message. @default "human" */
   summaryRole?: SummaryRole;
+  /**
+   * `"append"`: the summary is a log of segments. Each compaction appends one and leaves the earlier ones byte for
+   * byte. Past the summary's budget, a reflection condenses them into one (engine/summary-log.ts). `"rewrite"`: one
+   * running summary, rewritten at every compaction. @default "rewrite"
+   */
+  summaryLog?: SummaryLog;
   /** A summary that takes longer is abandoned and nothing is written. @default 120000 */
   summaryTimeoutMs?: number;
   /** Compare-and-swap attempts before reporting a conflict (and summaries, when the summarized prefix changed). @default 3 */

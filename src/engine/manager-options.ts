@@ -12,6 +12,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError } from "../errors.js";
 import type { PinPredicate } from "../messages/pins.js";
 import { DEFAULT_SUMMARY_ROLE, type SummaryRole } from "../messages/summary-message.js";
+import type { SummaryLog } from "./summary-log.js";
 import { chooseSummarizer } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { wordingOf } from "../summarizers/wording.js";
@@ -45,6 +46,7 @@ export interface ManagerSettings {
   calibration: Calibration;
   pinned?: PinPredicate;
   summaryRole: SummaryRole;
+  summaryLog: SummaryLog;
   /** The line a summary message starts with, when not the library's (wording.ts). */
   summaryPrefix?: string;
   summaryTimeoutMs: number;
@@ -126,6 +128,7 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
     calibration: new Calibration(counter, options.onUsageIgnored, options.tokenCounter),
     pinned,
     summaryRole,
+    summaryLog: options.summaryLog ?? "rewrite",
     ...(wording.summaryPrefix === undefined ? {} : { summaryPrefix: wording.summaryPrefix }),
     summaryTimeoutMs,
     maxWriteAttempts,

@@ -18,6 +18,7 @@ import type { ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import type { SkipCode } from "./report.js";
 import { addSummarizerTokens, type SummarizerTokens } from "./summarizer-tokens.js";
+import { appendSegment, segmentBudget, type Condense } from "./summary-log.js";
 
 export interface CompactedMessages {
   /** `[leading system messages, summary, kept messages]`. */
@@ -47,15 +48,15 @@ export interface UnwrittenSummary {
 /** What summarizing needs of the manager's settings (a strategy passes its own). */
 export type SummarySettings = Pick<
   ManagerSettings,
-  "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryPrefix" | "summaryTimeoutMs"
+  "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryPrefix" | "summaryTimeoutMs" | "summaryLog"
 > & {
   recall: Pick<ManagerSettings["recall"], "announce">;
 };
 
-/** @throws CompactionError SUMMARIZER_FAILED (nothing to write), INVALID_HISTORY. */
 /**
  * `signal`: the caller stops (a worker shutting down): the summary in flight is abandoned at once, its summarizer's
  * own signal aborted, nothing written, no fallback tried.
+ * @throws CompactionError SUMMARIZER_FAILED (nothing to write), INVALID_HISTORY.
  */
 export async function summarizePlan(
   settings: SummarySettings,
@@ -68,6 +69,20 @@ export async function summarizePlan(
   let summarizer = settings.summarizer;
   let fallbackReason: string | undefined;
   let text: string;
+  // A log: the summarizer writes the new segment from the span alone, within a segment's budget (engine/summary-log.ts).
+  const log = settings.summaryLog === "append";
+  const task: SummaryTask = log
+    ? {
+        budget: segmentBudget(
+          plan.tokens.summaryBudget,
+          plan.previousSummary ? settings.counter.countText(summaryText(plan.previousSummary)) : 0,
+        ),
+      }
+    : {
+        previousSummary: plan.previousSummary && summaryText(plan.previousSummary),
+        previousCoveredMessages: previous?.coveredMessages,
+        budget: plan.tokens.summaryBudget,
+      };
   let tokens: SummarizerTokens | undefined;
   const onUsage = (usage: SummarizerUsage) => {
     // A custom summarizer's figures that are not counts are left out (never a NaN in the report).
@@ -81,7 +96,7 @@ export async function summarizePlan(
     });
   };
   try {
-    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal, onUsage);
+    text = await runSummarizer(summarizer, plan.summarize, task, settings.summaryTimeoutMs, signal, onUsage);
   } catch (error) {
     if (
       signal?.aborted ||
@@ -92,12 +107,38 @@ export async function summarizePlan(
       throw error;
     fallbackReason = error.message;
     summarizer = settings.fallbackSummarizer;
-    text = await runSummarizer(summarizer, plan, settings.summaryTimeoutMs, signal, onUsage);
+    text = await runSummarizer(summarizer, plan.summarize, task, settings.summaryTimeoutMs, signal, onUsage);
   }
   const summarizerMs = performance.now() - started;
   const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
+  const span = {
+    messages: plan.summarize.length,
+    firstCoveredId: plan.summarize[0]?.id ?? null,
+    lastCoveredId: plan.summarize.at(-1)?.id ?? null,
+  };
+  // The reflection that condenses the older segments, when the log passes its budget: the same summarizer, folding
+  // them in as it folds a previous summary.
+  const condense: Condense = (texts, messages, budget) =>
+    runSummarizer(
+      summarizer,
+      [],
+      { previousSummary: texts.join("\n\n"), previousCoveredMessages: messages, budget },
+      settings.summaryTimeoutMs,
+      signal,
+      onUsage,
+    );
+  const appended = log
+    ? await appendSegment(
+        plan.previousSummary,
+        text,
+        span,
+        plan.tokens.summaryBudget,
+        (part) => settings.counter.countText(part),
+        condense,
+      )
+    : undefined;
   const summary = createSummaryMessage(
-    text,
+    appended?.text ?? text,
     {
       replacedCheckpointId: replacedCheckpointId ?? null,
       coveredMessages: plan.summarize.length + (previous?.coveredMessages ?? 0),
@@ -113,6 +154,13 @@ export async function summarizePlan(
       model: summarizer.model ?? null,
       ...(fallbackReason ? { fallbackReason } : {}),
       ...pinsOf(plan),
+      ...(appended
+        ? {
+            segments: appended.segments,
+            retiredMessages: appended.retiredMessages,
+            condensations: appended.condensations,
+          }
+        : {}),
     },
     settings.summaryRole,
     { searchable: settings.recall.announce, prefix: settings.summaryPrefix },
@@ -144,9 +192,17 @@ function pinsOf(plan: CompactionPlan): Pick<SummaryProvenance, "pins"> {
   return { pins: { ids: plan.pinned.flatMap((message) => (message.id ? [message.id] : [])), keptId, followedId } };
 }
 
+/** What the summarizer is asked: the summary it folds in (none for a segment), and its budget. */
+interface SummaryTask {
+  previousSummary?: string;
+  previousCoveredMessages?: number;
+  budget: number;
+}
+
 async function runSummarizer(
   summarizer: Summarizer,
-  plan: CompactionPlan,
+  messages: BaseMessage[],
+  task: SummaryTask,
   timeoutMs: number,
   stop: AbortSignal | undefined,
   onUsage: (usage: SummarizerUsage) => void,
@@ -183,12 +239,10 @@ async function runSummarizer(
   try {
     const text = await Promise.race([
       summarizer.summarize({
-        previousSummary: plan.previousSummary ? summaryText(plan.previousSummary) : undefined,
-        previousCoveredMessages: plan.previousSummary
-          ? getSummaryProvenance(plan.previousSummary)?.coveredMessages
-          : undefined,
-        messages: plan.summarize,
-        tokenBudget: plan.tokens.summaryBudget,
+        previousSummary: task.previousSummary,
+        previousCoveredMessages: task.previousCoveredMessages,
+        messages,
+        tokenBudget: task.budget,
         signal: controller.signal,
         onUsage,
       }),
@@ -201,7 +255,7 @@ async function runSummarizer(
         message: `the summarizer returned ${typeof text}, not text`,
       });
     }
-    return validateSummaryText(text, plan.tokens.summaryBudget);
+    return validateSummaryText(text, task.budget);
   } catch (error) {
     if (CompactionError.isInstance(error)) throw error;
     throw new CompactionError({

@@ -33,7 +33,26 @@ export interface SummaryProvenance {
   pins?: { ids: string[]; keptId: string; followedId: string };
   /** The summary message's first line(s), when the application chose them (`summaryPrefix`). */
   prefix?: string;
+  /**
+   * Set when the summary is a log of segments (`summaryLog: "append"`): each segment's span, oldest first. The text
+   * holds the catalog line (when segments retired), then each segment, separated by a blank line.
+   */
+  segments?: SummarySegment[];
+  /** Messages of the segments that retired from the log (their messages are in the transcript). */
+  retiredMessages?: number;
+  /** How many times a reflection condensed the log's older segments into one (each rewrote the log). */
+  condensations?: number;
   createdAt: string;
+}
+
+/** One segment of a summary log: the messages one compaction summarized, written once and never rewritten. */
+export interface SummarySegment {
+  /** The segment's length in characters. */
+  chars: number;
+  /** Messages the segment covers. */
+  messages: number;
+  firstCoveredId: string | null;
+  lastCoveredId: string | null;
 }
 
 /** The provenance of a summary, read from a message-shaped value's `additional_kwargs`; undefined for any other. */

@@ -8,7 +8,7 @@ import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/
 import { randomUUID } from "node:crypto";
 import { PROVENANCE_KEY, SUMMARY_MARKER, provenanceOf, type SummaryProvenance } from "./provenance.js";
 
-export { PROVENANCE_KEY, type SummaryProvenance } from "./provenance.js";
+export { PROVENANCE_KEY, type SummaryProvenance, type SummarySegment } from "./provenance.js";
 
 /**
  * The role of the summary message. `"human"` (the default) is accepted by every chat model: Anthropic rejects a

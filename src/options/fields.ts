@@ -153,6 +153,7 @@ export const SHARED_FIELDS = {
   tokenCounter: fn("a function of the messages returning their tokens (or a promise of them)"),
   pinned: fn("a function (message, index) => boolean"),
   summaryRole: oneOf(["human", "system", "ai"], '"human", "system" or "ai"'),
+  summaryLog: oneOf(["rewrite", "append"], '"rewrite" or "append"'),
   summaryTimeoutMs: number("a positive number of milliseconds", { above: 0 }),
   maxWriteAttempts: integer(1),
   keepCheckpoints,

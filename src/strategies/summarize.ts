@@ -74,6 +74,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
           summarizer,
           counter,
           summaryRole: DEFAULT_SUMMARY_ROLE,
+          summaryLog: "rewrite" as const,
           summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS,
           recall: { announce: false },
         };

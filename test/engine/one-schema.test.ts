@@ -73,6 +73,7 @@ const SHARED: Array<[string, unknown]> = [
   ["recall", "yes"],
   ["recall", { announce: "no" }],
   ["summaryRole", "robot"],
+  ["summaryLog", "log"],
   ["pinned", "x"],
   ["env", 5],
   ["trigger", { messages: 40 }],

@@ -115,6 +115,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       recall: options.recall,
       env: options.env,
       summaryRole: options.summaryRole,
+      summaryLog: options.summaryLog,
       summaryPrefix: options.summaryPrefix,
       tokenCounter: options.tokenCounter,
       summaryTimeoutMs: options.summaryTimeoutMs,

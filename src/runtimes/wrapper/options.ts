@@ -10,6 +10,7 @@ import type { StrategyInput } from "../../strategies/registry.js";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
 import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
+import type { SummaryLog } from "../../engine/summary-log.js";
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
 import { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
 import { environmentPolicy } from "../../engine/policy-environment.js";
@@ -83,6 +84,8 @@ export interface CompactingSupervisorOptions
   recall?: boolean | RecallOptions;
   /** Role of the summary message. @default "human" */
   summaryRole?: SummaryRole;
+  /** A log of segments (`"append"`) or one running summary (`"rewrite"`), as for `HistoryManager`. @default "rewrite" */
+  summaryLog?: SummaryLog;
   /** A summary slower than this is abandoned; nothing is written. @default 120000 */
   summaryTimeoutMs?: number;
   /** Compare-and-swap attempts before a compaction reports a conflict (as `HistoryManager`'s). @default 3 */

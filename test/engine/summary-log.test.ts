@@ -1,0 +1,192 @@
+/**
+ * The summary as a log of segments (`summaryLog: "append"`): a compaction appends one segment and leaves the earlier
+ * ones byte for byte, the log stays within the summary's budget by retiring its oldest segments whole, and nothing is
+ * lost: the transcript holds every message in order, search finds what retired segments covered, and a restore
+ * brings an earlier head back exactly. A summary written before the log becomes its first segment.
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { auditThread, CompactingSupervisor, HistoryManager, LlmSummarizer, searchHistory } from "../../src/index.js";
+import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
+import { getSummaryProvenance, summaryText } from "../../src/messages/summary-message.js";
+import { logOf } from "../../src/engine/summary-log.js";
+import { readTranscript } from "../../src/recall/transcript.js";
+import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { createTestAgent, lookupPolicy, runTurns } from "../support/agents.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+
+const dir = mkdtempSync(join(tmpdir(), "compaction-summary-log-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const config = (thread: string) => ({ configurable: { thread_id: thread } });
+
+async function head(agent: ReturnType<typeof createTestAgent>["agent"], thread: string): Promise<BaseMessage[]> {
+  return (await agent.getState(config(thread))).values.messages as BaseMessage[];
+}
+
+const summaryOf = (messages: readonly BaseMessage[]) => messages.find((message) => getSummaryProvenance(message));
+
+/**
+ * Compacts `thread` `times` times, three turns of `agent` before each, and checks each new summary against the one
+ * before: the previous summary is its start, byte for byte, unless a reflection condensed the log (then the log is
+ * the condensed segment and the new one); the log is within the summary's budget. Returns the messages seen, in
+ * order, the heads before each compaction, and the reflections counted.
+ */
+async function compactRepeatedly(
+  manager: HistoryManager,
+  agent: ReturnType<typeof createTestAgent>["agent"],
+  thread: string,
+  times: number,
+) {
+  const counter = new TokenCounter();
+  const seen = new Map<string, BaseMessage>();
+  const remember = (messages: readonly BaseMessage[]) => {
+    for (const message of messages)
+      if (message.id && !getSummaryProvenance(message) && !seen.has(message.id)) seen.set(message.id, message);
+  };
+  const heads: BaseMessage[][] = [];
+  let previous: BaseMessage | undefined;
+  let condensations = 0;
+  for (let compaction = 0; compaction < times; compaction++) {
+    await runTurns(agent, thread, 3, { from: compaction * 3 });
+    heads.push(await head(agent, thread));
+    remember(heads.at(-1)!);
+    const report = await manager.compactThread(config(thread), { force: true });
+    expect(report.status, report.status === "compacted" ? "" : report.reason).toBe("compacted");
+    const summary = summaryOf(await head(agent, thread))!;
+    const provenance = getSummaryProvenance(summary)!;
+    const log = logOf(summary);
+    expect(log.segments).toHaveLength(provenance.segments!.length);
+    expect(counter.countText(summaryText(summary))).toBeLessThanOrEqual(manager.policy.summaryTokens!);
+    if (previous) {
+      const before = getSummaryProvenance(previous)!;
+      const rewritten = provenance.condensations !== before.condensations;
+      if (!rewritten && provenance.retiredMessages === before.retiredMessages)
+        expect(String(summary.content).startsWith(`${String(previous.content)}\n\n`)).toBe(true);
+      else expect(log.texts).toHaveLength(2);
+      condensations += rewritten ? 1 : 0;
+    }
+    previous = summary;
+  }
+  remember(await head(agent, thread));
+  return { seen, heads, condensations };
+}
+
+describe('summaryLog: "append"', () => {
+  it("50 compactions: earlier segments byte for byte between reflections, the log within its budget, nothing lost, restore exact", async () => {
+    const saver = SqliteSaver.fromConnString(join(dir, "log.sqlite"));
+    const { agent } = createTestAgent(saver);
+    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "append" });
+    const { seen, heads, condensations } = await compactRepeatedly(manager, agent, "log", 50);
+    // Rewrites are rare: a reflection comes once in several compactions.
+    expect(condensations).toBeGreaterThan(0);
+    expect(condensations).toBeLessThanOrEqual(50 / 2);
+
+    const transcript = await readTranscript(saver, config("log"), { limit: 10_000 });
+    const ids = transcript.messages.filter((line) => line.source !== "summary").map((line) => line.message.id);
+    expect(ids).toEqual([...seen.keys()]);
+    const audit = await auditThread(saver, config("log"));
+    expect(audit.problems, JSON.stringify(audit.problems.slice(0, 2))).toEqual([]);
+    // The first turns were condensed long ago: search finds them word for word.
+    const first = seen.get("turn-log-0")!;
+    const hits = await searchHistory(saver, config("log"), String(first.content), { limit: 5 });
+    expect(hits.map((hit) => hit.messageId)).toContain("turn-log-0");
+
+    // A restore of the head before a compaction brings back exactly its messages, early, late or in between.
+    for (const at of [5, 30, 49]) {
+      const current = (await saver.getTuple(config("log")))!.checkpoint.id!;
+      await manager.replaceThreadHistory(config("log"), heads[at]!, { expectedCheckpointId: current });
+      expect((await head(agent, "log")).map((message) => [message.id, message.content])).toEqual(
+        heads[at]!.map((message) => [message.id, message.content]),
+      );
+    }
+    saver.db.close();
+  });
+
+  it("with LlmSummarizer: only a reflection reads earlier segments; a segment is written from its span", async () => {
+    const saver = SqliteSaver.fromConnString(join(dir, "llm.sqlite"));
+    const { agent } = createTestAgent(saver);
+    let written = 0;
+    const model = new ScriptedChatModel({
+      reply: () => ({ content: `## Facts and figures\n- SEGMENT-MARK-${++written}: ${"budget figures ".repeat(12)}` }),
+    });
+    const manager = new HistoryManager({
+      checkpointer: saver,
+      tokenLimit: 900,
+      summaryLog: "append",
+      summarizer: new LlmSummarizer({ model }),
+    });
+    const { condensations } = await compactRepeatedly(manager, agent, "llm", 20);
+    expect(condensations).toBeGreaterThan(0);
+    const requests = model.calls.map((call) => call.map((message) => String(message.content)).join("\n"));
+    // Only a reflection's request holds earlier segments; a segment's holds its span and no earlier summary.
+    const reflections = requests.filter((request) => request.includes("SEGMENT-MARK-"));
+    expect(reflections).toHaveLength(condensations);
+    for (const request of requests.filter((request) => !request.includes("SEGMENT-MARK-")))
+      expect(request).toContain("the invoice total for order");
+    saver.db.close();
+  });
+
+  it("the first compaction after the upgrade turns the running summary into the first segment", async () => {
+    const saver = SqliteSaver.fromConnString(join(dir, "upgrade.sqlite"));
+    const { agent } = createTestAgent(saver);
+    await runTurns(agent, "upgrade", 8);
+    await new HistoryManager({ checkpointer: saver, tokenLimit: 900 }).compactThread(config("upgrade"), {
+      force: true,
+    });
+    const running = summaryOf(await head(agent, "upgrade"))!;
+    expect(getSummaryProvenance(running)!.segments).toBeUndefined();
+    await runTurns(agent, "upgrade", 6, { from: 8 });
+    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "append" });
+    expect((await manager.compactThread(config("upgrade"), { force: true })).status).toBe("compacted");
+    const summary = summaryOf(await head(agent, "upgrade"))!;
+    const log = logOf(summary);
+    expect(log.texts).toHaveLength(2);
+    expect(log.texts[0]).toBe(summaryText(running));
+    expect(log.segments[0]!.messages).toBe(getSummaryProvenance(running)!.coveredMessages);
+    expect(String(summary.content).startsWith(String(running.content))).toBe(true);
+    saver.db.close();
+  });
+
+  it("the wrapper and the middleware write a log when asked", async () => {
+    const saver = new MemorySaver();
+    const ask = (index: number) => ({
+      messages: [
+        new HumanMessage({
+          id: `ask-${index}`,
+          content: `Question ${index}: what did invoice INV-${1000 + index} cost, and who signed order ord_${index}?`,
+        }),
+      ],
+    });
+    const wrapped = new CompactingSupervisor(createTestAgent(saver).agent, {
+      tokenLimit: 500,
+      background: false,
+      summaryLog: "append",
+      env: {},
+    });
+    for (let index = 0; index < 30; index++) await wrapped.invoke(ask(index), config("wrapper"));
+    const agent = createAgent({
+      model: new ScriptedChatModel({ reply: lookupPolicy }),
+      checkpointer: saver,
+      middleware: [compactionMiddleware({ tokenLimit: 500, background: false, summaryLog: "append", env: {} })],
+    });
+    for (let index = 0; index < 30; index++) await agent.invoke(ask(index), config("middleware"));
+    for (const thread of ["wrapper", "middleware"]) {
+      const messages = (await saver.getTuple(config(thread)))!.checkpoint.channel_values.messages as BaseMessage[];
+      const segments = getSummaryProvenance(summaryOf(messages))?.segments ?? [];
+      expect(segments.length, thread).toBeGreaterThan(1);
+    }
+  });
+
+  it("a value that is not a log kind is refused by name", () => {
+    const saver = SqliteSaver.fromConnString(":memory:");
+    expect(() => new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "log" as "append" })).toThrow(
+      /summaryLog/,
+    );
+  });
+});
