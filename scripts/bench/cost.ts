@@ -46,6 +46,7 @@ import {
   coldStartContender,
   library,
   RETENTION_CONTENDERS,
+  SUMMARY_LOG,
   summarizationContender,
   type RetentionContender,
 } from "./retention/contenders.js";
@@ -61,6 +62,7 @@ const RETENTION_NAMES = [
   "trimMessages (sliding window)",
   "summarizationMiddleware (same summarizer)",
   "this library (defaults, offline)",
+  SUMMARY_LOG,
   "this library as createAgent middleware",
 ];
 const PEER_NAMES = [
@@ -217,6 +219,7 @@ async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
   const contenders: Contender[] = [
     ...PEER_CONTENDERS.filter((contender) => PEER_NAMES.includes(contender.name)),
     peerSummarization(KEEP_20, () => ({ messages: 20 })),
+    libraryContender(SUMMARY_LOG, undefined, { summaryLog: "append" }),
     ...LOW_WATER.map(({ name, ...lowWater }) => libraryContender(name, undefined, lowWater)),
   ];
   // The same tools on every call: the cache serves them first.

@@ -59,7 +59,7 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
 export function libraryContender(
   name: string,
   strategy?: (summarizer: Summarizer) => Strategy,
-  lowWater: { compactionTarget?: number; summaryShare?: number } = {},
+  lowWater: { compactionTarget?: number; summaryShare?: number; summaryLog?: "append" } = {},
 ): Contender {
   return {
     name,
@@ -79,6 +79,7 @@ export function libraryContender(
         circuitBreaker: false,
         ...(lowWater.compactionTarget !== undefined ? { compactionTarget: lowWater.compactionTarget } : {}),
         ...(lowWater.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * lowWater.summaryShare) } : {}),
+        ...(lowWater.summaryLog ? { summaryLog: lowWater.summaryLog } : {}),
         // A pipeline's summarize step asks the wrapper's engine: its summarizer is the counting one too.
         summarizer,
         ...(strategy ? { strategy: strategy(summarizer) } : {}),

@@ -95,6 +95,8 @@ export interface LibraryVariant {
   /** The low-water mark (`compactionTarget`) and the summary's budget as a share of the budget (`summaryTokens`). */
   compactionTarget?: number;
   summaryShare?: number;
+  /** The summary as a log of segments (`summaryLog: "append"`) instead of one running summary. */
+  summaryLog?: "append";
 }
 
 /** This library around the agent, with its defaults unless `variant` says otherwise; compaction applied before the next turn. */
@@ -114,6 +116,7 @@ export function library(
         ...(variant.compactionRatio !== undefined ? { compactionRatio: variant.compactionRatio } : {}),
         ...(variant.compactionTarget !== undefined ? { compactionTarget: variant.compactionTarget } : {}),
         ...(variant.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * variant.summaryShare) } : {}),
+        ...(variant.summaryLog ? { summaryLog: variant.summaryLog } : {}),
         ...(variant.strategy ? { strategy: variant.strategy(summarizer) } : { summarizer }),
       });
       return {
@@ -195,8 +198,12 @@ export function summarizationContender(
   };
 }
 
+/** The defaults with the summary as a log of segments (engine/summary-log.ts). */
+export const SUMMARY_LOG = 'this library, summaryLog "append" (segments)';
+
 export const RETENTION_CONTENDERS: RetentionContender[] = [
   library("this library (defaults, offline)", (counter) => new ExtractiveSummarizer({ counter })),
+  library(SUMMARY_LOG, (counter) => new ExtractiveSummarizer({ counter }), { summaryLog: "append" }),
   library(
     "this library, recencyWeight 2 (newest segment first)",
     (counter) => new ExtractiveSummarizer({ counter, recencyWeight: 2 }),
