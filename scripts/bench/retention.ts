@@ -79,6 +79,8 @@ export interface RetentionResult {
   summarizerMs: number;
   /** The summarizer's own tokens, when its contender reports them (this library's wrapper with LlmSummarizer). */
   summarizerTokens?: SummarizerTokens;
+  /** The prompt cache the compactions broke, summed, and the compactions (this library's wrapper). */
+  rewritten?: { tokens: number; compactions: number };
   playMs: number;
   /** One search per question in the compacted thread (this library's contenders). */
   recall?: RecallTally;
@@ -206,6 +208,7 @@ export async function runRetention(
   let playMs = 0;
   let recall: RecallTally | undefined;
   let summarizerTokens: SummarizerTokens | undefined;
+  let rewritten: RetentionResult["rewritten"];
   let recallFiltered: RecallTally | undefined;
   const scorer = new DialogueScorer(dialogue);
   try {
@@ -217,6 +220,7 @@ export async function runRetention(
     }
     playMs = performance.now() - started;
     summarizerTokens = running.summarizerTokens?.(dialogue.id);
+    rewritten = running.rewritten?.(dialogue.id);
     // One search per question in the compacted thread, against what the model received last.
     if (running.search) {
       const last = player.records.at(-1)!;
@@ -299,6 +303,7 @@ export async function runRetention(
     summarizerCalls: running.summarizer.calls,
     summarizerMs: running.summarizer.ms,
     ...(summarizerTokens ? { summarizerTokens } : {}),
+    ...(rewritten ? { rewritten } : {}),
     playMs,
     ...(recall ? { recall } : {}),
     ...(recallFiltered ? { recallFiltered } : {}),
@@ -343,6 +348,14 @@ function pool(results: RetentionResult[]): RetentionResult {
     summarizerCalls: sum((result) => result.summarizerCalls),
     summarizerMs: sum((result) => result.summarizerMs),
     playMs: sum((result) => result.playMs),
+    ...(results.every((result) => result.rewritten)
+      ? {
+          rewritten: {
+            tokens: sum((result) => result.rewritten!.tokens),
+            compactions: sum((result) => result.rewritten!.compactions),
+          },
+        }
+      : {}),
     ...(results.every((result) => result.recall) ? { recall: pooledRecall(results, "recall") } : {}),
     ...(results.every((result) => result.recallFiltered)
       ? { recallFiltered: pooledRecall(results, "recallFiltered") }
@@ -380,6 +393,9 @@ export function retentionRows(results: RetentionResult[]): Array<Record<string, 
     filler: result.summaryLines === 0 ? "—" : pct(result.fillerLines, result.summaryLines),
     "summ. calls": result.summarizerCalls,
     "summ. ms": Math.round(result.summarizerMs),
+    "rewritten/compaction": result.rewritten?.compactions
+      ? Math.round(result.rewritten.tokens / result.rewritten.compactions)
+      : "—",
   }));
 }
 

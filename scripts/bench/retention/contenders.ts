@@ -43,6 +43,11 @@ export interface RunningContender {
   summarizer: SummarizerStats;
   /** The summarizer's own tokens for the thread, as its provider reported them (this library's wrapper). */
   summarizerTokens?(threadId: string): SummarizerTokens;
+  /**
+   * The prompt cache the thread's compactions broke: the tokens of each new head from its first changed message on
+   * (the reports' `rewrittenTokens`), summed, and the compactions (this library's wrapper).
+   */
+  rewritten?(threadId: string): { tokens: number; compactions: number };
   /** One search of the messages compacted out of the thread (this library's contenders). */
   search?(threadId: string, query: string, filters?: RecallFilterOptions): Promise<SearchHit[]>;
 }
@@ -111,8 +116,13 @@ export function library(
       const stats = { calls: 0, ms: 0 };
       const summarizer = timed(makeSummarizer(counter), stats);
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
+      const rewritten = new Map<string, { tokens: number; compactions: number }>();
       const supervisor = new CompactingSupervisor(agent, {
         tokenLimit: budget,
+        onCompaction: ({ threadId, rewrittenTokens }) => {
+          const sum = rewritten.get(threadId) ?? { tokens: 0, compactions: 0 };
+          rewritten.set(threadId, { tokens: sum.tokens + rewrittenTokens, compactions: sum.compactions + 1 });
+        },
         ...(variant.compactionRatio !== undefined ? { compactionRatio: variant.compactionRatio } : {}),
         ...(variant.compactionTarget !== undefined ? { compactionTarget: variant.compactionTarget } : {}),
         ...(variant.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * variant.summaryShare) } : {}),
@@ -123,6 +133,7 @@ export function library(
         summarizer: stats,
         search: searchOf(checkpointer),
         summarizerTokens: (threadId) => supervisor.compactionHealth(threadId).summarizerTokens,
+        rewritten: (threadId) => rewritten.get(threadId) ?? { tokens: 0, compactions: 0 },
         async invoke(messages, threadId) {
           await supervisor.invoke({ messages }, threadConfig(threadId));
           // Background compaction (the default) finishes before the next turn is measured, whatever the machine's speed.
