@@ -68,7 +68,6 @@ export async function summarizePlan(
   const started = performance.now();
   let summarizer = settings.summarizer;
   let fallbackReason: string | undefined;
-  let text: string;
   // A log: the summarizer writes the new segment from the span alone, within a segment's budget (engine/summary-log.ts).
   const log = settings.summaryLog === "append";
   const task: SummaryTask = log
@@ -95,20 +94,25 @@ export async function summarizePlan(
       calls: 1,
     });
   };
-  try {
-    text = await runSummarizer(summarizer, plan.summarize, task, settings.summaryTimeoutMs, signal, onUsage);
-  } catch (error) {
-    if (
-      signal?.aborted ||
-      !settings.fallbackSummarizer ||
-      !CompactionError.isInstance(error) ||
-      error.code !== "SUMMARIZER_FAILED"
-    )
-      throw error;
-    fallbackReason = error.message;
-    summarizer = settings.fallbackSummarizer;
-    text = await runSummarizer(summarizer, plan.summarize, task, settings.summaryTimeoutMs, signal, onUsage);
-  }
+  // The summarizer, or the fallback once the summarizer failed: for the summary, and for a reflection of the log.
+  const summarize = async (messages: BaseMessage[], given: SummaryTask): Promise<string> => {
+    try {
+      return await runSummarizer(summarizer, messages, given, settings.summaryTimeoutMs, signal, onUsage);
+    } catch (error) {
+      if (
+        signal?.aborted ||
+        !settings.fallbackSummarizer ||
+        summarizer === settings.fallbackSummarizer ||
+        !CompactionError.isInstance(error) ||
+        error.code !== "SUMMARIZER_FAILED"
+      )
+        throw error;
+      fallbackReason = error.message;
+      summarizer = settings.fallbackSummarizer;
+      return runSummarizer(summarizer, messages, given, settings.summaryTimeoutMs, signal, onUsage);
+    }
+  };
+  const text = await summarize(plan.summarize, task);
   const summarizerMs = performance.now() - started;
   const ids = plan.summarize.map((message) => message.id).filter((id): id is string => typeof id === "string");
   const span = {
@@ -119,14 +123,7 @@ export async function summarizePlan(
   // The reflection that condenses the older segments, when the log passes its budget: the same summarizer, folding
   // them in as it folds a previous summary.
   const condense: Condense = (texts, messages, budget) =>
-    runSummarizer(
-      summarizer,
-      [],
-      { previousSummary: texts.join("\n\n"), previousCoveredMessages: messages, budget },
-      settings.summaryTimeoutMs,
-      signal,
-      onUsage,
-    );
+    summarize([], { previousSummary: texts.join("\n\n"), previousCoveredMessages: messages, budget });
   const appended = log
     ? await appendSegment(
         plan.previousSummary,

@@ -18,6 +18,8 @@ import { getSummaryProvenance, summaryText } from "../../src/messages/summary-me
 import { logOf } from "../../src/engine/summary-log.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, lookupPolicy, runTurns } from "../support/agents.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
@@ -129,6 +131,32 @@ describe('summaryLog: "append"', () => {
     expect(reflections).toHaveLength(condensations);
     for (const request of requests.filter((request) => !request.includes("SEGMENT-MARK-")))
       expect(request).toContain("the invoice total for order");
+    saver.db.close();
+  });
+
+  it("a reflection the summarizer fails falls back to fallbackSummarizer, as the summary does", async () => {
+    const saver = SqliteSaver.fromConnString(join(dir, "fallback.sqlite"));
+    const { agent } = createTestAgent(saver);
+    const extractive = new ExtractiveSummarizer();
+    const summarizer: Summarizer = {
+      name: "segments-only",
+      summarize: async (input) => {
+        if (input.messages.length === 0) throw new Error("this summarizer writes no reflection");
+        return extractive.summarize(input);
+      },
+    };
+    const manager = new HistoryManager({
+      checkpointer: saver,
+      tokenLimit: 900,
+      summaryLog: "append",
+      summarizer,
+      fallbackSummarizer: "extractive",
+    });
+    const { condensations } = await compactRepeatedly(manager, agent, "fallback", 20);
+    expect(condensations).toBeGreaterThan(0);
+    const reflected = (await saver.getTuple(config("fallback")))!;
+    const provenance = getSummaryProvenance(summaryOf(reflected.checkpoint.channel_values.messages as BaseMessage[]));
+    expect(provenance?.condensations).toBe(condensations);
     saver.db.close();
   });
 
