@@ -81,19 +81,9 @@ export function* distinctSteps(candidates: readonly Candidate[]): Generator<void
 
 /**
  * Greedy selection by value per token within `budget`, `shareNew` of it reserved for the new segment (the rest for
- * lines from the previous summary), leftovers pooled. `lineCost` is paid once per line, by its first sentence.
+ * lines from the previous summary), leftovers pooled. `lineCost` is paid once per line, by its first sentence. One
+ * candidate is priced at a time (see slices.ts).
  */
-export function selectWithinBudget(
-  candidates: readonly Candidate[],
-  budget: number,
-  shareNew: number,
-  counter: TokenCounter,
-  lineCost: number,
-): Priced[] {
-  return drain(selectionSteps(candidates, budget, shareNew, counter, lineCost));
-}
-
-/** `selectWithinBudget`, pricing one candidate at a time (see slices.ts). */
 export function* selectionSteps(
   candidates: readonly Candidate[],
   budget: number,
