@@ -135,7 +135,7 @@ export async function summarizePlan(
       )
     : undefined;
   const summary = createSummaryMessage(
-    appended?.text ?? text,
+    appended?.blocks ?? text,
     {
       replacedCheckpointId: replacedCheckpointId ?? null,
       coveredMessages: plan.summarize.length + (previous?.coveredMessages ?? 0),

@@ -70,21 +70,24 @@ export function logOf(summary: BaseMessage | undefined): Log {
   return { texts: [text], segments: [whole], retiredMessages: 0, condensations: 0 };
 }
 
-function render({ texts, retiredMessages }: Log): string {
+/**
+ * The log as the summary message's text blocks: the catalog line and the first segment, then each later segment
+ * after its separator. Joined, they are the summary's text; an appended segment adds a block and leaves the blocks
+ * before it as they were, so a provider's cache that matches at block boundaries serves them (engine/prompt-cache.ts).
+ */
+function render({ texts, retiredMessages }: Log): string[] {
   const catalog =
     retiredMessages > 0
-      ? [
-          `(The summaries of ${retiredMessages} earlier messages retired from this log; the transcript keeps those messages word for word.)`,
-        ]
-      : [];
-  return [...catalog, ...texts].join(SEPARATOR);
+      ? `(The summaries of ${retiredMessages} earlier messages retired from this log; the transcript keeps those messages word for word.)${SEPARATOR}`
+      : "";
+  return texts.map((text, index) => (index === 0 ? `${catalog}${text}` : `${SEPARATOR}${text}`));
 }
 
 /** Rewrites `texts`, the segments covering `messages` messages, as one text within `budget` tokens. */
 export type Condense = (texts: readonly string[], messages: number, budget: number) => Promise<string>;
 
 /**
- * `previous`'s log with `text` appended as the segment of `span`. While the whole is over `budget` tokens (`count`),
+ * `previous`'s log with `text` appended as the segment of `span`, as the summary's text blocks. While the whole is over `budget` tokens (`count`),
  * every segment but the new one is condensed into one (`condense`), then the oldest retire; the new one always stays.
  */
 export async function appendSegment(
@@ -94,12 +97,13 @@ export async function appendSegment(
   budget: number,
   count: (text: string) => number,
   condense: Condense,
-): Promise<{ text: string; segments: SummarySegment[]; retiredMessages: number; condensations: number }> {
+): Promise<{ blocks: string[]; segments: SummarySegment[]; retiredMessages: number; condensations: number }> {
   const log = logOf(previous);
   log.texts.push(text);
   log.segments.push({ chars: text.length, ...span });
   let rendered = render(log);
-  if (log.texts.length > 1 && count(rendered) > budget) {
+  const over = () => count(rendered.join("")) > budget;
+  if (log.texts.length > 1 && over()) {
     const older = log.segments.slice(0, -1);
     const messages = older.reduce((total, segment) => total + segment.messages, 0);
     const reflection = await condense(log.texts.slice(0, -1), messages, Math.floor(budget * OLDER_SHARE));
@@ -113,11 +117,11 @@ export async function appendSegment(
     rendered = render(log);
     log.condensations++;
   }
-  while (log.texts.length > 1 && count(rendered) > budget) {
+  while (log.texts.length > 1 && over()) {
     log.texts.shift();
     log.retiredMessages += log.segments.shift()!.messages;
     rendered = render(log);
   }
   const { segments, retiredMessages, condensations } = log;
-  return { text: rendered, segments, retiredMessages, condensations };
+  return { blocks: rendered, segments, retiredMessages, condensations };
 }

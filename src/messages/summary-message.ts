@@ -34,8 +34,12 @@ export function summaryHeader(searchable: boolean, prefix?: string): string {
   return searchable ? `${prefix}\n${SEARCHABLE_NOTE}` : prefix;
 }
 
+/**
+ * `text`: the summary, or the summary log's text blocks (engine/summary-log.ts), sent as the content's text parts
+ * with the header at the start of the first.
+ */
 export function createSummaryMessage(
-  text: string,
+  text: string | readonly string[],
   provenance: Omit<SummaryProvenance, "marker" | "createdAt"> & { createdAt?: string },
   role: SummaryRole = DEFAULT_SUMMARY_ROLE,
   { searchable = false, prefix }: { searchable?: boolean; prefix?: string } = {},
@@ -43,7 +47,10 @@ export function createSummaryMessage(
   const header = summaryHeader(searchable, prefix);
   const fields = {
     id: `summary-${randomUUID()}`,
-    content: `${header}\n${text}`,
+    content:
+      typeof text === "string"
+        ? `${header}\n${text}`
+        : text.map((part, index) => ({ type: "text" as const, text: index === 0 ? `${header}\n${part}` : part })),
     additional_kwargs: {
       [PROVENANCE_KEY]: {
         marker: SUMMARY_MARKER,

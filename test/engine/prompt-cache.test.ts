@@ -57,6 +57,31 @@ describe("cacheSplit", () => {
     });
   });
 
+  it("a summary log grown by a block: its earlier blocks stay cached, the new block and what follows are new", () => {
+    const block = (text: string) => ({ type: "text" as const, text });
+    const earlier = [
+      block("Summary:\nInvoices INV-0 to INV-3 approved by Alice Moreau."),
+      block("\n\nINV-4 rejected."),
+    ];
+    const log = (id: string, blocks: ReturnType<typeof block>[]) => new HumanMessage({ id, content: blocks });
+    const previous = [system, log("summary-1", earlier), ...turn(5), ...turn(6)];
+    const current = [system, log("summary-2", [...earlier, block("\n\nINV-5 and INV-6 paid.")]), ...turn(6)];
+    const shared = counter.countText(earlier[0]!.text) + counter.countText(earlier[1]!.text);
+    const split = cacheSplit({ messages: previous }, { messages: current }, counter);
+    expect(split).toEqual({
+      cached: tokensOf([system]) + shared,
+      fresh: tokensOf(current.slice(1)) - shared + REPLY_PRIMING_TOKENS,
+      sharedMessages: 1,
+    });
+    expect(rewrittenTokens(previous, current, counter)).toBe(tokensOf(current.slice(1)) - shared);
+    // A first block that changed (a reflection rewrote the log) leaves nothing of the message cached; so does a
+    // message of another role with the same blocks.
+    const rewritten = [system, log("summary-3", [block("Summary:\nInvoices INV-0 to INV-6 settled.")]), ...turn(6)];
+    expect(cacheSplit({ messages: current }, { messages: rewritten }, counter).cached).toBe(tokensOf([system]));
+    const asSystem = [system, new SystemMessage({ content: [...earlier] }), ...turn(6)];
+    expect(cacheSplit({ messages: previous }, { messages: asSystem }, counter).cached).toBe(tokensOf([system]));
+  });
+
   it("a tool result cleared in place breaks the cache from that message on", () => {
     const call = new AIMessage({
       id: "call",
