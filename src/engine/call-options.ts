@@ -1,3 +1,5 @@
+import type { LivePrompt } from "../summarizers/types.js";
+
 /** What one call of the engine may ask instead of the policy: a cut (`CompactOverrides`), and how to prepare. */
 /** A cut asked for by one call, instead of the policy's. */
 export interface CompactOverrides {
@@ -41,4 +43,6 @@ export interface PrepareOptions extends CompactOverrides {
   signal?: AbortSignal;
   /** The thread being compacted: its notices (a `keep` kept less) are said once per thread. */
   threadId?: string;
+  /** The prompt the agent's model read last, for a summarizer that starts its request with it (summarizers/types.ts). */
+  prompt?: LivePrompt;
 }

@@ -83,7 +83,10 @@ export async function compactWithinPolicy(
     settings.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, ceiling, policy.tokenLimit));
   }
   await turnOver();
-  const compacted = await summarizePlan(settings, fitted.plan, replacedCheckpointId, given.signal);
+  const compacted = await summarizePlan(settings, fitted.plan, replacedCheckpointId, {
+    signal: given.signal,
+    prompt: given.prompt,
+  });
   if (options.maxTokensAfter === undefined) return compacted;
   await turnOver();
   compacted.counts = counter.countEach(compacted.messages);

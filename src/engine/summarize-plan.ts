@@ -13,7 +13,7 @@ import {
 } from "../messages/summary-message.js";
 import { validateHistory } from "../messages/validate.js";
 import { validateSummaryText } from "../summarizers/output.js";
-import type { Summarizer, SummarizerUsage } from "../summarizers/types.js";
+import type { LivePrompt, Summarizer, SummarizerUsage } from "../summarizers/types.js";
 import type { ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import type { SkipCode } from "./report.js";
@@ -54,6 +54,7 @@ export type SummarySettings = Pick<
 };
 
 /**
+ * `prompt`: the prompt the agent's model read last, given to the summarizer with a segment of the log.
  * `signal`: the caller stops (a worker shutting down): the summary in flight is abandoned at once, its summarizer's
  * own signal aborted, nothing written, no fallback tried.
  * @throws CompactionError SUMMARIZER_FAILED (nothing to write), INVALID_HISTORY.
@@ -62,7 +63,7 @@ export async function summarizePlan(
   settings: SummarySettings,
   plan: CompactionPlan,
   replacedCheckpointId: string | undefined,
-  signal?: AbortSignal,
+  { signal, prompt }: { signal?: AbortSignal; prompt?: LivePrompt } = {},
 ): Promise<CompactedMessages> {
   const previous = plan.previousSummary ? getSummaryProvenance(plan.previousSummary) : undefined;
   const started = performance.now();
@@ -72,6 +73,7 @@ export async function summarizePlan(
   const log = settings.summaryLog === "append";
   const task: SummaryTask = log
     ? {
+        ...(prompt ? { prompt } : {}),
         budget: segmentBudget(
           plan.tokens.summaryBudget,
           plan.previousSummary ? settings.counter.countText(summaryText(plan.previousSummary)) : 0,
@@ -189,11 +191,12 @@ function pinsOf(plan: CompactionPlan): Pick<SummaryProvenance, "pins"> {
   return { pins: { ids: plan.pinned.flatMap((message) => (message.id ? [message.id] : [])), keptId, followedId } };
 }
 
-/** What the summarizer is asked: the summary it folds in (none for a segment), and its budget. */
+/** What the summarizer is asked: the summary it folds in (none for a segment), its budget, the live prompt. */
 interface SummaryTask {
   previousSummary?: string;
   previousCoveredMessages?: number;
   budget: number;
+  prompt?: LivePrompt;
 }
 
 async function runSummarizer(
@@ -240,6 +243,7 @@ async function runSummarizer(
         previousCoveredMessages: task.previousCoveredMessages,
         messages,
         tokenBudget: task.budget,
+        ...(task.prompt ? { prompt: task.prompt } : {}),
         signal: controller.signal,
         onUsage,
       }),

@@ -2,13 +2,16 @@
  * LlmSummarizer: a structured running summary written by any LangChain chat model, updated section by section
  * rather than rewritten, with the user's last request kept word for word (anchored.ts).
  *
- * - No tools are bound: the model is invoked as given, with a system prompt and one data message.
+ * - The request: a system prompt and one data message, the conversation inside delimiters (prompt.ts), with no tools
+ *   bound. For a segment of the summary log, when the runtime gives the agent's last prompt (the middleware), that
+ *   prompt with its tools, then one instruction (live-request.ts); a tool call for an answer asks once more with the
+ *   delimited request.
  * - Its tokens never reach the caller's stream: the call is tagged `nostream` (LangGraph's stream handlers skip
  *   such runs) and made with no inherited callbacks.
  * - Its output is validated (non-empty text, within a bound, not an error message); a bad answer is an error.
- * - One call per summary: transient failures are retried by the chat model itself (its `maxRetries`, with its own
- *   backoff), never again here. A call that fails, or an answer that is not a summary, is SUMMARIZER_FAILED and the
- *   compaction writes nothing (or the `fallbackSummarizer` writes it).
+ * - One call per summary (two when the live request got a tool call): transient failures are retried by the chat
+ *   model itself (its `maxRetries`, with its own backoff), never again here. A call that fails, or an answer that is
+ *   not a summary, is SUMMARIZER_FAILED and the compaction writes nothing (or the `fallbackSummarizer` writes it).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
@@ -16,6 +19,8 @@ import { CompactionError } from "../errors.js";
 import { warnDeprecated } from "../deprecated.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
 import { newestWithin, summaryRequest } from "./prompt.js";
+import { liveRequest } from "./live-request.js";
+import type { Runnable } from "@langchain/core/runnables";
 import { argument, parseOptions } from "../options/check.js";
 import { WORDING_FIELDS } from "../options/fields.js";
 import { fn, integer, withMethods } from "../options/rules.js";
@@ -114,19 +119,60 @@ export class LlmSummarizer implements Summarizer {
     return this.loading;
   }
 
-  async summarize({ previousSummary, messages, tokenBudget, signal, onUsage }: SummarizeInput): Promise<string> {
+  async summarize({
+    previousSummary,
+    messages,
+    tokenBudget,
+    signal,
+    onUsage,
+    prompt,
+  }: SummarizeInput): Promise<string> {
     // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
     const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
     const modelBudget = Math.max(
       FLOOR_MODEL_BUDGET,
       tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0),
     );
-    const trim = this.trim;
-    const read = trim ? newestWithin(messages, trim.max, (some) => trim.counter.countMessages(some)) : messages;
-    const request = summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget);
     // A model that cannot be built (a provider package not installed) is not retried.
     const model = await this.resolveModel();
     signal?.throwIfAborted();
+    // A segment of the log, with the agent's last prompt at hand and the library's wording: that prompt, then the
+    // instruction (live-request.ts). A tool call for an answer: the delimited request below, without tools.
+    const live =
+      prompt && previousSummary === undefined && this.summaryPrompt === undefined
+        ? liveRequest(prompt, messages, modelBudget)
+        : undefined;
+    if (live) {
+      const tools = prompt?.tools ?? [];
+      const bound = tools.length > 0 && model.bindTools ? model.bindTools(tools as never) : model;
+      const response = await this.call(bound, live, signal, onUsage);
+      if (!hasToolCalls(response))
+        return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
+    }
+    const trim = this.trim;
+    const read = trim ? newestWithin(messages, trim.max, (some) => trim.counter.countMessages(some)) : messages;
+    const response = await this.call(
+      model,
+      summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget),
+      signal,
+      onUsage,
+    );
+    if (hasToolCalls(response) && contentText(response).trim() === "") {
+      throw new CompactionError({
+        code: "SUMMARIZER_FAILED",
+        message: "the summarizer answered with a tool call instead of text",
+      });
+    }
+    return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
+  }
+
+  /** One call of the model, out of the caller's stream, its usage told. */
+  private async call(
+    model: Runnable<BaseMessage[], BaseMessage>,
+    request: BaseMessage[],
+    signal: AbortSignal | undefined,
+    onUsage: SummarizeInput["onUsage"],
+  ): Promise<BaseMessage> {
     let response: BaseMessage;
     try {
       response = await model.invoke(request, {
@@ -147,15 +193,13 @@ export class LlmSummarizer implements Summarizer {
     }
     const usage = usageOf(response);
     if (usage) onUsage?.(usage);
-    const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
-    if (Array.isArray(calls) && calls.length > 0 && contentText(response).trim() === "") {
-      throw new CompactionError({
-        code: "SUMMARIZER_FAILED",
-        message: "the summarizer answered with a tool call instead of text",
-      });
-    }
-    return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
+    return response;
   }
+}
+
+function hasToolCalls(response: BaseMessage): boolean {
+  const calls = (response as BaseMessage & { tool_calls?: unknown[] }).tool_calls;
+  return Array.isArray(calls) && calls.length > 0;
 }
 
 /** The provider's figures on a reply (`usage_metadata`), when it carries them. */

@@ -17,6 +17,22 @@ export interface SummarizeInput {
    * (`summarizerTokens`).
    */
   onUsage?: (usage: SummarizerUsage) => void;
+  /**
+   * The prompt the agent's model read last, when the runtime has it (the middleware, at the call that crossed the
+   * limit): `messages` holds them. A summarizer may send it as its request's start, so that the provider's prompt
+   * cache serves it (LlmSummarizer does for a segment of the summary log).
+   */
+  prompt?: LivePrompt;
+}
+
+/** A model call's prompt as the model read it: the system message, the messages and the tools bound to the call. */
+export interface LivePrompt {
+  /** The system message sent before the messages (createAgent's `systemPrompt`), if any. */
+  system?: BaseMessage;
+  /** The messages, oldest first. */
+  messages: readonly BaseMessage[];
+  /** The tools bound to the call, as the agent gave them to `bindTools`. */
+  tools?: readonly unknown[];
 }
 
 /** The tokens one model call of a summary read and wrote, as its provider reported them. */

@@ -39,8 +39,15 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions) {
         (request.systemMessage ? counter.countMessages([request.systemMessage]) : 0) + toolTokens(request.tools ?? []);
       const messages = request.messages as BaseMessage[];
       const compacted = await compactor.before(messages, overhead, request.runtime, { start: false });
+      const read = compacted ?? messages;
       const reply = await handler(compacted ? { ...request, messages: compacted } : request);
-      const archived = await compactor.after([...(compacted ?? messages), reply], overhead, request.runtime);
+      // What the model read, for a summarizer that starts its request with it (the provider's cache serves it).
+      const prompt = {
+        messages: read,
+        tools: request.tools ?? [],
+        ...(request.systemMessage ? { system: request.systemMessage } : {}),
+      };
+      const archived = await compactor.after([...read, reply], overhead, request.runtime, prompt);
       const head = archived ?? (compacted ? [...compacted, reply] : undefined);
       if (!head) return reply;
       // The agent writes the reply before this update, which ends with it again (the same id): the head is the

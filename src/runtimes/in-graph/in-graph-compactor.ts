@@ -38,6 +38,7 @@ import { InGraphArchive } from "./in-graph-archive.js";
 import { recordRemoved } from "./in-graph-transcript.js";
 import type { Pending } from "./pending-summaries.js";
 import { managerOptionsOf, type InGraphOptions } from "./in-graph-options.js";
+import type { LivePrompt } from "../../summarizers/types.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
 
@@ -103,9 +104,15 @@ export class InGraphCompactor {
   /**
    * After a model call (the wrapper's moment, after the turn): archive the large tool outputs, when an archive is
    * configured and no summary is in flight, then start the summary of the result when it (with `overhead`) is over
-   * the limit. Returns the archived messages as the state update, or undefined. Never throws.
+   * the limit. Returns the archived messages as the state update, or undefined. Never throws. `prompt`: what the
+   * model read at this call, for a summarizer that starts its request with it.
    */
-  async after(messages: readonly BaseMessage[], overhead: number, config: unknown): Promise<BaseMessage[] | undefined> {
+  async after(
+    messages: readonly BaseMessage[],
+    overhead: number,
+    config: unknown,
+    prompt?: LivePrompt,
+  ): Promise<BaseMessage[] | undefined> {
     const compaction = this.threads.of(threadKey(config));
     if (compaction.preparing || compaction.ready) return undefined;
     // Counting a long state is a phase of its own, apart from the graph's step before it (slices.ts).
@@ -114,7 +121,7 @@ export class InGraphCompactor {
     const current = archived ?? messages;
     const measured = await this.measure(current, overhead);
     if (this.options.background !== false && compaction.ended(measured.tokens, current.length) === "start")
-      this.begin(compaction, current, overhead, measured);
+      this.begin(compaction, current, overhead, measured, prompt);
     return archived;
   }
 
@@ -218,6 +225,7 @@ export class InGraphCompactor {
     snapshot: readonly BaseMessage[],
     overhead: number,
     { tokens, ratio }: MeasuredContext,
+    prompt?: LivePrompt,
   ): void {
     // The limits are the provider's tokens; the plan counts the tokenizer's (engine/calibration.ts).
     const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
@@ -228,6 +236,7 @@ export class InGraphCompactor {
         preferTokensAfter: within(this.ceiling),
         tokenRatio: ratio,
         threadId: key,
+        ...(prompt ? { prompt } : {}),
       })
       .catch((error: unknown) => ({ error }));
     void compaction.prepare(

@@ -54,8 +54,33 @@ function send(response: ServerResponse, status: number, body: unknown) {
   response.end(JSON.stringify(body));
 }
 
-export async function startChatCompletionsServer(policy: ServerPolicy): Promise<ChatCompletionsServer> {
+/** The prompt as a provider's cache reads it: the model, then the tools, then the messages, in order. */
+function promptText(request: ChatCompletionsRequest): string {
+  return JSON.stringify({ model: request.model, tools: request.tools ?? [], messages: request.messages });
+}
+
+/** The characters of `text` an earlier prompt started with too: what a token-prefix cache serves. */
+function cachedPrefix(text: string, earlier: readonly string[]): number {
+  let best = 0;
+  for (const previous of earlier) {
+    let shared = 0;
+    while (shared < previous.length && shared < text.length && previous[shared] === text[shared]) shared++;
+    best = Math.max(best, shared);
+  }
+  return best;
+}
+
+/**
+ * `promptCache`: report `cached_tokens` as a token-prefix cache would (OpenAI's): the longest start of the prompt
+ * (promptText) that an earlier request sent too, in the same estimated tokens as the prompt (4 characters each). A
+ * reply's own `usage` still wins.
+ */
+export async function startChatCompletionsServer(
+  policy: ServerPolicy,
+  { promptCache = false }: { promptCache?: boolean } = {},
+): Promise<ChatCompletionsServer> {
   const requests: ChatCompletionsServer["requests"] = [];
+  const prompts: string[] = [];
   const server: Server = createServer((request, response) => {
     let raw = "";
     request.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
@@ -98,15 +123,18 @@ export async function startChatCompletionsServer(policy: ServerPolicy): Promise<
         function: { name: call.name, arguments: call.arguments },
       }));
       const content = reply.content ?? "";
-      const promptTokens = reply.usage?.promptTokens ?? estimateTokens(body);
+      const prompt = promptText(body);
+      const cachedTokens =
+        reply.usage?.cachedTokens ?? (promptCache ? Math.floor(cachedPrefix(prompt, prompts) / 4) : undefined);
+      prompts.push(prompt);
+      const promptTokens =
+        reply.usage?.promptTokens ?? (promptCache ? Math.ceil(prompt.length / 4) : estimateTokens(body));
       const completionTokens = reply.usage?.completionTokens ?? Math.ceil(content.length / 4) + toolCalls.length * 8;
       const usage = {
         prompt_tokens: promptTokens,
         completion_tokens: completionTokens,
         total_tokens: promptTokens + completionTokens,
-        ...(reply.usage?.cachedTokens !== undefined
-          ? { prompt_tokens_details: { cached_tokens: reply.usage.cachedTokens } }
-          : {}),
+        ...(cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {}),
       };
       const finish = toolCalls.length > 0 ? "tool_calls" : "stop";
       if (!body.stream) {
