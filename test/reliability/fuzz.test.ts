@@ -1,7 +1,7 @@
 /**
  * Property-based: random valid histories, random ratios and token budgets. Plan + compact must keep every message
  * (verbatim or covered), produce a valid history, never mutate the input — in memory, and through a stored thread
- * audited with auditThread. A fixed seed in CI; FUZZ_SEED=<n> reproduces a printed failure.
+ * audited with auditThread, with the summary as one running text or as a log of segments. A fixed seed in CI; FUZZ_SEED=<n> reproduces a printed failure.
  */
 import { BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -25,8 +25,8 @@ const keepTokens = fc.option(fc.integer({ min: 0, max: 4000 }), { nil: undefined
 const PURE_RUNS = size("FUZZ_RUNS", 300, 20000);
 const STORED_RUNS = size("FUZZ_STORED_RUNS", 50, 2000);
 
-function manager(checkpointer = new MemorySaver()) {
-  return new HistoryManager({ checkpointer, summarizer: new ExtractiveSummarizer({ counter }), counter });
+function manager(checkpointer = new MemorySaver(), summaryLog: "rewrite" | "append" = "rewrite") {
+  return new HistoryManager({ checkpointer, summarizer: new ExtractiveSummarizer({ counter }), counter, summaryLog });
 }
 
 function leadingSystem(messages: readonly BaseMessage[]): BaseMessage[] {
@@ -102,12 +102,14 @@ describe("fuzzed histories", () => {
       });
       let audited = 0;
       let lost = 0;
+      let logs = 0;
       await fc.assert(
         fc.asyncProperty(
           historyShape,
           fc.array(fc.tuple(ratio, historyShape), { minLength: 1, maxLength: 3 }),
           text,
-          async (shape, rounds, todo) => {
+          fc.constantFrom("rewrite" as const, "append" as const),
+          async (shape, rounds, todo, summaryLog) => {
             const saver = new MemorySaver();
             const graph = new StateGraph(State)
               .addNode("agent", async () => ({}))
@@ -123,13 +125,14 @@ describe("fuzzed histories", () => {
               "agent",
             );
             const otherHead = await saver.getTuple(other);
-            const compactor = manager(saver);
+            const compactor = manager(saver, summaryLog);
             for (const [[compactionRatio, next], round] of rounds.map((value, index) => [value, index] as const)) {
               const before = await graph.getState(config);
               const report = await compactor.compactThread(config, { compactionRatio });
               const after = await graph.getState(config);
               if (report.status === "compacted") {
                 expect(leadingSystem(after.values.messages)).toEqual(leadingSystem(before.values.messages));
+                if (summaryLog === "append") logs++;
               } else {
                 expect(after.config.configurable?.checkpoint_id).toBe(before.config.configurable?.checkpoint_id);
               }
@@ -149,7 +152,13 @@ describe("fuzzed histories", () => {
         ),
         { seed: FUZZ_SEED, numRuns: STORED_RUNS },
       );
-      recordFigures("fuzz", { storedCases: STORED_RUNS, storedAudits: audited, messagesLost: lost });
+      recordFigures("fuzz", {
+        storedCases: STORED_RUNS,
+        storedAudits: audited,
+        logCompactions: logs,
+        messagesLost: lost,
+      });
+      expect(logs).toBeGreaterThan(0);
     },
     60_000 + STORED_RUNS * 60,
   );
