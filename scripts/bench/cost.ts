@@ -173,6 +173,14 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
       const window = of("trimMessages (sliding window)");
       const keep20 = of(KEEP_20);
       const equalCost = of(EQUAL_COST);
+      // A run's cost against its bound: the same calls priced as if no compaction broke the cache (#60's target).
+      const boundRatio = (run: Run | undefined, prices: typeof sheet) =>
+        run
+          ? (
+              costOf(run, prices) /
+              (priceCalls(run.calls, prices, { unbroken: true }).cost + priceSummarizer(run.summarizer, prices))
+            ).toFixed(2)
+          : "—";
       const heldRatio = (a: Run | undefined, b: Run | undefined) =>
         a?.held !== undefined && b?.held ? (a.held / b.held).toFixed(2) : "—";
       targets.push({
@@ -188,6 +196,8 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
             ).toFixed(2)
           : "—",
         "low-water 0.4, summary 0.3 / keep 20: cost, held": `${(cost(equalCost) / cost(keep20)).toFixed(2)}, ${heldRatio(equalCost, keep20)}`,
+        "defaults / their bound (<= 1.05)": boundRatio(defaults, sheet),
+        "summary log / its bound (<= 1.05)": boundRatio(of(SUMMARY_LOG), sheet),
       });
     }
     printTable(
