@@ -2,10 +2,11 @@
  * The summary as a log of segments (`summaryLog: "append"`): a compaction appends one segment and leaves the earlier
  * ones byte for byte, the log stays within the summary's budget by retiring its oldest segments whole, and nothing is
  * lost: the transcript holds every message in order, search finds what retired segments covered, and a restore
- * brings an earlier head back exactly. A summary written before the log becomes its first segment.
+ * brings an earlier head back exactly; readConversation gives the whole thread in order. A summary written before the
+ * log becomes its first segment.
  */
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { MemorySaver } from "@langchain/langgraph";
+import { HumanMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,7 +21,9 @@ import { readTranscript } from "../../src/recall/transcript.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
-import { createTestAgent, lookupPolicy, runTurns } from "../support/agents.js";
+import { readConversation, type ConversationClient } from "../../src/client.js";
+import { createTestAgent, lookupPolicy, lookupTool, runTurns } from "../support/agents.js";
+import { turnText } from "../support/in-graph-suite.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 const dir = mkdtempSync(join(tmpdir(), "compaction-summary-log-"));
@@ -32,8 +35,11 @@ function blocksOf(summary: BaseMessage): unknown[] {
   return summary.content as unknown[];
 }
 
-async function head(agent: ReturnType<typeof createTestAgent>["agent"], thread: string): Promise<BaseMessage[]> {
-  return (await agent.getState(config(thread))).values.messages as BaseMessage[];
+async function head(
+  agent: { getState(config: object): Promise<{ values: unknown }> },
+  thread: string,
+): Promise<BaseMessage[]> {
+  return ((await agent.getState(config(thread))).values as { messages: BaseMessage[] }).messages;
 }
 
 const summaryOf = (messages: readonly BaseMessage[]) => messages.find((message) => getSummaryProvenance(message));
@@ -214,6 +220,51 @@ describe('summaryLog: "append"', () => {
       const segments = getSummaryProvenance(summaryOf(messages))?.segments ?? [];
       expect(segments.length, thread).toBeGreaterThan(1);
     }
+  });
+
+  it("readConversation gives a log's thread in order: 40 compactions in the middleware, the transcript in the graph's store", async () => {
+    const store = new InMemoryStore();
+    const saver = new MemorySaver();
+    const agent = createAgent({
+      model: new ScriptedChatModel({ reply: lookupPolicy }),
+      tools: [lookupTool],
+      checkpointer: saver,
+      store,
+      middleware: [compactionMiddleware({ tokenLimit: 400, background: false, summaryLog: "append", env: {} })],
+    });
+    const seen = new Map<string, BaseMessage>();
+    const summaries = new Set<string>();
+    for (let index = 0; summaries.size < 40; index++) {
+      expect(index, "compactions after 200 turns").toBeLessThan(200);
+      await agent.invoke({ messages: [new HumanMessage({ id: `c-${index}`, content: turnText(index) })] }, config("c"));
+      for (const message of await head(agent, "c")) {
+        if (getSummaryProvenance(message)) summaries.add(message.id!);
+        else if (message.id && !seen.has(message.id)) seen.set(message.id, message);
+      }
+    }
+    const last = getSummaryProvenance(summaryOf(await head(agent, "c"))!)!;
+    expect(last.condensations).toBeGreaterThan(0);
+    // The client reads the state and the store as the SDK gives them: messages as plain JSON, items as stored.
+    const client: ConversationClient = {
+      threads: {
+        getState: async (thread) => ({
+          values: {
+            messages: mapChatMessagesToStoredMessages(await head(agent, thread)).map(({ type, data }) => ({
+              ...data,
+              type,
+            })),
+          },
+        }),
+      },
+      store: { searchItems: async (prefix, options) => ({ items: await store.search(prefix, options) }) },
+    };
+    const conversation = await readConversation(client, "c", { limit: 10_000 });
+    const shown = conversation.messages.filter((line) => line.source !== "summary");
+    expect(shown.map((line) => line.message.id)).toEqual([...seen.keys()]);
+    for (const line of shown) expect(line.message.content).toEqual(seen.get(line.message.id!)!.content);
+    expect(new Set(shown.flatMap((line) => (line.compaction ? [line.compaction] : []))).size).toBeGreaterThanOrEqual(
+      40,
+    );
   });
 
   it("a value that is not a log kind is refused by name", () => {
