@@ -113,7 +113,11 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
         contextWindow: options.contextWindow ?? profileWindowOf(options.model),
         model: model ?? counter.model,
       },
-      { summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
+      {
+        summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS,
+        names,
+        summaryLog: options.summaryLog,
+      },
     );
   const fallback = options.fallbackSummarizer;
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;

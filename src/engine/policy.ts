@@ -12,6 +12,7 @@ import { DEFAULT_MODEL, resolveModel, resolveTokenLimit } from "../tokens/models
 import { modelNameOf, type ModelOption } from "../tokens/model-option.js";
 import { DEFAULT_KEEP_MESSAGES, spelledSettings, type ContextSize, type TriggerCondition } from "./trigger-keep.js";
 import { DEFAULT_COMPACTION_RATIO } from "./plan.js";
+import type { SummaryLog } from "./summary-log.js";
 
 /**
  * Without `compactionRatio`, a compaction brings the thread down to this share of `tokenLimit`: the next one comes
@@ -28,6 +29,13 @@ export const DEFAULT_COMPACTION_TARGET = 0.8;
  * and 0.5 more than the previous 0.25 + half of the messages.
  */
 export const DEFAULT_SUMMARY_SHARE = 0.6;
+/**
+ * The share for a summary log (`summaryLog: "append"`): its newest segment summarizes the span just cut, so the
+ * verbatim tail keeps little more than the latest turn, and every append, which sends the tail again after the new
+ * segment, breaks that much less of the prompt cache. Measured on real conversations (npm run bench:retention)
+ * against 0.6: more held at either budget, about half the rewritten tokens (docs/benchmarks.md).
+ */
+export const LOG_SUMMARY_SHARE = 0.75;
 /** With `compactionRatio`, the summary's default share of `tokenLimit`. */
 export const RATIO_SUMMARY_SHARE = 0.25;
 /** The smallest default summary budget derived from a limit. */
@@ -159,7 +167,8 @@ export function resolvePolicy(
   {
     summarizerMaxTokens = Number.POSITIVE_INFINITY,
     names = {},
-  }: { summarizerMaxTokens?: number; names?: OptionNames } = {},
+    summaryLog = "rewrite",
+  }: { summarizerMaxTokens?: number; names?: OptionNames; summaryLog?: SummaryLog } = {},
 ): CompactionPolicy {
   const name = (key: keyof CompactionPolicyOptions) => names[key] ?? key;
   parseOptions("resolvePolicy", POLICY_FIELDS, options, (key) => name(key as keyof CompactionPolicyOptions));
@@ -226,7 +235,8 @@ export function resolvePolicy(
     const share =
       ratio !== undefined
         ? RATIO_SUMMARY_SHARE
-        : DEFAULT_SUMMARY_SHARE * Math.min(1, target / DEFAULT_COMPACTION_TARGET);
+        : (summaryLog === "append" ? LOG_SUMMARY_SHARE : DEFAULT_SUMMARY_SHARE) *
+          Math.min(1, target / DEFAULT_COMPACTION_TARGET);
     summaryTokens = Math.max(MIN_DEFAULT_SUMMARY_TOKENS, Math.min(summarizerMaxTokens, Math.round(tokenLimit * share)));
   }
   const targetAfter =

@@ -267,6 +267,22 @@ describe('summaryLog: "append"', () => {
     );
   });
 
+  it("a log's summary takes 0.75 of the limit by default, in every runtime; summaryTokens still wins", () => {
+    const saver = new MemorySaver();
+    const graph = createTestAgent(saver).agent;
+    const manager = (options: object) => new HistoryManager({ checkpointer: saver, tokenLimit: 4_000, ...options });
+    const wrapper = (options: object) => new CompactingSupervisor(graph, { tokenLimit: 4_000, env: {}, ...options });
+    expect(manager({ summaryLog: "append" }).policy.summaryTokens).toBe(3_000);
+    expect(wrapper({ summaryLog: "append" }).policy.summaryTokens).toBe(3_000);
+    const middleware = compactionMiddleware({ tokenLimit: 4_000, summaryLog: "append", env: {} });
+    expect(middleware.policy.summaryTokens).toBe(3_000);
+    expect(manager({}).policy.summaryTokens).toBe(2_400);
+    expect(wrapper({ summaryLog: "rewrite" }).policy.summaryTokens).toBe(2_400);
+    expect(manager({ summaryLog: "append", summaryTokens: 1_000 }).policy.summaryTokens).toBe(1_000);
+    // A lower low-water mark takes it down in the same proportion as the running summary's.
+    expect(manager({ summaryLog: "append", compactionTarget: 0.4 }).policy.summaryTokens).toBe(1_500);
+  });
+
   it("a value that is not a log kind is refused by name", () => {
     const saver = SqliteSaver.fromConnString(":memory:");
     expect(() => new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "log" as "append" })).toThrow(

@@ -185,7 +185,11 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
       model: merged.model,
       contextWindow: options.contextWindow ?? profileWindowOf(options.model),
     },
-    { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
+    {
+      summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS,
+      names,
+      summaryLog: options.summaryLog,
+    },
   ) as ResolvedOptions["policy"];
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
   const { keepCheckpoints } = options;
