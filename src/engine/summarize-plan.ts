@@ -74,6 +74,7 @@ export async function summarizePlan(
   const task: SummaryTask = log
     ? {
         ...(prompt ? { prompt } : {}),
+        earlierSegments: plan.previousSummary ? summaryText(plan.previousSummary) : "",
         budget: segmentBudget(
           plan.tokens.summaryBudget,
           plan.previousSummary ? settings.counter.countText(summaryText(plan.previousSummary)) : 0,
@@ -191,9 +192,13 @@ function pinsOf(plan: CompactionPlan): Pick<SummaryProvenance, "pins"> {
   return { pins: { ids: plan.pinned.flatMap((message) => (message.id ? [message.id] : [])), keptId, followedId } };
 }
 
-/** What the summarizer is asked: the summary it folds in (none for a segment), its budget, the live prompt. */
+/**
+ * What the summarizer is asked: the summary it folds in, or for a segment the earlier segments it reads; its
+ * budget; the live prompt.
+ */
 interface SummaryTask {
   previousSummary?: string;
+  earlierSegments?: string;
   previousCoveredMessages?: number;
   budget: number;
   prompt?: LivePrompt;
@@ -241,6 +246,7 @@ async function runSummarizer(
       summarizer.summarize({
         previousSummary: task.previousSummary,
         previousCoveredMessages: task.previousCoveredMessages,
+        ...(task.earlierSegments === undefined ? {} : { earlierSegments: task.earlierSegments }),
         messages,
         tokenBudget: task.budget,
         ...(task.prompt ? { prompt: task.prompt } : {}),

@@ -3,9 +3,10 @@
  * rather than rewritten, with the user's last request kept word for word (anchored.ts).
  *
  * - The request: a system prompt and one data message, the conversation inside delimiters (prompt.ts), with no tools
- *   bound. For a segment of the summary log, when the runtime gives the agent's last prompt (the middleware), that
- *   prompt with its tools, then one instruction (live-request.ts); a tool call for an answer asks once more with the
- *   delimited request.
+ *   bound. For a segment of the summary log: the earlier segments, read-only, before the messages, and the
+ *   segment's own instruction; or, when the runtime gives the agent's last prompt (the middleware), that prompt with
+ *   its tools, then one instruction (live-request.ts); a tool call for an answer asks once more with the delimited
+ *   request.
  * - Its tokens never reach the caller's stream: the call is tagged `nostream` (LangGraph's stream handlers skip
  *   such runs) and made with no inherited callbacks.
  * - Its output is validated (non-empty text, within a bound, not an error message); a bad answer is an error.
@@ -121,6 +122,7 @@ export class LlmSummarizer implements Summarizer {
 
   async summarize({
     previousSummary,
+    earlierSegments,
     messages,
     tokenBudget,
     signal,
@@ -153,7 +155,7 @@ export class LlmSummarizer implements Summarizer {
     const read = trim ? newestWithin(messages, trim.max, (some) => trim.counter.countMessages(some)) : messages;
     const response = await this.call(
       model,
-      summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget),
+      summaryRequest(this.summaryPrompt, previousSummary, read, modelBudget, earlierSegments),
       signal,
       onUsage,
     );

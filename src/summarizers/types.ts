@@ -5,6 +5,12 @@ export interface SummarizeInput {
   previousSummary?: string;
   /** How many messages the previous summary stands for (its provenance's `coveredMessages`), when known. */
   previousCoveredMessages?: number;
+  /**
+   * Set (possibly empty) when the summary is a log (`summaryLog: "append"`): the earlier segments' text, read-only.
+   * The new segment is written for `messages` alone and adds to them. LlmSummarizer sends them before the messages;
+   * the extractive summarizer selects from the messages alone.
+   */
+  earlierSegments?: string;
   /** The messages to summarize, oldest first. */
   messages: readonly BaseMessage[];
   /** Target size of the summary, in tokens. */

@@ -121,7 +121,7 @@ describe('summaryLog: "append"', () => {
     saver.db.close();
   });
 
-  it("with LlmSummarizer: only a reflection reads earlier segments; a segment is written from its span", async () => {
+  it("with LlmSummarizer: a segment's request reads the earlier segments read-only, then its span; a reflection rewrites them", async () => {
     const saver = SqliteSaver.fromConnString(join(dir, "llm.sqlite"));
     const { agent } = createTestAgent(saver);
     let written = 0;
@@ -136,12 +136,21 @@ describe('summaryLog: "append"', () => {
     });
     const { condensations } = await compactRepeatedly(manager, agent, "llm", 20);
     expect(condensations).toBeGreaterThan(0);
-    const requests = model.calls.map((call) => call.map((message) => String(message.content)).join("\n"));
-    // Only a reflection's request holds earlier segments; a segment's holds its span and no earlier summary.
-    const reflections = requests.filter((request) => request.includes("SEGMENT-MARK-"));
+    const requests = model.calls.map((call) => call.map((message) => String(message.content)));
+    // A reflection's request folds the earlier segments in as a previous summary, with no messages.
+    const reflections = requests.filter(([, data]) => data!.startsWith("<previous_summary>"));
     expect(reflections).toHaveLength(condensations);
-    for (const request of requests.filter((request) => !request.includes("SEGMENT-MARK-")))
-      expect(request).toContain("the invoice total for order");
+    for (const [, data] of reflections) expect(data).toContain("<conversation>\n</conversation>");
+    // A segment's request: the segment's instruction, the earlier segments as they stand (the mark of the answer
+    // before, unless a reflection came between), then its span.
+    const segments = requests.filter(([, data]) => data!.startsWith("<earlier_segments>"));
+    expect(segments).toHaveLength(requests.length - condensations);
+    expect(segments[0]![1]).toMatch(/^<earlier_segments>\n\n<\/earlier_segments>/);
+    for (const [index, [instruction, data]] of segments.entries()) {
+      expect(instruction).toContain("do not repeat what the earlier segments say");
+      expect(data).toContain("the invoice total for order");
+      if (index > 0) expect(data!.split("</earlier_segments>")[0]).toMatch(/SEGMENT-MARK-\d+/);
+    }
     saver.db.close();
   });
 
