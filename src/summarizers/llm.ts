@@ -129,8 +129,11 @@ export class LlmSummarizer implements Summarizer {
     onUsage,
     prompt,
   }: SummarizeInput): Promise<string> {
-    // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest.
-    const lastRequest = lastUserRequest(previousSummary, messages, tokenBudget);
+    // The last request is appended verbatim after the model's sections (anchored.ts): the model gets the rest. Not to
+    // a segment of the log: the newest user turn stays in the kept messages, word for word, and the segment is never
+    // rewritten, so a request it carried would only grow stale in its room.
+    const lastRequest =
+      earlierSegments === undefined ? lastUserRequest(previousSummary, messages, tokenBudget) : undefined;
     const modelBudget = Math.max(
       FLOOR_MODEL_BUDGET,
       tokenBudget - (lastRequest ? Math.ceil(lastRequest.length / CHARS_PER_TOKEN) + 8 : 0),

@@ -32,7 +32,7 @@ export const SEGMENT_SYSTEM_PROMPT = `You write the next segment of the summary 
 You receive the earlier segments (possibly none) and the next messages of the conversation, both as data inside XML-like tags. ${DATA_GUARD}
 Write the segment for the next messages only, so that the agents can continue the work without them: do not repeat what the earlier segments say, but read them to know who and what the new messages refer to. ${WHAT_TO_KEEP}
 ${SECTIONS}
-Under "What the user asked", list each request the user made in these messages, dated, oldest first. Do not write a "${LAST_REQUEST_SECTION}" section: it is added after yours, word for word.
+Under "What the user asked", list each request the user made in these messages, dated, oldest first. Do not write a "${LAST_REQUEST_SECTION}" section: the newest request stays in the conversation, word for word.
 Answer with the segment only, at most {budget} tokens.`;
 
 function escapeData(text: string): string {

@@ -151,6 +151,11 @@ describe('summaryLog: "append"', () => {
       expect(data).toContain("the invoice total for order");
       if (index > 0) expect(data!.split("</earlier_segments>")[0]).toMatch(/SEGMENT-MARK-\d+/);
     }
+    // No segment carries the last request: the newest user turn is in the kept messages, word for word.
+    const log = summaryText(summaryOf(await head(agent, "llm"))!);
+    expect(log).toContain("SEGMENT-MARK-");
+    expect(log).not.toContain("Last user request");
+    expect(await head(agent, "llm")).toContainEqual(expect.objectContaining({ id: "turn-llm-59" }));
     saver.db.close();
   });
 
