@@ -69,15 +69,17 @@ export async function summarizePlan(
   const started = performance.now();
   let summarizer = settings.summarizer;
   let fallbackReason: string | undefined;
-  // A log: the summarizer writes the new segment from the span alone, within a segment's budget (engine/summary-log.ts).
+  // A log: the summarizer writes the new segment for the span, the earlier segments read-only, within a segment's
+  // budget (engine/summary-log.ts).
   const log = settings.summaryLog === "append";
+  const earlierSegments = plan.previousSummary ? summaryText(plan.previousSummary) : "";
   const task: SummaryTask = log
     ? {
         ...(prompt ? { prompt } : {}),
-        earlierSegments: plan.previousSummary ? summaryText(plan.previousSummary) : "",
+        earlierSegments,
         budget: segmentBudget(
           plan.tokens.summaryBudget,
-          plan.previousSummary ? settings.counter.countText(summaryText(plan.previousSummary)) : 0,
+          earlierSegments ? settings.counter.countText(earlierSegments) : 0,
         ),
       }
     : {
