@@ -10,6 +10,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { FLOOR_SUMMARY_TOKENS } from "../options/fields.js";
 import { getSummaryProvenance, summaryText, type SummarySegment } from "../messages/summary-message.js";
+import { withoutLastRequest } from "../summarizers/anchored.js";
 
 /** `"rewrite"`: one running summary, rewritten at every compaction. `"append"`: a log of segments (above). */
 export type SummaryLog = "rewrite" | "append";
@@ -40,7 +41,7 @@ interface Log {
 
 /**
  * The log `summary` holds: its segments, or its whole text as the first one when a running summary wrote it (a
- * thread compacted before the log, or by `"rewrite"`).
+ * thread compacted before the log, or by `"rewrite"`), less the last request an LLM summary anchors.
  */
 export function logOf(summary: BaseMessage | undefined): Log {
   if (!summary) return { texts: [], segments: [], retiredMessages: 0, condensations: 0 };
@@ -61,13 +62,15 @@ export function logOf(summary: BaseMessage | undefined): Log {
       retiredMessages: provenance.retiredMessages ?? 0,
       condensations: provenance.condensations ?? 0,
     };
+  // A running summary's last request would stay in the log, stale, until a reflection: the first segment drops it.
+  const first = withoutLastRequest(text);
   const whole: SummarySegment = {
-    chars: text.length,
+    chars: first.length,
     messages: provenance?.coveredMessages ?? 0,
     firstCoveredId: provenance?.firstCoveredId ?? null,
     lastCoveredId: provenance?.lastCoveredId ?? null,
   };
-  return { texts: [text], segments: [whole], retiredMessages: 0, condensations: 0 };
+  return { texts: [first], segments: [whole], retiredMessages: 0, condensations: 0 };
 }
 
 /**

@@ -91,3 +91,11 @@ export function anchorSummary(modelText: string, lastRequest: string | undefined
   if (lastRequest !== undefined) parts.push(`## ${LAST_REQUEST_SECTION}\n${lastRequest}`);
   return parts.filter((part) => part.trim()).join("\n\n");
 }
+
+/**
+ * `summary` without its last-request section, or as it is when it has none: what a running summary keeps when it
+ * becomes the first segment of a log, where no segment carries the request (the newest user turn is a kept message).
+ */
+export function withoutLastRequest(summary: string): string {
+  return parseSections(summary).has(LAST_REQUEST_SECTION) ? anchorSummary(summary, undefined) : summary;
+}

@@ -17,6 +17,7 @@ import { auditThread, CompactingSupervisor, HistoryManager, LlmSummarizer, searc
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import { getSummaryProvenance, summaryText } from "../../src/messages/summary-message.js";
 import { logOf } from "../../src/engine/summary-log.js";
+import { LAST_REQUEST_SECTION } from "../../src/summarizers/anchored.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
@@ -203,6 +204,30 @@ describe('summaryLog: "append"', () => {
     expect(log.texts[0]).toBe(summaryText(running));
     expect(log.segments[0]!.messages).toBe(getSummaryProvenance(running)!.coveredMessages);
     expect(blocksOf(summary)[0]).toEqual({ type: "text", text: running.content });
+    saver.db.close();
+  });
+
+  it("an LLM running summary becomes the first segment without its last request, which would stay there stale", async () => {
+    const saver = SqliteSaver.fromConnString(join(dir, "upgrade-llm.sqlite"));
+    const { agent } = createTestAgent(saver);
+    const model = new ScriptedChatModel({
+      reply: () => ({ content: "## Decisions\n- UPGRADE-MARK: the budget holds" }),
+    });
+    const summarizer = new LlmSummarizer({ model });
+    await runTurns(agent, "upgrade-llm", 8);
+    await new HistoryManager({ checkpointer: saver, tokenLimit: 900, summarizer }).compactThread(
+      config("upgrade-llm"),
+      { force: true },
+    );
+    const running = summaryText(summaryOf(await head(agent, "upgrade-llm"))!);
+    expect(running).toContain(`## ${LAST_REQUEST_SECTION}`);
+    await runTurns(agent, "upgrade-llm", 6, { from: 8 });
+    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "append", summarizer });
+    expect((await manager.compactThread(config("upgrade-llm"), { force: true })).status).toBe("compacted");
+    const log = logOf(summaryOf(await head(agent, "upgrade-llm")));
+    expect(log.texts).toHaveLength(2);
+    expect(log.texts[0]).toBe("## Decisions\n- UPGRADE-MARK: the budget holds");
+    expect(log.segments[0]!.chars).toBe(log.texts[0]!.length);
     saver.db.close();
   });
 
