@@ -17,7 +17,8 @@
  * text as a chat model): their calls cost nothing. With OPENAI_API_KEY the library also runs with LlmSummarizer, and
  * the tokens its summaries' calls reported (`compactionHealth().summarizerTokens`) are priced on top. "No compaction" never passes a 128k window on the retention
  * conversations (its largest call is printed).
- * Run: npm run bench:cost [-- --data <file>]
+ * Run: npm run bench:cost [-- --data <file>] [-- --only <part,part>]: `--only` runs the contenders whose name holds one
+ * of the parts (and no compaction, the reference), and writes no docs block.
  */
 import { SystemMessage } from "@langchain/core/messages";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -109,7 +110,14 @@ function costOf(run: Run, sheet: PriceSheet): number {
   return priceCalls(run.calls, sheet).cost + priceSummarizer(run.summarizer, sheet);
 }
 
-export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {}): Promise<void> {
+/** Whether a contender named `name` runs: every one, or those `only` names a part of (and the reference). */
+const chosen = (name: string, only: readonly string[] | undefined) =>
+  !only || name === "no compaction" || only.some((part) => name.includes(part));
+
+export async function benchCost({
+  data = DEFAULT_DATA,
+  only,
+}: { data?: string; only?: readonly string[] } = {}): Promise<void> {
   const counter = new TokenCounter();
   const dir = mkdtempSync(join(tmpdir(), "compaction-cost-"));
   const runs: Run[] = [];
@@ -124,7 +132,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
         library(name, (counter) => new ExtractiveSummarizer({ counter }), variant),
       ),
       ...COLD_START.map(({ name, mark }) => coldStartContender(name, mark)),
-    ];
+    ].filter((contender) => chosen(contender.name, only));
     for (const dialogue of loadDialogues(data)) {
       for (const contender of retentionContenders) {
         const result = await runRetention(dialogue, contender, BUDGET, counter, sqliteStore(dir));
@@ -139,7 +147,7 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
         });
       }
     }
-    runs.push(...(await agentRuns(counter, dir)));
+    runs.push(...(await agentRuns(counter, dir, only)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -185,17 +193,17 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
         a?.held !== undefined && b?.held ? (a.held / b.held).toFixed(2) : "—";
       targets.push({
         workload,
-        "library / summarizationMiddleware keep 20 (<= 1)": (cost(defaults) / cost(keep20)).toFixed(2),
-        "library / sliding window (<= 0.2)": (cost(defaults) / cost(window)).toFixed(2),
+        "library / summarizationMiddleware keep 20 (<= 1)": fixed(cost(defaults) / cost(keep20)),
+        "library / sliding window (<= 0.2)": fixed(cost(defaults) / cost(window)),
         "held: library / window (>= 1.5)": heldRatio(defaults, window),
         "bound: library, no compaction breaking the cache / keep 20": defaults
-          ? (
+          ? fixed(
               (priceCalls(defaults.calls, sheet, { unbroken: true }).cost +
                 priceSummarizer(defaults.summarizer, sheet)) /
-              cost(keep20)
-            ).toFixed(2)
+                cost(keep20),
+            )
           : "—",
-        "low-water 0.4, summary 0.3 / keep 20: cost, held": `${(cost(equalCost) / cost(keep20)).toFixed(2)}, ${heldRatio(equalCost, keep20)}`,
+        "low-water 0.4, summary 0.3 / keep 20: cost, held": `${fixed(cost(equalCost) / cost(keep20))}, ${heldRatio(equalCost, keep20)}`,
         "defaults / their bound (<= 1.05)": boundRatio(defaults, sheet),
         "summary log / its bound (<= 1.05)": boundRatio(of(SUMMARY_LOG), sheet),
       });
@@ -219,10 +227,13 @@ export async function benchCost({ data = DEFAULT_DATA }: { data?: string } = {})
   );
 }
 
+/** A ratio to two places, or a dash where a contender did not run (`--only`). */
+const fixed = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : "—");
+
 const agentWorkload = () => `agent-${AGENT_MESSAGES}`;
 
 /** bench:peers' generated conversation through each contender, every call priced: one session, a call a minute. */
-async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
+async function agentRuns(counter: TokenCounter, dir: string, only?: readonly string[]): Promise<Run[]> {
   const conversation = generateConversation({ seed: 11, messages: AGENT_MESSAGES });
   const total = counter.countMessages([new SystemMessage(SYSTEM_PROMPT), ...conversationMessages(conversation)]);
   const budget = Math.max(400, Math.floor(total * BUDGET_SHARE));
@@ -231,7 +242,7 @@ async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
     peerSummarization(KEEP_20, () => ({ messages: 20 })),
     libraryContender(SUMMARY_LOG, undefined, { summaryLog: "append" }),
     ...LOW_WATER.map(({ name, ...lowWater }) => libraryContender(name, undefined, lowWater)),
-  ];
+  ].filter((contender) => chosen(contender.name, only));
   // The same tools on every call: the cache serves them first.
   const tools = createPlayer(conversation, counter).tools;
   const toolTokens = counter.countMessages([], { tools }) - counter.countMessages([]);
@@ -259,8 +270,13 @@ async function agentRuns(counter: TokenCounter, dir: string): Promise<Run[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { data: { type: "string" } } });
-  await readmeBlock("cost", () => benchCost(values.data ? { data: values.data } : {}), {
-    write: values.data === undefined,
-  });
+  const { values } = parseArgs({ options: { data: { type: "string" }, only: { type: "string" } } });
+  const only = values.only?.split(",");
+  await readmeBlock(
+    "cost",
+    () => benchCost({ ...(values.data ? { data: values.data } : {}), ...(only ? { only } : {}) }),
+    {
+      write: values.data === undefined && only === undefined,
+    },
+  );
 }
