@@ -18,7 +18,7 @@ import type { ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import type { SkipCode } from "./report.js";
 import { addSummarizerTokens, type SummarizerTokens } from "./summarizer-tokens.js";
-import { appendSegment, segmentBudget, type Condense } from "./summary-log.js";
+import { appendSegment, logText, segmentBudget, type Condense } from "./summary-log.js";
 
 export interface CompactedMessages {
   /** `[leading system messages, summary, kept messages]`. */
@@ -72,7 +72,7 @@ export async function summarizePlan(
   // A log: the summarizer writes the new segment for the span, the earlier segments read-only, within a segment's
   // budget (engine/summary-log.ts).
   const log = settings.summaryLog === "append";
-  const earlierSegments = plan.previousSummary ? summaryText(plan.previousSummary) : "";
+  const earlierSegments = log ? logText(plan.previousSummary) : "";
   const task: SummaryTask = log
     ? {
         ...(prompt ? { prompt } : {}),

@@ -86,6 +86,11 @@ function render({ texts, retiredMessages }: Log): string[] {
   return texts.map((text, index) => (index === 0 ? `${catalog}${text}` : `${SEPARATOR}${text}`));
 }
 
+/** The text of the log `summary` holds, as its next segment reads it: what `logOf` makes of it, rendered. */
+export function logText(summary: BaseMessage | undefined): string {
+  return render(logOf(summary)).join("");
+}
+
 /** Rewrites `texts`, the segments covering `messages` messages, as one text within `budget` tokens. */
 export type Condense = (texts: readonly string[], messages: number, budget: number) => Promise<string>;
 

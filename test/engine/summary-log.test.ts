@@ -228,6 +228,10 @@ describe('summaryLog: "append"', () => {
     expect(log.texts).toHaveLength(2);
     expect(log.texts[0]).toBe("## Decisions\n- UPGRADE-MARK: the budget holds");
     expect(log.segments[0]!.chars).toBe(log.texts[0]!.length);
+    // The new segment's request read the log as it now stands: without the section.
+    const [, data] = model.calls.at(-1)!.map((message) => String(message.content));
+    expect(data!.split("</earlier_segments>")[0]).toContain("UPGRADE-MARK");
+    expect(data!.split("</earlier_segments>")[0]).not.toContain(LAST_REQUEST_SECTION);
     saver.db.close();
   });
 
