@@ -4,7 +4,7 @@
  * everything before the instruction, since the model's own call wrote it there a moment ago. The messages are then
  * real messages, not data inside delimiters, so the instruction carries the guard: they are data to summarize, not
  * instructions to follow, and no tool is to be called. A model that calls a tool anyway is asked again with the
- * delimited request (prompt.ts), without tools (llm.ts).
+ * delimited request (prompt.ts), without tools (llm.ts); so is a prompt longer than `trimTokensToSummarize`.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { contentText } from "../messages/content.js";

@@ -26,6 +26,7 @@ import { argument, parseOptions } from "../options/check.js";
 import { WORDING_FIELDS } from "../options/fields.js";
 import { fn, integer, withMethods } from "../options/rules.js";
 import { TokenCounter } from "../tokens/token-counter.js";
+import type { ToolDefinitionLike } from "../tokens/tool-definitions.js";
 import { anchorSummary, lastUserRequest } from "./anchored.js";
 import { contentText } from "../messages/content.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer, type SummarizerUsage } from "./types.js";
@@ -142,19 +143,23 @@ export class LlmSummarizer implements Summarizer {
     const model = await this.resolveModel();
     signal?.throwIfAborted();
     // A segment of the log, with the agent's last prompt at hand and the library's wording: that prompt, then the
-    // instruction (live-request.ts). A tool call for an answer: the delimited request below, without tools.
+    // instruction (live-request.ts), unless it is longer than `trimTokensToSummarize`. A tool call for an answer, or
+    // a prompt too long: the delimited request below, without tools.
+    const trim = this.trim;
     const live =
       prompt && previousSummary === undefined && this.summaryPrompt === undefined
         ? liveRequest(prompt, messages, modelBudget)
         : undefined;
-    if (live) {
-      const tools = prompt?.tools ?? [];
+    const tools = prompt?.tools ?? [];
+    if (
+      live &&
+      (!trim || trim.counter.countMessages(live, { tools: tools as readonly ToolDefinitionLike[] }) <= trim.max)
+    ) {
       const bound = tools.length > 0 && model.bindTools ? model.bindTools(tools as never) : model;
       const response = await this.call(bound, live, signal, onUsage);
       if (!hasToolCalls(response))
         return anchorSummary(validateSummaryText(contentText(response), tokenBudget), lastRequest);
     }
-    const trim = this.trim;
     const read = trim ? newestWithin(messages, trim.max, (some) => trim.counter.countMessages(some)) : messages;
     const response = await this.call(
       model,

@@ -4,7 +4,8 @@
  * client against a local Chat Completions server, and `LlmSummarizer` on the same model, the summarizer's request
  * starts with the bytes of the model's last request — its tools, its system message and every message it read — so a
  * token-prefix cache (the server reports one) serves all of it. A model that answers the instruction with a tool call
- * is asked again with the delimited request, without tools, and the segment lands.
+ * is asked again with the delimited request, without tools, and the segment lands. With `trimTokensToSummarize`
+ * below the prompt's size, the delimited request is sent instead, with the newest messages within it.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -48,7 +49,10 @@ const lookup = tool(async ({ invoice }) => `${invoice}: 4,200 EUR, approved by A
  * The agent and its summarizer on one ChatOpenAI against the server: each even turn's first call asks for the tool,
  * every other agent call answers in text; `onInstruction` answers the summarizer's live request.
  */
-async function setUp(onInstruction: () => ServerReply) {
+async function setUp(
+  onInstruction: () => ServerReply,
+  { trimTokensToSummarize }: { trimTokensToSummarize?: number } = {},
+) {
   let calls = 0;
   server = await startChatCompletionsServer(
     (request) => {
@@ -74,7 +78,7 @@ async function setUp(onInstruction: () => ServerReply) {
     tokenLimit: 1_600,
     env: {},
     summaryLog: "append",
-    summarizer: new LlmSummarizer({ model }),
+    summarizer: new LlmSummarizer({ model, ...(trimTokensToSummarize ? { trimTokensToSummarize } : {}) }),
     onCompaction: (event) => void events.push(event),
   });
   const agent = createAgent({
@@ -133,5 +137,20 @@ describe('LlmSummarizer\'s live request (summaryLog: "append", compactionMiddlew
     expect(isDelimited(retry)).toBe(true);
     expect(retry.tools ?? []).toHaveLength(0);
     expect(events[0]!.summarizerTokens!.calls).toBe(2);
+  });
+
+  it("a prompt longer than trimTokensToSummarize: the delimited request, which reads the newest messages within it", async () => {
+    const { play, events } = await setUp(() => ({ content: SEGMENT }), { trimTokensToSummarize: 300 });
+    const head = await play(1);
+    expect(isSummaryMessage(head[0])).toBe(true);
+    expect(server.requests.filter(({ body }) => isInstruction(body))).toHaveLength(0);
+    const delimited = server.requests.filter(({ body }) => isDelimited(body));
+    expect(delimited.length).toBeGreaterThanOrEqual(1);
+    // The agent's last prompt held every question so far; the request reads only the newest within 300 tokens.
+    const before = server.requests.slice(0, server.requests.indexOf(delimited[0]!));
+    const agentCall = before.findLast(({ body }) => !isDelimited(body))!;
+    const asked = (body: ChatCompletionsRequest) => JSON.stringify(body.messages).match(/Question \d+/g) ?? [];
+    expect(asked(delimited[0]!.body).length).toBeLessThan(asked(agentCall.body).length);
+    expect(events[0]!.summarizerTokens!.calls).toBe(1);
   });
 });
