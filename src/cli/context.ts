@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, threadNotFound } from "../errors.js";
 import { argument, numberArgument } from "../options/check.js";
-import { tokenLimit } from "../options/fields.js";
+import { SHARED_FIELDS, tokenLimit } from "../options/fields.js";
 import { absent, never, oneOf, RATIO_RULE } from "../options/rules.js";
 import { resolvePolicy, type CompactionPolicy } from "../engine/policy.js";
+import type { SummaryLog } from "../engine/summary-log.js";
 import { numberOf, withEnvironment } from "../engine/policy-environment.js";
 import { modelNameOf } from "../tokens/model-option.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
@@ -34,6 +35,7 @@ export const OPTIONS = {
   model: { type: "string" },
   ratio: { type: "string" },
   summarizer: { type: "string" },
+  "summary-log": { type: "string" },
   "dry-run": { type: "boolean" },
   vacuum: { type: "boolean" },
   all: { type: "boolean" },
@@ -126,6 +128,8 @@ export interface CliContext {
   policy: CompactionPolicy & { tokenLimit: number };
   /** The summarizer compactions use: --summarizer, else the wrapper's default (LLM when OPENAI_API_KEY is set). */
   summarizer: Summarizer;
+  /** The summary compactions write: --summary-log (compact, watch), else a running summary, as the wrapper's. */
+  summaryLog?: SummaryLog;
   /** The token limit shown against threads and compacted above: the policy's tokenLimit. */
   limit: number;
   options: ParsedOptions;
@@ -175,7 +179,8 @@ export async function openContext(
     model: modelNameOf(options.model, "--model") ?? (env.TOKEN_MODEL?.trim() || undefined),
   });
   const summarizer = createSummarizer(options, env, counter);
-  const policy = resolveScriptPolicy(options, env, command, summarizer);
+  const summaryLog = summaryLogOf(options, command);
+  const policy = resolveScriptPolicy(options, env, command, summarizer, summaryLog);
   const recallLanguage = options.language;
   const busyTimeoutMs =
     options["busy-timeout"] === undefined ? undefined : milliseconds("--busy-timeout", options["busy-timeout"]);
@@ -196,6 +201,7 @@ export async function openContext(
     counter,
     calibration: new Calibration(counter),
     summarizer,
+    ...(summaryLog ? { summaryLog } : {}),
     policy,
     printer: createPrinter(process.stdout, env),
     json: Boolean(options.json),
@@ -217,6 +223,7 @@ function resolveScriptPolicy(
   env: NodeJS.ProcessEnv,
   command: string | undefined,
   summarizer: Summarizer,
+  summaryLog: SummaryLog | undefined,
 ): CompactionPolicy & { tokenLimit: number } {
   // search reads --limit as a number of hits; every other command as a number of tokens.
   if (!(command === "compact" && options.all)) argument("--over", options.over, absent("used with compact --all"));
@@ -241,9 +248,17 @@ function resolveScriptPolicy(
   if (flags.model !== undefined) names.model = "--model";
   const policy = resolvePolicy(
     { ...merged, tokenLimit: merged.tokenLimit ?? DEFAULT_SCRIPT_TOKEN_LIMIT },
-    { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names },
+    { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names, summaryLog },
   );
   return policy as CompactionPolicy & { tokenLimit: number };
+}
+
+/** --summary-log rewrite|append: for the commands that write a summary (the option `summaryLog`'s rule). */
+function summaryLogOf(options: ParsedOptions, command: string | undefined): SummaryLog | undefined {
+  const raw = options["summary-log"];
+  if (raw !== undefined && command !== "compact" && command !== "watch")
+    argument("--summary-log", raw, absent("used with compact or watch"));
+  return raw === undefined ? undefined : argument("--summary-log", raw, SHARED_FIELDS.summaryLog);
 }
 
 /** --summarizer extractive|openai, else the wrapper's default: the OpenAI summarizer when OPENAI_API_KEY is set. */

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isSummaryMessage } from "../../src/messages/summary-message.js";
+import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { createTeam } from "../support/team.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
@@ -217,6 +217,40 @@ describe("the compaction script on a thread written by the demo", () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/Examples:/);
     }
+  });
+});
+
+describe("--summary-log", () => {
+  it("append writes the log the application's summaryLog writes, and a wrong value or command is named", async () => {
+    const path = join(dir, "summary-log.sqlite");
+    settle(db);
+    copyFileSync(db, path);
+    const summaryOf = async () => {
+      const saver = SqliteSaver.fromConnString(path);
+      const head = await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } });
+      saver.db.close();
+      return (head!.checkpoint.channel_values.messages as BaseMessage[]).find((message) => isSummaryMessage(message))!;
+    };
+    const compact = (...more: string[]) =>
+      runScript(["compact", THREAD, "--db", path, "--json", "--limit", limit, "--summary-log", "append", ...more]);
+    // The demo's thread holds a running summary: the script's compaction makes it the log's first segment, byte for
+    // byte, and appends the new one after it.
+    const running = summaryText(await summaryOf());
+    expect(getSummaryProvenance(await summaryOf())!.segments).toBeUndefined();
+    const first = await compact();
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).report.status).toBe("compacted");
+    const summary = await summaryOf();
+    expect(getSummaryProvenance(summary)!.segments).toHaveLength(2);
+    expect(summaryText(summary).startsWith(running)).toBe(true);
+    expect(summaryText(summary).length).toBeGreaterThan(running.length);
+
+    const wrong = await compact("--dry-run", "--summary-log", "segments");
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--summary-log");
+    const elsewhere = await runScript(["inspect", THREAD, "--db", path, "--summary-log", "append"]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(/--summary-log.*used with compact or watch/);
   });
 });
 

@@ -11,7 +11,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BaseMessage } from "@langchain/core/messages";
 import { auditThread } from "../../src/engine/audit.js";
+import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { createTestAgent, seedTurns } from "../support/agents.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 import { compactThread } from "../support/run-script.js";
@@ -45,6 +47,7 @@ describe("compact-thread watch", () => {
         /--host-concurrency must be a whole number of compactions.*"0"/,
       ],
       [["watch", "--db", db, "--keep", "0"], 2, /--keep must be an integer >= 1.*"0"/],
+      [["watch", "--db", db, "--summary-log", "segments"], 2, /--summary-log.*"segments"/],
       [["watch", "big-a", "--db", db], 2, /watch takes no thread/],
       [["watch", "--once", "--postgres", "postgres://nobody@127.0.0.1:1/none"], 3, /127\.0\.0\.1:1|reach|connect/i],
       [["watch", "--once", "--db", join(dir, "missing.sqlite")], 3, /no SQLite file/],
@@ -90,6 +93,31 @@ describe("compact-thread watch", () => {
     for (const thread of ["big-a", "big-b", "small"])
       expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
     saver.db.close();
+  });
+
+  it("--summary-log append: the threads it compacts get a log of segments, as the application's summaryLog writes", async () => {
+    const path = join(dir, "log.sqlite");
+    const saver = SqliteSaver.fromConnString(path);
+    await seedTurns(createTestAgent(saver).agent, "log", 30);
+    saver.db.close();
+    const result = await compactThread([
+      "watch",
+      "--db",
+      path,
+      "--once",
+      "--idle",
+      "0",
+      "--limit",
+      "1500",
+      "--summary-log",
+      "append",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const check = SqliteSaver.fromConnString(path);
+    const head = await check.getTuple({ configurable: { thread_id: "log", checkpoint_ns: "" } });
+    check.db.close();
+    const summary = (head!.checkpoint.channel_values.messages as BaseMessage[]).find(isSummaryMessage)!;
+    expect(getSummaryProvenance(summary)!.segments).toHaveLength(1);
   });
 
   it("runs until SIGTERM, then finishes the pass in flight and exits 0", async () => {

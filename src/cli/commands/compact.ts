@@ -14,7 +14,7 @@ unless --dry-run; prints the new and the previous checkpoint ids. The write is a
 lands meanwhile is never lost. Nothing is written for a busy or interrupted thread.
 
 Usage: npx compact-thread compact <thread> (--db <file> | --postgres <url>) [--limit N] [--ratio R]
-                              [--summarizer extractive|openai] [--model M] [--dry-run] [--json]
+                              [--summarizer extractive|openai] [--model M] [--summary-log rewrite|append] [--dry-run] [--json]
        compact-thread compact --all [--over N] (--db <file> | --postgres <url>) [...]
 
 The policy is the wrapper's, read the same way: a thread over the limit is brought down to 80% of it, a running
@@ -28,6 +28,8 @@ of up to 25% of the limit); a thread at or under the limit is left as it is.
   --summarizer S   extractive or openai (default: openai when OPENAI_API_KEY is set, as the wrapper; SUMMARY_MODEL,
                    OPENAI_MODEL and OPENAI_BASE_URL honoured)
   --model M        tokenizer model (default: TOKEN_MODEL, or gpt-4o); with --summarizer openai also the summary model
+  --summary-log L  rewrite (a running summary, the default) or append (a log of segments), as the application's
+                   summaryLog: a log compacted with rewrite becomes a running summary
   --all [--over N] compact every thread above the limit (--over N: above N tokens), with a progress bar
 
 Examples:
@@ -60,6 +62,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
     checkpointer: context.store.saver,
     policy: context.policy,
     summarizer: context.summarizer,
+    ...(context.summaryLog ? { summaryLog: context.summaryLog } : {}),
     counter: context.counter,
     env: context.env,
   });

@@ -11,7 +11,7 @@ thread, so no thread is compacted by two at once; on SQLite, workers of one host
 taking threads, finishes the compaction in flight, gives its lease back and exits 0.
 
 Usage: npx compact-thread watch (--db <file> | --postgres <url>) [--limit N] [--once] [--concurrency N]
-                                [--host-concurrency N] [--idle MS] [--poll MS] [--keep N] [--json]
+                                [--host-concurrency N] [--idle MS] [--poll MS] [--keep N] [--summary-log L] [--json]
 
   --limit N          compact the threads holding more than N tokens (default: TOKEN_LIMIT, or 4000)
   --once             one pass, then exit (its failures set the exit code)
@@ -22,6 +22,8 @@ Usage: npx compact-thread watch (--db <file> | --postgres <url>) [--limit N] [--
   --idle MS          a thread is compacted once its head is this old (default 60000)
   --poll MS          pause between passes (default 5000; doubled after a store error, up to a minute)
   --keep N           after a compaction, prune the thread to its N newest checkpoints (default: keep all)
+  --summary-log L    rewrite (a running summary, the default) or append (a log of segments), as the application's
+                     summaryLog: a log compacted with rewrite becomes a running summary
   --json             one JSON line per thread compacted, skipped or failed, and one per pass
 
 Examples:
@@ -71,6 +73,7 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
   const worker = new CompactionWorker(context.store.saver, {
     policy: context.policy,
     summarizer: context.summarizer,
+    ...(context.summaryLog ? { summaryLog: context.summaryLog } : {}),
     counter: context.counter,
     env: context.env,
     concurrency: settings.concurrency,
