@@ -244,6 +244,8 @@ describe("--summary-log", () => {
     expect(getSummaryProvenance(summary)!.segments).toHaveLength(2);
     expect(summaryText(summary).startsWith(running)).toBe(true);
     expect(summaryText(summary).length).toBeGreaterThan(running.length);
+    const inspected = await runScript(["inspect", THREAD, "--db", path]);
+    expect(inspected.stdout).toMatch(/^summary: covers .*; a log of 2 segment\(s\)$/m);
 
     const wrong = await compact("--dry-run", "--summary-log", "segments");
     expect(wrong.code).toBe(2);

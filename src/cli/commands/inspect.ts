@@ -84,8 +84,13 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   );
   if (summary) {
     const provenance = getSummaryProvenance(summary)!;
+    const { segments, condensations = 0, retiredMessages = 0 } = provenance;
+    // A log (summaryLog: "append"): its segments, and what reflections and retirements did to it.
+    const log = segments
+      ? `; a log of ${segments.length} segment(s)${condensations > 0 ? `, condensed ${condensations} time(s)` : ""}${retiredMessages > 0 ? `, ${number(retiredMessages)} messages retired to the transcript` : ""}`
+      : "";
     printer.line(
-      `summary: covers ${number(provenance.coveredMessages)} messages (${number(provenance.coveredTokens)} tokens), replaced checkpoint ${provenance.replacedCheckpointId}`,
+      `summary: covers ${number(provenance.coveredMessages)} messages (${number(provenance.coveredTokens)} tokens), replaced checkpoint ${provenance.replacedCheckpointId}${log}`,
     );
   } else {
     printer.line("summary: none yet");
