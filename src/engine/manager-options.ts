@@ -26,9 +26,8 @@ import { DEFAULT_SUMMARIZER_MAX_TOKENS } from "../summarizers/types.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import { Calibration } from "./calibration.js";
 import { Notices } from "./notices.js";
-import { resolvePolicy, type CompactionPolicy } from "./policy.js";
-import { environmentPolicy } from "./policy-environment.js";
-import { modelNameOf, profileWindowOf } from "../tokens/model-option.js";
+import type { CompactionPolicy } from "./policy.js";
+import { policyOfOptions, tokenModelOf } from "./policy-environment.js";
 
 export const DEFAULT_MAX_WRITE_ATTEMPTS = 3;
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
@@ -82,11 +81,8 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   const wording = wordingOf(options);
   const env = options.env ?? {};
   // `env` means what it means to every runtime: the policy options not given are read from it (engine/policy.ts).
-  const { options: merged, names } = options.policy
-    ? { options: {}, names: {} }
-    : environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
-  const model = merged.model;
-  const counter = options.counter ?? new TokenCounter({ model: options.policy?.model ?? model });
+  const counter =
+    options.counter ?? new TokenCounter({ model: options.policy?.model ?? tokenModelOf(options.model, env) });
   const resolvedSummarizer = chooseSummarizer(summarizer, {
     env,
     counter,
@@ -95,30 +91,11 @@ export function resolveManagerOptions(options: HistoryManagerOptions): ManagerSe
   }).summarizer;
   const policy =
     options.policy ??
-    resolvePolicy(
-      {
-        tokenLimit: merged.tokenLimit,
-        compactionRatio: merged.compactionRatio,
-        compactionTarget: options.compactionTarget,
-        keepTokens: options.keepTokens,
-        targetTokens: options.targetTokens,
-        trigger: options.trigger,
-        keep: options.keep,
-        maxTokensBeforeSummary: options.maxTokensBeforeSummary,
-        messagesToKeep: options.messagesToKeep,
-        summaryTokens: options.summaryTokens,
-        hardLimit: options.hardLimit,
-        recoveryRatio: options.recoveryRatio,
-        lateness: options.lateness,
-        contextWindow: options.contextWindow ?? profileWindowOf(options.model),
-        model: model ?? counter.model,
-      },
-      {
-        summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS,
-        names,
-        summaryLog: options.summaryLog,
-      },
-    );
+    policyOfOptions(options, env, {
+      summarizerMaxTokens: resolvedSummarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS,
+      summaryLog: options.summaryLog,
+      model: counter.model,
+    });
   const fallback = options.fallbackSummarizer;
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   const recall = resolveRecall(options.recall, env);

@@ -6,7 +6,9 @@
 import { numberArgument } from "../options/check.js";
 import { TOKEN_LIMIT_RULE } from "../options/fields.js";
 import { number, RATIO_RULE } from "../options/rules.js";
-import type { CompactionPolicyOptions, OptionNames } from "./policy.js";
+import { modelNameOf, profileWindowOf, type ModelOption } from "../tokens/model-option.js";
+import { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions, type OptionNames } from "./policy.js";
+import type { SummaryLog } from "./summary-log.js";
 
 /** The environment variables a policy is read from (`.env.example` documents them). */
 export const POLICY_ENVIRONMENT = {
@@ -89,6 +91,48 @@ export function environmentPolicy(
  * The number a setting typed as text spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it with `rule`
  * (the rule of the option it sets, so a flag or a variable is refused as the option is).
  */
+/**
+ * The policy a runtime's options ask for, the environment read for what they leave out (`environmentPolicy`): the
+ * one mapping from options to `resolvePolicy`, the wrapper's and HistoryManager's alike. `model`: the tokenizer's
+ * model when neither the options nor TOKEN_MODEL name one.
+ * @throws CompactionError INVALID_ARGUMENT naming the option (or the variable) and its value.
+ */
+export function policyOfOptions(
+  options: Omit<CompactionPolicyOptions, "model"> & { model?: ModelOption },
+  env: Record<string, string | undefined>,
+  settings: { summarizerMaxTokens: number; summaryLog?: SummaryLog | undefined; model?: string | undefined },
+): CompactionPolicy {
+  const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
+  return resolvePolicy(
+    {
+      tokenLimit: merged.tokenLimit,
+      compactionRatio: merged.compactionRatio,
+      compactionTarget: options.compactionTarget,
+      keepTokens: options.keepTokens,
+      targetTokens: options.targetTokens,
+      trigger: options.trigger,
+      keep: options.keep,
+      maxTokensBeforeSummary: options.maxTokensBeforeSummary,
+      messagesToKeep: options.messagesToKeep,
+      summaryTokens: options.summaryTokens,
+      hardLimit: options.hardLimit,
+      recoveryRatio: options.recoveryRatio,
+      lateness: options.lateness,
+      contextWindow: options.contextWindow ?? profileWindowOf(options.model),
+      model: merged.model ?? settings.model,
+    },
+    { summarizerMaxTokens: settings.summarizerMaxTokens, names, summaryLog: settings.summaryLog },
+  );
+}
+
+/** The tokenizer's model: the `model` option's name, else TOKEN_MODEL's. */
+export function tokenModelOf(
+  model: ModelOption | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  return modelNameOf(model ?? policyFromEnv(env).model);
+}
+
 export function numberOf(parameter: string, raw: string, says = "a number"): number {
   // Text that spells no number is refused with the rule's own words; the number's range is checked with its option.
   return numberArgument(parameter, raw, number(says));

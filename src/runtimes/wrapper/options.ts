@@ -12,14 +12,13 @@ import type { RecallOptions } from "../../engine/history-manager.js";
 import type { SummaryRole } from "../../messages/summary-message.js";
 import type { SummaryLog } from "../../engine/summary-log.js";
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-import { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "../../engine/policy.js";
-import { environmentPolicy } from "../../engine/policy-environment.js";
+import type { CompactionPolicy, CompactionPolicyOptions } from "../../engine/policy.js";
+import { policyFromEnv, policyOfOptions } from "../../engine/policy-environment.js";
 import { chooseSummarizer, type SummarizerChoice } from "../../summarizers/default.js";
 import { wordingOf, type SummaryWording } from "../../summarizers/wording.js";
 import type { HistoryManagerOptions } from "../../engine/manager-options.js";
 import { DEFAULT_CACHE_BYTES } from "../../tokens/message-cache.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../../summarizers/types.js";
-import { modelNameOf, profileWindowOf } from "../../tokens/model-option.js";
 import { TOKEN_LIMIT_RULE } from "../../options/fields.js";
 import { number } from "../../options/rules.js";
 import type { EngineNotice } from "../../engine/notices.js";
@@ -159,8 +158,7 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
   parseOptions("CompactingSupervisor", WRAPPER_SCHEMA, options);
   const env = options.env ?? {};
   // A cut or a trigger chosen in code is not overruled by the environment's.
-  const { options: merged, names } = environmentPolicy({ ...options, model: modelNameOf(options.model) }, env);
-  const tokenLimit = merged.tokenLimit;
+  const tokenLimit = options.tokenLimit ?? policyFromEnv(env).tokenLimit;
   if (tokenLimit === undefined && options.trigger === undefined && options.maxTokensBeforeSummary === undefined)
     argument("tokenLimit", tokenLimit, REQUIRED_LIMIT);
   const { summarizer, choice: summarizerChoice } = chooseSummarizer(options.summarizer, {
@@ -168,29 +166,10 @@ export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOp
     model: options.model,
     wording: wordingOf(options),
   });
-  const policy = resolvePolicy(
-    {
-      tokenLimit,
-      compactionRatio: merged.compactionRatio,
-      compactionTarget: options.compactionTarget,
-      keepTokens: options.keepTokens,
-      trigger: options.trigger,
-      keep: options.keep,
-      maxTokensBeforeSummary: options.maxTokensBeforeSummary,
-      messagesToKeep: options.messagesToKeep,
-      summaryTokens: options.summaryTokens,
-      hardLimit: options.hardLimit,
-      recoveryRatio: options.recoveryRatio,
-      lateness: options.lateness,
-      model: merged.model,
-      contextWindow: options.contextWindow ?? profileWindowOf(options.model),
-    },
-    {
-      summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS,
-      names,
-      summaryLog: options.summaryLog,
-    },
-  ) as ResolvedOptions["policy"];
+  const policy = policyOfOptions(options, env, {
+    summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS,
+    summaryLog: options.summaryLog,
+  }) as ResolvedOptions["policy"];
   const maxThreads = options.maxThreads ?? DEFAULT_MAX_THREADS;
   const { keepCheckpoints } = options;
   return {
