@@ -9,7 +9,8 @@ import { integer } from "../options/rules.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "../store/recall-index/postgres-index.js";
 import { searchLimit, searchTerms } from "../store/recall-index/query.js";
 import { recallMessage } from "../store/recall-index/entries.js";
-import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
+import { wordsOf } from "../messages/words.js";
+import type { RecallHit, RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
@@ -117,14 +118,15 @@ export async function searchHistory(
       ? await headViewOf(threadStoreFor(checkpointer, { recallLanguage: language }), threadId)
       : new HeadView([]);
     const out = (entry: { messageId: string; text: string }) => head.outOfHead(entry);
-    // Entries of messages back in the head are left out; at most `head.size` of them, so a second, wider read fills
-    // the page when the first one lost some.
-    let found: Array<RecallMessage & { ordinal: number; score: number }>;
+    const shownOf = (hit: RecallHit) => shown(hit, head, terms);
+    // Hits whose every version is back in the head are left out; at most `head.size` of them, so a second, wider read
+    // fills the page when the first one lost some.
+    let found: Array<RecallHit & { version?: string }>;
     if (options.semantic) {
       // Both rankings over the messages out of the head, fused (recall/semantic.ts).
       const fullText = (
         await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size, filter)
-      ).filter(out);
+      ).flatMap((hit) => shownOf(hit) ?? []);
       const entries = (await backend.entries(threadId)).filter((entry) => out(entry) && passesFilter(entry, filter));
       const similar = await semanticRank(
         backend.vectors,
@@ -142,27 +144,49 @@ export async function searchHistory(
         ({ id, score }) => ({ ...byId.get(id)!, score }),
       );
     } else {
-      found = await backend.search(threadId, terms, limit, filter);
-      if (found.filter(out).length < limit && found.length === limit && head.size > 0)
-        found = await backend.search(threadId, terms, limit + head.size, filter);
+      let hits = await backend.search(threadId, terms, limit, filter);
+      found = hits.flatMap((hit) => shownOf(hit) ?? []);
+      if (found.length < limit && hits.length === limit && head.size > 0) {
+        hits = await backend.search(threadId, terms, limit + head.size, filter);
+        found = hits.flatMap((hit) => shownOf(hit) ?? []);
+      }
     }
     return await Promise.all(
-      found
-        .filter(out)
-        .slice(0, limit)
-        .map(async ({ ordinal, ...hit }) => {
-          const around = await backend.neighbours(
-            threadId,
-            { checkpointId: hit.checkpointId, ordinal },
-            neighbours + NEIGHBOUR_SLACK,
-          );
-          const before = neighbours === 0 ? [] : around.before.filter(out).slice(-neighbours);
-          return { ...hit, before, after: around.after.filter(out).slice(0, neighbours) };
-        }),
+      found.slice(0, limit).map(async ({ ordinal, versions: _versions, ...hit }) => {
+        const around = await backend.neighbours(
+          threadId,
+          { checkpointId: hit.checkpointId, ordinal },
+          neighbours + NEIGHBOUR_SLACK,
+        );
+        const before = neighbours === 0 ? [] : around.before.filter(out).slice(-neighbours);
+        return { ...hit, before, after: around.after.filter(out).slice(0, neighbours) };
+      }),
     );
   } catch (error) {
     throw storeError(error, threadId);
   }
+}
+
+/**
+ * The hit as a search shows it: the newest of its versions that holds a word of the query (a message is found by every
+ * version's words: versions.ts) and is out of the head; an older version is shown with `version`, a checkpoint that
+ * held it. Undefined when the head holds the version that matched. (When no version holds a query word as written —
+ * an engine that stems matched it — the newest out of the head.)
+ */
+function shown(
+  hit: RecallHit,
+  head: HeadView,
+  terms: readonly string[],
+): (RecallHit & { version?: string }) | undefined {
+  const newestFirst = [{ text: hit.text, checkpointId: undefined }, ...[...(hit.versions ?? [])].reverse()];
+  const holding = newestFirst.filter(({ text }) =>
+    wordsOf(text).some((word) => terms.some((term) => word.startsWith(term))),
+  );
+  const chosen = (holding.length > 0 ? holding : newestFirst).find(({ text }) =>
+    head.outOfHead({ messageId: hit.messageId, text }),
+  );
+  if (!chosen) return undefined;
+  return chosen.checkpointId === undefined ? hit : { ...hit, text: chosen.text, version: chosen.checkpointId };
 }
 
 /** Neighbours read beyond those asked for, in case some are back in the head. */

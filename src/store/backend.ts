@@ -3,7 +3,7 @@
  * the recall index, the prune, the leases and the listings.
  */
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
-import type { RecallChanges, RecallEntry, RecallMessage } from "./recall-index/types.js";
+import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./recall-index/types.js";
 import type { RecallVectors } from "./recall-index/vectors.js";
 import type { RecallFilter } from "./recall-index/filter.js";
 import type { PrunePlan } from "./prune-plan.js";
@@ -48,12 +48,7 @@ export interface Backend {
 /** What every backend of the recall index answers. */
 export interface RecallBackend {
   /** The best `limit` messages holding any of `terms`; with `filter`, of those it passes (recall-index/filter.ts). */
-  search(
-    threadId: string,
-    terms: readonly string[],
-    limit: number,
-    filter?: RecallFilter,
-  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>>;
+  search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<RecallHit[]>;
   neighbours(
     threadId: string,
     at: { checkpointId: string; ordinal: number },

@@ -17,7 +17,7 @@ import type { RecallBackend } from "../thread-store.js";
 import { hasLeft, moved } from "./entries.js";
 import { mergeEntries, versionTexts } from "./versions.js";
 import { MemoryRecall } from "./memory-index.js";
-import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
 import { entryOfItem as entryOf, storeLabel as threadLabel, transcriptNamespace } from "./transcript-items.js";
 
@@ -37,12 +37,7 @@ export class BaseStoreRecall implements RecallBackend {
     return (await this.indexOf(threadId)).entries(threadId);
   }
 
-  async search(
-    threadId: string,
-    terms: readonly string[],
-    limit: number,
-    filter?: RecallFilter,
-  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<RecallHit[]> {
     return (await this.indexOf(threadId)).search(threadId, terms, limit, filter);
   }
 

@@ -11,10 +11,10 @@
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
 import { moved, recallLabel, recallMessage } from "./entries.js";
-import { mergeEntries, versionTexts } from "./versions.js";
+import { mergeEntries, searchableText, versionTexts } from "./versions.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
-import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./types.js";
 
 interface Document {
   entry: RecallEntry;
@@ -36,7 +36,7 @@ class ThreadIndex {
   add(entry: RecallEntry): void {
     this.remove(entry.messageId);
     const terms = new Map<string, number>();
-    const words = wordsOf(entry.text);
+    const words = wordsOf(searchableText(entry));
     for (const word of words) terms.set(word, (terms.get(word) ?? 0) + 1);
     for (const word of terms.keys()) this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1);
     this.totalLength += words.length;
@@ -113,14 +113,10 @@ export class MemoryRecall {
     for (const entry of mergeEntries(add, indexed)) thread.add(entry);
   }
 
-  async search(
-    threadId: string,
-    terms: readonly string[],
-    limit: number,
-    filter?: RecallFilter,
-  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<RecallHit[]> {
     return (this.threads.get(threadId)?.search(terms, limit, filter) ?? []).map(({ entry, score }) => ({
       ...recallMessage(entry),
+      ...(entry.versions ? { versions: entry.versions } : {}),
       ordinal: entry.ordinal,
       score,
     }));

@@ -28,7 +28,7 @@ import { hasTable, PostgresVectors, type PostgresPool } from "./postgres-vectors
 import type { RecallVectors } from "./vectors.js";
 import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
 import { tsqueryText } from "./query.js";
-import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import type { RecallChanges, RecallEntry, RecallHit, RecallMessage, RecallVersion } from "./types.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
 import { applyPostgresRecall, entryOfRow } from "./postgres-apply.js";
 import { versionTexts } from "./versions.js";
@@ -71,12 +71,7 @@ export class PostgresRecall {
     return hasTable(this.pool, this.schema, "compaction_recall_terms");
   }
 
-  async search(
-    threadId: string,
-    terms: readonly string[],
-    limit: number,
-    filter?: RecallFilter,
-  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<RecallHit[]> {
     if (!(await this.present())) return [];
     const s = quoteIdentifier(this.schema);
     // The thread's configuration, its size, and how many of its messages hold each query word (one round trip).
@@ -140,13 +135,18 @@ export class PostgresRecall {
       "AND ($10::text[] IS NULL OR coalesce(nullif(r.name, ''), r.role) = ANY($10::text[])) " +
       "AND ($11::text IS NULL OR r.date >= $11::text) AND ($12::text IS NULL OR r.date <= $12::text) " +
       "ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3) " +
-      "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score " +
+      "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score, " +
+      "to_jsonb(r) ->> 'versions' AS versions " +
       "FROM best JOIN " +
       s +
       ".compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id " +
       "ORDER BY best.score DESC, r.checkpoint_id, r.ordinal";
     const result = await this.pool.query(sql, parameters);
-    return result.rows.map((row) => ({ ...toMessage(row), score: Number(row.score) }));
+    return result.rows.map((row) => ({
+      ...toMessage(row),
+      ...(typeof row.versions === "string" ? { versions: JSON.parse(row.versions) as RecallVersion[] } : {}),
+      score: Number(row.score),
+    }));
   }
 
   /** Who said the thread's messages: each distinct name, else role (recall-index/filter.ts). */

@@ -5,7 +5,7 @@
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
-import { mergeEntries } from "./versions.js";
+import { mergeEntries, searchableText } from "./versions.js";
 import { indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
@@ -76,6 +76,11 @@ export function recallColumns(db: Database): Set<string> {
   );
 }
 
+/** Whether the index has `column` (an index written by an older version, not written to since, may not). */
+export function hasRecallColumn(db: Database, column: string): boolean {
+  return ready.has(db) || recallColumns(db).has(column);
+}
+
 export function exists(db: Database): boolean {
   if (ready.has(db)) return true;
   return (
@@ -132,7 +137,9 @@ export function applySqliteRecall(db: Database, { threadId, add: given, move = [
       : previous && previous.entry.text === entry.context
         ? previous.terms
         : withoutKeys(indexTerms(entry.context));
-    words.run(lastInsertRowid, `${terms} ${key}`, withoutKeys(indexTerms(recallLabel(entry))), context);
+    // A message is found by every version's words (versions.ts); its context is the newest text of the one before.
+    const searchable = entry.versions ? withoutKeys(indexTerms(searchableText(entry))) : terms;
+    words.run(lastInsertRowid, `${searchable} ${key}`, withoutKeys(indexTerms(recallLabel(entry))), context);
     previous = { entry, terms };
   }
 }

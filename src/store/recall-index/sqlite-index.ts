@@ -22,6 +22,7 @@ import {
   applySqliteRecall,
   ensureSqliteRecall,
   exists,
+  hasRecallColumn,
   recallColumns,
   SOME_ROWS,
   threadKey,
@@ -31,9 +32,14 @@ import {
 } from "./sqlite-apply.js";
 
 export { applySqliteRecall, ensureSqliteRecall, threadKey } from "./sqlite-apply.js";
-import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./types.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
+
+/** A row of a search: the message, its score and the versions it is found by (versions.ts). */
+function hitOf(row: Row, score: number): RecallHit {
+  return { ...toMessage(row), ...(row.versions ? { versions: toEntry(row).versions! } : {}), score };
+}
 
 /** FTS5's BM25 with the columns weighted as every index weighs them (bm25.ts): text 1, name and day, previous message. */
 const RANK = "bm25(compaction_recall_fts, 1.0, " + String(NAME_WEIGHT) + ", " + String(CONTEXT_WEIGHT) + ")";
@@ -45,14 +51,11 @@ export class SqliteRecall {
     this.vectors = new SqliteVectors(db);
   }
 
-  async search(
-    threadId: string,
-    terms: readonly string[],
-    limit: number,
-    filter?: RecallFilter,
-  ): Promise<Array<RecallMessage & { ordinal: number; score: number }>> {
+  async search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<RecallHit[]> {
     if (!exists(this.db)) return [];
     const match = `terms : "${threadKey(threadId)}" AND (${fts5Expression(terms)})`;
+    // An index written before versions were kept, not written to since, has no such column.
+    const versions = hasRecallColumn(this.db, "versions") ? "r.versions" : "NULL AS versions";
     if (filter) {
       // Filtered: the conditions beside the match, so the best `limit` are of the messages that pass.
       const speakers =
@@ -60,6 +63,8 @@ export class SqliteRecall {
       const rows = this.db
         .prepare(
           "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " +
+            versions +
+            ", " +
             RANK +
             " AS rank " +
             "FROM compaction_recall_fts JOIN compaction_recall r ON r.id = compaction_recall_fts.rowid " +
@@ -79,12 +84,14 @@ export class SqliteRecall {
           filter.to ?? null,
           limit,
         ) as Array<Row & { rank: number }>;
-      return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
+      return rows.map((row) => hitOf(row, -row.rank));
     }
     // The best rows first, from the FTS index alone; only those few are then read from the table.
     const rows = this.db
       .prepare(
-        "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.rank " +
+        "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " +
+          versions +
+          ", best.rank " +
           "FROM (SELECT rowid, " +
           RANK +
           " AS rank FROM compaction_recall_fts WHERE compaction_recall_fts MATCH ? ORDER BY rank LIMIT ?) AS best " +
@@ -92,7 +99,7 @@ export class SqliteRecall {
           "ORDER BY best.rank, r.checkpoint_id, r.ordinal",
       )
       .all(match, limit, threadId) as Array<Row & { rank: number }>;
-    return rows.map((row) => ({ ...toMessage(row), score: -row.rank }));
+    return rows.map((row) => hitOf(row, -row.rank));
   }
 
   /** Who said the thread's messages: each distinct name, else role (recall-index/filter.ts). */

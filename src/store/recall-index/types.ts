@@ -86,6 +86,11 @@ export interface SearchHit {
   /** Higher is better; comparable within one search only. */
   score: number;
   /**
+   * Set when the words matched a version of the message that an edit keeping its id replaced (versions.ts), or when
+   * the head holds the newest version: a checkpoint that held the version shown, whose text `text` is.
+   */
+  version?: string;
+  /**
    * The indexed messages right before and after it, oldest first (a question and its answer span messages): as
    * many as `neighbours` asked for, fewer at the ends of the index.
    */
@@ -93,4 +98,7 @@ export interface SearchHit {
   after: RecallMessage[];
 }
 
-export type RecallMessage = Omit<SearchHit, "score" | "before" | "after">;
+export type RecallMessage = Omit<SearchHit, "score" | "before" | "after" | "version">;
+
+/** What an index's search returns: a message with its place and score, and the versions it is found by. */
+export type RecallHit = RecallMessage & { ordinal: number; score: number; versions?: RecallVersion[] };

@@ -13,6 +13,11 @@ export function versionTexts(entry: Pick<RecallEntry, "text" | "versions">): str
   return [entry.text, ...(entry.versions ?? []).map((version) => version.text)];
 }
 
+/** The text a message is found by: every version's, so an edit that kept the id leaves the older words findable. */
+export function searchableText(entry: Pick<RecallEntry, "text" | "versions">): string {
+  return versionTexts(entry).join("\n");
+}
+
 /** An entry's own version (or a copy of a version). */
 export const versionOf = ({ checkpointId, text, message }: RecallEntry | RecallVersion): RecallVersion => ({
   checkpointId,
