@@ -30,7 +30,8 @@ export function searchLines(hits: readonly SearchHit[], query: string): string[]
       "",
       `${number}. ${who(hit)}  (score ${hit.score.toFixed(2)})`,
       `   ${text(hit)}`,
-      `   message ${hit.messageId} · checkpoint ${hit.checkpointId}`,
+      // A version an edit replaced: the checkpoint that held it (the message reads otherwise now).
+      `   message ${hit.messageId} · checkpoint ${hit.checkpointId}${hit.version ? ` · before an edit (as held in ${hit.version})` : ""}`,
     );
     shown.set(hit.messageId, number);
     const around = (label: string, messages: readonly RecallMessage[]) => {

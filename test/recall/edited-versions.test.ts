@@ -1,14 +1,15 @@
 /**
  * A message edited under its id (`updateState`, an `Overwrite`) has several versions in the transcript, and search
- * finds it by any of them: a word only its older version held finds it, shown as that version (`version`, and "before
- * an edit" in the tool's answer). An older version stays findable when the head holds the newest one; a message whose
- * every version is in the head is not a hit. The same on every recall backend.
+ * finds it by any of them: a word only its older version held finds it, shown as that version (`version`, and
+ * "before an edit" in the tool's answer and the script's). An older version stays findable while the head holds the
+ * newest one; a version the head holds is not a hit. The same on every recall backend.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph, START } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { recallText } from "../../src/messages/message-shape.js";
 import { createHistorySearchTool } from "../../src/recall/tool.js";
+import { searchLines } from "../../src/cli/search-output.js";
 import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
 import { baseStoreRecallFor } from "../../src/store/recall-index/base-store-index.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
@@ -58,6 +59,8 @@ describe.each(SAVER_KINDS)("search over edited messages (%s)", (kind) => {
     const tool = createHistorySearchTool({ checkpointer: store.saver });
     const answer = String(await tool.invoke({ query: "Paris" }, config));
     expect(answer).toContain("user (before an edit): Let us meet in Paris");
+    // And the script's search.
+    expect(searchLines([old!], "Paris").join("\n")).toContain("before an edit (as held in 1f0-a)");
   });
 
   it("finds the older version while the head holds the newest, and nothing the head holds", async () => {
