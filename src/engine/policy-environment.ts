@@ -88,10 +88,6 @@ export function environmentPolicy(
 }
 
 /**
- * The number a setting typed as text spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it with `rule`
- * (the rule of the option it sets, so a flag or a variable is refused as the option is).
- */
-/**
  * The policy a runtime's options ask for, the environment read for what they leave out (`environmentPolicy`): the
  * one mapping from options to `resolvePolicy`, the wrapper's and HistoryManager's alike. `model`: the tokenizer's
  * model when neither the options nor TOKEN_MODEL name one.
@@ -133,6 +129,10 @@ export function tokenModelOf(
   return modelNameOf(model ?? policyFromEnv(env).model);
 }
 
+/**
+ * The number a setting typed as text spells ("4_000" and "4000" alike), or INVALID_ARGUMENT naming it with `rule`
+ * (the rule of the option it sets, so a flag or a variable is refused as the option is).
+ */
 export function numberOf(parameter: string, raw: string, says = "a number"): number {
   // Text that spells no number is refused with the rule's own words; the number's range is checked with its option.
   return numberArgument(parameter, raw, number(says));

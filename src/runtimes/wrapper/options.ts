@@ -157,7 +157,7 @@ export interface ResolvedOptions {
 export function resolveOptions(options: CompactingSupervisorOptions): ResolvedOptions {
   parseOptions("CompactingSupervisor", WRAPPER_SCHEMA, options);
   const env = options.env ?? {};
-  // A cut or a trigger chosen in code is not overruled by the environment's.
+  // A limit is required: in code, in TOKEN_LIMIT, or as a trigger (the policy merges them: policy-environment.ts).
   const tokenLimit = options.tokenLimit ?? policyFromEnv(env).tokenLimit;
   if (tokenLimit === undefined && options.trigger === undefined && options.maxTokensBeforeSummary === undefined)
     argument("tokenLimit", tokenLimit, REQUIRED_LIMIT);
