@@ -6,6 +6,8 @@
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph, START } from "@langchain/langgraph";
+import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import type { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { recallText } from "../../src/messages/message-shape.js";
 import { createHistorySearchTool } from "../../src/recall/tool.js";
@@ -73,6 +75,26 @@ describe.each(SAVER_KINDS)("search over edited messages (%s)", (kind) => {
     ]);
     expect(await searchHistory(store.saver, config, "Rome")).toEqual([]);
     expect(await searchHistory(store.saver, config, "drawings bridge")).toEqual([]);
+  });
+});
+
+describe.each(["sqlite", "postgres"] as const)("search in an index written before versions were kept (%s)", (kind) => {
+  let store: TestStore;
+  afterEach(async () => store?.close());
+
+  it("answers from the text its rows hold", async () => {
+    store = await createStore(kind);
+    await recallBackendFor(store.saver).record({ threadId: THREAD, add: [entry(before, "1f0-a", 0)] });
+    if (kind === "sqlite") (store.saver as SqliteSaver).db.exec("ALTER TABLE compaction_recall DROP COLUMN versions");
+    else {
+      const schema = store.location.schema!;
+      await (store.saver as PostgresSaver)["pool"].query(
+        `ALTER TABLE ${schema}.compaction_recall DROP COLUMN versions`,
+      );
+    }
+    // A process that opens the store now (this one created the column).
+    const [hit] = await searchHistory(await store.reopen(), config, "Paris");
+    expect(hit).toMatchObject({ messageId: "meeting", text: recallText(before) });
   });
 });
 

@@ -122,7 +122,7 @@ export class PostgresRecall {
       );
     });
     // Composed from constants, parameter numbers and the quoted schema only (the words are parameters).
-    const sql =
+    const sql = (versions: string) =>
       "WITH w AS (SELECT to_tsquery($4::regconfig, $2) AS query, " +
       columns.join(", ") +
       "), " +
@@ -136,12 +136,16 @@ export class PostgresRecall {
       "AND ($11::text IS NULL OR r.date >= $11::text) AND ($12::text IS NULL OR r.date <= $12::text) " +
       "ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3) " +
       "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score, " +
-      "to_jsonb(r) ->> 'versions' AS versions " +
-      "FROM best JOIN " +
+      versions +
+      " FROM best JOIN " +
       s +
       ".compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id " +
       "ORDER BY best.score DESC, r.checkpoint_id, r.ordinal";
-    const result = await this.pool.query(sql, parameters);
+    // An index written before versions were kept, not written to since, has no such column (42703: undefined_column).
+    const result = await this.pool.query(sql("r.versions AS versions"), parameters).catch(async (error: unknown) => {
+      if ((error as { code?: unknown }).code !== "42703") throw error;
+      return this.pool.query(sql("NULL AS versions"), parameters);
+    });
     return result.rows.map((row) => ({
       ...toMessage(row),
       ...(typeof row.versions === "string" ? { versions: JSON.parse(row.versions) as RecallVersion[] } : {}),
