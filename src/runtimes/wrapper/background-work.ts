@@ -33,11 +33,6 @@ export class BackgroundWork {
     }
   }
 
-  /** Tasks in flight. */
-  get running(): number {
-    return this.pending.size;
-  }
-
   /** Starts no new compaction from now on, and resolves once the work in flight has finished. */
   async close(): Promise<void> {
     this.closed = true;
