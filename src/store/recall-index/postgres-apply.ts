@@ -99,11 +99,15 @@ export async function applyPostgresRecall(
          FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::text[])
            WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, message, previous_id, versions, position)
        )
-       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions, document)
-       SELECT $1, m.message_id, m.role, m.name, m.date, m.checkpoint_id, m.ordinal, m.text, m.message, m.previous_id, m.versions,
-              m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
-                || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C')
-       FROM m LEFT JOIN m p ON p.position = m.context_of`,
+       , d AS (
+         SELECT m.*, m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
+           || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C') AS document
+         FROM m LEFT JOIN m p ON p.position = m.context_of
+       )
+       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions, document, body_length)
+       SELECT $1, d.message_id, d.role, d.name, d.date, d.checkpoint_id, d.ordinal, d.text, d.message, d.previous_id, d.versions,
+              d.document, length(ts_filter(d.document, '{d}'))
+       FROM d`,
       [
         threadId,
         language,

@@ -5,8 +5,9 @@
  * - Postgres's own ranking (`ts_rank_cd`) weighs every query word alike: "what did Caroline paint" would rank
  *   messages by "what" and "did" as much as by "paint". So each thread keeps how many of its messages hold each word
  *   (`compaction_recall_terms`, written with the rows), and a search weighs each word by its inverse document
- *   frequency in the thread, and a message's words by its length against the thread's average (its distinct words;
- *   the term table's sum over the thread's size), in one statement over the rows that hold a query word. A word in
+ *   frequency in the thread, and a message's words by its length against the thread's average (its distinct words,
+ *   `body_length`, stored with the row; the term table's sum over the thread's size), in one statement over the rows
+ *   that hold a query word. A word in
  *   the name or the previous message counts with the message's own frequency of that word (the name and the context
  *   have no statistics of their own here).
  *   Measured on the retention benchmark's conversations: see docs/benchmarks.md (recall rows, Postgres).
@@ -109,10 +110,8 @@ export class PostgresRecall {
       filter?.to ?? null,
     ];
     const columns: string[] = [];
-    const scores: string[] = [];
     terms.forEach((term, index) => {
       columns.push(wordColumns(index, parameters.length + 1));
-      scores.push(wordScore(index));
       parameters.push(
         tsqueryText([term]),
         tsqueryText([term], "D"),
@@ -122,12 +121,12 @@ export class PostgresRecall {
       );
     });
     // Composed from constants, parameter numbers and the quoted schema only (the words are parameters).
-    const sql = (versions: string) =>
+    const sql = ({ versions, bodyLength }: { versions: string; bodyLength: string }) =>
       "WITH w AS (SELECT to_tsquery($4::regconfig, $2) AS query, " +
       columns.join(", ") +
       "), " +
       "best AS (SELECT r.message_id, " +
-      scores.join(" + ") +
+      terms.map((_, index) => wordScore(index, bodyLength)).join(" + ") +
       " AS score FROM " +
       s +
       ".compaction_recall r, w " +
@@ -141,11 +140,18 @@ export class PostgresRecall {
       s +
       ".compaction_recall r ON r.thread_id = $1 AND r.message_id = best.message_id " +
       "ORDER BY best.score DESC, r.checkpoint_id, r.ordinal";
-    // An index written before versions were kept, not written to since, has no such column (42703: undefined_column).
-    const result = await this.pool.query(sql("r.versions AS versions"), parameters).catch(async (error: unknown) => {
-      if ((error as { code?: unknown }).code !== "42703") throw error;
-      return this.pool.query(sql("NULL AS versions"), parameters);
-    });
+    // The body's length as stored; rows written before it was, and an index written before the versions or the
+    // length were kept (not written to since: 42703, undefined_column), compute it.
+    const computed = "length(ts_filter(r.document, '{d}'))";
+    const result = await this.pool
+      .query(
+        sql({ versions: "r.versions AS versions", bodyLength: `coalesce(r.body_length, ${computed})` }),
+        parameters,
+      )
+      .catch(async (error: unknown) => {
+        if ((error as { code?: unknown }).code !== "42703") throw error;
+        return this.pool.query(sql({ versions: "NULL AS versions", bodyLength: computed }), parameters);
+      });
     return result.rows.map((row) => ({
       ...toMessage(row),
       ...(typeof row.versions === "string" ? { versions: JSON.parse(row.versions) as RecallVersion[] } : {}),
@@ -248,12 +254,14 @@ function wordColumns(index: number, at: number): string {
 }
 
 /** Query word `index`'s share of a row's BM25 (bm25.ts), 0 for a row without the word. */
-function wordScore(index: number): string {
+function wordScore(index: number, bodyLength: string): string {
   const column = (name: string) => "w." + name + String(index);
   const body =
     "CASE WHEN r.document @@ " +
     column("b") +
-    " THEN ($5::float8 + 1) / (1 + $5::float8 * (1 - $6::float8 + $6::float8 * length(ts_filter(r.document, '{d}')) / $7::float8)) ELSE 0 END";
+    " THEN ($5::float8 + 1) / (1 + $5::float8 * (1 - $6::float8 + $6::float8 * " +
+    bodyLength +
+    " / $7::float8)) ELSE 0 END";
   const label = "CASE WHEN r.document @@ " + column("l") + " THEN $8::float8 ELSE 0 END";
   const context = "CASE WHEN r.document @@ " + column("c") + " THEN $9::float8 ELSE 0 END";
   return (

@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
   previous_id TEXT,
   versions TEXT,
   document TSVECTOR NOT NULL,
+  body_length INTEGER,
   PRIMARY KEY (thread_id, message_id)
 );
 CREATE INDEX IF NOT EXISTS compaction_recall_document ON ${s}.compaction_recall USING GIN (document);
@@ -68,19 +69,20 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_vectors (
  * transactional in Postgres, so tables created by a write that rolled back are gone again.
  */
 export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
-  // The versions column is the newest part of the schema: present, every table is.
+  // The body_length column is the newest part of the schema: present, every table is.
   const found = await client.query(
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'versions'`,
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'body_length'`,
     [schema],
   );
   if (found.rows.length > 0) return;
   // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
   await client.query(postgresRecallSchemaSql(schema));
-  // An index written before the transcript or its versions gains the columns (NULL in its old rows).
+  // An index written before the transcript, its versions or the body's length gains the columns (NULL in its old
+  // rows: a search computes their length).
   const s = quoteIdentifier(schema);
   await client.query(
-    `ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT, ADD COLUMN IF NOT EXISTS versions TEXT`,
+    `ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT, ADD COLUMN IF NOT EXISTS versions TEXT, ADD COLUMN IF NOT EXISTS body_length INTEGER`,
   );
 }
 
