@@ -6,6 +6,7 @@ import { searchHistory } from "../../src/recall/search.js";
 import { ConceptEmbeddings } from "../support/fakes/concept-embeddings.js";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
+import { CompactionError } from "../../src/errors.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { postgresRecallSchemaSql, setupPostgresRecall } from "../../src/postgres.js";
@@ -27,7 +28,10 @@ async function recallTables(schema: string): Promise<string[]> {
 
 /** A role that may read and write the schema's tables but create nothing in it. */
 async function applicationUrl(schema: string): Promise<string> {
-  await pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-secret'`);
+  // Made once per run (42710: it exists), granted each time (a test's setup may have made new tables).
+  await pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-secret'`).catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== "42710") throw error;
+  });
   await pool.query(`GRANT USAGE ON SCHEMA "${schema}" TO ${role}`);
   await pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO ${role}`);
   const url = new URL(store.location.url!);
@@ -61,6 +65,14 @@ describe("setupPostgresRecall", () => {
       "compaction_recall_vectors",
     ]);
     expect(postgresRecallSchemaSql(schema)).toContain(`CREATE TABLE IF NOT EXISTS "${schema}".compaction_recall (`);
+    // An index made by an earlier release (without the columns added since) is brought up to date by the same DDL.
+    await pool.query(`ALTER TABLE "${schema}".compaction_recall DROP COLUMN versions, DROP COLUMN body_length`);
+    await pool.query(postgresRecallSchemaSql(schema));
+    const columns = await pool.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name IN ('versions', 'body_length') ORDER BY column_name`,
+      [schema],
+    );
+    expect(columns.rows.map((row) => row.column_name)).toEqual(["body_length", "versions"]);
   });
 
   it("lets a role that may not create tables compact, with its messages indexed", async () => {
@@ -90,6 +102,34 @@ describe("setupPostgresRecall", () => {
         `SELECT COUNT(*) AS n FROM "${schema}".compaction_recall_vectors WHERE thread_id = 't-app'`,
       );
       expect(Number(vectors.rows[0]!.n)).toBe(embeddings.embedded.length);
+    } finally {
+      await saver.end();
+    }
+  });
+
+  it("tells a role that may not run DDL how to bring an index of an earlier release up to date", async () => {
+    const schema = store.location.schema!;
+    await setupPostgresRecall(pool, { schema });
+    const { agent } = createTestAgent(store.saver);
+    await runTurns(agent, "t-upgrade", 12);
+    // The index as an earlier release made it: without the newest column.
+    await pool.query(`ALTER TABLE "${schema}".compaction_recall DROP COLUMN IF EXISTS body_length`);
+    const saver = PostgresSaver.fromConnString(await applicationUrl(schema), { schema });
+    const compact = () =>
+      new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread({
+        configurable: { thread_id: "t-upgrade" },
+      });
+    try {
+      const refused = await compact().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(CompactionError.isInstance(refused) && refused.code).toBe("STORE_READ_ONLY");
+      expect((refused as Error).message).toMatch(
+        /older than this release's.*run setupPostgresRecall\(pool, \{ schema: /,
+      );
+      await setupPostgresRecall(pool, { schema });
+      expect((await compact()).status).toBe("compacted");
     } finally {
       await saver.end();
     }

@@ -4,13 +4,18 @@
  * `postgresRecallSchemaSql` in its migrations), as PostgresSaver's own tables are made by `setup()`.
  */
 import { withConnection, type PostgresConnector } from "../pg-connection.js";
+import { CompactionError } from "../../errors.js";
 import { quoteIdentifier } from "../sql.js";
 
 export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
-/** The DDL of the recall index in `schema` (idempotent: CREATE ... IF NOT EXISTS), e.g. for a migration tool. */
+/**
+ * The DDL of the recall index in `schema`, e.g. for a migration tool. Idempotent (CREATE ... IF NOT EXISTS), and it
+ * brings an index made by an earlier release up to date: the columns added since (NULL in old rows; a search
+ * computes what they hold).
+ */
 export function postgresRecallSchemaSql(schema = "public"): string {
   const s = quoteIdentifier(schema);
   return (
@@ -31,6 +36,8 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
   body_length INTEGER,
   PRIMARY KEY (thread_id, message_id)
 );
+ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT,
+  ADD COLUMN IF NOT EXISTS versions TEXT, ADD COLUMN IF NOT EXISTS body_length INTEGER;
 CREATE INDEX IF NOT EXISTS compaction_recall_document ON ${s}.compaction_recall USING GIN (document);
 CREATE INDEX IF NOT EXISTS compaction_recall_order ON ${s}.compaction_recall (thread_id, checkpoint_id, ordinal);
 CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_threads (
@@ -77,13 +84,16 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
   if (found.rows.length > 0) return;
   // Concurrent first writers: the advisory lock serializes the CREATE ... IF NOT EXISTS statements.
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('langgraph-compaction:recall-schema', 7243))");
-  await client.query(postgresRecallSchemaSql(schema));
-  // An index written before the transcript, its versions or the body's length gains the columns (NULL in its old
-  // rows: a search computes their length).
-  const s = quoteIdentifier(schema);
-  await client.query(
-    `ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT, ADD COLUMN IF NOT EXISTS versions TEXT, ADD COLUMN IF NOT EXISTS body_length INTEGER`,
-  );
+  await client.query(postgresRecallSchemaSql(schema)).catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== "42501") throw error;
+    // A role that may not run DDL, and tables missing or made by an earlier release: say how to make them.
+    throw new CompactionError({
+      code: "STORE_READ_ONLY",
+      value: schema,
+      message: `the recall index's tables in schema ${JSON.stringify(schema)} are missing or older than this release's, and this role may not change them (42501: ${(error as Error).message}): run setupPostgresRecall(pool, { schema: ${JSON.stringify(schema)} }) from langgraph-compaction/postgres, or postgresRecallSchemaSql in your migrations, as a role that may. Nothing was written.`,
+      cause: error,
+    });
+  });
 }
 
 /**
