@@ -7,9 +7,8 @@
  *   (`compaction_recall_terms`, written with the rows), and a search weighs each word by its inverse document
  *   frequency in the thread, and a message's words by its length against the thread's average (its distinct words,
  *   `body_length`, stored with the row; the term table's sum over the thread's size), in one statement over the rows
- *   that hold a query word. A word in
- *   the name or the previous message counts with the message's own frequency of that word (the name and the context
- *   have no statistics of their own here).
+ *   that hold a query word. A word in the name or the previous message counts with the message's own frequency of
+ *   that word (the name and the context have no statistics of their own here).
  *   Measured on the retention benchmark's conversations: see docs/benchmarks.md (recall rows, Postgres).
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
  *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
