@@ -6,6 +6,7 @@
  * Pure: no I/O.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { storedForm } from "../messages/stored-form.js";
 
 /** The parts of a compaction a rebase needs (a CompactedMessages has them). */
 export interface RebaseSource {
@@ -15,33 +16,9 @@ export interface RebaseSource {
 
 export type RebaseResult = { ok: true; messages: BaseMessage[]; appended: number } | { ok: false; reason: string };
 
-function json(value: unknown): string {
-  return value === undefined ? "" : JSON.stringify(value);
-}
-
-function sameContent(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === "string" || typeof b === "string") return false;
-  return json(a) === json(b);
-}
-
-/**
- * True when `b` is `a` as stored: the same object, or the same id, role, name, content, tool calls, tool call id
- * and additional kwargs (a message loaded again from a checkpoint is a new object with the same fields).
- */
+/** True when `b` is `a` as stored: the same object, or the same id and stored form (messages/stored-form.ts). */
 export function sameMessage(a: BaseMessage, b: BaseMessage): boolean {
-  if (a === b) return true;
-  const left = a as BaseMessage & { tool_calls?: unknown; tool_call_id?: unknown };
-  const right = b as BaseMessage & { tool_calls?: unknown; tool_call_id?: unknown };
-  return (
-    a.id === b.id &&
-    a.getType() === b.getType() &&
-    a.name === b.name &&
-    left.tool_call_id === right.tool_call_id &&
-    sameContent(a.content, b.content) &&
-    json(left.tool_calls ?? []) === json(right.tool_calls ?? []) &&
-    json(a.additional_kwargs ?? {}) === json(b.additional_kwargs ?? {})
-  );
+  return a === b || (a.id === b.id && storedForm(a) === storedForm(b));
 }
 
 /**

@@ -7,14 +7,14 @@
 import { editOf } from "../messages/markers.js";
 import { recallText, typeOf, type MessageShape } from "../messages/message-shape.js";
 import { provenanceOf } from "../messages/provenance.js";
+import { storedForm, storedFormOfSerialized } from "../messages/stored-form.js";
 import { hasLeft } from "../store/recall-index/transcript-items.js";
 import type { RecallEntry, RecallVersion } from "../store/recall-index/types.js";
 import { versionOf } from "../store/recall-index/versions.js";
 
-/** The head's messages as the index sees them: by id, each one's text computed only when an entry asks. */
+/** The head's messages as the index sees them: by id, each one's stored form computed only when an entry asks. */
 export class HeadView<M extends MessageShape = MessageShape> {
   private readonly byId = new Map<string, M>();
-  private readonly texts = new Map<string, string>();
 
   constructor(head: readonly M[]) {
     for (const message of head) {
@@ -33,13 +33,17 @@ export class HeadView<M extends MessageShape = MessageShape> {
     return this.byId.size;
   }
 
-  /** Whether an entry (its message id and indexed text) is out of the head. */
-  outOfHead(entry: { messageId: string; text: string }): boolean {
+  /**
+   * Whether a version of a message (an entry or one of its versions: its id, its stored message or, on an entry
+   * recorded before the transcript stored messages, its text) is out of the head: the head holds no message under
+   * its id, or holds another version of it.
+   */
+  outOfHead(entry: { messageId: string; text: string; message?: string }): boolean {
     const message = this.byId.get(entry.messageId);
     if (!message) return true;
-    let text = this.texts.get(entry.messageId);
-    if (text === undefined) this.texts.set(entry.messageId, (text = recallText(message)));
-    return text !== entry.text;
+    return entry.message === undefined
+      ? recallText(message) !== entry.text
+      : storedForm(message) !== storedFormOfSerialized(entry.message);
   }
 }
 

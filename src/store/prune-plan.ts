@@ -10,7 +10,8 @@ import { INTERRUPT } from "@langchain/langgraph-checkpoint";
 import { editOf } from "../messages/markers.js";
 import { getSummaryProvenance } from "../messages/summary-message.js";
 import { holdsOwnMessages } from "./checkpoint-messages.js";
-import { followedIn, recallEntry, recallText } from "./recall-index/entries.js";
+import { storedForm } from "../messages/stored-form.js";
+import { followedIn, recallEntry } from "./recall-index/entries.js";
 import type { RecallEntry } from "./recall-index/types.js";
 import type { StoredCheckpoint } from "./checkpoint-messages.js";
 
@@ -45,7 +46,7 @@ export function messageIdsOf(checkpoints: readonly StoredCheckpoint[]): string[]
 
 /**
  * `checkpoints`: the thread's root namespace, oldest first. `recorded`: which of their messages the transcript
- * already holds with the message itself, with the texts of the versions it holds (`messageIdsOf` names the ids to ask
+ * already holds with the message itself, with the stored forms of the versions it holds (`messageIdsOf` names the ids to ask
  * the store about). Every version of a message a deleted checkpoint holds is backfilled unless it is safe.
  */
 export function planPrune(
@@ -111,13 +112,13 @@ function backfillFor(
   remove: readonly string[],
   recorded: ReadonlyMap<string, ReadonlySet<string>>,
 ): RecallEntry[] {
-  // Each version of a message (its id and text: an edit that keeps the id makes two) is safe where a kept checkpoint
-  // holds it or the transcript records it.
+  // Each version of a message (its id and stored form: an edit that keeps the id makes two, whether or not its text
+  // changed) is safe where a kept checkpoint holds it or the transcript records it.
   const safe = new Map<string, Set<string>>([...recorded].map(([id, texts]) => [id, new Set(texts)]));
   for (const id of kept) {
     for (const message of byId.get(id)!.messages)
       if (message.id)
-        (safe.get(message.id) ?? safe.set(message.id, new Set()).get(message.id)!).add(recallText(message));
+        (safe.get(message.id) ?? safe.set(message.id, new Set()).get(message.id)!).add(storedForm(message));
   }
   // The last place each other version was seen among the checkpoints that go.
   const last = new Map<
@@ -130,9 +131,9 @@ function backfillFor(
       if (!message.id || getSummaryProvenance(message)) return;
       // A copy this library edited (cleared, clipped, archived) is derived: its original is what the transcript keeps.
       if (editOf(message) && recorded.has(message.id)) return;
-      const text = recallText(message);
-      if (safe.get(message.id)?.has(text)) return;
-      last.set(`${message.id}\u0000${text}`, {
+      const form = storedForm(message);
+      if (safe.get(message.id)?.has(form)) return;
+      last.set(`${message.id}\u0000${form}`, {
         message,
         checkpointId: id,
         ordinal,

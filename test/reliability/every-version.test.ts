@@ -2,18 +2,20 @@
  * Every version of every message survives prunes, on a SQLite file and on Postgres. Drawn mixes of what a graph and
  * an application do to a thread — appends, a single message, a `Command` update, `RemoveMessage`, `Overwrite` that
  * drops or edits a message, `updateState` edits under the same id — with compactions, restores and prunes between
- * them. Whatever was stored in any checkpoint (each message id with each text it ever had) is, after each prune, in
- * a checkpoint that stays or in the thread's transcript (the entry or its `versions`), and `readTranscript` shows it.
+ * them. An edit changes a drawn part of what is stored: the text, an image part's URL, `additional_kwargs`, a tool
+ * call's id (with its result's) or `response_metadata`; all but the first leave the text as it was. Whatever was
+ * stored in any checkpoint (each message id with each stored form it ever had) is, after each prune, in a checkpoint
+ * that stays or in the thread's transcript (the entry or its `versions`), and `readTranscript` shows it.
  * A fixed seed in CI; FUZZ_SEED=<n> reproduces a printed failure.
  */
-import { AIMessage, HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, RemoveMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, MessagesAnnotation, Overwrite, START, StateGraph } from "@langchain/langgraph";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { pruneThread } from "../../src/engine/prune.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
-import { recallText } from "../../src/messages/message-shape.js";
+import { storedForm, storedFormOfSerialized } from "../../src/messages/stored-form.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { createStore, type TestStore } from "../support/savers.js";
@@ -64,45 +66,128 @@ function stepGraph(checkpointer: TestStore["saver"]) {
       const reply = new AIMessage({
         id: `reply-${last.id}`,
         content: `Answer ${n}: parcel PX-${n} is in depot ${n % 7}, row ${n * 3}, shelf ${n % 5}; it was scanned by courier C-${n * 11} at 0${n % 9}:1${n % 6} and signed for by the clerk on duty, who logged it under claim CL-${n * 97}.`,
+        response_metadata: { model_name: "scripted", turn: n },
       });
       const old = touchable(state.messages);
       const target = old.length > 0 ? old[chosen % old.length]! : undefined;
       if (kind === "single") return { messages: reply };
       if (kind === "command") return new Command({ update: { messages: [reply] } });
-      if (kind === "remove" && target) return { messages: [new RemoveMessage({ id: target.id! }), reply] };
+      // A message leaves with its tool call unit (the call and its results), so the history stays valid.
+      const unit = target ? unitOf(state.messages, target) : new Set<string>();
+      if (kind === "remove" && target)
+        return { messages: [...[...unit].map((id) => new RemoveMessage({ id })), reply] };
       if (kind === "overwrite-drop" && target)
         return {
           messages: new Overwrite([
-            ...state.messages.filter((message) => message.id !== target.id),
+            ...state.messages.filter((message) => !unit.has(message.id!)),
             reply,
             new AIMessage({ id: `more-${last.id}`, content: "And one more thing." }),
           ]),
         };
       if (kind === "overwrite-edit" && target) {
+        const edits = new Map(editsOf(state.messages, target, chosen, `overwritten at ${n}`).map((m) => [m.id, m]));
         return {
-          messages: new Overwrite([
-            ...state.messages.map((message) => (message === target ? edited(message, `overwritten at ${n}`) : message)),
-            reply,
-          ]),
+          messages: new Overwrite([...state.messages.map((message) => edits.get(message.id) ?? message), reply]),
         };
       }
-      return { messages: [reply] };
+      // A plain turn looks a parcel up: a tool call, its result, then the answer.
+      const call = `call-${last.id}`;
+      return {
+        messages: [
+          new AIMessage({
+            id: `lookup-${last.id}`,
+            content: "",
+            tool_calls: [{ id: call, name: "lookup", args: { parcel: `PX-${n}` } }],
+          }),
+          new ToolMessage({ id: `result-${last.id}`, tool_call_id: call, content: `PX-${n}: depot ${n % 7}` }),
+          reply,
+        ],
+      };
     })
     .addEdge(START, "agent")
     .compile({ checkpointer });
 }
 
-/** The same message (class, id, name, tool calls) with other text. */
-function edited(message: BaseMessage, note: string): BaseMessage {
-  const fields = {
-    id: message.id,
-    content: `${String(message.content)} (${note})`,
-    ...(message.name ? { name: message.name } : {}),
-  };
-  return message.getType() === "human" ? new HumanMessage(fields) : new AIMessage(fields);
+/** The ids of `target`'s unit: an AI message's tool calls with their results, a result with its call's. */
+function unitOf(messages: readonly BaseMessage[], target: BaseMessage): Set<string> {
+  const call =
+    target instanceof ToolMessage
+      ? messages.find((message) =>
+          ((message as AIMessage).tool_calls ?? []).some((toolCall) => toolCall.id === target.tool_call_id),
+        )
+      : target;
+  const calls = new Set(((call as AIMessage | undefined)?.tool_calls ?? []).map((toolCall) => toolCall.id));
+  return new Set(
+    [
+      call ?? target,
+      ...messages.filter((message) => message instanceof ToolMessage && calls.has(message.tool_call_id)),
+    ].map((message) => message.id!),
+  );
 }
 
-const versionKey = (message: BaseMessage) => `${message.id}\u0000${recallText(message)}`;
+/** The parts of a stored message an edit changes: the text, or one that leaves it as it was. */
+const EDITS = ["text", "image", "kwargs", "tool-call-id", "metadata"] as const;
+
+/** The message rebuilt from its stored fields, with `change` applied to them (the same class and id). */
+function rebuilt(message: BaseMessage, change: (fields: Record<string, unknown>) => void): BaseMessage {
+  const fields = { ...(message.toJSON() as { kwargs: Record<string, unknown> }).kwargs };
+  change(fields);
+  const Message = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+  return new Message(fields);
+}
+
+/**
+ * The edits of `target` (and, for a tool call's id, of the result answering it) for the drawn `pick`: a part the
+ * message does not have (an image, a tool call) is a kwargs edit instead.
+ */
+function editsOf(messages: readonly BaseMessage[], target: BaseMessage, pick: number, note: string): BaseMessage[] {
+  const edit = EDITS[Math.floor(pick / 7) % EDITS.length]!;
+  const calls = (target as AIMessage).tool_calls ?? [];
+  const image = Array.isArray(target.content) && target.content.some((part) => part.type === "image_url");
+  if (edit === "text")
+    return [
+      rebuilt(target, (fields) => {
+        fields.content = Array.isArray(fields.content)
+          ? [...(fields.content as unknown[]), { type: "text", text: `(${note})` }]
+          : `${String(fields.content)} (${note})`;
+      }),
+    ];
+  if (edit === "image" && image)
+    return [
+      rebuilt(target, (fields) => {
+        fields.content = (fields.content as Array<Record<string, unknown>>).map((part) =>
+          part.type === "image_url" ? { ...part, image_url: { url: `https://images.example/${note}.png` } } : part,
+        );
+      }),
+    ];
+  if (edit === "tool-call-id" && calls.length > 0) {
+    const renamed = new Map(calls.map((call) => [call.id, `${call.id}-${note.replace(/ /g, "-")}`]));
+    const results = messages.filter((message) => message instanceof ToolMessage && renamed.has(message.tool_call_id));
+    return [
+      rebuilt(target, (fields) => {
+        fields.tool_calls = calls.map((call) => ({ ...call, id: renamed.get(call.id) }));
+      }),
+      ...results.map((result) =>
+        rebuilt(result, (fields) => {
+          fields.tool_call_id = renamed.get((result as ToolMessage).tool_call_id);
+        }),
+      ),
+    ];
+  }
+  if (edit === "metadata")
+    return [
+      rebuilt(target, (fields) => {
+        fields.response_metadata = { ...(fields.response_metadata as object), edited: note };
+      }),
+    ];
+  return [
+    rebuilt(target, (fields) => {
+      fields.additional_kwargs = { ...(fields.additional_kwargs as object), edited: note };
+    }),
+  ];
+}
+
+const versionKey = (message: BaseMessage) => `${message.id}\u0000${storedForm(message)}`;
 
 for (const kind of ["sqlite", "postgres"] as const) {
   describe(`every version of every message on ${kind}`, () => {
@@ -148,8 +233,8 @@ for (const kind of ["sqlite", "postgres"] as const) {
                 for (const message of messages) if (message.id) stored.add(versionKey(message));
               const held = new Set(stored);
               for (const entry of await threads.recall.entries(thread))
-                for (const text of [entry.text, ...(entry.versions ?? []).map((version) => version.text)])
-                  held.add(`${entry.messageId}\u0000${text}`);
+                for (const { message } of [entry, ...(entry.versions ?? [])])
+                  if (message !== undefined) held.add(`${entry.messageId}\u0000${storedFormOfSerialized(message)}`);
               const lost = [...seen].filter((key) => !held.has(key));
               figures.versionsChecked += seen.size;
               figures.versionsLost += lost.length;
@@ -192,18 +277,27 @@ for (const kind of ["sqlite", "postgres"] as const) {
             }
             if (current.kind === "update-state") {
               const state = await graph.getState(config);
-              const old = touchable((state.values.messages ?? []) as BaseMessage[]);
+              const messages = (state.values.messages ?? []) as BaseMessage[];
+              const old = touchable(messages);
               if (old.length === 0) continue;
               figures.edits++;
               await graph.updateState(config, {
-                messages: [edited(old[current.pick % old.length]!, `edited at ${turn}`)],
+                messages: editsOf(messages, old[current.pick % old.length]!, current.pick, `edited at ${turn}`),
               });
               continue;
             }
             turn++;
+            const question = `Where is parcel PX-${turn}, and who signed for it? The customer at address ${turn * 13} Elm Street says it never arrived, and the tracking page still shows order OR-${turn * 71} as in transit.`;
             const ask = new HumanMessage({
               id: `ask-${turn}`,
-              content: `Where is parcel PX-${turn}, and who signed for it? The customer at address ${turn * 13} Elm Street says it never arrived, and the tracking page still shows order OR-${turn * 71} as in transit.`,
+              // Every other question comes with a photo of the label.
+              content:
+                turn % 2 === 0
+                  ? [
+                      { type: "text", text: question },
+                      { type: "image_url", image_url: { url: `https://images.example/label-${turn}.png` } },
+                    ]
+                  : question,
               additional_kwargs: { step: current.kind, ...("pick" in current ? { pick: current.pick } : {}) },
             });
             await graph.invoke({ messages: [ask] }, config);

@@ -15,7 +15,7 @@ import type { RecallFilter } from "./filter.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RecallBackend } from "../thread-store.js";
 import { hasLeft, moved } from "./entries.js";
-import { mergeEntries, versionTexts } from "./versions.js";
+import { mergeEntries, versionForms } from "./versions.js";
 import { MemoryRecall } from "./memory-index.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./types.js";
 import { vectorBytes, vectorFromBytes, type RecallVectors, type StoredVector } from "./vectors.js";
@@ -55,7 +55,7 @@ export class BaseStoreRecall implements RecallBackend {
     const recorded = new Map<string, Set<string>>();
     messageIds.forEach((id, index) => {
       const entry = items[index] ? entryOf(items[index]!.value) : undefined;
-      if (entry?.message !== undefined) recorded.set(id, new Set(versionTexts(entry)));
+      if (entry?.message !== undefined) recorded.set(id, new Set(versionForms(entry)));
     });
     return recorded;
   }

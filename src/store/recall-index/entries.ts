@@ -1,7 +1,7 @@
 /**
  * What a force-write changes in the recall index, from the head it replaces and the history it writes:
  * - a message of the old head whose id is not in the new head left it: indexed;
- * - a message whose id stays but whose content changed was edited (cleared, clipped, archived): its original is
+ * - a message whose id stays but whose stored form changed (messages/stored-form.ts) was edited (cleared, clipped, archived): its original is
  *   indexed, unless the old copy was itself an edit (then the original is indexed already), with no place yet
  *   (`NOT_LEFT`): the message is still in the head;
  * - an edited copy that leaves the head for the first time gives its original's entry the place where it left
@@ -15,6 +15,7 @@ import { formatDay, messageDate } from "../../messages/date.js";
 import { editOf } from "../../messages/markers.js";
 import { recallText } from "../../messages/message-shape.js";
 import { getSummaryProvenance } from "../../messages/summary-message.js";
+import { storedForm } from "../../messages/stored-form.js";
 import { serializeMessage } from "./message-serde.js";
 import type { RecallChanges, RecallEntry, RecallMessage, RecallMove } from "./types.js";
 import { hasLeft } from "./transcript-items.js";
@@ -123,7 +124,7 @@ export function recallChanges(
     if (!kept && editOf(message))
       move.push({ messageId: message.id!, checkpointId, ordinal, ...(previousId ? { previousId } : {}) });
     else if (!kept) add.push(recallEntry(message, checkpointId, ordinal, before[ordinal - 1], textOf, previousId));
-    else if (kept !== message && textOf(message) !== textOf(kept) && !editOf(message))
+    else if (kept !== message && storedForm(message) !== storedForm(kept) && !editOf(message))
       add.push(recallEntry(message, checkpointId, NOT_LEFT, before[ordinal - 1], textOf));
   });
   return { threadId, add, ...(move.length > 0 ? { move } : {}) };

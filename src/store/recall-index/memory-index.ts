@@ -11,7 +11,7 @@
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
 import { moved, recallLabel, recallMessage } from "./entries.js";
-import { mergeEntries, searchableText, versionTexts } from "./versions.js";
+import { mergeEntries, searchableText, versionForms } from "./versions.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./types.js";
@@ -145,7 +145,7 @@ export class MemoryRecall {
     const recorded = new Map<string, Set<string>>();
     for (const id of messageIds) {
       const entry = documents?.get(id)?.entry;
-      if (entry?.message !== undefined) recorded.set(id, new Set(versionTexts(entry)));
+      if (entry?.message !== undefined) recorded.set(id, new Set(versionForms(entry)));
     }
     return recorded;
   }

@@ -31,7 +31,7 @@ import { tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage, RecallVersion } from "./types.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
 import { applyPostgresRecall, entryOfRow } from "./postgres-apply.js";
-import { versionTexts } from "./versions.js";
+import { versionForms } from "./versions.js";
 
 export { applyPostgresRecall } from "./postgres-apply.js";
 export type { PostgresPool } from "./postgres-vectors.js";
@@ -213,7 +213,7 @@ export class PostgresRecall {
        WHERE thread_id = $1 AND message_id = ANY($2::text[]) AND to_jsonb(r) ->> 'message' IS NOT NULL`,
       [threadId, [...messageIds]],
     );
-    return new Map(result.rows.map((row) => [String(row.message_id), new Set(versionTexts(entryOfRow(row)))]));
+    return new Map(result.rows.map((row) => [String(row.message_id), new Set(versionForms(entryOfRow(row)))]));
   }
 
   async record(changes: RecallChanges): Promise<void> {

@@ -14,7 +14,7 @@
  * - Rows are written by `applySqliteRecall` (sqlite-apply.ts) inside the caller's transaction (the compare-and-swap's).
  */
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
-import { versionTexts } from "./versions.js";
+import { versionForms } from "./versions.js";
 import { CONTEXT_WEIGHT, NAME_WEIGHT } from "./bm25.js";
 import { fts5Expression } from "./query.js";
 import {
@@ -151,7 +151,7 @@ export class SqliteRecall {
     const rows = (this.db.prepare(SOME_ROWS).all(threadId, JSON.stringify(messageIds)) as Row[]).filter(
       (row) => row.message,
     );
-    return new Map(rows.map((row) => [row.message_id, new Set(versionTexts(toEntry(row)))]));
+    return new Map(rows.map((row) => [row.message_id, new Set(versionForms(toEntry(row)))]));
   }
 
   /** Writes `changes` in one transaction, idempotently by message id (the in-graph runtime, before its state update). */

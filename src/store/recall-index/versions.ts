@@ -1,10 +1,13 @@
 /**
  * The versions of a message in the transcript. An edit that keeps a message's id (`updateState`, an `Overwrite`, a
- * graph step writing over it) makes two messages under one id; the transcript keeps both. A message's entry holds the
- * newest version it has seen (by the checkpoint that held it), at the place where the message first left the head;
- * every other version goes into its `versions`, oldest first. Every backend writes an entry through `mergeEntries`,
- * so a write never loses a version that an earlier write, a prune's backfill or a reindex recorded.
+ * graph step writing over it) makes two messages under one id; the transcript keeps both. Versions are told apart by
+ * what is stored of them (messages/stored-form.ts), never by their text: an edit of an image part or of a kwarg is a
+ * version too. A message's entry holds the newest version it has seen (by the checkpoint that held it), at the place
+ * where the message first left the head; every other version goes into its `versions`, oldest first. Every backend
+ * writes an entry through `mergeEntries`, so a write never loses a version that an earlier write, a prune's backfill
+ * or a reindex recorded.
  */
+import { storedFormOfSerialized } from "../../messages/stored-form.js";
 import { hasLeft } from "./transcript-items.js";
 import type { RecallEntry, RecallVersion } from "./types.js";
 
@@ -13,9 +16,22 @@ export function versionTexts(entry: Pick<RecallEntry, "text" | "versions">): str
   return [entry.text, ...(entry.versions ?? []).map((version) => version.text)];
 }
 
+/**
+ * What tells a version apart: its stored form, or, for a version recorded before the transcript stored messages,
+ * its text.
+ */
+export function versionForm(version: Pick<RecallVersion, "text" | "message">): string {
+  return version.message === undefined ? `text:${version.text}` : storedFormOfSerialized(version.message);
+}
+
+/** The forms of every version an entry holds: its own and its `versions`'. */
+export function versionForms(entry: Pick<RecallEntry, "text" | "message" | "versions">): string[] {
+  return [versionForm(entry), ...(entry.versions ?? []).map(versionForm)];
+}
+
 /** The text a message is found by: every version's, so an edit that kept the id leaves the older words findable. */
 export function searchableText(entry: Pick<RecallEntry, "text" | "versions">): string {
-  return versionTexts(entry).join("\n");
+  return [...new Set(versionTexts(entry))].join("\n");
 }
 
 /** An entry's own version (or a copy of a version). */
@@ -36,15 +52,19 @@ const earlier = (a: RecallEntry, b: RecallEntry) =>
  * among its versions.
  */
 function merged(known: RecallEntry, entry: RecallEntry): RecallEntry {
-  const newer = known.text === entry.text || !earlier(entry, known) ? entry : known;
+  const knownForm = versionForm(known);
+  const entryForm = versionForm(entry);
+  const newer = knownForm === entryForm || !earlier(entry, known) ? entry : known;
+  const newerForm = newer === entry ? entryForm : knownForm;
   const other = newer === entry ? known : entry;
   const versions = new Map<string, RecallVersion>();
   for (const version of [
     ...(known.versions ?? []),
     ...(entry.versions ?? []),
-    ...(other.text === newer.text ? [] : [versionOf(other)]),
+    ...(knownForm === entryForm ? [] : [versionOf(other)]),
   ]) {
-    if (version.text !== newer.text && !versions.has(version.text)) versions.set(version.text, version);
+    const form = versionForm(version);
+    if (form !== newerForm && !versions.has(form)) versions.set(form, version);
   }
   const place = hasLeft(known) && (!hasLeft(newer) || earlier(known, newer)) ? known : newer;
   const { previousId: _previousId, versions: _versions, ...rest } = newer;
