@@ -1,6 +1,8 @@
 /**
  * The in-graph step's view of a state holding messages beside the summary that covers them (messages/covered.ts):
- * copies after their summary (a run's stale input) are dropped before the model call; copies before it mean the
+ * copies after their summary (a run's stale input) are dropped before the model call — only those the transcript
+ * holds as they are: a new message that reuses a compacted message's id is new content, and stays; copies before it
+ * mean the
  * graph's parent merges messages by id, which compaction cannot shrink: said once per thread. The node says it
  * sooner, at its first call in a thread, when it runs in a subgraph whose messages did not come through
  * `CompactionAgentState`'s reducer (messages-reducer.ts): the parent may merge them by id.
@@ -9,6 +11,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../../errors.js";
 import type { Notices } from "../../engine/notices.js";
 import { coveredCopies } from "../../messages/covered.js";
+import { storedForm } from "../../messages/stored-form.js";
 import { reducedByCompactionState } from "./messages-reducer.js";
 
 const PARENT_MERGES =
@@ -38,13 +41,23 @@ export class CoveredCopiesHealer {
       this.tell(threadKey, SUBGRAPH_WITHOUT_SCHEMA(namespace));
   }
 
-  /** `messages` without the copies after their summary, or undefined when there are none. */
-  healed(messages: readonly BaseMessage[], threadKey: string): BaseMessage[] | undefined {
+  /**
+   * `messages` without the copies after their summary that `recorded` (the stored forms the transcript holds of each
+   * id asked) holds as they are, or undefined when there are none.
+   */
+  async healed(
+    messages: readonly BaseMessage[],
+    threadKey: string,
+    recorded: (ids: string[]) => Promise<ReadonlyMap<string, ReadonlySet<string>>>,
+  ): Promise<BaseMessage[] | undefined> {
     const copies = coveredCopies(messages);
     if (copies.before) this.tell(threadKey, PARENT_MERGES);
     if (copies.after.length === 0) return undefined;
-    const drop = new Set(copies.after);
-    return messages.filter((_, index) => !drop.has(index));
+    const held = await recorded(copies.after.map((index) => messages[index]!.id!));
+    const drop = new Set(
+      copies.after.filter((index) => held.get(messages[index]!.id!)?.has(storedForm(messages[index]!)) === true),
+    );
+    return drop.size === 0 ? undefined : messages.filter((_, index) => !drop.has(index));
   }
 
   /** Tells `message` once per thread: to `onCompactionError` and as a `CANNOT_COMPACT` notice. */

@@ -35,7 +35,7 @@ import { number } from "../../options/rules.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
 import { InGraphArchive } from "./in-graph-archive.js";
-import { recordRemoved } from "./in-graph-transcript.js";
+import { recordedForms, recordRemoved } from "./in-graph-transcript.js";
 import type { Pending } from "./pending-summaries.js";
 import { managerOptionsOf, type InGraphOptions } from "./in-graph-options.js";
 import type { LivePrompt } from "../../summarizers/types.js";
@@ -143,7 +143,9 @@ export class InGraphCompactor {
   ): Promise<BaseMessage[] | undefined> {
     const key = threadKey(config);
     await turnOver();
-    const healed = this.healer.healed(given, key);
+    const healed = await this.healer.healed(given, key, (ids) =>
+      recordedForms(this.options, this.manager.recallLanguage, threadIdOf(config), ids, config),
+    );
     const messages = healed ?? given;
     const compaction = this.threads.of(key);
     const idle = !compaction.preparing && !compaction.ready;

@@ -9,6 +9,24 @@ import { threadStoreFor } from "../../store/thread-store.js";
 import { graphPlaces, transcriptHome } from "../../store/transcript-home.js";
 import type { InGraphOptions } from "./in-graph-options.js";
 
+/** The stored forms the thread's transcript holds of each of `ids` (none without a thread or a transcript). */
+export async function recordedForms(
+  options: Pick<InGraphOptions, "checkpointer" | "store">,
+  language: string,
+  threadId: string | undefined,
+  ids: readonly string[],
+  config: unknown,
+): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
+  if (threadId === undefined) return new Map();
+  const graph = graphPlaces(config);
+  const transcript = transcriptHome({
+    checkpointer: options.checkpointer ?? graph.checkpointer,
+    store: options.store ?? graph.store,
+    language,
+  });
+  return transcript ? await transcript.recorded(threadId, ids) : new Map();
+}
+
 /** The messages `after` takes out of `before`, written to the thread's transcript (nowhere without a thread). */
 export async function recordRemoved(
   options: Pick<InGraphOptions, "checkpointer" | "store">,
