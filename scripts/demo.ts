@@ -63,10 +63,10 @@ const summarizer = createDefaultSummarizer({ env });
 // Every compaction that lands, as it lands (most land between turns, outside any stream): the true count.
 const landed: CompactedReport[] = [];
 const supervisor = new CompactingSupervisor(team, {
-  tokenLimit,
+  trigger: { tokens: tokenLimit },
   summarizer,
   env,
-  onCompaction: (report) => void landed.push(report),
+  onCompaction: (report) => void (report.status === "compacted" && landed.push(report)),
   onCompactionError: (error) =>
     console.error(
       paint(31, `\n  compaction failed (nothing written): ${error instanceof Error ? error.message : String(error)}`),

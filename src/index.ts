@@ -11,11 +11,7 @@ export {
   type CompactableGraph,
   type CompactionHealth,
 } from "./runtimes/wrapper/compacting-supervisor.js";
-export type {
-  CompactingSupervisorOptions,
-  CircuitBreakerOptions,
-  CompactionNotice,
-} from "./runtimes/wrapper/options.js";
+export type { CompactingSupervisorOptions, CompactionNotice } from "./runtimes/wrapper/options.js";
 export type { TokenStreamEvent } from "./runtimes/wrapper/token-events.js";
 export { isContextOverflowError } from "./runtimes/wrapper/overflow.js";
 export {
@@ -50,8 +46,8 @@ export {
   type PrepareOptions,
   type PreparedCompaction,
 } from "./engine/history-manager.js";
-export { resolvePolicy, type CompactionPolicy, type CompactionPolicyOptions } from "./engine/policy.js";
-export { policyFromEnv } from "./engine/policy-environment.js";
+export type { CompactionPolicy } from "./engine/policy.js";
+export type { CompactionOptions, ContextSize, TriggerOption } from "./engine/options.js";
 export type { CompactionPlan, PlanOptions } from "./engine/plan.js";
 export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./engine/report.js";
 export type { SummarizerTokens } from "./engine/summarizer-tokens.js";

@@ -62,6 +62,11 @@ export async function importOptional<M>(name: string, feature: string, load: () 
 
 /** Whether the optional package `name` can be loaded from here (resolved, not loaded). */
 export function isInstalled(name: OptionalDependency): boolean {
+  return isInstalledPackage(name);
+}
+
+/** Whether any package `name` can be loaded from here (a provider's, named by langchain's table). */
+export function isInstalledPackage(name: string): boolean {
   try {
     require.resolve(name);
     return true;
@@ -70,6 +75,11 @@ export function isInstalled(name: OptionalDependency): boolean {
     // Resolvable only through the "import" condition: installed.
     return (error as { code?: unknown } | undefined)?.code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
   }
+}
+
+/** A module of an installed package, required synchronously (a CommonJS build, or Node's require of ES modules). */
+export function requireModule<M>(specifier: string): M {
+  return require(specifier) as M;
 }
 
 /**

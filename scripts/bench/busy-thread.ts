@@ -26,6 +26,7 @@ import type { Summarizer } from "../../src/summarizers/types.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { startPostgres } from "../../test/support/postgres-server.js";
+import { modelWithHardLimit } from "../../test/support/window.js";
 import { busyAgent, TURN_INTERVAL_MS, userTurn } from "./busy-agent.js";
 import { percentile, printTable } from "./table.js";
 
@@ -125,10 +126,11 @@ async function runOnce(
   const reports: CompactionReport[] = [];
   const target = compaction
     ? new CompactingSupervisor(agent, {
-        tokenLimit: TOKEN_LIMIT,
-        hardLimit: HARD_LIMIT,
+        trigger: { tokens: TOKEN_LIMIT },
+        // The hard limit is 90% of the model's window.
+        model: modelWithHardLimit(HARD_LIMIT),
         summarizer: slow,
-        onCompactionOutcome: (report) => void reports.push(report),
+        onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       })
     : agent;
   const other = second ? await startOther(store, threadId) : undefined;

@@ -76,13 +76,13 @@ const PEER_NAMES = [
 const LLM_SUMMARIZER = "this library, LlmSummarizer (OPENAI_API_KEY)";
 const LIBRARY = new Set(["this library (defaults, offline)", "this library (CompactingSupervisor)"]);
 /**
- * The library with a lower low-water mark (a compaction brings the thread down to `compactionTarget` of the limit, the
- * summary's budget `summaryShare` of it): what a deeper compaction saves and what it gives up. The last one costs
- * about what summarizationMiddleware keeping 20 messages does: the targets table reads the two at equal cost.
+ * The library with its trigger under the budget (a compaction comes sooner and leaves a smaller head): what a lower
+ * trigger saves and what it gives up. The last one costs about what summarizationMiddleware keeping 20 messages
+ * does: the targets table reads the two at equal cost.
  */
 const LOW_WATER = [
-  { name: "this library, low-water 0.6", compactionTarget: 0.6 },
-  { name: "this library, low-water 0.4, summary 0.3", compactionTarget: 0.4, summaryShare: 0.3 },
+  { name: "this library, trigger 0.8 of the budget", triggerShare: 0.8 },
+  { name: "this library, trigger 0.6 of the budget", triggerShare: 0.6 },
 ] as const;
 const EQUAL_COST = LOW_WATER[1].name;
 /**

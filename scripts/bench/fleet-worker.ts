@@ -33,7 +33,7 @@ let leases: Array<[string, "taken" | "released", number]> = [];
 /** When this worker's last compaction of the round was written (ms since the epoch). */
 let lastCompacted: number | undefined;
 const worker = new CompactionWorker(saver, {
-  tokenLimit: Number(values.limit),
+  trigger: { tokens: Number(values.limit) },
   idleMs: Number(values.idle ?? 0),
   env: {},
   // The fleet shares the machine's cores through the store's host slots, unless "free".

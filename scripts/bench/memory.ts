@@ -13,7 +13,9 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import type { CompactingSupervisorOptions } from "../../src/runtimes/wrapper/options.js";
-import { DEFAULT_MAX_THREADS } from "../../src/runtimes/wrapper/thread-records.js";
+import { MAX_THREADS } from "../../src/runtimes/wrapper/thread-records.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
+import { modelWithHardLimit } from "../../test/support/window.js";
 import { DEFAULT_CACHE_BYTES } from "../../src/tokens/message-cache.js";
 import { printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
@@ -113,7 +115,7 @@ export async function benchMemory(): Promise<void> {
       threads: THREADS,
       rounds: 1,
       input: question,
-      options: { tokenLimit: 100_000 },
+      options: { trigger: { tokens: 100_000 } },
     },
     {
       // Two turns, so the first one can be summarized: every thread's compaction fails once.
@@ -122,9 +124,8 @@ export async function benchMemory(): Promise<void> {
       rounds: 2,
       input: question,
       options: {
-        tokenLimit: 300,
-        hardLimit: 1_000_000,
-        summaryTokens: 64,
+        trigger: { tokens: 300 },
+        model: modelWithHardLimit(1_000_000),
         summarizer: failing,
         onCompactionError: () => undefined,
       },
@@ -134,14 +135,18 @@ export async function benchMemory(): Promise<void> {
       threads: 20,
       rounds: 1,
       input: huge,
-      options: { tokenLimit: 100_000_000, hardLimit: 100_000_000 },
+      options: {
+        trigger: { tokens: 100_000_000 },
+        model: modelWithHardLimit(100_000_000),
+        summarizer: new ExtractiveSummarizer(),
+      },
     },
   ];
   // Each workload in its own call, so nothing of the previous one is still referenced from this frame.
   for (const workload of workloads) rows.push(await measureWorkload(workload));
   printTable(
     `Memory of one wrapper in one process (heap + external after forced GC; ceiling: the token cache's ${DEFAULT_CACHE_BYTES / 1024 / 1024} MiB, plus up to ` +
-      `maxThreads (${DEFAULT_MAX_THREADS.toLocaleString("en")}) thread records of a few hundred bytes and as many failure records of about 1 KB, the last error's stack included)`,
+      `${MAX_THREADS.toLocaleString("en")} thread records of a few hundred bytes and as many failure records of about 1 KB, the last error's stack included)`,
     rows,
   );
 }

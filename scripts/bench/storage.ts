@@ -17,6 +17,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { randomUUID } from "node:crypto";
 import { startPostgres } from "../../test/support/postgres-server.js";
+import { modelWithHardLimit } from "../../test/support/window.js";
 import { createAgent } from "langchain";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -59,10 +60,10 @@ function library(name: string, keepCheckpoints?: number): StorageContender {
         systemPrompt: SYSTEM_PROMPT,
       });
       const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: budget,
-        hardLimit: budget,
+        trigger: { tokens: budget },
+        // The window at risk is the budget: a turn whose input would take the thread past it compacts first.
+        model: modelWithHardLimit(budget),
         background: false,
-        circuitBreaker: false,
         summarizer: new ExtractiveSummarizer(),
         env: {},
         ...(keepCheckpoints === undefined ? {} : { keepCheckpoints }),

@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_LATENESS } from "../../src/engine/policy.js";
+import { LATENESS } from "../../src/engine/policy.js";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
@@ -144,7 +144,7 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
   if (runtime === "wrapper") {
     const graph = createAgent({ model, tools: [], checkpointer: saver });
     const supervisor = new CompactingSupervisor(graph, {
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       env: {},
       onCompaction: (report) => void landed(report.threadId),
     });
@@ -156,7 +156,11 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
       tools: [],
       checkpointer: saver,
       middleware: [
-        compactionMiddleware({ tokenLimit: LIMIT, env: {}, onCompaction: (event) => void landed(event.threadId) }),
+        compactionMiddleware({
+          trigger: { tokens: LIMIT },
+          env: {},
+          onCompaction: (event) => void landed(event.threadId),
+        }),
       ],
     });
     invoke = (input, threadId) => graph.invoke(input, { configurable: { thread_id: threadId } });
@@ -166,7 +170,7 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
       tools: [],
       checkpointer: saver,
       preModelHook: compactionNode({
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         env: {},
         onCompaction: (event) => void landed(event.threadId),
       }),
@@ -272,7 +276,7 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
       if (runtime === "wrapper") {
         const wrapped = async () => {
           const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: saver }), {
-            tokenLimit: limit,
+            trigger: { tokens: limit },
             env: {},
           });
           const threadId = await seed();
@@ -296,7 +300,7 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
             model,
             tools: [],
             checkpointer: saver,
-            middleware: [compactionMiddleware({ tokenLimit: limit, env: {}, lateness: 0 })],
+            middleware: [compactionMiddleware({ trigger: { tokens: limit }, env: {}, lateness: 0 })],
           });
         const [base, delay] = await pair(
           () => turn(emptyMiddleware),
@@ -309,7 +313,7 @@ async function eventLoop(runtimes: readonly Runtime[]): Promise<void> {
             llm: model,
             tools: [],
             checkpointer: saver,
-            preModelHook: compactionNode({ tokenLimit: limit, env: {}, lateness: 0 }),
+            preModelHook: compactionNode({ trigger: { tokens: limit }, env: {}, lateness: 0 }),
           });
         const [bare, delay] = await pair(
           () => turn(reactAgent),
@@ -355,7 +359,7 @@ export async function benchTimeliness({
     }
   }
   printTable(
-    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${DEFAULT_LATENESS}); the worker is compact-thread watch --idle 0 --poll 20 beside the agent (npm run bench:timeliness)`,
+    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${LATENESS}); the worker is compact-thread watch --idle 0 --poll 20 beside the agent (npm run bench:timeliness)`,
     rows,
   );
   printNote(

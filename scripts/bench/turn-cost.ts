@@ -24,6 +24,8 @@ import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-mid
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
+import { modelWithHardLimit } from "../../test/support/window.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { generateHistory } from "../workload/history.js";
 import { seedHead } from "../workload/seed-head.js";
 import { eventLoopDuring, median, printTable } from "./table.js";
@@ -32,7 +34,11 @@ import { readmeBlock } from "./readme-block.js";
 const SIZES = [100, 1_000, 5_000];
 /** Turns per arm: more where a turn is short, so the medians hold still (BENCH_TURNS sets them all). */
 const turnsAt = (size: number) => Number(process.env.BENCH_TURNS ?? (size <= 100 ? 31 : size <= 1_000 ? 11 : 7));
-const OUT_OF_REACH = { tokenLimit: 1_000_000_000, hardLimit: 2_000_000_000 };
+const OUT_OF_REACH = {
+  trigger: { tokens: 1_000_000_000 },
+  model: modelWithHardLimit(2_000_000_000),
+  summarizer: new ExtractiveSummarizer(),
+};
 
 interface Arm {
   name: string;
@@ -119,7 +125,11 @@ export async function benchTurnCost(): Promise<void> {
           // A limit twice the thread's count: far from it, but the stored size (bytes) cannot prove it, so the head is
           // read and counted before the turn (runtimes/wrapper/unread-head.ts).
           prepare: () =>
-            void (fresh2 = new CompactingSupervisor(react, { tokenLimit: 2 * tokens, hardLimit: 3 * tokens })),
+            void (fresh2 = new CompactingSupervisor(react, {
+              trigger: { tokens: 2 * tokens },
+              model: modelWithHardLimit(3 * tokens),
+              summarizer: new ExtractiveSummarizer(),
+            })),
           turn: async (thread, index) => {
             await fresh2!.invoke(ask(index), config(thread));
             await fresh2!.flush();

@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { ScriptedChatModel } from "../../test/support/fakes/scripted-chat-model.js";
+import { modelWithHardLimit } from "../../test/support/window.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { generateHistory } from "../workload/history.js";
 import { benchBusyThread } from "./busy-thread.js";
 import { median, percentile, printTable } from "./table.js";
@@ -29,7 +31,11 @@ export async function benchWrapper(): Promise<void> {
       reply: () => ({ content: "The invoice total is 4,200 EUR, approved by Alice Moreau on 2026-03-14." }),
     });
     const graph = createReactAgent({ llm: model, tools: [], checkpointer: saver });
-    const wrapper = new CompactingSupervisor(graph, { tokenLimit: 10_000_000, hardLimit: 20_000_000 });
+    const wrapper = new CompactingSupervisor(graph, {
+      trigger: { tokens: 10_000_000 },
+      model: modelWithHardLimit(20_000_000),
+      summarizer: new ExtractiveSummarizer(),
+    });
     for (const threadId of ["bare", "wrapped"]) await seedHead(saver, threadId, history);
     const samples: Record<string, number[]> = {};
     const record = (name: string, ms: number) => (samples[name] ??= []).push(ms);

@@ -8,29 +8,17 @@ import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createHash } from "node:crypto";
 import { argument, parseOptions } from "../options/check.js";
-import { ARCHIVE_FIELDS, archiveStore } from "../options/archive-fields.js";
+import type { z } from "zod";
+import { ARCHIVE_OPTIONS, archiveStore } from "../options/archive-fields.js";
 import { editOf, editToolMessage, excerpt, measure } from "../strategies/edit.js";
-import { isPinned, type PinPredicate } from "../messages/pins.js";
+import { isPinned } from "../messages/pins.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
 export const DEFAULT_ARCHIVE_NAMESPACE = ["archived-outputs"];
 export const ARCHIVE_READER_TOOL = "read_archived_output";
 
-export interface ArchiveOptions {
-  store: BaseStore;
-  /** Tool results above this many tokens are archived (500 tokens is about 2,000 characters of prose). @default 500 */
-  thresholdTokens?: number;
-  /** Characters of the output's start kept in the pointer. @default 2000 */
-  headChars?: number;
-  /** Characters of the output's end kept in the pointer. @default 1000 */
-  tailChars?: number;
-  /** Newest tool results never archived. @default 1 */
-  keep?: number;
-  /** @default ["archived-outputs"] (PostgresStore rejects "_", "%" and "\\" in namespace labels) */
-  namespace?: string[];
-  pinned?: PinPredicate;
-  counter?: TokenCounter;
-}
+/** What the archive takes (`ARCHIVE_OPTIONS`), its store given. */
+export type ArchiveOptions = z.input<typeof ARCHIVE_OPTIONS> & { store: BaseStore };
 
 export interface ArchivedOutput {
   content: string;
@@ -64,10 +52,11 @@ export class ToolOutputArchive {
   private readonly headChars: number;
   private readonly tailChars: number;
   private readonly keep: number;
-  private readonly pinned?: PinPredicate;
   private readonly counter: TokenCounter;
 
-  constructor(options: ArchiveOptions) {
+  /** `counter`: the runtime's, shared (its cache). */
+  constructor(options: ArchiveOptions & { counter?: TokenCounter }) {
+    const { counter, ...given } = options;
     const {
       store,
       thresholdTokens = 500,
@@ -75,7 +64,7 @@ export class ToolOutputArchive {
       tailChars = 1000,
       keep = 1,
       namespace = DEFAULT_ARCHIVE_NAMESPACE,
-    } = parseOptions("archive", ARCHIVE_FIELDS, options, (key) => (key ? `archive.${key}` : "archive"));
+    } = parseOptions("archive", ARCHIVE_OPTIONS, given, (key) => (key ? `archive.${key}` : "archive"));
     argument("archive.store", store, archiveStore);
     this.store = store;
     this.namespace = namespace;
@@ -83,8 +72,7 @@ export class ToolOutputArchive {
     this.headChars = headChars;
     this.tailChars = tailChars;
     this.keep = keep;
-    this.pinned = options.pinned;
-    this.counter = options.counter ?? new TokenCounter();
+    this.counter = counter ?? new TokenCounter();
   }
 
   /** The pointer text that replaces an archived output: a header naming the key, then head and tail excerpts. */
@@ -104,7 +92,7 @@ export class ToolOutputArchive {
     const tools = messages.flatMap((message, index) => (ToolMessage.isInstance(message) ? [index] : []));
     return tools
       .slice(0, Math.max(0, tools.length - this.keep))
-      .filter((index) => !editOf(messages[index]!) && !isPinned(messages[index]!, index, this.pinned))
+      .filter((index) => !editOf(messages[index]!) && !isPinned(messages[index]!, index))
       .map((index) => ({ index, size: measure(messages[index]!, this.counter) }))
       .filter(({ size }) => size.tokens > this.thresholdTokens);
   }

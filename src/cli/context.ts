@@ -1,23 +1,20 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CompactionError, threadNotFound } from "../errors.js";
-import { argument, numberArgument } from "../options/check.js";
-import { SHARED_FIELDS, tokenLimit } from "../options/fields.js";
-import { absent, never, oneOf, RATIO_RULE } from "../options/rules.js";
-import { resolvePolicy, type CompactionPolicy } from "../engine/policy.js";
+import { argument } from "../options/check.js";
+import { absent, never } from "../options/rules.js";
+import { HistoryManager } from "../engine/history-manager.js";
+import { COMPACTION_OPTIONS, type CompactionOptions } from "../engine/options.js";
+import type { CompactionPolicy } from "../engine/policy.js";
+import { resolveSettings, type Settings } from "../engine/settings.js";
 import type { SummaryLog } from "../engine/summary-log.js";
-import { numberOf, withEnvironment } from "../engine/policy-environment.js";
-import { modelNameOf } from "../tokens/model-option.js";
 import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
 import type { ThreadHead } from "../store/read-head.js";
-import { createDefaultSummarizer } from "../summarizers/default.js";
-import { ExtractiveSummarizer } from "../summarizers/extractive.js";
-import { DEFAULT_SUMMARY_MODEL } from "../summarizers/llm.js";
-import { createOpenAISummarizer } from "../summarizers/openai.js";
-import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
-import { TokenCounter } from "../tokens/token-counter.js";
-import { Calibration } from "../engine/calibration.js";
+import type { Summarizer } from "../summarizers/types.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { Calibration } from "../engine/calibration.js";
 import { createPrinter, type Printer } from "./format.js";
+import { scriptOptions, summaryLogOf } from "./script-options.js";
 import { didYouMean } from "./suggest.js";
 
 export const OPTIONS = {
@@ -113,11 +110,14 @@ export function parseCommandLine(given: string[], invokedAs = "npx compact-threa
   }
 }
 
-/** The token limit of a script run given neither --limit nor TOKEN_LIMIT (the value .env.example shows). */
-export const DEFAULT_SCRIPT_TOKEN_LIMIT = 4_000;
+export { DEFAULT_SCRIPT_TOKEN_LIMIT } from "./script-options.js";
 
 export interface CliContext {
   store: OpenedStore;
+  /** The options the flags and the environment give, in the library's vocabulary (what a worker is built from). */
+  compaction: CompactionOptions;
+  /** Those options resolved, as every runtime resolves its own (engine/settings.ts). */
+  settings: Settings;
   counter: TokenCounter;
   /** Counts a head as the runtimes do: calibrated by the provider's figures where replies carry them. */
   calibration: Calibration;
@@ -175,12 +175,19 @@ export async function openContext(
       message: "no store given: pass --db <file.sqlite> or --postgres <url> (or set DATABASE_PATH / POSTGRES_URL)",
     });
   }
-  const counter = new TokenCounter({
-    model: modelNameOf(options.model, "--model") ?? (env.TOKEN_MODEL?.trim() || undefined),
-  });
-  const summarizer = createSummarizer(options, env, counter);
   const summaryLog = summaryLogOf(options, command);
-  const policy = resolveScriptPolicy(options, env, command, summarizer, summaryLog);
+  const compaction = scriptOptions(options, env, command, summaryLog);
+  const settings = resolveSettings("compact-thread", COMPACTION_OPTIONS, compaction, {
+    names: {
+      ...(options.limit !== undefined || options.over !== undefined
+        ? { trigger: options.over !== undefined ? "--over" : "--limit" }
+        : {}),
+      ...(options.ratio !== undefined ? { compactionRatio: "--ratio" } : {}),
+      ...(options.model !== undefined ? { model: "--model" } : {}),
+    },
+  });
+  const policy = settings.policy as CompactionPolicy & { tokenLimit: number };
+  const { counter, calibration, summarizer } = settings;
   const recallLanguage = options.language;
   const busyTimeoutMs =
     options["busy-timeout"] === undefined ? undefined : milliseconds("--busy-timeout", options["busy-timeout"]);
@@ -198,8 +205,10 @@ export async function openContext(
   const storeArgs = storeArgsOf(dbPath, url, options.schema);
   return {
     store,
+    compaction,
+    settings,
     counter,
-    calibration: new Calibration(counter),
+    calibration,
     summarizer,
     ...(summaryLog ? { summaryLog } : {}),
     policy,
@@ -213,67 +222,9 @@ export async function openContext(
   };
 }
 
-/**
- * The script's policy, read exactly as the wrapper reads its own (`policyFromEnv`), a command-line flag winning over
- * the environment: --limit over TOKEN_LIMIT (4,000 when neither), --ratio over COMPACTION_RATIO, --model over
- * TOKEN_MODEL. Errors name the flag or the variable that was wrong.
- */
-function resolveScriptPolicy(
-  options: ParsedOptions,
-  env: NodeJS.ProcessEnv,
-  command: string | undefined,
-  summarizer: Summarizer,
-  summaryLog: SummaryLog | undefined,
-): CompactionPolicy & { tokenLimit: number } {
-  // search reads --limit as a number of hits; every other command as a number of tokens.
-  if (!(command === "compact" && options.all)) argument("--over", options.over, absent("used with compact --all"));
-  if (options.limit !== undefined)
-    argument(
-      "--over",
-      options.over,
-      absent("left out when --limit is given (--over N is --limit N for compact --all)"),
-    );
-  const limitFlag = options.over !== undefined ? "--over" : "--limit";
-  const rawLimit = command === "search" ? undefined : (options.over ?? options.limit);
-  // A number of tokens, or a fraction (<= 1) of the model's context window, as TOKEN_LIMIT (resolvePolicy checks the
-  // rest); a value that is no positive number is named as typed.
-  const flags = {
-    tokenLimit: rawLimit === undefined ? undefined : numberArgument(limitFlag, rawLimit, tokenLimit),
-    compactionRatio: options.ratio === undefined ? undefined : numberOf("--ratio", options.ratio, RATIO_RULE),
-    model: options.model,
-  };
-  const { options: merged, names } = withEnvironment(flags, env);
-  if (flags.tokenLimit !== undefined) names.tokenLimit = limitFlag;
-  if (flags.compactionRatio !== undefined) names.compactionRatio = "--ratio";
-  if (flags.model !== undefined) names.model = "--model";
-  const policy = resolvePolicy(
-    { ...merged, tokenLimit: merged.tokenLimit ?? DEFAULT_SCRIPT_TOKEN_LIMIT },
-    { summarizerMaxTokens: summarizer.maxTokens ?? DEFAULT_SUMMARIZER_MAX_TOKENS, names, summaryLog },
-  );
-  return policy as CompactionPolicy & { tokenLimit: number };
-}
-
-/** --summary-log rewrite|append: for the commands that write a summary (the option `summaryLog`'s rule). */
-function summaryLogOf(options: ParsedOptions, command: string | undefined): SummaryLog | undefined {
-  const raw = options["summary-log"];
-  if (raw !== undefined && command !== "compact" && command !== "watch")
-    argument("--summary-log", raw, absent("used with compact or watch"));
-  return raw === undefined ? undefined : argument("--summary-log", raw, SHARED_FIELDS.summaryLog);
-}
-
-/** --summarizer extractive|openai, else the wrapper's default: the OpenAI summarizer when OPENAI_API_KEY is set. */
-function createSummarizer(options: ParsedOptions, env: NodeJS.ProcessEnv, counter: TokenCounter): Summarizer {
-  const choice = options.summarizer;
-  if (choice === undefined) return createDefaultSummarizer({ env, counter });
-  if (choice === "extractive") return new ExtractiveSummarizer({ counter });
-  argument("--summarizer", choice, oneOf(["extractive", "openai"], '"extractive" or "openai"'));
-  if (!env.OPENAI_API_KEY)
-    argument("--summarizer", choice, never("usable: set OPENAI_API_KEY for the openai summarizer"));
-  return createOpenAISummarizer({
-    apiKey: env.OPENAI_API_KEY,
-    model: options.model ?? (env.SUMMARY_MODEL || env.OPENAI_MODEL || DEFAULT_SUMMARY_MODEL),
-    baseURL: env.OPENAI_BASE_URL || undefined,
-  });
+/** A HistoryManager over the script's store and settings. */
+export function managerOf(context: CliContext): HistoryManager {
+  return HistoryManager.of({ ...context.settings, store: context.store.threads });
 }
 
 export async function requireThread(context: CliContext, threadId: string | undefined): Promise<ThreadHead> {

@@ -1,6 +1,6 @@
 /** The script's numeric flags, read from their text as typed (the raw text in the error). */
 import { numberArgument } from "../options/check.js";
-import { keepCheckpoints } from "../options/fields.js";
+import { keepCheckpoints } from "../engine/options.js";
 import { integer } from "../options/rules.js";
 
 /** The --keep flag: the newest checkpoints kept, the head among them (the raw text in the error, as typed). */

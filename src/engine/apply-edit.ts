@@ -12,7 +12,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { threadNotFound } from "../errors.js";
 import type { ThreadHead } from "../store/read-head.js";
-import type { ManagerSettings } from "./manager-options.js";
+import { MAX_WRITE_ATTEMPTS, type ManagerSettings } from "./manager-options.js";
 import { prefixMismatch } from "./rebase.js";
 import { retrying, type Attempt } from "./retry.js";
 import { busyCode, type SkipCode } from "./report.js";
@@ -51,7 +51,7 @@ export async function applyEdit(
       attempts: 0,
     };
   }
-  return retrying({ attempts: settings.maxWriteAttempts }, async (attempt): Promise<Attempt<EditOutcome>> => {
+  return retrying({ attempts: MAX_WRITE_ATTEMPTS }, async (attempt): Promise<Attempt<EditOutcome>> => {
     const head = attempt === 1 ? snapshot : await settings.store.readHead(threadId);
     if (!head) throw threadNotFound(threadId);
     if (head.busyReason)

@@ -1,11 +1,11 @@
 /**
  * Applying a prepared summary to a thread's current head: as computed when the head has not moved, rebased when
  * the thread only grew meanwhile, discarded when the summarized prefix changed. A head busy with a run is waited
- * for (with backoff) up to a deadline; a head that keeps moving is retried up to `maxWriteAttempts` times.
+ * for (with backoff) up to a deadline; a head that keeps moving is retried up to `MAX_WRITE_ATTEMPTS` times.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError, threadNotFound } from "../errors.js";
-import type { ManagerSettings } from "./manager-options.js";
+import { MAX_WRITE_ATTEMPTS, type ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import { busyCode, type CompactedReport, type CompactionReport, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
@@ -157,7 +157,7 @@ export async function applyPrepared(
   busyWaitMs: number,
 ): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
   return retrying(
-    { attempts: settings.maxWriteAttempts, waitMs: busyWaitMs },
+    { attempts: MAX_WRITE_ATTEMPTS, waitMs: busyWaitMs },
     async (attempt): Promise<Attempt<{ report: CompactionReport; prefixChanged: boolean }>> => {
       const outcome = await threadLocks.run(settings.store.saver, prepared.threadId, () =>
         applyOnce(settings, prepared, attempt),

@@ -5,40 +5,11 @@
  * thread simply starts counting its failures again).
  */
 import { CompactionError } from "../errors.js";
-import { argument } from "../options/check.js";
-import { circuitBreaker as CIRCUIT_BREAKER } from "../options/fields.js";
 
-export const DEFAULT_FAILURE_THRESHOLD = 3;
-export const DEFAULT_PAUSE_MS = 10 * 60_000;
-
-/** After `failureThreshold` consecutive failed compactions of a thread, compaction pauses for it for `pauseMs`. */
-export interface CircuitBreakerOptions {
-  /** @default 3 */
-  failureThreshold?: number;
-  /** How long compaction stays paused; then one attempt is made (and a failure pauses again). @default 600000 */
-  pauseMs?: number;
-  /** The time source the pause is measured by, in milliseconds (tests pass a manual clock). @default Date.now */
-  clock?: () => number;
-}
-
-/**
- * The breaker an option asks for (`{ failureThreshold, pauseMs, clock }`, or `false` for none), validated: the
- * wrapper's and the in-graph runtime's `circuitBreaker` option, one rule.
- * @throws CompactionError INVALID_ARGUMENT naming the option and its value.
- */
-export function createCircuitBreaker(
-  option: CircuitBreakerOptions | false | undefined,
-  maxThreads?: number,
-): CircuitBreaker {
-  const given = argument("circuitBreaker", option ?? {}, CIRCUIT_BREAKER);
-  if (given === false) return new CircuitBreaker(Infinity, 0, Date.now, maxThreads);
-  const {
-    failureThreshold = DEFAULT_FAILURE_THRESHOLD,
-    pauseMs = DEFAULT_PAUSE_MS,
-    clock = Date.now,
-  } = given as CircuitBreakerOptions;
-  return new CircuitBreaker(failureThreshold, pauseMs, clock, maxThreads);
-}
+/** After this many failed compactions of a thread in a row, its compaction pauses... */
+export const FAILURE_THRESHOLD = 3;
+/** ...for this long; then one attempt is let through (and a failure pauses it again). `resumeCompaction` lifts it. */
+export const PAUSE_MS = 10 * 60_000;
 
 export interface BreakerHealth {
   /** Failed compactions in a row (0 after a success). */
@@ -63,10 +34,10 @@ export class CircuitBreaker {
   private readonly states = new Map<string, State>();
 
   constructor(
-    private readonly threshold: number,
-    private readonly pauseMs: number,
-    private readonly now: () => number = Date.now,
     private readonly maxThreads: number = 10_000,
+    private readonly threshold = FAILURE_THRESHOLD,
+    private readonly pauseMs = PAUSE_MS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   get size(): number {

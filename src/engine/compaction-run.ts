@@ -1,7 +1,7 @@
 /**
  * A compaction of a thread, as HistoryManager runs it: read the head and count it, plan the cut and fit it under the
  * ceiling, summarize (prepare), then apply the summary to the head as it is by then (apply-prepared.ts); a head
- * whose summarized prefix changed meanwhile is read and summarized again, up to `maxWriteAttempts` times.
+ * whose summarized prefix changed meanwhile is read and summarized again, up to `MAX_WRITE_ATTEMPTS` times.
  */
 import { argument } from "../options/check.js";
 import { text } from "../options/rules.js";
@@ -12,7 +12,13 @@ import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { sumOf } from "./calibration.js";
 import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
-import type { CompactOverrides, ManagerSettings, PrepareOptions } from "./manager-options.js";
+import {
+  BUSY_WAIT_MS,
+  MAX_WRITE_ATTEMPTS,
+  type CompactOverrides,
+  type ManagerSettings,
+  type PrepareOptions,
+} from "./manager-options.js";
 import { keptLessNotice } from "./notices.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { isOverLimit } from "./limits.js";
@@ -79,8 +85,14 @@ export async function compactWithinPolicy(
   const fitted = fitPlan(settings, messages, given, counts);
   if ("skipped" in fitted) return fitted;
   if (fitted.plan.keptLess && given.threadId !== undefined) {
-    const ceiling = options.preferTokensAfter ?? options.maxTokensAfter;
-    settings.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, ceiling, policy.tokenLimit));
+    const base = policy.triggers?.some((condition) => condition.tokens === undefined)
+      ? `90% of the hard limit ${policy.hardLimit}, as the trigger names no tokens`
+      : `90% of the trigger's ${policy.tokenLimit} tokens`;
+    const why =
+      fitted.plan.keptLessWhy === "whole"
+        ? "that is the whole thread, so nothing would have been summarized"
+        : `that much would not have ended under the ceiling of ${policy.ceiling} tokens (${base}); lower keep or raise the trigger`;
+    settings.notices.once(keptLessNotice(given.threadId, fitted.plan.keptLess, why));
   }
   await turnOver();
   const compacted = await summarizePlan(settings, fitted.plan, replacedCheckpointId, {
@@ -154,13 +166,13 @@ export function compactWithRetries(
   overrides: PrepareOptions,
   first?: PreparedCompaction,
 ): Promise<CompactionReport> {
-  const { maxWriteAttempts, busyWaitMs, store, keepCheckpoints } = settings;
-  return retrying({ attempts: maxWriteAttempts }, async (attempt): Promise<Attempt<CompactionReport>> => {
+  const { store, keepCheckpoints } = settings;
+  return retrying({ attempts: MAX_WRITE_ATTEMPTS }, async (attempt): Promise<Attempt<CompactionReport>> => {
     // `first`: a summary the caller already computed (and showed) is the first attempt's.
     const prepared =
       attempt === 1 && first ? first : await prepareSummary(settings, threadId, overrides, !overrides.force);
     if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
-    const { report, prefixChanged } = await applyPrepared(settings, prepared, overrides.busyWaitMs ?? busyWaitMs);
+    const { report, prefixChanged } = await applyPrepared(settings, prepared, overrides.busyWaitMs ?? BUSY_WAIT_MS);
     if (!prefixChanged) return { done: await pruneAfterCompaction(store, keepCheckpoints, report) };
     const reason = `gave up after ${attempt} summaries: ${report.reason}`;
     return { again: { ...report, reason, attempts: attempt } };

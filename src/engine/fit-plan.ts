@@ -113,6 +113,7 @@ export function planWithin(
       return {
         ...kept,
         keptLess: keepAsked,
+        keptLessWhy: plan.executable ? "ceiling" : "whole",
         reason: `${kept.reason}; kept less than ${keepAsked} to end under ${Math.max(prefer, estimate(kept))} tokens`,
       };
     }

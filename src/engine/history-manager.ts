@@ -1,8 +1,6 @@
 /**
  * HistoryManager: read a thread, plan the cut, summarize, and force-write a replacement checkpoint that loses
- * nothing. The parts: options (manager-options.ts), a compaction's run (compaction-run.ts), the cut (plan.ts), the
- * summary (summarize-plan.ts), the write (write-history.ts), applying a summary to a head that may have moved
- * (apply-prepared.ts), recovery from an overflowing turn (recover-turn.ts).
+ * nothing — a compaction's run (compaction-run.ts), the cut (plan.ts), the summary (summarize-plan.ts), the write.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -10,35 +8,39 @@ import { CompactionError, requireThreadId, storeErrors } from "../errors.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Calibration } from "./calibration.js";
-import type { CompactionPolicy } from "./policy.js";
+import { RECOVERY_RATIO, type CompactionPolicy } from "./policy.js";
 import { applyPrepared, type PreparedCompaction } from "./apply-prepared.js";
 import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { compactWithinPolicy, compactWithRetries, fitPlan, planWith, prepareSummary } from "./compaction-run.js";
 import {
-  resolveManagerOptions,
+  BUSY_WAIT_MS,
+  MANAGER_OPTIONS,
+  requireCheckpointer,
   type CompactOverrides,
   type HistoryManagerOptions,
   type ManagerSettings,
   type PrepareOptions,
 } from "./manager-options.js";
+import { resolveSettings } from "./settings.js";
 import type { CompactionPlan } from "./plan.js";
 import { recoverTurn } from "./recover-turn.js";
 import { writeHistory } from "./write-history.js";
 import type { CompactionReport, SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
-import {
-  DEFAULT_KEEP_CHECKPOINTS,
-  pruneAfterCompaction,
-  pruneStoredThread,
-  type PruneOptions,
-  type PruneReport,
-} from "./prune.js";
+import { DEFAULT_KEEP_CHECKPOINTS, pruneAfterCompaction, pruneStoredThread } from "./prune.js";
+import type { PruneOptions, PruneReport } from "./prune.js";
 import type { ThreadHead } from "../store/read-head.js";
-import type { ThreadStore } from "../store/thread-store.js";
+import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import type { Notices } from "./notices.js";
 
-export type { CompactOverrides, HistoryManagerOptions, PrepareOptions, RecallOptions } from "./manager-options.js";
+export type { CompactOverrides, HistoryManagerOptions, PrepareOptions } from "./manager-options.js";
+export type { RecallOptions } from "./options.js";
+
+/** Settings a runtime resolved already, handed to a manager it makes (`HistoryManager.of`). */
+class Resolved {
+  constructor(readonly settings: ManagerSettings) {}
+}
 export type { PreparedCompaction } from "./apply-prepared.js";
 export type { CompactedMessages } from "./summarize-plan.js";
 
@@ -58,9 +60,17 @@ export class HistoryManager {
   readonly notices: Notices;
   private readonly settings: ManagerSettings;
 
-  /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value. */
+  /** @throws CompactionError INVALID_ARGUMENT naming the bad option and its value; MISSING_CHECKPOINTER. */
   constructor(options: HistoryManagerOptions) {
-    this.settings = resolveManagerOptions(options);
+    if (options instanceof Resolved) this.settings = options.settings;
+    else {
+      const checkpointer = requireCheckpointer((options as { checkpointer?: unknown } | undefined)?.checkpointer);
+      const settings = resolveSettings("HistoryManager", MANAGER_OPTIONS, options);
+      this.settings = {
+        ...settings,
+        store: threadStoreFor(checkpointer, { recallLanguage: settings.recall.language }),
+      };
+    }
     ({
       summarizer: this.summarizer,
       fallbackSummarizer: this.fallbackSummarizer,
@@ -71,6 +81,14 @@ export class HistoryManager {
     this.store = this.settings.store;
     this.checkpointer = this.store.saver;
     this.notices = this.settings.notices;
+  }
+
+  /**
+   * A manager over settings a runtime resolved already (the wrapper's, the in-graph step's, the worker's): nothing is
+   * validated or defaulted twice. @internal
+   */
+  static of(settings: ManagerSettings): HistoryManager {
+    return new HistoryManager(new Resolved(settings) as unknown as HistoryManagerOptions);
   }
 
   /** The Postgres text search configuration of this manager's recall index. */
@@ -89,9 +107,8 @@ export class HistoryManager {
   }
 
   /**
-   * The dry run: what `compactThread` would summarize and keep. Pure. A cut given in `overrides` (ratio, keepTokens
-   * or targetTokens) replaces the manager's own: a ratio asked for by one call is not overruled by a default target.
-   * `counts`: the counter's count of each message, when the caller has it.
+   * The dry run: what `compactThread` would summarize and keep. Pure. A cut given in `overrides` replaces the
+   * manager's own. `counts`: the counter's count of each message, when the caller has it.
    */
   planCompaction(
     messages: readonly BaseMessage[],
@@ -183,10 +200,7 @@ export class HistoryManager {
    */
   async recoverFailedTurn(
     config: unknown,
-    {
-      baseCheckpointId,
-      compactionRatio = this.policy.recoveryRatio,
-    }: { baseCheckpointId: string; compactionRatio?: number },
+    { baseCheckpointId, compactionRatio = RECOVERY_RATIO }: { baseCheckpointId: string; compactionRatio?: number },
   ): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "recoverFailedTurn");
     const plan = (messages: readonly BaseMessage[], overrides: CompactOverrides) =>
@@ -197,14 +211,12 @@ export class HistoryManager {
   }
 
   /**
-   * Read the thread, plan, summarize and write. The summary is computed from a snapshot of the head without holding
-   * the thread's write lock, then applied by a rebasing compare-and-swap (applyCompaction): turns may land on the
-   * thread meanwhile, and are carried over. Only a head whose summarized prefix changed discards the summary (then
-   * the thread is read and summarized again, up to `maxWriteAttempts` times). Never throws for a thread that cannot
-   * be compacted now (busy, interrupted, not over the policy's `tokenLimit` unless `force`, nothing to summarize,
-   * lost every race): the report says why. With a `tokenLimit`, the compaction aims under the policy's ceiling and
-   * is not written above the limit, as the wrapper's. `prepared`: a summary of this thread the caller already computed
-   * (`prepareCompaction`), written as the first attempt.
+   * Read the thread, plan, summarize and write: the summary from a snapshot of the head, without the thread's write
+   * lock, then a rebasing compare-and-swap (applyCompaction) that carries over the turns that landed meanwhile; a
+   * head whose summarized prefix changed is read and summarized again (3 attempts). Never throws for a thread that
+   * cannot be compacted now (busy, interrupted, not over the trigger unless `force`, nothing to summarize, lost every
+   * race): the report says why. With a trigger, it aims under the ceiling and is not written above the trigger.
+   * `prepared`: a summary of this thread the caller already computed (`prepareCompaction`), written first.
    * @throws CompactionError MISSING_THREAD_ID, THREAD_NOT_FOUND, INVALID_HISTORY (non-message values),
    *   SUMMARIZER_FAILED (nothing was written).
    */
@@ -223,10 +235,8 @@ export class HistoryManager {
   }
 
   /**
-   * The first half of `compactThread`: read the head, plan, summarize. Writes nothing. One summary at a time per
-   * thread in this process. Returns the summary ready to apply, or a `skipped` report saying why there is none.
-   * With `config.configurable.checkpoint_id`, the snapshot is that checkpoint (the head as a turn left it, say) even
-   * when the head has moved on since; applying it rebases as usual.
+   * The first half of `compactThread`: read the head (or `configurable.checkpoint_id`), plan, summarize; writes
+   * nothing. The summary ready to apply, or a `skipped` report saying why there is none.
    * @throws as compactThread; CHECKPOINT_NOT_FOUND for a checkpoint_id the thread does not have.
    */
   async prepareCompaction(
@@ -242,23 +252,19 @@ export class HistoryManager {
   }
 
   /**
-   * The second half: write a prepared summary onto the thread's current head — as computed when the head has not
-   * moved, rebased when the thread only grew since (`report.rebased`), not at all when the summarized prefix
-   * changed (`conflict`). A head busy with a run is waited for up to `busyWaitMs` (default: the manager's
-   * `busyWaitMs`), then `skipped`; the prepared summary stays valid for a later call.
+   * The second half: write a prepared summary onto the thread's current head — rebased when the thread only grew
+   * since (`report.rebased`), not at all when the summarized prefix changed (`conflict`). A busy head is waited for
+   * up to `busyWaitMs` (default 5 s), then `skipped`; the prepared summary stays valid.
    */
   async applyCompaction(
     prepared: PreparedCompaction,
-    { busyWaitMs = this.settings.busyWaitMs }: { busyWaitMs?: number } = {},
+    { busyWaitMs = BUSY_WAIT_MS }: { busyWaitMs?: number } = {},
   ): Promise<CompactionReport> {
     const { report } = await storeErrors(prepared.threadId, applyPrepared(this.settings, prepared, busyWaitMs));
     return pruneAfterCompaction(this.store, this.settings.keepCheckpoints, report);
   }
 
-  /**
-   * Delete the thread's checkpoints the transcript makes redundant, keeping the newest `keep` (default: the
-   * manager's `keepCheckpoints`, else 3). See `pruneThread`.
-   */
+  /** Delete the checkpoints the transcript makes redundant, keeping the newest `keep` (`keepCheckpoints`, else 3). */
   async pruneThread(config: unknown, { keep, dryRun = false }: PruneOptions = {}): Promise<PruneReport> {
     const threadId = requireThreadId(config, "pruneThread");
     const count = keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS;
@@ -266,10 +272,8 @@ export class HistoryManager {
   }
 
   /**
-   * Plan, fit and summarize `messages` as every entry point does (the wrapper, the script, the in-graph runtime):
-   * with a limit, aiming under the policy's ceiling and never ending above the limit. Writes nothing. Returns the
-   * compacted messages, or why there are none (`summarizerMs` when a summary was written but did not fit).
-   * @throws CompactionError SUMMARIZER_FAILED, INVALID_HISTORY.
+   * Plan, fit and summarize `messages` as every entry point does: aiming under the ceiling, never above the trigger.
+   * Writes nothing. The compacted messages, or why there are none. @throws SUMMARIZER_FAILED, INVALID_HISTORY.
    */
   async compactWithinPolicy(
     messages: readonly BaseMessage[],
@@ -281,9 +285,8 @@ export class HistoryManager {
   }
 
   /**
-   * The plan `compactWithinPolicy` summarizes, without summarizing: the policy's cut, cut harder when it would not
-   * end under the ceiling; `estimate` is the tokens after it, the summary's header included. Or why nothing would be
-   * summarized. The script's dry run prints this, so what it shows is what a compaction then writes. Pure.
+   * The plan `compactWithinPolicy` summarizes, and its estimate of the tokens after it, or why nothing would be
+   * summarized: the script's dry run prints it. Pure.
    */
   fitPlan(
     messages: readonly BaseMessage[],

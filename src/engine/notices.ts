@@ -1,8 +1,8 @@
 /**
- * Notices: what a user should know that is not an error — compaction goes on, but not as configured. Each runtime
- * hands its `onCompactionNotice` here; without one, a notice that says the configuration does less than asked is a
- * process warning (`process.emitWarning`, code `LANGGRAPH_COMPACTION_<code>`), so nothing that does less than it was
- * told does it silently. Said once per thread and code.
+ * Notices: what a user should know that is not an error — compaction goes on, but not as configured. Each is a
+ * process warning (`process.emitWarning`, code `LANGGRAPH_COMPACTION_<code>`: `process.on("warning")` hears them), so
+ * nothing that does less than it was told does it silently, and no handler has to be installed for it to be said.
+ * Said once per thread and code (once per runtime for a notice of no thread).
  */
 import type { UsageIgnoredNotice } from "./calibration.js";
 
@@ -22,21 +22,24 @@ export interface CannotCompactNotice {
   message: string;
 }
 
-/** The notice of a compaction of `threadId` that kept less than `asked`, to end under `ceiling` (the limit `limit`). */
-export function keptLessNotice(
-  threadId: string,
-  asked: string,
-  ceiling: number | undefined,
-  limit: number | undefined,
-): KeptLessNotice {
-  const message = `thread ${JSON.stringify(threadId)}: a compaction kept less than ${asked}, which would not have ended under the ceiling of ${ceiling} tokens (the limit is ${limit}); lower keep or raise the limit to keep that much.`;
+/** Compactions fail and nothing listens to `onCompactionError`: said once, with the first failure's error. */
+export interface CompactionFailingNotice {
+  code: "COMPACTION_FAILING";
+  threadId?: string;
+  error: unknown;
+  message: string;
+}
+
+/**
+ * The notice of a compaction of `threadId` that kept less than `asked`: `why` says why that much could not be kept
+ * (it would not end under the ceiling, or it is the whole thread).
+ */
+export function keptLessNotice(threadId: string, asked: string, why: string): KeptLessNotice {
+  const message = `thread ${JSON.stringify(threadId)}: a compaction kept less than ${asked}: ${why}.`;
   return { code: "KEPT_LESS", threadId, asked, message };
 }
 
-export type EngineNotice = KeptLessNotice | CannotCompactNotice | UsageIgnoredNotice;
-
-/** Notices that are warnings when no handler listens. */
-const WARNINGS = new Set<EngineNotice["code"]>(["KEPT_LESS", "CANNOT_COMPACT"]);
+export type EngineNotice = KeptLessNotice | CannotCompactNotice | UsageIgnoredNotice | CompactionFailingNotice;
 
 /** The (thread, code) pairs told, at most this many remembered (the oldest forgotten first). */
 const REMEMBERED = 10_000;
@@ -44,27 +47,17 @@ const REMEMBERED = 10_000;
 export class Notices {
   private readonly told = new Set<string>();
 
-  constructor(private readonly handler?: (notice: EngineNotice) => unknown) {}
-
   /** Tells `notice` once for its thread and code. */
-  once(notice: KeptLessNotice | CannotCompactNotice): void {
-    const key = `${notice.threadId}\u0000${notice.code}`;
+  once(notice: KeptLessNotice | CannotCompactNotice | CompactionFailingNotice): void {
+    const key = `${notice.threadId ?? ""}\u0000${notice.code}`;
     if (this.told.has(key)) return;
     this.told.add(key);
     if (this.told.size > REMEMBERED) this.told.delete(this.told.values().next().value!);
     this.say(notice);
   }
 
-  /** Tells `notice` (to the handler, else as a warning when it is one). A handler that throws is not the caller's concern. */
+  /** Tells `notice`: a process warning. */
   say(notice: EngineNotice): void {
-    if (this.handler) {
-      try {
-        void Promise.resolve(this.handler(notice)).catch(() => undefined);
-      } catch {
-        // A notice never breaks compaction.
-      }
-      return;
-    }
-    if (WARNINGS.has(notice.code)) process.emitWarning(notice.message, { code: `LANGGRAPH_COMPACTION_${notice.code}` });
+    process.emitWarning(notice.message, { code: `LANGGRAPH_COMPACTION_${notice.code}` });
   }
 }

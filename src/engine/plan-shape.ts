@@ -77,4 +77,6 @@ export interface CompactionPlan {
    * thread): what was asked, in words ("keep.messages 1000").
    */
   keptLess?: string;
+  /** Why it kept less: what was asked is the whole thread, or would not end under the ceiling. */
+  keptLessWhy?: "whole" | "ceiling";
 }

@@ -9,17 +9,19 @@
 
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { argument, parseOptions } from "../options/check.js";
-import { FLOOR_SUMMARY_TOKENS, POLICY_FIELDS, keepMessages } from "../options/fields.js";
-import { array, never, ratio as RATIO } from "../options/rules.js";
+import { array, integer, never, ratio as RATIO } from "../options/rules.js";
 
 const MESSAGES = array("an array of BaseMessage");
-/** The plan's own figures, checked as the policy's options are. */
+const TOKENS = integer(0, { says: "a non-negative integer number of tokens" });
+/** The plan's own figures. */
 const PLAN_FIELDS = {
-  keepTokens: POLICY_FIELDS.keepTokens,
-  targetTokens: POLICY_FIELDS.targetTokens,
-  summaryTokens: POLICY_FIELDS.summaryTokens,
-  keepMessages,
+  keepTokens: TOKENS,
+  targetTokens: TOKENS,
+  summaryTokens: integer(64),
+  keepMessages: integer(0, { says: "an integer >= 0 (the latest user turn is kept whatever it says)" }),
 };
+/** The smallest summary budget ever given, however short the segment. */
+export const FLOOR_SUMMARY_TOKENS = 64;
 import { isPinned } from "../messages/pins.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
@@ -42,9 +44,6 @@ export const MAX_SUMMARY_TOKENS = 2_000;
  * plus any previous summary folded in): a compaction always frees at least a quarter of what it summarizes.
  */
 export const MAX_SUMMARY_SHARE = 0.75;
-
-/** Smallest budget ever given, however short the segment. */
-export { FLOOR_SUMMARY_TOKENS };
 
 /**
  * The summary budget for `tokens` of summarized text (including any previous summary being folded in): 20% of it,

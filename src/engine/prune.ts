@@ -7,7 +7,7 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { requireThreadId, threadNotFound } from "../errors.js";
 import { argument } from "../options/check.js";
-import { keepCheckpoints } from "../options/fields.js";
+import { keepCheckpoints } from "./options.js";
 import { messageIdsOf, planPrune, type PrunePlan } from "../store/prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type StoredCheckpoint, type ThreadStore } from "../store/thread-store.js";

@@ -62,9 +62,7 @@ export async function recoverTurn(
     },
     ignorePendingWrites: true,
     // The messages summarized out of the pre-turn history are held by the checkpoint before the failed turn.
-    ...(settings.recall.enabled
-      ? { recall: recallChanges(threadId, baseCheckpointId, history, compacted.messages) }
-      : {}),
+    recall: recallChanges(threadId, baseCheckpointId, history, compacted.messages),
   });
   if (outcome.status !== "written") return { ...report, status: "conflict", reason: outcome.reason };
   return {

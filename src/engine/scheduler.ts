@@ -25,7 +25,10 @@ import { isOverLimit, pastHardLimit } from "./limits.js";
 export type ScheduleState = "idle" | "preparing" | "ready" | "applying" | "paused";
 
 /** What the scheduler needs of a policy. */
-export type ScheduleRules = Pick<CompactionPolicy, "tokenLimit" | "triggers" | "hardLimit" | "lateness">;
+export type ScheduleRules = Pick<CompactionPolicy, "tokenLimit" | "triggers" | "hardLimit"> & {
+  /** Turns or calls that may start over the limit before one waits (policy.ts LATENESS; 0 with `background: false`). */
+  readonly lateness: number;
+};
 
 /** What the scheduler remembers of a thread between two events. */
 export interface ThreadSchedule {

@@ -14,7 +14,7 @@ import {
 import { validateHistory } from "../messages/validate.js";
 import { validateSummaryText } from "../summarizers/output.js";
 import type { LivePrompt, Summarizer, SummarizerUsage } from "../summarizers/types.js";
-import type { ManagerSettings } from "./manager-options.js";
+import { SUMMARY_TIMEOUT_MS, type ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import type { SkipCode } from "./report.js";
 import { addSummarizerTokens, type SummarizerTokens } from "./summarizer-tokens.js";
@@ -48,7 +48,7 @@ export interface UnwrittenSummary {
 /** What summarizing needs of the manager's settings (a strategy passes its own). */
 export type SummarySettings = Pick<
   ManagerSettings,
-  "summarizer" | "fallbackSummarizer" | "counter" | "summaryRole" | "summaryPrefix" | "summaryTimeoutMs" | "summaryLog"
+  "summarizer" | "fallbackSummarizer" | "counter" | "summaryPrefix" | "summaryLog"
 > & {
   recall: Pick<ManagerSettings["recall"], "announce">;
 };
@@ -102,7 +102,7 @@ export async function summarizePlan(
   // The summarizer, or the fallback once the summarizer failed: for the summary, and for a reflection of the log.
   const summarize = async (messages: BaseMessage[], given: SummaryTask): Promise<string> => {
     try {
-      return await runSummarizer(summarizer, messages, given, settings.summaryTimeoutMs, signal, onUsage);
+      return await runSummarizer(summarizer, messages, given, signal, onUsage);
     } catch (error) {
       if (
         signal?.aborted ||
@@ -114,7 +114,7 @@ export async function summarizePlan(
         throw error;
       fallbackReason = error.message;
       summarizer = settings.fallbackSummarizer;
-      return runSummarizer(summarizer, messages, given, settings.summaryTimeoutMs, signal, onUsage);
+      return runSummarizer(summarizer, messages, given, signal, onUsage);
     }
   };
   const text = await summarize(plan.summarize, task);
@@ -164,7 +164,7 @@ export async function summarizePlan(
           }
         : {}),
     },
-    settings.summaryRole,
+    undefined,
     { searchable: settings.recall.announce, prefix: settings.summaryPrefix },
   );
   const result = [...plan.system, summary, ...plan.keep];
@@ -210,10 +210,10 @@ async function runSummarizer(
   summarizer: Summarizer,
   messages: BaseMessage[],
   task: SummaryTask,
-  timeoutMs: number,
   stop: AbortSignal | undefined,
   onUsage: (usage: SummarizerUsage) => void,
 ): Promise<string> {
+  const timeoutMs = summarizer.timeoutMs ?? SUMMARY_TIMEOUT_MS;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let stopped: (() => void) | undefined;
@@ -228,7 +228,7 @@ async function runSummarizer(
           new CompactionError({
             code: "SUMMARIZER_FAILED",
             value: timeoutMs,
-            message: `the summarizer did not answer within ${timeoutMs} ms (summaryTimeoutMs)`,
+            message: `the ${summarizer.name} summarizer did not answer within ${timeoutMs} ms (its timeoutMs)`,
           }),
         ),
       timeoutMs,

@@ -8,7 +8,7 @@
  * transcript, where recall finds them, and one catalog line at the start of the log says how many messages that is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { FLOOR_SUMMARY_TOKENS } from "../options/fields.js";
+import { FLOOR_SUMMARY_TOKENS } from "./plan.js";
 import { getSummaryProvenance, summaryText, type SummarySegment } from "../messages/summary-message.js";
 import { withoutLastRequest } from "../summarizers/anchored.js";
 

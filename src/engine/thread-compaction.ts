@@ -8,7 +8,7 @@
  */
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionError } from "../errors.js";
-import { COMPACTION_MARGIN } from "./policy.js";
+import { CEILING_SHARE } from "./policy.js";
 import { isOverLimit, pastHardLimit } from "./limits.js";
 import {
   backOff,
@@ -161,7 +161,7 @@ export class ThreadCompaction<Ready> {
    * past `tokensAtStart`, so the summarizer is not called on every turn for nothing.
    */
   backOff(tokensAtStart: number): void {
-    backOff(this.schedule, tokensAtStart, Math.floor(this.rules.tokenLimit * COMPACTION_MARGIN));
+    backOff(this.schedule, tokensAtStart, Math.floor(this.rules.tokenLimit * (1 - CEILING_SHARE)));
   }
 
   /**

@@ -58,7 +58,7 @@ export async function writeHistory(
     head: head.tuple,
     messages,
     metadata,
-    ...(settings.recall.enabled ? { recall: recallChanges(threadId, headId, head.messages, messages) } : {}),
+    recall: recallChanges(threadId, headId, head.messages, messages),
   });
   if (outcome.status === "written") return { checkpointId: outcome.checkpointId, previousCheckpointId: headId };
   throw writeOutcomeError(threadId, outcome);

@@ -29,31 +29,27 @@ export function numberArgument(name: string, raw: string, rule: Rule<number>): n
 export type Fields = Readonly<Record<string, Rule>>;
 
 /**
- * Fields with a rule for every option of `Options` (the compiler keeps a runtime's options type and its fields in
- * step); more are allowed: the options it refuses, saying why (fields.ts `notTaken`).
- */
-export type FieldsOf<Options> = Fields & { readonly [Key in keyof Required<Options>]: Rule };
-
-/**
- * `options` checked against `fields` for `runtime` (named in the refusal of an option it does not know); `name` spells
- * an option as the caller gave it (a variable of `env`, a flag of the script).
+ * `options` checked against `schema` — a strict zod object, or the fields of one — for `runtime` (named in the
+ * refusal of an option it does not know); `name` spells an option as the caller gave it (a variable of `env`, a flag
+ * of the script). An option given as `undefined` is taken as not given.
  * @throws CompactionError INVALID_ARGUMENT naming the first option that is unknown or breaks its rule.
  */
 export function parseOptions<T extends object>(
   runtime: string,
-  fields: FieldsOf<T>,
+  schema: z.ZodObject | Fields,
   options: T,
   name: (key: string) => string = (key) => key,
 ): T {
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw invalidArgument("options", options, `an object of ${runtime}'s options`);
+  const shape: Fields = schema instanceof z.ZodObject ? (schema.shape as Fields) : schema;
   const unknown = Object.keys(options).find(
-    (key) => !Object.hasOwn(fields, key) && (options as Record<string, unknown>)[key] !== undefined,
+    (key) => !Object.hasOwn(shape, key) && (options as Record<string, unknown>)[key] !== undefined,
   );
   if (unknown !== undefined)
-    throw unknownOption(runtime, unknown, (options as Record<string, unknown>)[unknown], fields);
-  const schema = z.object(Object.fromEntries(Object.entries(fields).map(([key, rule]) => [key, rule.optional()])));
-  const parsed = schema.safeParse(options);
+    throw unknownOption(runtime, unknown, (options as Record<string, unknown>)[unknown], shape);
+  const strict = z.object(Object.fromEntries(Object.entries(shape).map(([key, rule]) => [key, rule.optional()])));
+  const parsed = strict.safeParse(options);
   if (!parsed.success) throw refusal(parsed.error.issues, options, name);
   return options;
 }

@@ -1,13 +1,13 @@
 /**
  * The rules options and arguments are checked by: each a zod schema whose every failure says one expectation
  * ("an integer >= 1"), so a value is refused with the same words whichever runtime, function or flag it came
- * through. The option schemas (fields.ts) and the call-time checks of public functions (check.ts `argument`) are
- * made of these.
+ * through. The option schemas (engine/options.ts and each runtime's) and the call-time checks of public functions
+ * (check.ts `argument`) are made of these.
  */
 import { z } from "zod";
 
 /** A rule: a schema, its failures said as one expectation. */
-export type Rule<T = unknown> = z.ZodType<T>;
+export type Rule<T = unknown> = z.ZodType<T, T>;
 
 /** An integer from `min` (to `max`). */
 export function integer(min: number, { max, says }: { max?: number; says?: string } = {}): Rule<number> {
@@ -97,3 +97,9 @@ export function never(says: string): Rule<never> {
 export function listOf<T>(item: Rule<T>, says: string, { min = 0 }: { min?: number } = {}): Rule<T[]> {
   return z.array(item, { error: says }).min(min, { error: says });
 }
+
+/** A Postgres text search configuration name (passed as a regconfig value): `recall.language`, `--language`. */
+export const language = satisfying<string>(
+  (value) => typeof value === "string" && /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value),
+  'a Postgres text search configuration such as "simple" or "english"',
+);

@@ -1,23 +1,17 @@
 /** The options of the strategies and of the context-trim hook, one rule each. */
 import { z } from "zod";
-import { SHARED_FIELDS, tokenLimit } from "./fields.js";
-import { fn, integer, ratio, satisfying, text, withMethods, type Rule } from "./rules.js";
+import { fn, integer, number, ratio, satisfying, text, withMethods, type Rule } from "./rules.js";
 
 const count = integer(0);
-const pinned = SHARED_FIELDS.pinned;
 
-export const CLEAR_TOOL_RESULTS_FIELDS = { keep: count, minTokens: count, pinned } as const satisfies Record<
-  string,
-  Rule
->;
+export const CLEAR_TOOL_RESULTS_FIELDS = { keep: count, minTokens: count } as const satisfies Record<string, Rule>;
 
-export const SLIDING_WINDOW_FIELDS = { keepFirst: count, pinned } as const satisfies Record<string, Rule>;
+export const SLIDING_WINDOW_FIELDS = { keepFirst: count } as const satisfies Record<string, Rule>;
 
 export const SMART_TRIM_FIELDS = {
   keep: count,
   clipTokens: integer(1),
   excerpt: z.tuple([count, count], { error: "[head, tail] character counts >= 0" }),
-  pinned,
 } as const satisfies Record<string, Rule>;
 
 export const SUMMARIZE_FIELDS = {
@@ -35,7 +29,7 @@ export const strategy = satisfying(
 );
 
 export const CONTEXT_TRIM_HOOK_FIELDS = {
-  budget: tokenLimit,
+  budget: number("a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window", { above: 0 }),
   reserveTokens: count,
   strategy,
   model: text(),

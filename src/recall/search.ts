@@ -4,7 +4,7 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { asStoreError, CompactionError, requireThreadId } from "../errors.js";
 import { argument } from "../options/check.js";
-import { language as LANGUAGE } from "../options/fields.js";
+import { language as LANGUAGE } from "../options/rules.js";
 import { integer } from "../options/rules.js";
 import { DEFAULT_POSTGRES_LANGUAGE } from "../store/recall-index/postgres-index.js";
 import { searchLimit, searchTerms } from "../store/recall-index/query.js";

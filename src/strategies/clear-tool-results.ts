@@ -9,7 +9,7 @@ import { parseOptions } from "../options/check.js";
 import { CLEAR_TOOL_RESULTS_FIELDS } from "../options/strategy-fields.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, measure } from "./edit.js";
-import { isPinned, type PinPredicate } from "../messages/pins.js";
+import { isPinned } from "../messages/pins.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
 export interface ClearToolResultsOptions {
@@ -18,7 +18,6 @@ export interface ClearToolResultsOptions {
   /** Results at or under this many tokens are not worth clearing. @default 50 */
   minTokens?: number;
   /** Messages never cleared, besides those marked with `pinMessage`. */
-  pinned?: PinPredicate;
 }
 
 export const CLEAR_TOOL_RESULTS_DESCRIPTION =
@@ -29,7 +28,7 @@ export function placeholder(name: string | undefined, tokens: number, lines: num
 }
 
 export function clearToolResults(options: ClearToolResultsOptions = {}): Strategy {
-  const { keep = 3, minTokens = 50, pinned } = parseOptions("clear-tool-results", CLEAR_TOOL_RESULTS_FIELDS, options);
+  const { keep = 3, minTokens = 50 } = parseOptions("clear-tool-results", CLEAR_TOOL_RESULTS_FIELDS, options);
   return {
     name: "clear-tool-results",
     description: CLEAR_TOOL_RESULTS_DESCRIPTION,
@@ -46,7 +45,7 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Strateg
       for (const index of clearable) {
         if (tokens <= budget) break;
         const message = result[index] as ToolMessage;
-        if (editOf(message) || isPinned(message, index, pinned)) continue;
+        if (editOf(message) || isPinned(message, index)) continue;
         const size = measure(message, counter);
         if (size.tokens <= minTokens) continue;
         const cleared = editToolMessage(message, placeholder(message.name, size.tokens, size.lines), {

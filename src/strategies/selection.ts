@@ -5,7 +5,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { groupUnits, type MessageUnit } from "../messages/units.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { isPinned, type PinPredicate } from "../messages/pins.js";
+import { isPinned } from "../messages/pins.js";
 
 export interface UnitInfo extends MessageUnit {
   tokens: number;
@@ -14,11 +14,7 @@ export interface UnitInfo extends MessageUnit {
   leading: boolean;
 }
 
-export function describeUnits(
-  messages: readonly BaseMessage[],
-  counter: TokenCounter,
-  pinned?: PinPredicate,
-): UnitInfo[] {
+export function describeUnits(messages: readonly BaseMessage[], counter: TokenCounter): UnitInfo[] {
   const each = counter.countEach(messages);
   let leading = true;
   return groupUnits(messages).map((unit) => {
@@ -27,7 +23,7 @@ export function describeUnits(
     let pin = false;
     for (let index = unit.start; index < unit.end; index++) {
       tokens += each[index]!;
-      pin ||= isPinned(messages[index]!, index, pinned);
+      pin ||= isPinned(messages[index]!, index);
     }
     return { ...unit, tokens, pinned: pin, leading };
   });

@@ -7,7 +7,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { parseOptions } from "../options/check.js";
 import { SLIDING_WINDOW_FIELDS } from "../options/strategy-fields.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
-import type { PinPredicate } from "../messages/pins.js";
 import { isSummaryMessage } from "../messages/summary-message.js";
 import { describeUnits, keepUnits, overheadOf, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
@@ -15,14 +14,13 @@ import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 export interface SlidingWindowOptions {
   /** First user messages always kept. @default 1 */
   keepFirst?: number;
-  pinned?: PinPredicate;
 }
 
 export const SLIDING_WINDOW_DESCRIPTION =
   "keep the system prompt, the first user message(s), pinned messages and the newest messages within the budget";
 
 export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
-  const { keepFirst = 1, pinned } = parseOptions("sliding-window", SLIDING_WINDOW_FIELDS, options);
+  const { keepFirst = 1 } = parseOptions("sliding-window", SLIDING_WINDOW_FIELDS, options);
   return {
     name: "sliding-window",
     description: SLIDING_WINDOW_DESCRIPTION,
@@ -43,7 +41,7 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Strategy {
           },
         };
       }
-      const units = describeUnits(messages, counter, pinned);
+      const units = describeUnits(messages, counter);
       const kept = new Set<UnitInfo>();
       let used = overheadOf(messages, counter);
       const take = (unit: UnitInfo) => {

@@ -15,7 +15,7 @@ import { SMART_TRIM_FIELDS } from "../options/strategy-fields.js";
 import { contentText } from "../messages/content.js";
 import { sharedCounter } from "../tokens/shared-counter.js";
 import { editOf, editToolMessage, excerpt, measure } from "./edit.js";
-import { isPinned, type PinPredicate } from "../messages/pins.js";
+import { isPinned } from "../messages/pins.js";
 import { describeUnits, keepUnits, type UnitInfo } from "./selection.js";
 import type { Strategy, StrategyContext, StrategyResult } from "./types.js";
 
@@ -26,7 +26,6 @@ export interface SmartTrimOptions {
   clipTokens?: number;
   /** Characters kept from the start and the end of a clipped output. @default [1200, 600] */
   excerpt?: [number, number];
-  pinned?: PinPredicate;
 }
 
 export const SMART_TRIM_DESCRIPTION =
@@ -39,7 +38,6 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
     keep = 3,
     clipTokens = 300,
     excerpt: [head, tail] = [1200, 600],
-    pinned,
   } = parseOptions("smart-trim", SMART_TRIM_FIELDS, options);
   return {
     name: "smart-trim",
@@ -58,7 +56,7 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
         changed++;
       };
       const editable = (index: number) =>
-        ToolMessage.isInstance(result[index]) && !editOf(result[index]!) && !isPinned(result[index]!, index, pinned);
+        ToolMessage.isInstance(result[index]) && !editOf(result[index]!) && !isPinned(result[index]!, index);
       // 1. Repeated text: clear older copies of a tool output that appears again later.
       const seen = new Map<string, number>();
       for (let index = result.length - 1; index >= 0 && tokens > budget; index--) {
@@ -110,7 +108,7 @@ export function smartTrim(options: SmartTrimOptions = {}): Strategy {
       // 3. Drop whole units, least value per token first.
       let final = result;
       if (tokens > budget) {
-        const units = describeUnits(result, counter, pinned);
+        const units = describeUnits(result, counter);
         const kept = new Set<UnitInfo>(units);
         const value = (unit: UnitInfo, position: number) => {
           const kind = unit.kind === "message" ? result[unit.start]!.getType() : unit.kind;

@@ -6,10 +6,8 @@
  * in `keepShare` of the budget. `none` leaves the history as it is.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { DEFAULT_SUMMARY_TIMEOUT_MS } from "../engine/manager-options.js";
 import { DEFAULT_COMPACTION_RATIO, planCompaction } from "../engine/plan.js";
 import { summarizePlan, type CompactedMessages } from "../engine/summarize-plan.js";
-import { DEFAULT_SUMMARY_ROLE } from "../messages/summary-message.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { parseOptions } from "../options/check.js";
@@ -73,9 +71,7 @@ export function summarize(options: SummarizeOptions = {}): Strategy {
         const settings = {
           summarizer,
           counter,
-          summaryRole: DEFAULT_SUMMARY_ROLE,
           summaryLog: "rewrite" as const,
-          summaryTimeoutMs: DEFAULT_SUMMARY_TIMEOUT_MS,
           recall: { announce: false },
         };
         compacted = await summarizePlan(settings, plan, replacedCheckpointId);

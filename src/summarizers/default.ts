@@ -3,10 +3,18 @@ import { ExtractiveSummarizer } from "./extractive.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { DEFAULT_SUMMARY_MODEL, LlmSummarizer, type LlmSummarizerOptions } from "./llm.js";
 import { refuseForeignWording, type SummaryWording } from "./wording.js";
-import { PROVIDER_PREFIX } from "../tokens/model-option.js";
 import { createOpenAISummarizer } from "./openai.js";
 import type { Summarizer } from "./types.js";
-import { importOptional, isInstalled } from "../optional-dependency.js";
+import {
+  importOptional,
+  isInstalled,
+  isInstalledPackage,
+  missingDependency,
+  requireAllInstalled,
+  requireModule,
+} from "../optional-dependency.js";
+import { argument } from "../options/check.js";
+import { never } from "../options/rules.js";
 
 /** The code of the warning for a key without the package. */
 export const NO_OPENAI_PACKAGE_WARNING = "LANGGRAPH_COMPACTION_NO_OPENAI";
@@ -21,7 +29,7 @@ function warnOnce(): void {
   );
 }
 
-/** How the summarizer compactions use was chosen, said once (the wrapper's `onCompactionNotice`, `compactionHealth`). */
+/** How the summarizer compactions use was chosen (the wrapper's `summarizerChoice` and `compactionHealth`). */
 export interface SummarizerChoice {
   /** "given": the application passed it; "model": built over the `model` option; the others: the default, from the environment. */
   source: "given" | "model" | "openai" | "offline" | "offline-no-package";
@@ -52,7 +60,9 @@ export function createDefaultSummarizer(
 export function summarizerForModel(model: unknown, shape: Shape = {}): Summarizer | undefined {
   if (typeof model === "object" && model !== null && typeof (model as { invoke?: unknown }).invoke === "function")
     return new LlmSummarizer({ ...shape, model: model as BaseChatModel });
-  if (typeof model !== "string" || !PROVIDER_PREFIX.test(model)) return undefined;
+  // A name with a colon is "provider:model" (an OpenAI fine-tune's "ft:…" is a name).
+  if (typeof model !== "string" || !model.includes(":") || model.startsWith("ft:")) return undefined;
+  checkProvider(model);
   return new LlmSummarizer({
     ...shape,
     modelName: model,
@@ -65,6 +75,38 @@ export function summarizerForModel(model: unknown, shape: Shape = {}): Summarize
       return (await initChatModel(model)) as unknown as BaseChatModel;
     },
   });
+}
+
+/**
+ * What can be known of `"provider:model"` before the first summary: langchain (whose `initChatModel` builds it) is
+ * installed, the provider is one it knows, and the provider's package is installed — so a `model` that cannot work
+ * is refused where it is given, not by every compaction after it.
+ * @throws CompactionError MISSING_DEPENDENCY naming the package to install; INVALID_ARGUMENT naming the provider.
+ */
+function checkProvider(model: string): void {
+  requireAllInstalled(["langchain"], `model: ${JSON.stringify(model)}`);
+  const provider = model.slice(0, model.indexOf(":"));
+  const known = providerPackages();
+  const entry = known[provider];
+  if (!entry) {
+    argument(
+      "model",
+      model,
+      never(
+        `"provider:model" with a provider langchain's initChatModel knows (${Object.keys(known).join(", ")}), a chat model, or a model name such as "gpt-4o"`,
+      ),
+    );
+    return;
+  }
+  if (!isInstalledPackage(entry.package)) throw missingDependency(entry.package, `model: ${JSON.stringify(model)}`);
+}
+
+/** langchain's providers of `initChatModel`, each with the package that holds its chat model. */
+function providerPackages(): Record<string, { package: string }> {
+  const universal = requireModule<{ MODEL_PROVIDER_CONFIG: Record<string, { package: string }> }>(
+    "langchain/chat_models/universal",
+  );
+  return universal.MODEL_PROVIDER_CONFIG;
 }
 
 /** What shapes an LlmSummarizer the library builds. */

@@ -17,14 +17,12 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../errors.js";
-import { warnDeprecated } from "../deprecated.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "./output.js";
 import { newestWithin, summaryRequest } from "./prompt.js";
 import { liveRequest } from "./live-request.js";
 import type { Runnable } from "@langchain/core/runnables";
 import { argument, parseOptions } from "../options/check.js";
-import { WORDING_FIELDS } from "../options/fields.js";
-import { fn, integer, withMethods } from "../options/rules.js";
+import { fn, integer, text, withMethods } from "../options/rules.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import type { ToolDefinitionLike } from "../tokens/tool-definitions.js";
 import { anchorSummary, lastUserRequest } from "./anchored.js";
@@ -41,10 +39,6 @@ export interface LlmSummarizerOptions {
   loadModel?: () => Promise<BaseChatModel>;
   /** The model's name recorded in the provenance when `loadModel` is used. */
   modelName?: string;
-  /** @deprecated The chat model's own `maxRetries` retries transient failures; taken with a deprecation warning. */
-  maxAttempts?: number;
-  /** @deprecated As `maxAttempts`. */
-  retryDelayMs?: number;
   /** The longest summary the model can write, in tokens (its output limit). @default 4000 */
   maxTokens?: number;
   /** The instruction given to the model instead of the library's (langchain's `summaryPrompt`: wording.ts). */
@@ -80,8 +74,6 @@ export class LlmSummarizer implements Summarizer {
     model,
     loadModel,
     modelName: name,
-    maxAttempts,
-    retryDelayMs,
     maxTokens = DEFAULT_SUMMARIZER_MAX_TOKENS,
     summaryPrompt,
     trimTokensToSummarize,
@@ -94,18 +86,16 @@ export class LlmSummarizer implements Summarizer {
           : "a LangChain chat model with invoke()";
       argument("model", model, withMethods(["invoke"], says));
     } else argument("loadModel", loadModel, fn("a function returning a chat model"));
-    if (maxAttempts !== undefined || retryDelayMs !== undefined) {
-      warnDeprecated(
-        "maxAttempts",
-        "LlmSummarizer's maxAttempts and retryDelayMs are deprecated and have no effect: the chat model's own maxRetries retries transient failures (e.g. new ChatOpenAI({ maxRetries: 2 })).",
-      );
-    }
     argument("maxTokens", maxTokens, integer(64));
     this.chatModel = model;
     this.loadModel = loadModel;
     this.model = model ? modelName(model) : name;
     this.maxTokens = maxTokens;
-    parseOptions("LlmSummarizer", WORDING_FIELDS, { summaryPrompt, trimTokensToSummarize });
+    parseOptions(
+      "LlmSummarizer",
+      { summaryPrompt: text(), trimTokensToSummarize: integer(1, { says: "a positive integer number of tokens" }) },
+      { summaryPrompt, trimTokensToSummarize },
+    );
     this.summaryPrompt = summaryPrompt;
     if (trimTokensToSummarize !== undefined)
       this.trim = { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() };

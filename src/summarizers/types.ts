@@ -63,6 +63,8 @@ export interface Summarizer {
    * summarizer that does not say is assumed to stop at DEFAULT_SUMMARIZER_MAX_TOKENS.
    */
   readonly maxTokens?: number;
+  /** A summary slower than this is abandoned and nothing is written. @default 120000 */
+  readonly timeoutMs?: number;
   summarize(input: SummarizeInput): Promise<string>;
 }
 

@@ -38,6 +38,7 @@ import { pruneThread } from "../engine/prune.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { CompactingSupervisor } from "../runtimes/wrapper/compacting-supervisor.js";
+import { createStrategy } from "../strategies/registry.js";
 
 export interface SaverInitializer {
   /** Shown in the suite's name. */
@@ -150,10 +151,10 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
     vitestApi().it("the wrapper compacts a thread over its limit after a turn, and the next turn works", async () => {
       const landed: string[] = [];
       const supervisor = new CompactingSupervisor(chatGraph(saver), {
-        tokenLimit: 500,
+        trigger: { tokens: 500 },
         background: false,
         summarizer: new ExtractiveSummarizer(),
-        onCompaction: (report) => void landed.push(report.newCheckpointId),
+        onCompaction: (report) => void (report.status === "compacted" && landed.push(report.newCheckpointId)),
       });
       await turns(supervisor, 0, TURNS);
       vitestApi().expect(landed.length).toBeGreaterThan(0);
@@ -170,9 +171,9 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
       "a strategy write (clear-tool-results) keeps every message id, marks the edits, loses nothing",
       async () => {
         const supervisor = new CompactingSupervisor(toolGraph(saver), {
-          tokenLimit: 2_000,
+          trigger: { tokens: 2_000 },
           background: false,
-          strategy: "clear-tool-results",
+          strategy: createStrategy("clear-tool-results"),
         });
         await turns(supervisor, 0, 6);
         const head = await headMessages(saver);
@@ -189,7 +190,7 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
       async () => {
         const store = new InMemoryStore();
         const supervisor = new CompactingSupervisor(toolGraph(saver), {
-          tokenLimit: 100_000,
+          trigger: { tokens: 100_000 },
           archive: { store, thresholdTokens: 200 },
         });
         await turns(supervisor, 0, 3);
@@ -263,10 +264,8 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
         const graph = chatGraph(saver);
         await turns(graph, 0, TURNS);
         const before = (await headTuple(saver)).checkpoint.id;
-        const prepared = await new HistoryManager({
-          checkpointer: saver,
-          summarizer: new ExtractiveSummarizer(),
-        }).prepareCompaction(config);
+        const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
+        const prepared = await manager.prepareCompaction(config);
         vitestApi().expect(prepared.status).toBe("prepared");
         // The process that prepared it is gone: nothing was written, and the next turn runs on the full thread.
         vitestApi()

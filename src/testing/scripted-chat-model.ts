@@ -48,6 +48,11 @@ export interface ScriptedChatModelFields extends BaseChatModelParams {
    * provider's own count, which the library calibrates its count with (docs/token-counting.md). @default none reported
    */
   usage?: (messages: BaseMessage[], content: string) => UsageMetadata;
+  /**
+   * The input window its profile states (langchain's `model.profile.maxInputTokens`), as a provider's model does: a
+   * trigger's `fraction` and the hard limit (90% of it) are shares of it. @default none stated
+   */
+  maxInputTokens?: number;
 }
 
 /** Tool call ids are unique across processes, as a provider's are (several processes may share one thread). */
@@ -60,6 +65,7 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
   readonly tokenDelayMs: number;
   readonly latencyMs: number;
   readonly reportUsage: ScriptedChatModelFields["usage"];
+  private readonly maxInputTokens: number | undefined;
   /** The messages of every call, in order (shared with models returned by bindTools). */
   readonly calls: BaseMessage[][];
   private readonly boundTools: string[];
@@ -71,12 +77,17 @@ export class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, A
     this.tokenDelayMs = fields.tokenDelayMs ?? 0;
     this.latencyMs = fields.latencyMs ?? 0;
     this.reportUsage = fields.usage;
+    this.maxInputTokens = fields.maxInputTokens;
     this.calls = shared?.calls ?? [];
     this.boundTools = shared?.tools ?? [];
   }
 
   _llmType(): string {
     return "scripted";
+  }
+
+  override get profile() {
+    return this.maxInputTokens === undefined ? {} : { maxInputTokens: this.maxInputTokens };
   }
 
   override bindTools(

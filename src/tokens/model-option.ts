@@ -5,11 +5,30 @@
  * the window of fractional limits. A bare name (`"gpt-4o"`) picks only those. One rule, one message.
  */
 import { argument } from "../options/check.js";
-import { model as MODEL } from "../options/fields.js";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { z } from "zod";
+import { satisfying, text, type Rule } from "../options/rules.js";
 import { DEFAULT_MODEL } from "./models.js";
 
 /** What the `model` option takes: a name, or a chat model (anything with `invoke` and a `model` or `modelName`). */
 export type ModelOption = string | { invoke: (...args: never[]) => unknown; model?: unknown; modelName?: unknown };
+
+/** A chat model, as the `model` option takes it (langchain's `BaseChatModel`). */
+export type ChatModel = BaseChatModel;
+
+export const MODEL_RULE =
+  'a chat model, "provider:model" (e.g. "openai:gpt-4o-mini"), or a model name such as "gpt-4o"';
+/** The `model` option's rule. */
+export const MODEL: Rule<string | ChatModel> = z.union(
+  [
+    text(MODEL_RULE),
+    satisfying<ChatModel>(
+      (value) => typeof (value as { invoke?: unknown } | null)?.invoke === "function",
+      MODEL_RULE,
+    ),
+  ],
+  { error: MODEL_RULE },
+);
 
 /**
  * The model name `model` stands for; undefined when not given. A chat model without a name reads as the default.

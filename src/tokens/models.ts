@@ -9,8 +9,12 @@
 
 import { CompactionError } from "../errors.js";
 import { argument } from "../options/check.js";
-import { tokenLimit } from "../options/fields.js";
-import { never } from "../options/rules.js";
+import { never, number } from "../options/rules.js";
+
+/** What a limit must be (a trigger in tokens or a share, TOKEN_LIMIT, `--limit`, a hook's `budget`). */
+const LIMIT = number("a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window", {
+  above: 0,
+});
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 
@@ -140,14 +144,14 @@ export function resolveTokenLimit(
   model: string = DEFAULT_MODEL,
   { parameter = "tokenLimit", contextWindow }: { parameter?: string; contextWindow?: number } = {},
 ): number {
-  const limit = argument(parameter, given, tokenLimit);
+  const limit = argument(parameter, given, LIMIT);
   const info = resolveModel(model);
   if (limit <= 1 && contextWindow === undefined && !info.known) {
     throw new CompactionError({
       code: "INVALID_ARGUMENT",
       parameter: "model",
       value: model,
-      message: `${parameter} ${limit} is a fraction of the context window, but model ${JSON.stringify(model)} is not one whose window this library knows: give ${parameter} in tokens, or pass contextWindow.`,
+      message: `${parameter} ${limit} is a fraction of the context window, but model ${JSON.stringify(model)} is not one whose window this library knows: give ${parameter} in tokens.`,
     });
   }
   const tokens = limit <= 1 ? Math.floor(limit * (contextWindow ?? info.contextWindow)) : Math.floor(limit);

@@ -1,7 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { argument } from "../options/check.js";
-import { bytes } from "../options/fields.js";
 import { array, integer } from "../options/rules.js";
 
 const LENGTH = integer(16).optional();
@@ -58,7 +57,7 @@ export class TokenCounter {
     maxRunLength,
     cacheBytes = DEFAULT_CACHE_BYTES,
   }: TokenCounterOptions = {}) {
-    argument("cacheBytes", cacheBytes, bytes);
+    argument("cacheBytes", cacheBytes, integer(0, { says: "a non-negative integer number of bytes" }));
     this.cache = new MessageTokenCache(cacheBytes);
     const model = modelNameOf(given) ?? DEFAULT_MODEL;
     argument("segmentLength", segmentLength, LENGTH);

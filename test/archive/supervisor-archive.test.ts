@@ -84,7 +84,11 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
       outputMode: "full_history",
     }).compile({ checkpointer: saver });
     const tokenLimit = 20_000;
-    const supervisor = new CompactingSupervisor(team, { tokenLimit, background: false, archive: { store } });
+    const supervisor = new CompactingSupervisor(team, {
+      trigger: { tokens: tokenLimit },
+      background: false,
+      archive: { store },
+    });
     const config = { configurable: { thread_id: "reports" }, recursionLimit: 100 };
 
     const names = ["north", "south", "east", "west"];

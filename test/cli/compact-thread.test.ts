@@ -179,7 +179,7 @@ describe("the compaction script on a thread written by the demo", () => {
 
     // The thread continues in the wrapper after the script's compaction.
     const saver = SqliteSaver.fromConnString(db);
-    const supervisor = new CompactingSupervisor(createTeam(saver), { tokenLimit: 100_000 });
+    const supervisor = new CompactingSupervisor(createTeam(saver), { trigger: { tokens: 100_000 } });
     const result = await supervisor.invoke(
       { messages: [new HumanMessage("One more: what are the Stripe fees?")] },
       { configurable: { thread_id: THREAD } },
@@ -408,14 +408,14 @@ describe("bad input: one clear line, a distinct exit code, nothing written", () 
       "an invalid TOKEN_LIMIT",
       () => ["inspect", THREAD, "--db", db],
       2,
-      /TOKEN_LIMIT must be .*got -3/,
+      /TOKEN_LIMIT must be .*got "-3"/,
       { TOKEN_LIMIT: "-3" },
     ],
     [
       "an out-of-range COMPACTION_RATIO",
       () => ["compact", THREAD, "--db", db],
       2,
-      /COMPACTION_RATIO must be .*got 1\.5/,
+      /COMPACTION_RATIO must be .*got "1\.5"/,
       { COMPACTION_RATIO: "1.5" },
     ],
   ];

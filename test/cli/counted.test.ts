@@ -90,7 +90,7 @@ it("a head at rest after a compaction counts as the tokenizer does: its last rep
   });
   let compacted = 0;
   const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: saver }), {
-    tokenLimit: 600,
+    trigger: { tokens: 600 },
     lateness: 0,
     env: {},
     onCompaction: (report) => void (report.status === "compacted" && compacted++),

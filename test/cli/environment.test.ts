@@ -116,7 +116,7 @@ describe("the script honours every setting of .env.example", () => {
     const { saver, messages } = await head(path);
     const expected = new HistoryManager({
       checkpointer: saver,
-      tokenLimit: 300,
+      trigger: { tokens: 300 },
       compactionRatio: 0.3,
       env: {},
     }).planCompaction(messages);

@@ -42,7 +42,7 @@ beforeAll(async () => {
   const saver = SqliteSaver.fromConnString(wal);
   const { agent } = createTestAgent(saver);
   await seedThread(agent, THREAD, 14);
-  await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({
+  await new HistoryManager({ checkpointer: saver, trigger: { tokens: 400 } }).compactThread({
     configurable: { thread_id: THREAD },
   });
   // Turns after the compaction: the head is over the limit again, and compactable.
@@ -112,7 +112,7 @@ describe("a SQLite store another process has locked", () => {
       await whileLocked(wal, "immediate", async () => {
         for (const call of [
           () => reindexThread(saver, config),
-          () => new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config),
+          () => new HistoryManager({ checkpointer: saver, trigger: { tokens: 400 } }).compactThread(config),
         ]) {
           const error = await call().then(
             () => undefined,

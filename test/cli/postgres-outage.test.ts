@@ -84,7 +84,7 @@ beforeAll(async () => {
   const { agent } = createTestAgent(saver);
   for (const thread of ["outage-a", "outage-b"]) {
     await seedThread(agent, thread, 14);
-    await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread({
+    await new HistoryManager({ checkpointer: saver, trigger: { tokens: 400 } }).compactThread({
       configurable: { thread_id: thread },
     });
     await runTurns(agent, thread, 10, { from: 14, prefix: "later" });

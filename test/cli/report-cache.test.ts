@@ -28,9 +28,9 @@ it("report --json: the cache each compaction rewrote, and each turn's cached pre
   });
   const written: CompactedReport[] = [];
   const supervisor = new CompactingSupervisor(graph, {
-    tokenLimit: 600,
+    trigger: { tokens: 600 },
     background: false,
-    onCompaction: (report) => void written.push(report),
+    onCompaction: (report) => void (report.status === "compacted" && written.push(report)),
   });
   const config = { configurable: { thread_id: "cached" } };
   for (let turn = 0; turn < 30; turn++)

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
-import { DEFAULT_MAX_WRITE_ATTEMPTS } from "../../src/engine/manager-options.js";
+import { MAX_WRITE_ATTEMPTS } from "../../src/engine/manager-options.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
@@ -73,7 +73,7 @@ it("exits 9 when every attempt's summarized messages were rewritten by another w
   );
   expect(result.code, result.stderr).toBe(EXIT.writeConflict);
   expect(result.stderr).toMatch(/gave up after \d+ summaries: the summary was discarded/);
-  expect(landed).toEqual(Array(DEFAULT_MAX_WRITE_ATTEMPTS).fill("compacted"));
+  expect(landed).toEqual(Array(MAX_WRITE_ATTEMPTS).fill("compacted"));
   // The head is the other writer's last compaction: the script wrote nothing.
   const head = await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } });
   expect(head?.metadata?.source).toBe("update");

@@ -20,8 +20,8 @@ describe("the README", () => {
     const first = readme.split("\n").slice(0, 60).join("\n");
     expect(first).toMatch(/```bash\nnpm install langgraph-compaction /);
     const example = /```ts\n([\s\S]*?)```/.exec(first)?.[1] ?? "";
-    // Complete: it builds a graph with a checkpointer, wraps it, runs a turn and closes; the defaults: only tokenLimit.
-    for (const part of ["checkpointer", "new CompactingSupervisor(", "tokenLimit:", ".invoke(", "thread_id", "close()"])
+    // Complete: it builds a graph with a checkpointer, wraps it, runs a turn and closes; the defaults: only the trigger.
+    for (const part of ["checkpointer", "new CompactingSupervisor(", "trigger:", ".invoke(", "thread_id", "close()"])
       expect(example).toContain(part);
     expect(example).not.toMatch(/compactionRatio|keepTokens|compactionTarget|background:/);
     for (const page of pages) expect(first, page).toContain(`(docs/${page})`);

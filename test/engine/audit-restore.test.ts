@@ -22,7 +22,7 @@ describe("auditThread after the library's restore", () => {
     const config = { configurable: { thread_id: "restored" } };
     const { agent } = createTestAgent(saver);
     await seedThread(agent, "restored", 12);
-    await new HistoryManager({ checkpointer: saver, tokenLimit: 400 }).compactThread(config);
+    await new HistoryManager({ checkpointer: saver, trigger: { tokens: 400 } }).compactThread(config);
     const back = (await saver.getTuple(config))!.checkpoint.id;
     await runTurns(agent, "restored", 4, { from: 12, prefix: "dropped" });
     const dropped = ((await agent.getState(config)).values.messages as Array<{ id?: string; content: unknown }>).filter(

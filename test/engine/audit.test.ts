@@ -46,14 +46,11 @@ describe("auditThread", () => {
   });
 
   it("reports a message dropped without a summary, and not recorded in the recall index, as LOST_MESSAGE", async () => {
-    const { saver, graph } = await setup();
-    const unrecorded = new HistoryManager({
-      checkpointer: saver,
-      summarizer: new ExtractiveSummarizer(),
-      recall: false,
-    });
-    const state = await graph.getState(config);
-    await unrecorded.replaceThreadHistory(config, state.values.messages.slice(2));
+    const { saver, manager } = await setup();
+    // A write that drops two messages and records none of them (what a bug in a writer would do): the store's own
+    // compare-and-swap, without the transcript rows every write of the library carries.
+    const head = (await manager.store.readHead("audited"))!;
+    await manager.store.replaceHead({ threadId: "audited", head: head.tuple, messages: head.messages.slice(2) });
     const audit = await auditThread(saver, config);
     expect(audit.problems.map((problem) => [problem.code, problem.id])).toEqual([
       ["LOST_MESSAGE", "h0"],
@@ -86,7 +83,7 @@ describe("auditThread", () => {
 
   it("reports a summary naming a checkpoint the store does not hold, or ids that checkpoint lacks", async () => {
     const { saver, graph } = await setup();
-    const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer(), recall: false });
+    const manager = new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() });
     const state = await graph.getState(config);
     const fields = {
       coveredMessages: 2,
@@ -102,7 +99,13 @@ describe("auditThread", () => {
       replacedCheckpointId: "1ef00000-0000-6000-8000-000000000000",
       coveredIds: ["h0", "a0"],
     });
-    await manager.replaceThreadHistory(config, [ghost, ...state.values.messages.slice(2)]);
+    // Written without transcript rows (the store's own compare-and-swap): what a faulty writer would leave.
+    const stored = (await manager.store.readHead("audited"))!;
+    await manager.store.replaceHead({
+      threadId: "audited",
+      head: stored.tuple,
+      messages: [ghost, ...state.values.messages.slice(2)],
+    });
     expect((await auditThread(saver, config)).problems.map((problem) => problem.code)).toEqual([
       "PROVENANCE_CHECKPOINT_MISSING",
       "LOST_MESSAGE",

@@ -9,7 +9,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_LATENESS } from "../../src/engine/policy.js";
+import { LATENESS } from "../../src/engine/policy.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
@@ -63,7 +63,7 @@ async function backToBack(invoke: (input: { messages: BaseMessage[] }) => Promis
 function expectBounded(model: ScriptedChatModel, compactions: number): void {
   // 40 turns of ~150 tokens against a limit of 1,500: the thread crosses it every few turns after the first ten.
   expect(compactions).toBeGreaterThanOrEqual(4);
-  expect(longestRunOver(model)).toBeLessThanOrEqual(DEFAULT_LATENESS);
+  expect(longestRunOver(model)).toBeLessThanOrEqual(LATENESS);
   expect(model.calls.at(-1)!.some((message) => isSummaryMessage(message))).toBe(true);
 }
 
@@ -81,10 +81,10 @@ describe("back-to-back turns that never yield: a compaction lands within the bou
       let compactions = 0;
       const given = summarizer();
       const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         env: {},
         ...(given ? { summarizer: given } : {}),
-        onCompaction: () => void compactions++,
+        onCompaction: (report) => void (report.status === "compacted" && compactions++),
       });
       const config = { configurable: { thread_id: given ? "wrapper" : "wrapper-defaults" } };
       await backToBack((input) => supervisor.invoke(input, config));
@@ -98,7 +98,7 @@ describe("back-to-back turns that never yield: a compaction lands within the bou
     const summarizer = new MacrotaskSummarizer();
     let compactions = 0;
     const middleware = compactionMiddleware({
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       env: {},
       summarizer,
       onCompaction: () => void compactions++,
@@ -118,7 +118,12 @@ describe("back-to-back turns that never yield: a compaction lands within the bou
       llm: model,
       tools: [],
       checkpointer: store.saver,
-      preModelHook: compactionNode({ tokenLimit: LIMIT, env: {}, summarizer, onCompaction: () => void compactions++ }),
+      preModelHook: compactionNode({
+        trigger: { tokens: LIMIT },
+        env: {},
+        summarizer,
+        onCompaction: () => void compactions++,
+      }),
     });
     const config = { configurable: { thread_id: "node" } };
     await backToBack((input) => agent.invoke(input, config));

@@ -13,10 +13,10 @@ import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-mid
 import { compactionNode } from "../../src/runtimes/in-graph/compaction-node.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { CompactionReport } from "../../src/engine/report.js";
-import type { CompactionNotice } from "../../src/runtimes/wrapper/options.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
+import { listenForWarnings } from "../support/warnings.js";
 
 const LIMIT = 1_500;
 const TURNS = 30;
@@ -76,10 +76,10 @@ describe("the trigger counts what the provider counts", () => {
     const model = providerModel();
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       lateness: 0,
       env: {},
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "wrapper" } };
     for (let turn = 0; turn < TURNS; turn++) await supervisor.invoke(ask(turn), config);
@@ -107,7 +107,7 @@ describe("the trigger counts what the provider counts", () => {
     const model = providerModel();
     let compactions = 0;
     const middleware = compactionMiddleware({
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       lateness: 0,
       env: {},
       onCompaction: () => void compactions++,
@@ -125,7 +125,12 @@ describe("the trigger counts what the provider counts", () => {
       llm: model,
       tools: [],
       checkpointer: store.saver,
-      preModelHook: compactionNode({ tokenLimit: LIMIT, lateness: 0, env: {}, onCompaction: () => void compactions++ }),
+      preModelHook: compactionNode({
+        trigger: { tokens: LIMIT },
+        lateness: 0,
+        env: {},
+        onCompaction: () => void compactions++,
+      }),
     });
     const config = { configurable: { thread_id: "node" } };
     for (let turn = 0; turn < TURNS; turn++) await agent.invoke(ask(turn), config);
@@ -149,44 +154,48 @@ describe("the trigger counts what the provider counts", () => {
             }
           : {}),
       });
-      const notices: CompactionNotice[] = [];
+      const warnings = listenForWarnings();
       const reports: CompactionReport[] = [];
       const supervisor = new CompactingSupervisor(createAgent({ model, tools: [], checkpointer: store.saver }), {
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         lateness: 0,
         env: {},
-        onCompaction: (report) => void reports.push(report),
-        onCompactionNotice: (notice) => void notices.push(notice),
+        onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       });
       for (let turn = 0; turn < TURNS; turn++)
         await supervisor.invoke(ask(turn), { configurable: { thread_id: thread } });
       await supervisor.flush();
+      const notices = await warnings.heard();
+      warnings.stop();
       return { notices, tokens: reports.map((report) => report.tokensBefore) };
     };
     const plain = await run("plain", false);
     const absurd = await run("absurd", true);
     expect(absurd.tokens).toEqual(plain.tokens);
     expect(absurd.notices.filter((notice) => notice.code === "USAGE_IGNORED")).toEqual([
-      expect.objectContaining({ code: "USAGE_IGNORED", model: "claude-sonnet" }),
+      expect.objectContaining({ code: "USAGE_IGNORED", message: expect.stringContaining("claude-sonnet") }),
     ]);
     expect(plain.notices.filter((notice) => notice.code === "USAGE_IGNORED")).toEqual([]);
   });
 
-  it("the in-graph runtimes tell an absurd figure once, through onCompactionNotice", async () => {
-    const notices: Array<{ code: string }> = [];
+  it("the in-graph runtimes tell an absurd figure once, as a process warning", async () => {
+    const warnings = listenForWarnings();
     const model = new ScriptedChatModel({
       modelName: "claude-sonnet",
       reply: () => ({ content: "Noted." }),
       usage: () => ({ input_tokens: -1, output_tokens: 1, total_tokens: 0 }),
     });
     const middleware = compactionMiddleware({
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       env: {},
-      onCompactionNotice: (notice) => void notices.push(notice),
     });
     const agent = createAgent({ model, tools: [], checkpointer: store.saver, middleware: [middleware] });
     for (let turn = 0; turn < 5; turn++)
       await agent.invoke(ask(turn), { configurable: { thread_id: "absurd-in-graph" } });
-    expect(notices).toEqual([expect.objectContaining({ code: "USAGE_IGNORED", model: "claude-sonnet", value: -1 })]);
+    const heard = await warnings.heard();
+    warnings.stop();
+    expect(heard.filter((warning) => warning.code === "USAGE_IGNORED")).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("claude-sonnet") }),
+    ]);
   });
 });

@@ -7,9 +7,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { describe, expect, it, vi } from "vitest";
-import { HistoryManager } from "../../src/engine/history-manager.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
+import { managerWithCounter } from "../support/manager-with-counter.js";
 import { createTestAgent, seedTurns } from "../support/agents.js";
 
 /** A TokenCounter that notes the length of every list it counts, and every message counted on its own. */
@@ -39,7 +39,7 @@ describe("counting once per decision", () => {
     const saver = SqliteSaver.fromConnString(":memory:");
     await seedTurns(createTestAgent(saver).agent, "t", 30);
     const counter = new PassCountingCounter();
-    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 1_500, env: {}, counter });
+    const manager = managerWithCounter(saver, counter, { trigger: { tokens: 1_500 }, env: {} });
     counter.passes = [];
     counter.single = 0;
     const report = await manager.compactThread({ configurable: { thread_id: "t" } });
@@ -61,10 +61,13 @@ describe("counting once per decision", () => {
       lists.flatMap((spy) => spy.mock.calls.map(([messages]) => messages.length)).filter((length) => length > 1);
     const seen: Array<{ passes: number[]; before: number; after: number }> = [];
     const supervisor = new CompactingSupervisor(createTestAgent(saver).agent, {
-      tokenLimit: 1_500,
+      trigger: { tokens: 1_500 },
       env: {},
       onCompaction: (report) =>
-        void seen.push({ passes: passes(), before: report.messagesBefore, after: report.messagesAfter }),
+        void (
+          report.status === "compacted" &&
+          seen.push({ passes: passes(), before: report.messagesBefore, after: report.messagesAfter })
+        ),
     });
     try {
       for (let turn = 0; seen.length === 0 && turn < 60; turn++) {

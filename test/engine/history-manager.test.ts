@@ -174,8 +174,7 @@ describe.each(SAVER_KINDS)("HistoryManager on %s", (kind) => {
     const headBefore = (await store.saver.getTuple(config))!.checkpoint.id;
     const manager = new HistoryManager({
       checkpointer: store.saver,
-      summarizer: { name: "broken", summarize },
-      summaryTimeoutMs: 200,
+      summarizer: { name: "broken", summarize, timeoutMs: 200 },
     });
     const error = await manager.compactThread(config).catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error) && error.code).toBe("SUMMARIZER_FAILED");

@@ -5,9 +5,9 @@ import { LlmSummarizer } from "../../src/summarizers/llm.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 
 describe("HistoryManager options", () => {
-  it("summaryModel is the chat model an LlmSummarizer writes with", () => {
+  it("model, a chat model, is the one an LlmSummarizer writes with", () => {
     const chat = new ScriptedChatModel({ reply: () => ({ content: "## Facts\n- none" }) });
-    const named = new HistoryManager({ checkpointer: new MemorySaver(), summaryModel: chat });
+    const named = new HistoryManager({ checkpointer: new MemorySaver(), model: chat });
     expect(named.summarizer).toBeInstanceOf(LlmSummarizer);
   });
 });

@@ -60,7 +60,7 @@ describe("model is the summarizer's chat model on every runtime", () => {
       "the wrapper",
       (model) =>
         new CompactingSupervisor(createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }), {
-          tokenLimit: LIMIT,
+          trigger: { tokens: LIMIT },
           model,
           background: false,
         }),
@@ -68,7 +68,7 @@ describe("model is the summarizer's chat model on every runtime", () => {
     [
       "the middleware",
       (model) => {
-        const middleware = compactionMiddleware({ tokenLimit: LIMIT, model, background: false });
+        const middleware = compactionMiddleware({ trigger: { tokens: LIMIT }, model, background: false });
         return {
           invoke: (input, config) =>
             createAgent({ model: agentModel(), tools: [], checkpointer: store.saver, middleware: [middleware] }).invoke(
@@ -82,7 +82,7 @@ describe("model is the summarizer's chat model on every runtime", () => {
     [
       "the node",
       (model) => {
-        const node = compactionNode({ tokenLimit: LIMIT, model, background: false });
+        const node = compactionNode({ trigger: { tokens: LIMIT }, model, background: false });
         return {
           invoke: (input, config) =>
             createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver, preModelHook: node }).invoke(
@@ -106,7 +106,7 @@ describe("model is the summarizer's chat model on every runtime", () => {
   it("the wrapper says which summarizer it chose", () => {
     const supervisor = new CompactingSupervisor(
       createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver }),
-      { tokenLimit: LIMIT, model: summaryModel() },
+      { trigger: { tokens: LIMIT }, model: summaryModel() },
     );
     expect(supervisor.summarizerChoice).toMatchObject({ source: "model", name: "llm", model: "gpt-4o-mini" });
   });
@@ -115,18 +115,18 @@ describe("model is the summarizer's chat model on every runtime", () => {
     const agent = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
     for (let turn = 0; turn < 12; turn++) await agent.invoke(ask(turn), { configurable: { thread_id: "stored" } });
     const model = summaryModel();
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model });
+    const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: LIMIT }, model });
     expect(manager.summarizer).toMatchObject({ name: "llm", model: "gpt-4o-mini" });
     expect((await manager.compactThread({ configurable: { thread_id: "stored" } })).status).toBe("compacted");
     expect(model.calls.length).toBeGreaterThan(0);
-    const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, model: summaryModel(), idleMs: 0 });
+    const worker = new CompactionWorker(store.saver, { trigger: { tokens: LIMIT }, model: summaryModel(), idleMs: 0 });
     expect(worker.policy.model).toBe("gpt-4o-mini");
   });
 
   it("summarizer wins over model for the summaries; model still picks the tokenizer", () => {
     const manager = new HistoryManager({
       checkpointer: store.saver,
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       model: summaryModel(),
       summarizer: new ExtractiveSummarizer(),
     });
@@ -135,16 +135,25 @@ describe("model is the summarizer's chat model on every runtime", () => {
   });
 
   it("\"provider:model\" names a chat model to build (langchain's initChatModel), its name the tokenizer's; a bare name picks only the tokenizer", () => {
-    const named = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: "openai:gpt-4o-mini" });
+    const named = new HistoryManager({
+      checkpointer: store.saver,
+      trigger: { tokens: LIMIT },
+      model: "openai:gpt-4o-mini",
+    });
     expect(named.summarizer).toMatchObject({ name: "llm", model: "openai:gpt-4o-mini" });
     expect(named.policy.model).toBe("gpt-4o-mini");
-    const bare = new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, model: "gpt-4o-mini", env: {} });
+    const bare = new HistoryManager({
+      checkpointer: store.saver,
+      trigger: { tokens: LIMIT },
+      model: "gpt-4o-mini",
+      env: {},
+    });
     expect(bare.summarizer.name).toBe("extractive");
     expect(bare.policy.model).toBe("gpt-4o-mini");
     // An OpenAI fine-tuned model's name ("ft:…") is a name, not a provider.
     const tuned = new HistoryManager({
       checkpointer: store.saver,
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       model: "ft:gpt-4o-mini:acme::abc123",
       env: {},
     });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { createStrategy } from "../../src/strategies/registry.js";
 import { threadStoreFor } from "../../src/store/thread-store.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { runScript } from "../support/run-script.js";
@@ -79,22 +80,24 @@ for (const kind of ["sqlite", "postgres"] as const) {
       for (const thread of ["via-wrapper", "via-strategy", "via-manager", "via-script"]) {
         for (let turn = 0; turn < turns - 1; turn++) await graph.invoke({ messages: [request(turn)] }, config(thread));
       }
-      const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, background: false, env: {} });
+      const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: LIMIT }, background: false, env: {} });
       await supervisor.invoke({ messages: [request(turns - 1)] }, config("via-wrapper"));
       // The summarize strategy asks the same engine: the same cut and summary.
       const viaStrategy = new CompactingSupervisor(graph, {
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         background: false,
         env: {},
-        strategy: "summarize",
+        strategy: createStrategy("summarize"),
       });
       await viaStrategy.invoke({ messages: [request(turns - 1)] }, config("via-strategy"));
       for (const thread of ["via-manager", "via-script"])
         await graph.invoke({ messages: [request(turns - 1)] }, config(thread));
 
-      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: {} }).compactThread(
-        config("via-manager"),
-      );
+      const report = await new HistoryManager({
+        checkpointer: store.saver,
+        trigger: { tokens: LIMIT },
+        env: {},
+      }).compactThread(config("via-manager"));
       expect(report.status, report.reason).toBe("compacted");
       const where =
         kind === "sqlite"
@@ -128,7 +131,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
 
     it("a thread the wrapper compacted keeps its running summary when the script compacts it again", async () => {
       const graph = deterministicGraph(store.saver);
-      const supervisor = new CompactingSupervisor(graph, { tokenLimit: LIMIT, background: false, env: {} });
+      const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: LIMIT }, background: false, env: {} });
       for (let turn = 0; turn < 40; turn++) await supervisor.invoke({ messages: [request(turn)] }, config("again"));
       const before = shape(await headOf(store.saver, "again")).summaryTokens;
       expect(before).toBeGreaterThan(0);

@@ -32,7 +32,7 @@ describe.each(["sqlite", "postgres"] as const)("one read of the head per compact
   it("compactThread on an idle thread reads the head once", async () => {
     const { agent } = createTestAgent(store.saver);
     await seedThread(agent, "idle", 12);
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 400 });
+    const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 400 } });
     let status = "";
     expect(
       await headReads(
@@ -45,7 +45,7 @@ describe.each(["sqlite", "postgres"] as const)("one read of the head per compact
   it("a head that moved after the summary is read again and the summary rebased onto it", async () => {
     const { agent } = createTestAgent(store.saver);
     await seedThread(agent, "moved", 12);
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 400 });
+    const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 400 } });
     const prepared = await manager.prepareCompaction({ configurable: { thread_id: "moved" } });
     expect(prepared.status).toBe("prepared");
     if (prepared.status !== "prepared") return;

@@ -61,11 +61,11 @@ for (const kind of SAVER_KINDS) {
       let compactions = 0;
       const errors: unknown[] = [];
       const supervisor = new CompactingSupervisor(team, {
-        tokenLimit: 1_200,
+        trigger: { tokens: 1_200 },
         background: false,
         keepCheckpoints: 3,
         env: {},
-        onCompaction: () => void compactions++,
+        onCompaction: (report) => void (report.status === "compacted" && compactions++),
         onCompactionError: (error) => void errors.push(error),
       });
       wrappers.push(supervisor);
@@ -110,10 +110,10 @@ for (const kind of SAVER_KINDS) {
       let compactions = 0;
       const errors: unknown[] = [];
       const supervisor = new CompactingSupervisor(team, {
-        tokenLimit: 1_200,
+        trigger: { tokens: 1_200 },
         keepCheckpoints: 2,
         env: {},
-        onCompaction: () => void compactions++,
+        onCompaction: (report) => void (report.status === "compacted" && compactions++),
         onCompactionError: (error) => void errors.push(error),
       });
       wrappers.push(supervisor);
@@ -182,7 +182,7 @@ for (const kind of SAVER_KINDS) {
     });
 
     it("a dry run changes nothing; a second prune has nothing to do", async () => {
-      const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_200, env: {} });
+      const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 1_200 }, env: {} });
       const before = await rootCheckpoints(store.saver, "kept");
       const dry = await manager.pruneThread(config("kept"), { keep: 1, dryRun: true });
       expect(dry.status).toBe("dry-run");

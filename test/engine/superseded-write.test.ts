@@ -23,7 +23,11 @@ for (const kind of SAVER_KINDS) {
     async function compacted(thread: string) {
       const { agent } = createTestAgent(store.saver);
       await seedTurns(agent, thread, 30);
-      const report = await new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_500, env: {} }).compactThread({
+      const report = await new HistoryManager({
+        checkpointer: store.saver,
+        trigger: { tokens: 1_500 },
+        env: {},
+      }).compactThread({
         configurable: { thread_id: thread },
       });
       if (report.status !== "compacted") throw new Error(`not compacted: ${report.reason}`);

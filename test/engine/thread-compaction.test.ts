@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { CircuitBreaker } from "../../src/engine/circuit-breaker.js";
-import { COMPACTION_MARGIN } from "../../src/engine/policy.js";
+import { CEILING_SHARE } from "../../src/engine/policy.js";
 import { ThreadCompaction, ThreadCompactions, type CompactionRules } from "../../src/engine/thread-compaction.js";
 
 const rules: CompactionRules = { tokenLimit: 1_000, hardLimit: 5_000, lateness: 1 };
 
-function compaction(breaker = new CircuitBreaker(2, 60_000)) {
+function compaction(breaker = new CircuitBreaker(10_000, 2, 60_000)) {
   return new ThreadCompaction<string>("thread", rules, breaker);
 }
 
@@ -90,7 +90,7 @@ describe("one thread's compaction", () => {
   it("after a summary that could not be written, starts none before the thread grew by the margin", () => {
     const thread = compaction();
     thread.backOff(1_100);
-    const margin = Math.floor(rules.tokenLimit * COMPACTION_MARGIN);
+    const margin = Math.floor(rules.tokenLimit * (1 - CEILING_SHARE));
     expect(thread.ended(1_100 + margin - 1)).toBe("none");
     expect(thread.ended(1_100 + margin)).toBe("start");
     thread.backOff(1_100);
@@ -102,7 +102,7 @@ describe("one thread's compaction", () => {
   });
 
   it("is paused by the breaker after repeated failures, told once, and a landing closes it", () => {
-    const breaker = new CircuitBreaker(2, 60_000);
+    const breaker = new CircuitBreaker(10_000, 2, 60_000);
     const thread = compaction(breaker);
     expect(thread.failed(new Error("one"))).toBeUndefined();
     expect(thread.failed(new Error("two"))?.code).toBe("COMPACTION_PAUSED");
@@ -144,7 +144,7 @@ describe("one thread's compaction", () => {
 
 describe("the threads' compactions", () => {
   it("keeps at most `max`, forgetting the least recently used idle ones, never one with a summary in flight", async () => {
-    const breaker = new CircuitBreaker(3, 60_000);
+    const breaker = new CircuitBreaker(10_000, 3, 60_000);
     const threads = new ThreadCompactions<string>(10, (key) => new ThreadCompaction(key, rules, breaker));
     let finish!: () => void;
     const busy = threads.of("busy");

@@ -10,29 +10,45 @@ import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CompactionError } from "../../src/errors.js";
 import { isOverLimit } from "../../src/engine/limits.js";
-import { resolvePolicy, type CompactionPolicyOptions } from "../../src/engine/policy.js";
+import { COMPACTION_OPTIONS, type CompactionOptions } from "../../src/engine/options.js";
+import { resolvePolicy } from "../../src/engine/policy.js";
+import { resolveSettings } from "../../src/engine/settings.js";
 import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
 import type { InGraphCompactionEvent } from "../../src/runtimes/in-graph/compaction-event.js";
 import type { CompactedReport } from "../../src/engine/report.js";
-import type { CompactionNotice } from "../../src/runtimes/wrapper/options.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
+import { listenForWarnings } from "../support/warnings.js";
 
-describe("trigger and keep resolve to the policy their settings make", () => {
-  it.each<[string, CompactionPolicyOptions, CompactionPolicyOptions]>([
-    ["trigger { tokens }", { trigger: { tokens: 2_000 } }, { tokenLimit: 2_000 }],
-    ["trigger { fraction }", { trigger: { fraction: 0.5 } }, { tokenLimit: 0.5 }],
-    ["keep { tokens }", { tokenLimit: 2_000, keep: { tokens: 500 } }, { tokenLimit: 2_000, keepTokens: 500 }],
-    [
-      "keep { fraction } of the window",
-      { tokenLimit: 8_000, keep: { fraction: 0.01 } },
-      { tokenLimit: 8_000, keepTokens: 1_280 },
-    ],
-  ])("%s", (_, spelled, own) => {
-    expect(resolvePolicy(spelled)).toEqual(resolvePolicy(own));
+/** The settings a HistoryManager resolves from `options` (the one resolver every runtime uses). */
+function settingsOf(options: CompactionOptions) {
+  return resolveSettings("a test", COMPACTION_OPTIONS, { env: {}, ...options });
+}
+
+describe("trigger and keep resolve to the policy the options table says", () => {
+  it("trigger { tokens } and { fraction } of the window; keep { tokens } and { fraction } of the window", () => {
+    expect(resolvePolicy({ trigger: { tokens: 2_000 } }).tokenLimit).toBe(2_000);
+    expect(resolvePolicy({ trigger: { fraction: 0.5 } }).tokenLimit).toBe(64_000);
+    expect(resolvePolicy({ trigger: { tokens: 2_000 }, keep: { tokens: 500 } }).cut).toEqual({
+      by: "keep",
+      tokens: 500,
+    });
+    expect(resolvePolicy({ trigger: { tokens: 8_000 }, keep: { fraction: 0.01 } }).cut).toEqual({
+      by: "keep",
+      tokens: 1_280,
+    });
+  });
+
+  it("without keep: the newest messages beside the summary in 80% of the trigger; ceiling 90%; summary 60%", () => {
+    const policy = resolvePolicy({ trigger: { tokens: 4_000 } });
+    expect(policy.cut).toEqual({ by: "target", tokens: 3_200 });
+    expect(policy.ceiling).toBe(3_600);
+    expect(policy.summaryTokens).toBe(2_400);
+    expect(resolvePolicy({ trigger: { tokens: 4_000 }, summaryLog: "append" }).summaryTokens).toBe(3_000);
+    expect(resolvePolicy({ trigger: { tokens: 4_000 }, compactionRatio: 0.3 }).summaryTokens).toBe(1_000);
   });
 
   it("keep { messages } cuts by messages", () => {
@@ -41,23 +57,17 @@ describe("trigger and keep resolve to the policy their settings make", () => {
       messages: 6,
     });
   });
-
-  it("langchain's deprecated names are the settings they name", () => {
-    expect(resolvePolicy({ maxTokensBeforeSummary: 2_000, messagesToKeep: 6 })).toEqual(
-      resolvePolicy({ trigger: { tokens: 2_000 }, keep: { messages: 6 } }),
-    );
-  });
 });
 
 describe("a trigger of conditions: any condition holds when each of its fields does", () => {
-  it.each<[string, CompactionPolicyOptions["trigger"], Array<[number, number, boolean]>]>([
+  it.each<[string, CompactionOptions["trigger"], Array<[number, number, boolean]>]>([
     [
       "{ messages }",
-      { messages: 3 },
+      { messages: 6 },
       [
-        [10, 2, false],
-        [10, 3, true],
-        [99_999, 2, false],
+        [10, 5, false],
+        [10, 6, true],
+        [99_999, 5, false],
       ],
     ],
     [
@@ -71,11 +81,12 @@ describe("a trigger of conditions: any condition holds when each of its fields d
     ],
     [
       "a list (OR of ANDs)",
-      [{ messages: 3 }, { tokens: 3_000, messages: 6 }],
+      [{ messages: 8 }, { tokens: 3_000, messages: 6 }],
       [
-        [10, 2, false],
-        [10, 3, true],
-        [5_000, 2, false],
+        [10, 7, false],
+        [10, 8, true],
+        [5_000, 6, true],
+        [5_000, 5, false],
       ],
     ],
     [
@@ -94,11 +105,14 @@ describe("a trigger of conditions: any condition holds when each of its fields d
 
   it("is sized from its smallest token figure, or the default hard limit when a condition counts none", () => {
     expect(resolvePolicy({ trigger: [{ tokens: 5_000 }, { fraction: 0.5 }] }).tokenLimit).toBe(5_000);
-    expect(resolvePolicy({ trigger: { messages: 3 } }).tokenLimit).toBe(resolvePolicy({ tokenLimit: 0.9 }).tokenLimit);
+    expect(resolvePolicy({ trigger: { messages: 6 } }).tokenLimit).toBe(
+      resolvePolicy({ trigger: { fraction: 0.9 } }).tokenLimit,
+    );
   });
 
-  it("a condition on messages without a cut keeps the newest 20 messages, as langchain does; a cut given wins", () => {
-    expect(resolvePolicy({ trigger: { messages: 30 } }).cut).toEqual({ by: "messages", messages: 20 });
+  it("a condition on messages without a cut keeps half of them, at most 20 as langchain does; a cut given wins", () => {
+    expect(resolvePolicy({ trigger: { messages: 60 } }).cut).toEqual({ by: "messages", messages: 20 });
+    expect(resolvePolicy({ trigger: { messages: 12 } }).cut).toEqual({ by: "messages", messages: 6 });
     expect(resolvePolicy({ trigger: { messages: 30 }, keep: { tokens: 500 } }).cut).toEqual({
       by: "keep",
       tokens: 500,
@@ -106,34 +120,38 @@ describe("a trigger of conditions: any condition holds when each of its fields d
   });
 
   it("a size not known in messages (a stored size) is taken as holding: nothing is skipped on a guess", () => {
-    expect(isOverLimit(resolvePolicy({ trigger: { messages: 3 } }), 10)).toBe(true);
+    expect(isOverLimit(resolvePolicy({ trigger: { messages: 6 } }), 10)).toBe(true);
   });
 });
 
 describe("refusals name the option and the value", () => {
-  it.each<[string, CompactionPolicyOptions, string]>([
+  it.each<[string, CompactionOptions, string]>([
     ["a trigger of no condition", { trigger: [] }, "trigger"],
-    ["a trigger condition of no field", { trigger: [{ messages: 3 }, {}] }, "trigger[1]"],
+    ["a trigger condition of no field", { trigger: [{ messages: 8 }, {}] }, "trigger[1]"],
     ["a trigger condition of an unknown field", { trigger: { turns: 3 } as never }, "trigger"],
     ["a trigger of no messages", { trigger: { messages: 0 } }, "trigger.messages"],
     ["a trigger of a fraction of messages", { trigger: [{ messages: 2.5 }] }, "trigger[0].messages"],
-    [
-      "a deprecated name beside the one it names",
-      { trigger: { tokens: 2_000 }, maxTokensBeforeSummary: 2_000 },
-      "maxTokensBeforeSummary",
-    ],
-    ["a trigger beside tokenLimit", { tokenLimit: 2_000, trigger: { tokens: 2_000 } }, "trigger"],
+    ["a trigger no compaction can get under", { trigger: { messages: 3 } }, "trigger"],
     ["a trigger of a fraction in tokens", { trigger: { tokens: 0.5 } }, "trigger.tokens"],
-    ["a trigger too small once resolved", { trigger: { tokens: 50 } }, "trigger.tokens"],
-    ["an empty keep", { tokenLimit: 2_000, keep: {} }, "keep"],
-    ["a keep of two sizes", { tokenLimit: 2_000, keep: { tokens: 500, messages: 4 } }, "keep"],
-    ["a keep beside compactionRatio", { tokenLimit: 2_000, compactionRatio: 0.5, keep: { messages: 4 } }, "keep"],
-    ["a keep of fewer than no messages", { tokenLimit: 2_000, keep: { messages: -1 } }, "keep.messages"],
-    ["a keep of the whole window", { tokenLimit: 2_000, keep: { fraction: 1 } }, "keep.fraction"],
+    ["a trigger too small once resolved", { trigger: { tokens: 50 } }, "trigger"],
+    ["an empty keep", { trigger: { tokens: 2_000 }, keep: {} }, "keep"],
+    ["a keep of two sizes", { trigger: { tokens: 2_000 }, keep: { tokens: 500, messages: 4 } }, "keep"],
+    [
+      "compactionRatio beside keep",
+      { trigger: { tokens: 2_000 }, compactionRatio: 0.5, keep: { messages: 4 } },
+      "compactionRatio",
+    ],
+    ["a keep of fewer than no messages", { trigger: { tokens: 2_000 }, keep: { messages: -1 } }, "keep.messages"],
+    ["a keep of the whole window", { trigger: { tokens: 2_000 }, keep: { fraction: 1 } }, "keep.fraction"],
+    [
+      "a keep that leaves the thread at its trigger",
+      { trigger: { messages: 10 }, keep: { messages: 9 } },
+      "keep.messages",
+    ],
   ])("%s", (_, options, parameter) => {
     let caught: unknown;
     try {
-      resolvePolicy(options);
+      settingsOf(options);
     } catch (error) {
       caught = error;
     }
@@ -141,6 +159,12 @@ describe("refusals name the option and the value", () => {
       code: "INVALID_ARGUMENT",
       parameter,
     });
+  });
+
+  it("contradictory options are refused naming both", () => {
+    expect(() => settingsOf({ trigger: { tokens: 2_000 }, compactionRatio: 0.5, keep: { messages: 4 } })).toThrow(
+      /compactionRatio.*keep/,
+    );
   });
 });
 
@@ -165,7 +189,7 @@ describe("keep { messages } through a real compaction", () => {
       trigger: { tokens: 600 },
       ...(keep ? { keep } : {}),
       background: false,
-      onCompaction: (report) => void kept.push(report.keptMessages!),
+      onCompaction: (report) => void (report.status === "compacted" && kept.push(report.keptMessages!)),
     });
     const config = { configurable: { thread_id: thread } };
     let sent: BaseMessage[] = [];
@@ -234,14 +258,13 @@ describe("a keep that cannot be honoured under the ceiling keeps as much as fits
     "the wrapper, %s: compacts on time, keeps more than the latest turn, one notice, counted in compactionHealth",
     async (_, keep) => {
       const graph = createReactAgent({ llm: new ScriptedChatModel({ reply }), tools: [], checkpointer: store.saver });
-      const notices: CompactionNotice[] = [];
+      const warnings = listenForWarnings();
       const reports: CompactedReport[] = [];
       const supervisor = new CompactingSupervisor(graph, {
         trigger: { tokens: LIMIT },
         keep,
         background: false,
-        onCompaction: (report) => void reports.push(report),
-        onCompactionNotice: (notice) => void notices.push(notice),
+        onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       });
       const config = { configurable: { thread_id: "keep-less" } };
       let peak = 0;
@@ -255,8 +278,12 @@ describe("a keep that cannot be honoured under the ceiling keeps as much as fits
       expect(Math.max(...reports.map((report) => report.keptMessages!))).toBeGreaterThan(2);
       // The thread never passed the trigger by more than a turn.
       expect(peak).toBeLessThan(LIMIT + 200);
-      expect(notices.filter((notice) => notice.code === "KEPT_LESS")).toEqual([
-        expect.objectContaining({ code: "KEPT_LESS", threadId: "keep-less", asked: expect.stringMatching(/^keep\./) }),
+      const heard = await warnings.heard();
+      warnings.stop();
+      expect(heard.filter((warning) => warning.code === "KEPT_LESS")).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(/^thread "keep-less": a compaction kept less than keep\./),
+        }),
       ]);
       expect(supervisor.compactionHealth("keep-less").keptLess).toBe(reports.length);
     },
@@ -288,14 +315,13 @@ describe("a keep that cannot be honoured under the ceiling keeps as much as fits
 
   it("the middleware, keep.messages larger than the thread: compacts, its event says what it kept less of", async () => {
     const events: InGraphCompactionEvent[] = [];
-    const notices: Array<{ code: string }> = [];
+    const warnings = listenForWarnings();
     const middleware = compactionMiddleware({
       trigger: { tokens: LIMIT },
       keep: { messages: 1_000 },
       background: false,
       env: {},
       onCompaction: (event) => void events.push(event),
-      onCompactionNotice: (notice) => void notices.push(notice),
     });
     const agent = createAgent({
       model: new ScriptedChatModel({ reply }),
@@ -307,7 +333,9 @@ describe("a keep that cannot be honoured under the ceiling keeps as much as fits
     for (let turn = 0; turn < 40; turn++) await agent.invoke(ask("middleware-keep", turn), config);
     expect(events.length).toBeGreaterThanOrEqual(2);
     expect(events.every((event) => event.keptLess === "keep.messages 1000")).toBe(true);
-    expect(notices.filter((notice) => notice.code === "KEPT_LESS")).toHaveLength(1);
+    const heard = await warnings.heard();
+    warnings.stop();
+    expect(heard.filter((warning) => warning.code === "KEPT_LESS")).toHaveLength(1);
     const head = (await agent.graph.getState(config)).values.messages as BaseMessage[];
     expect(counter.countMessages(head)).toBeLessThan(LIMIT + 200);
   });

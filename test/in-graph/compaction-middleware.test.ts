@@ -15,26 +15,27 @@ import { createStore, SAVER_KINDS } from "../support/savers.js";
 inGraphBehaviour({
   name: "compactionMiddleware on createAgent",
   kinds: SAVER_KINDS,
-  build: (saver, options) =>
-    createAgent({
+  build: (saver, options) => {
+    const middleware = options ? compactionMiddleware(options) : undefined;
+    const agent = createAgent({
       model: new ScriptedChatModel({ reply: lookupPolicy }),
       tools: [lookupTool],
       checkpointer: saver,
       systemPrompt: "You are the billing assistant.",
-      middleware: options ? [compactionMiddleware(options)] : [],
-    }),
+      middleware: middleware ? [middleware] : [],
+    });
+    return Object.assign(agent, { idle: async () => await middleware?.idle() });
+  },
 });
 
 describe("compactionMiddleware refuses bad options", () => {
   it("names the option and its value", async () => {
     const store = await createStore("memory");
-    expect(() => compactionMiddleware({ checkpointer: store.saver, env: {} })).toThrow(/tokenLimit/);
-    expect(() => compactionMiddleware({ checkpointer: store.saver, tokenLimit: -5, env: {} })).toThrow(
-      /tokenLimit.*-5/,
-    );
-    expect(() => compactionMiddleware({ tokenLimit: 900, background: "yes" as unknown as boolean, env: {} })).toThrow(
-      /background.*yes/,
-    );
+    expect(() => compactionMiddleware({ env: {} })).toThrow(/needs a trigger/);
+    expect(() => compactionMiddleware({ trigger: { tokens: -5 }, env: {} })).toThrow(/trigger.tokens.*-5/);
+    expect(() =>
+      compactionMiddleware({ trigger: { tokens: 900 }, background: "yes" as unknown as boolean, env: {} }),
+    ).toThrow(/background.*yes/);
     await store.close();
   });
 });
@@ -58,7 +59,7 @@ describe("compactionMiddleware adds no graph step", () => {
       };
       const compactions: number[] = [];
       const middleware = compactionMiddleware({
-        tokenLimit: 400,
+        trigger: { tokens: 400 },
         lateness: 0,
         env: {},
         onCompaction: (event) => void compactions.push(event.messagesAfter),

@@ -27,27 +27,34 @@ import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { inGraphBehaviour } from "../support/in-graph-suite.js";
 import { createStore, type TestStore } from "../support/savers.js";
 import { agentPolicy, runTests, scriptedModels, searchDocs } from "../support/team.js";
+import { modelWithHardLimit } from "../support/window.js";
+import { listenForWarnings } from "../support/warnings.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 
 const PROMPT = "You are the billing assistant.";
 
 inGraphBehaviour({
   name: "compactionNode as createReactAgent's preModelHook",
   kinds: ["memory", "sqlite"],
-  build: (saver, options) =>
-    createReactAgent({
+  build: (saver, options) => {
+    const node = options ? compactionNode({ ...options, prompt: PROMPT, tools: [lookupTool] }) : undefined;
+    const agent = createReactAgent({
       llm: new ScriptedChatModel({ reply: lookupPolicy }),
       tools: [lookupTool],
       checkpointer: saver,
       prompt: PROMPT,
-      ...(options ? { preModelHook: compactionNode({ ...options, prompt: PROMPT, tools: [lookupTool] }) } : {}),
-    }),
+      ...(node ? { preModelHook: node } : {}),
+    });
+    return Object.assign(agent, { idle: async () => await node?.idle() });
+  },
 });
 
 /** A ReAct loop written by hand: [compact →] model → tools → [compact →] model … */
 function handWritten(saver: BaseCheckpointSaver, options: InGraphOptions | undefined) {
   const model = new ScriptedChatModel({ reply: lookupPolicy }).bindTools([lookupTool]);
+  const node = options ? compactionNode({ ...options, tools: [lookupTool] }) : undefined;
   const graph = new StateGraph(MessagesAnnotation)
-    .addNode("compact", options ? compactionNode({ ...options, tools: [lookupTool] }) : () => ({}))
+    .addNode("compact", node ?? (() => ({})))
     .addNode("model", async (state) => ({ messages: [await model.invoke(state.messages)] }))
     .addNode("tools", new ToolNode([lookupTool]))
     .addEdge(START, "compact")
@@ -56,7 +63,7 @@ function handWritten(saver: BaseCheckpointSaver, options: InGraphOptions | undef
       (state.messages.at(-1) as { tool_calls?: unknown[] }).tool_calls?.length ? "tools" : END,
     )
     .addEdge("tools", "compact");
-  return graph.compile({ checkpointer: saver });
+  return Object.assign(graph.compile({ checkpointer: saver }), { idle: async () => await node?.idle() });
 }
 
 inGraphBehaviour({
@@ -109,7 +116,7 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     const compactions: number[] = [];
     const graph = team(
       compactionNode({
-        tokenLimit: 1_500,
+        trigger: { tokens: 1_500 },
         env: {},
         prompt: PROMPT_TEAM,
         onCompaction: (event) => void compactions.push(event.messagesAfter),
@@ -148,8 +155,9 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
     const graph = team(
       compactionNode({
-        tokenLimit: 1_500,
-        hardLimit: 2_000,
+        trigger: { tokens: 1_500 },
+        model: modelWithHardLimit(2_000),
+        summarizer: new ExtractiveSummarizer(),
         env: {},
         prompt: PROMPT_TEAM,
         onCompactionError: (error) => void errors.push(error),
@@ -173,8 +181,9 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     try {
       const graph = team(
         compactionNode({
-          tokenLimit: 1_500,
-          hardLimit: 2_000,
+          trigger: { tokens: 1_500 },
+          model: modelWithHardLimit(2_000),
+          summarizer: new ExtractiveSummarizer(),
           env: {},
           prompt: PROMPT_TEAM,
           onCompaction: () => void compactedAt.push(turn),
@@ -197,12 +206,13 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
 
   it("nothing said where nothing is wrong: the team with the schema, a createReactAgent alone, a worker agent given the schema", async () => {
     const said: unknown[] = [];
+    const warnings = listenForWarnings();
     const options = {
-      tokenLimit: 1_500,
-      hardLimit: 2_000,
+      trigger: { tokens: 1_500 },
+      model: modelWithHardLimit(2_000),
+      summarizer: new ExtractiveSummarizer(),
       env: {},
       onCompactionError: (error: unknown) => void said.push(error),
-      onCompactionNotice: (notice: unknown) => void said.push(notice),
     };
     const config = (thread: string) => ({ configurable: { thread_id: thread } });
     const graph = team(compactionNode({ ...options, prompt: PROMPT_TEAM }), true);
@@ -237,32 +247,36 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     }).compile({ checkpointer: store.saver });
     for (let index = 0; index < 3; index++) await workers.invoke(ask(index * 2), config("worker-quiet"));
     expect(said).toEqual([]);
+    const heard = await warnings.heard();
+    warnings.stop();
+    expect(heard.filter((warning) => warning.code === "CANNOT_COMPACT")).toEqual([]);
   });
 });
 
 describe("compactionNode refuses bad options and bad state", () => {
   it("names the option and its value", async () => {
-    expect(() => compactionNode({ env: {} } as CompactionNodeOptions)).toThrow(/tokenLimit/);
-    expect(() => compactionNode({ tokenLimit: 900, env: {}, tools: "lookup" as unknown as unknown[] })).toThrow(
-      /tools.*lookup/,
+    expect(() => compactionNode({ env: {} } as CompactionNodeOptions)).toThrow(/needs a trigger/);
+    expect(() =>
+      compactionNode({ trigger: { tokens: 900 }, env: {}, tools: "lookup" as unknown as unknown[] }),
+    ).toThrow(/tools.*lookup/);
+    expect(() => compactionNode({ trigger: { tokens: 900 }, env: {}, prompt: 42 as unknown as string })).toThrow(
+      /prompt.*42/,
     );
-    expect(() => compactionNode({ tokenLimit: 900, env: {}, prompt: 42 as unknown as string })).toThrow(/prompt.*42/);
     await expect(
-      compactionNode({ tokenLimit: 900, env: {} })({ messages: "hi" as unknown as BaseMessage[] }),
+      compactionNode({ trigger: { tokens: 900 }, env: {} })({ messages: "hi" as unknown as BaseMessage[] }),
     ).rejects.toThrow(/state\.messages/);
   });
 });
 
 describe("the in-graph forms refuse bad options as the wrapper does", () => {
   const cases: Array<[string, Record<string, unknown>]> = [
-    ["a negative limit", { tokenLimit: -5 }],
-    ["a limit given as text", { tokenLimit: "1000" }],
-    ["a ratio above 1", { tokenLimit: 1000, compactionRatio: 2 }],
-    ["a hard limit that is not a number", { tokenLimit: 1000, hardLimit: "high" }],
-    ["a summary budget that is not a number", { tokenLimit: 1000, summaryTokens: "many" }],
-    ["a summarizer that is not one", { tokenLimit: 1000, summarizer: "extractive" }],
-    ["a listener that is not a function", { tokenLimit: 1000, onCompaction: "yes" }],
-    ["an error listener that is not a function", { tokenLimit: 1000, onCompactionError: 42 }],
+    ["a negative limit", { trigger: { tokens: -5 } }],
+    ["a limit given as text", { trigger: { tokens: "1000" } }],
+    ["a ratio above 1", { trigger: { tokens: 1000 }, compactionRatio: 2 }],
+    ["a model that is not one", { trigger: { tokens: 1000 }, model: 5 }],
+    ["a summarizer that is not one", { trigger: { tokens: 1000 }, summarizer: "extractive" }],
+    ["a listener that is not a function", { trigger: { tokens: 1000 }, onCompaction: "yes" }],
+    ["an error listener that is not a function", { trigger: { tokens: 1000 }, onCompactionError: 42 }],
   ];
   const caught = (build: () => unknown) => {
     try {

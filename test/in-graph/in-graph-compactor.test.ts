@@ -6,6 +6,8 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { describe, expect, it } from "vitest";
 import { InGraphCompactor } from "../../src/runtimes/in-graph/in-graph-compactor.js";
 import { turnText } from "../support/in-graph-suite.js";
+import { modelWithHardLimit } from "../support/window.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 
 const history: BaseMessage[] = Array.from({ length: 24 }, (_, index) =>
   index % 2 === 0
@@ -18,8 +20,9 @@ describe("InGraphCompactor", () => {
   it("keeps a finished summary for its thread's next call, and lets the oldest go past a thousand threads", async () => {
     const applied: string[] = [];
     const compactor = new InGraphCompactor({
-      tokenLimit: 400,
-      hardLimit: 100_000,
+      trigger: { tokens: 400 },
+      model: modelWithHardLimit(100_000),
+      summarizer: new ExtractiveSummarizer(),
       env: {},
       onCompaction: (event) => void applied.push(event.threadId!),
     });

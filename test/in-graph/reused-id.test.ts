@@ -30,7 +30,7 @@ const FORMS: Array<[string, (store: TestStore, model: ScriptedChatModel) => Agen
         model,
         tools: [],
         checkpointer: store.saver,
-        middleware: [compactionMiddleware({ tokenLimit: LIMIT, background: false, env: {} })],
+        middleware: [compactionMiddleware({ trigger: { tokens: LIMIT }, background: false, env: {} })],
       }),
   ],
   [
@@ -40,7 +40,7 @@ const FORMS: Array<[string, (store: TestStore, model: ScriptedChatModel) => Agen
         llm: model,
         tools: [],
         checkpointer: store.saver,
-        preModelHook: compactionNode({ tokenLimit: LIMIT, background: false, env: {} }),
+        preModelHook: compactionNode({ trigger: { tokens: LIMIT }, background: false, env: {} }),
       }),
   ],
 ];

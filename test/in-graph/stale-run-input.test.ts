@@ -84,7 +84,7 @@ it.each([
       model,
       tools: [],
       checkpointer: saver,
-      middleware: [compactionMiddleware({ tokenLimit: 100_000, env: {} })],
+      middleware: [compactionMiddleware({ trigger: { tokens: 100_000 }, env: {} })],
     });
     const config = { configurable: { thread_id: "stale" } };
     for (let turn = 0; turn < 12; turn++)
@@ -99,7 +99,7 @@ it.each([
         },
         config,
       );
-    const outOfBand = new HistoryManager({ checkpointer: worker, tokenLimit: 400, env: {} });
+    const outOfBand = new HistoryManager({ checkpointer: worker, trigger: { tokens: 400 }, env: {} });
     let compacted = false;
     saver.between = async () => {
       compacted = (await outOfBand.compactThread(config, { force: true })).status === "compacted";

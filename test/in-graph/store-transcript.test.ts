@@ -63,7 +63,12 @@ describe.each([
       store,
       // Before the call, so the compactions do not depend on when a summary run off the call lands (machine load).
       middleware: [
-        compactionMiddleware({ tokenLimit: 900, env: {}, background: false, onCompaction: () => void compactions++ }),
+        compactionMiddleware({
+          trigger: { tokens: 900 },
+          env: {},
+          background: false,
+          onCompaction: () => void compactions++,
+        }),
       ],
     });
     const seen = new Map<string, BaseMessage>();
@@ -111,7 +116,12 @@ describe.each([
         tools: [lookupTool],
         ...(store ? { store } : {}),
         middleware: [
-          compactionMiddleware({ tokenLimit: 400, env: {}, background: false, onCompaction: () => void compactions++ }),
+          compactionMiddleware({
+            trigger: { tokens: 400 },
+            env: {},
+            background: false,
+            onCompaction: () => void compactions++,
+          }),
         ],
       });
       const result = await agent.invoke(

@@ -65,7 +65,7 @@ function expectRenderable(seen: Streamed, heard: InGraphCompactionEvent[]): void
 
 /** The in-graph options of both tests: compaction on every call over 400 tokens, each event heard. */
 const options = (heard: InGraphCompactionEvent[]) => ({
-  tokenLimit: 400,
+  trigger: { tokens: 400 },
   lateness: 0,
   env: {},
   onCompaction: (event: InGraphCompactionEvent) => void heard.push(event),

@@ -58,10 +58,10 @@ describe("an agent searches what compaction took out of its context", () => {
     }).compile({ checkpointer: saver });
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(team, {
-      tokenLimit: 1_200,
+      trigger: { tokens: 1_200 },
       background: false,
       recall: { announce: true },
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "ops" } };
     for (let site = 1; site <= 30; site++) {

@@ -47,7 +47,7 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
     const manager = new HistoryManager({
       checkpointer: store.saver,
       summarizer: new ExtractiveSummarizer(),
-      tokenLimit: 400,
+      trigger: { tokens: 400 },
       env: {},
     });
     expect((await manager.compactThread(config(threadId), { force: true })).status).toBe("compacted");

@@ -56,7 +56,7 @@ for (const kind of SAVER_KINDS) {
         { messages: [new RemoveMessage({ id: "h5" }), new RemoveMessage({ id: "a5" })] },
         "agent",
       );
-      const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 500, env: {} });
+      const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 500 }, env: {} });
       await manager.pruneThread(config, { keep: 1 });
       // Then a compaction summarizes messages before and after the removed exchange.
       const report = await manager.compactThread(config);
@@ -82,7 +82,11 @@ for (const kind of SAVER_KINDS) {
       expect(restored.code, restored.stderr).toBe(0);
       // ...then a compaction of the messages before them.
       const reader = await store.reopen();
-      const report = await new HistoryManager({ checkpointer: reader, tokenLimit: 400, env: {} }).compactThread(config);
+      const report = await new HistoryManager({
+        checkpointer: reader,
+        trigger: { tokens: 400 },
+        env: {},
+      }).compactThread(config);
       expect(report.status, report.reason).toBe("compacted");
       const page = await readTranscript(reader, config, { limit: 1_000 });
       const read = page.messages.filter((line) => !getSummaryProvenance(line.message)).map((line) => line.message);
@@ -118,7 +122,7 @@ for (const kind of SAVER_KINDS) {
         await graph.updateState(config, { messages: exchange }, "agent");
         return (await store.saver.getTuple(config))!.checkpoint.id;
       };
-      const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 800, env: {} });
+      const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 800 }, env: {} });
       const restore = async (to: string) => {
         const head = (await manager.store.readHead("ordered"))!;
         const target = (await manager.store.listCheckpoints("ordered")).find(
@@ -132,7 +136,7 @@ for (const kind of SAVER_KINDS) {
       };
       for (let n = 0; n < 5; n++) await turn(n);
       // Tool results cleared (their originals go to the transcript), then a compaction takes the edited copies out.
-      const editor = new HistoryManager({ checkpointer: store.saver, tokenLimit: 100, env: {} });
+      const editor = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 100 }, env: {} });
       const cleared = await compactWithStrategy({
         manager: editor,
         strategy: clearToolResults({ keep: 0, minTokens: 0 }),

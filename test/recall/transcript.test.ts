@@ -15,6 +15,7 @@ import { HistoryManager } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { readTranscript, type TranscriptMessage } from "../../src/recall/transcript.js";
 import { reindexThread } from "../../src/recall/reindex.js";
+import { pinMessage } from "../../src/messages/pins.js";
 import { pruneThread } from "../../src/engine/prune.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { clearToolResults } from "../../src/strategies/clear-tool-results.js";
@@ -123,22 +124,31 @@ describe("readTranscript", () => {
               .addEdge("agent", END)
               .compile({ checkpointer: saver });
             const config = { configurable: { thread_id: "t" } };
-            await graph.updateState(config, { messages: buildHistory(shape, "s") }, "agent");
+            // The first human message pinned (pinMessage), or none.
+            const built = buildHistory(shape, "s");
+            const firstAt = built.findIndex((message) => message.getType() === "human");
+            await graph.updateState(
+              config,
+              {
+                messages: built.map((message, index) =>
+                  pinFirst && index === firstAt ? pinMessage(message) : message,
+                ),
+              },
+              "agent",
+            );
+            // Its id, as the reducer gave it.
             const first = (await graph.getState(config)).values.messages.find(
               (message: BaseMessage) => message.getType() === "human",
             )?.id;
-            const pinned = pinFirst && first ? (message: BaseMessage) => message.id === first : undefined;
             const manager = new HistoryManager({
               checkpointer: saver,
               summarizer: new ExtractiveSummarizer(),
-              pinned,
               env: {},
             });
             const editor = new HistoryManager({
               checkpointer: saver,
               summarizer: new ExtractiveSummarizer(),
-              pinned,
-              tokenLimit: 100,
+              trigger: { tokens: 100 },
               env: {},
             });
             // Every message ever stored: read before each prune deletes checkpoints, merged by first appearance.
@@ -281,7 +291,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
 
     it("holds every message of a compacted team thread, as the wrapper and the script leave it", async () => {
       const team = createTeam(store.saver);
-      const supervisor = new CompactingSupervisor(team, { tokenLimit: 1_200, background: false, env: {} });
+      const supervisor = new CompactingSupervisor(team, { trigger: { tokens: 1_200 }, background: false, env: {} });
       for (let turn = 0; turn < 14; turn++) {
         await supervisor.invoke(
           {

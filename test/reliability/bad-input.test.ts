@@ -74,7 +74,7 @@ function rows(): string {
   return `${checkpoints.n}/${writes.n}`;
 }
 
-const good: CompactingSupervisorOptions = { tokenLimit: 2_000 };
+const good: CompactingSupervisorOptions = { trigger: { tokens: 2_000 } };
 const supervisorWith = (options: Record<string, unknown>) => () =>
   new CompactingSupervisor(agent, { ...good, ...options } as CompactingSupervisorOptions);
 const managerWith = (options: Record<string, unknown>) => () =>
@@ -109,14 +109,19 @@ const API_CASES: Array<[string, () => unknown, string, string]> = [
   ],
   ["not a graph at all", () => new CompactingSupervisor({ invoke: 1 } as never, good), "INVALID_ARGUMENT", "an object"],
   ["options missing", () => new CompactingSupervisor(agent, undefined as never), "INVALID_ARGUMENT", "options"],
-  ["tokenLimit as a string", supervisorWith({ tokenLimit: "8000" }), "INVALID_ARGUMENT", '"8000"'],
-  ["tokenLimit negative", supervisorWith({ tokenLimit: -5 }), "INVALID_ARGUMENT", "-5"],
-  ["tokenLimit NaN", supervisorWith({ tokenLimit: Number.NaN }), "INVALID_ARGUMENT", "NaN"],
-  ["tokenLimit too small once resolved", supervisorWith({ tokenLimit: 50 }), "INVALID_ARGUMENT", "50"],
-  ["hardLimit as a string", supervisorWith({ hardLimit: "big" }), "INVALID_ARGUMENT", '"big"'],
+  ["trigger tokens as a string", supervisorWith({ trigger: { tokens: "8000" } }), "INVALID_ARGUMENT", '"8000"'],
+  ["trigger tokens negative", supervisorWith({ trigger: { tokens: -5 } }), "INVALID_ARGUMENT", "-5"],
+  ["trigger tokens NaN", supervisorWith({ trigger: { tokens: Number.NaN } }), "INVALID_ARGUMENT", "NaN"],
+  ["a trigger too small once resolved", supervisorWith({ trigger: { tokens: 50 } }), "INVALID_ARGUMENT", "50"],
+  ["a removed spelling (tokenLimit)", supervisorWith({ tokenLimit: 8000 }), "INVALID_ARGUMENT", "tokenLimit"],
   ["compactionRatio above 1", supervisorWith({ compactionRatio: 1.5 }), "INVALID_ARGUMENT", "1.5"],
   ["compactionRatio 0", supervisorWith({ compactionRatio: 0 }), "INVALID_ARGUMENT", "got 0"],
-  ["recoveryRatio as a string", supervisorWith({ recoveryRatio: "0.8" }), "INVALID_ARGUMENT", '"0.8"'],
+  [
+    "keep beside compactionRatio",
+    supervisorWith({ compactionRatio: 0.5, keep: { messages: 4 } }),
+    "INVALID_ARGUMENT",
+    "keep",
+  ],
   ["background not a boolean", supervisorWith({ background: "yes" }), "INVALID_ARGUMENT", '"yes"'],
   ["summarizer without summarize()", supervisorWith({ summarizer: { name: "x" } }), "INVALID_ARGUMENT", "summarizer"],
   [
@@ -126,22 +131,22 @@ const API_CASES: Array<[string, () => unknown, string, string]> = [
     '"abstractive"',
   ],
   ["onCompaction not a function", supervisorWith({ onCompaction: "log" }), "INVALID_ARGUMENT", '"log"'],
+  ["keepCheckpoints 0", supervisorWith({ keepCheckpoints: 0 }), "INVALID_ARGUMENT", "got 0"],
   [
-    "circuitBreaker threshold 0",
-    supervisorWith({ circuitBreaker: { failureThreshold: 0 } }),
+    "archive without a store",
+    supervisorWith({ archive: { thresholdTokens: 100 } }),
     "INVALID_ARGUMENT",
-    "got 0",
+    "archive.store",
   ],
-  ["circuitBreaker as a string", supervisorWith({ circuitBreaker: "off" }), "INVALID_ARGUMENT", '"off"'],
   ["model as an empty string", supervisorWith({ model: "" }), "INVALID_ARGUMENT", '""'],
   ["model as a number", supervisorWith({ model: 42 }), "INVALID_ARGUMENT", "42"],
   [
     "an unknown model with a fractional limit",
-    supervisorWith({ model: "my-llm-9000", tokenLimit: 0.5 }),
+    supervisorWith({ model: "my-llm-9000", trigger: { fraction: 0.5 } }),
     "INVALID_ARGUMENT",
     '"my-llm-9000"',
   ],
-  ["contextWindow not an integer", supervisorWith({ contextWindow: 1.5 }), "INVALID_ARGUMENT", "1.5"],
+  ["a provider no one knows", supervisorWith({ model: "nosuch:model" }), "INVALID_ARGUMENT", '"nosuch:model"'],
   [
     "invoke without a config",
     () => new CompactingSupervisor(agent, good).invoke({ messages: [new HumanMessage("hi")] }),
@@ -165,10 +170,10 @@ const API_CASES: Array<[string, () => unknown, string, string]> = [
     "stream",
   ],
   ["HistoryManager without a checkpointer", () => new HistoryManager({} as never), "MISSING_CHECKPOINTER", "none"],
-  ["keepTokens negative", managerWith({ keepTokens: -1 }), "INVALID_ARGUMENT", "-1"],
-  ["summaryTimeoutMs 0", managerWith({ summaryTimeoutMs: 0 }), "INVALID_ARGUMENT", "got 0"],
-  ["maxWriteAttempts fractional", managerWith({ maxWriteAttempts: 1.5 }), "INVALID_ARGUMENT", "1.5"],
-  ["summaryRole tool", managerWith({ summaryRole: "tool" }), "INVALID_ARGUMENT", '"tool"'],
+  ["keep tokens negative", managerWith({ keep: { tokens: -1 } }), "INVALID_ARGUMENT", "-1"],
+  ["a keep of two sizes", managerWith({ keep: { tokens: 100, messages: 2 } }), "INVALID_ARGUMENT", "keep"],
+  ["summaryLog unknown", managerWith({ summaryLog: "journal" }), "INVALID_ARGUMENT", '"journal"'],
+  ["recall.language not a configuration", managerWith({ recall: { language: "a b" } }), "INVALID_ARGUMENT", '"a b"'],
   [
     "a thread id from another store",
     () => manager().compactThread({ configurable: { thread_id: "thread-from-elsewhere" } }),
@@ -322,12 +327,10 @@ describe("bad input", () => {
     const odd = new HumanMessage({ id: "odd-1", content: { form: "invoice", total: 120 } as never });
     await agent.invoke({ messages: [new HumanMessage({ id: "first", content: "hello ".repeat(400) }), odd] }, thread);
     const errors: unknown[] = [];
-    const outcomes: unknown[] = [];
     const wrapper = new CompactingSupervisor(agent, {
-      tokenLimit: 300,
+      trigger: { tokens: 300 },
       background: false,
       onCompactionError: (error) => void errors.push(error),
-      onCompactionOutcome: (outcome) => void outcomes.push(outcome),
     });
     const before = (await agent.getState(thread)).values.messages.length;
     await wrapper.invoke({ messages: [new HumanMessage({ id: "next", content: "and now?" })] }, thread);

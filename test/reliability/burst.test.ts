@@ -27,7 +27,7 @@ it(`${THREADS} threads over the limit at once: every one compacted, no error`, a
   const landed = new Set<string>();
   const errors: unknown[] = [];
   const supervisor = new CompactingSupervisor(agent, {
-    tokenLimit: 1_400,
+    trigger: { tokens: 1_400 },
     env: {},
     onCompaction: (report) => void landed.add(report.threadId),
     onCompactionError: (error) => void errors.push(error),

@@ -213,7 +213,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
         fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 24 }), async (steps) => {
           const thread = `versions-${kind}-${run++}`;
           const config = { configurable: { thread_id: thread } };
-          const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 400, env: {} });
+          const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 400 }, env: {} });
           const seen = new Set<string>();
           const record = async () => {
             for (const { messages } of await threads.listCheckpoints(thread))

@@ -10,7 +10,8 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { PAUSE_MS } from "../../src/engine/circuit-breaker.js";
 import {
   auditThread,
   CompactingSupervisor,
@@ -34,6 +35,8 @@ function faulty(fault: string): Summarizer & { calls: number } {
   const llm = new LlmSummarizer({ model: toolCaller });
   return {
     name: `faulty-${fault}`,
+    // A summary slower than this is abandoned ("hangs" never answers).
+    timeoutMs: 300,
     calls: 0,
     async summarize(input) {
       this.calls++;
@@ -84,13 +87,10 @@ describe("failing summarizers", () => {
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 250,
-      summaryTokens: 64,
+      trigger: { tokens: 250 },
       summarizer,
       background: false,
-      summaryTimeoutMs: 300,
-      circuitBreaker: false,
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       onCompactionError: (error) => void errors.push(error),
     });
     const { agent: bare } = createTestAgent(new MemorySaver());
@@ -107,11 +107,14 @@ describe("failing summarizers", () => {
       const wrapped = await supervisor.invoke(input, config);
       const plain = await bare.invoke(input, config);
       expect(textsOf(wrapped.messages)).toEqual(textsOf(plain.messages));
+      // Every turn tries again: the circuit breaker's pause (tested below) lifted.
+      supervisor.resumeCompaction(config.configurable.thread_id);
     }
     expect(summarizer.calls).toBeGreaterThanOrEqual(TURNS_PER_FAULT);
     expect(reports).toEqual([]);
-    expect(errors).toHaveLength(summarizer.calls);
-    for (const error of errors) expect(error).toMatchObject({ code: "SUMMARIZER_FAILED" });
+    const failures = errors.filter((error) => (error as { code?: string }).code !== "COMPACTION_PAUSED");
+    expect(failures).toHaveLength(summarizer.calls);
+    for (const error of failures) expect(error).toMatchObject({ code: "SUMMARIZER_FAILED" });
     // Nothing written: no checkpoint of the thread came from a compaction, and nothing was lost.
     for await (const tuple of saver.list(config)) expect(tuple.metadata?.source).not.toBe("update");
     expect((await auditThread(saver, config)).problems).toEqual([]);
@@ -129,18 +132,16 @@ describe("failing summarizers", () => {
         return "The user asked about invoices; the agent answered each.";
       },
     };
-    // The breaker's time: advanced by hand past the pause, never slept through.
-    let now = 1_000_000;
+    // The breaker's time: the clock set past the pause by hand, never slept through.
+    vi.useFakeTimers({ toFake: ["Date"], now: 1_000_000 });
     const errors: Array<{ code?: string; message: string }> = [];
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 250,
-      summaryTokens: 64,
+      trigger: { tokens: 250 },
       summarizer,
       background: false,
-      circuitBreaker: { failureThreshold: 3, pauseMs: 400, clock: () => now },
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       onCompactionError: (error) => void errors.push(error as CompactionError),
     });
     const config = { configurable: { thread_id: "breaker" } };
@@ -169,7 +170,7 @@ describe("failing summarizers", () => {
     });
 
     // After the pause one attempt goes through; still failing, it pauses again at once.
-    now += 450;
+    vi.setSystemTime(Date.now() + PAUSE_MS + 1);
     await turn(7);
     expect(summarizer.calls).toBe(4);
     expect(errors.at(-1)!.code).toBe("COMPACTION_PAUSED");
@@ -185,6 +186,7 @@ describe("failing summarizers", () => {
       summary: "none",
     });
     expect((await auditThread(saver, config)).problems).toEqual([]);
+    vi.useRealTimers();
     recordFigures("faults", { "injected:circuit breaker": 4 });
   });
 
@@ -193,12 +195,11 @@ describe("failing summarizers", () => {
     const reports: CompactionReport[] = [];
     const { agent } = createTestAgent(saver);
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 250,
-      summaryTokens: 64,
+      trigger: { tokens: 250 },
       summarizer,
       fallbackSummarizer: "extractive",
       background: false,
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "fallback" } };
     for (let index = 0; index < 6; index++)

@@ -8,16 +8,11 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langcha
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  auditThread,
-  ExtractiveSummarizer,
-  getSummaryProvenance,
-  HistoryManager,
-  TokenCounter,
-} from "../../src/index.js";
+import { auditThread, ExtractiveSummarizer, getSummaryProvenance, TokenCounter } from "../../src/index.js";
 import { validateHistory } from "../../src/internal.js";
 import { buildHistory, history, historyShape, snapshot, text } from "../support/arbitrary-history.js";
 import { FUZZ_SEED, recordFigures, size } from "../support/reliability.js";
+import { managerWithCounter } from "../support/manager-with-counter.js";
 
 const counter = new TokenCounter();
 const ratio = fc.double({ min: 0.01, max: 0.99, noNaN: true });
@@ -26,7 +21,7 @@ const PURE_RUNS = size("FUZZ_RUNS", 300, 20000);
 const STORED_RUNS = size("FUZZ_STORED_RUNS", 50, 2000);
 
 function manager(checkpointer = new MemorySaver(), summaryLog: "rewrite" | "append" = "rewrite") {
-  return new HistoryManager({ checkpointer, summarizer: new ExtractiveSummarizer({ counter }), counter, summaryLog });
+  return managerWithCounter(checkpointer, counter, { summarizer: new ExtractiveSummarizer({ counter }), summaryLog });
 }
 
 function leadingSystem(messages: readonly BaseMessage[]): BaseMessage[] {

@@ -24,7 +24,7 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
       const { agent } = createTestAgent(store.saver);
       const config = { configurable: { thread_id: "pruned" } };
       await runTurns(agent, "pruned", 20);
-      const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_000, env: {} });
+      const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 1_000 }, env: {} });
       const turnEnded = await manager.store.readHeadId("pruned");
       await runTurns(agent, "pruned", 2, { from: 20 });
       const pruned = await manager.pruneThread(config, { keep: 1 });
@@ -43,10 +43,10 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
       const errors: unknown[] = [];
       let landed = 0;
       const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: 1_200,
+        trigger: { tokens: 1_200 },
         keepCheckpoints: 1,
         env: {},
-        onCompaction: () => void landed++,
+        onCompaction: (report) => void (report.status === "compacted" && landed++),
         onCompactionError: (error) => void errors.push(error),
       });
       for (let turn = 0; turn < 40; turn++) {
@@ -74,13 +74,13 @@ for (const kind of SAVER_KINDS.filter((saver) => saver !== "memory")) {
       const errors: unknown[] = [];
       let landed = 0;
       const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: 1_200,
+        trigger: { tokens: 1_200 },
         env: {},
-        onCompaction: () => void landed++,
+        onCompaction: (report) => void (report.status === "compacted" && landed++),
         onCompactionError: (error) => void errors.push(error),
       });
       // Another process's prune: its own HistoryManager on the same store, pruning every thread to its head, in a loop.
-      const pruner = new HistoryManager({ checkpointer: store.saver, tokenLimit: 1_200, env: {} });
+      const pruner = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 1_200 }, env: {} });
       let running = true;
       let prunes = 0;
       const pruning = (async () => {

@@ -152,12 +152,10 @@ describe("security basics", () => {
     const errors: unknown[] = [];
     const { agent } = createTestAgent(saver);
     // The library reads no environment of its own: the key chooses the summarizer only through `env`.
-    expect(new CompactingSupervisor(agent, { tokenLimit: 250 }).summarizer.name).toBe("extractive");
+    expect(new CompactingSupervisor(agent, { trigger: { tokens: 250 } }).summarizer.name).toBe("extractive");
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 250,
-      summaryTokens: 64,
+      trigger: { tokens: 250 },
       background: false,
-      circuitBreaker: false,
       env: process.env,
       onCompactionError: (error) => void errors.push(error),
     });
@@ -314,7 +312,7 @@ describe.each(SAVER_KINDS)("hostile searches (%s)", (kind) => {
   beforeAll(async () => {
     store = await createStore(kind);
     const { agent } = createTestAgent(store.saver);
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 600 });
+    const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 600 } });
     await runTurns(agent, VICTIM, 12);
     expect((await manager.compactThread(config(VICTIM))).status).toBe("compacted");
     baseline = (await searchHistory(store.saver, config(VICTIM), "invoice ord_1001")).map((hit) => hit.messageId);

@@ -33,7 +33,7 @@ it("a prune whose transaction fails after backfilling the transcript leaves the 
   });
   saver.db.exec(`CREATE TRIGGER fail_first_delete BEFORE DELETE ON checkpoints BEGIN SELECT fail_once(); END`);
 
-  const manager = new HistoryManager({ checkpointer: saver, tokenLimit: 450, env: {} });
+  const manager = new HistoryManager({ checkpointer: saver, trigger: { tokens: 450 }, env: {} });
   await expect(manager.pruneThread(config, { keep: 1 })).rejects.toThrow(/disk I\/O error/);
   // The same connection: the prune is retried and lands, then a compaction.
   const pruned = await manager.pruneThread(config, { keep: 1 });

@@ -4,12 +4,13 @@
  * same cut, and its write follows the engine's rules (ceiling, busy head, compare-and-swap, rebase onto turns that
  * landed meanwhile, conflict when its snapshot changed).
  */
-import { HumanMessage, RemoveMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { CompactionError } from "../../src/errors.js";
 import { getSummaryProvenance, isSummaryMessage } from "../../src/messages/summary-message.js";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { createStrategy } from "../../src/strategies/registry.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { createStore, type TestStore } from "../support/savers.js";
@@ -20,7 +21,7 @@ const failing: Summarizer = {
   name: "failing",
   summarize: async () => Promise.reject(new Error("the provider is down")),
 };
-const hanging: Summarizer = { name: "hanging", summarize: () => new Promise<string>(() => undefined) };
+const hanging: Summarizer = { name: "hanging", timeoutMs: 50, summarize: () => new Promise<string>(() => undefined) };
 
 describe("a strategy writes through the engine", () => {
   let store: TestStore;
@@ -32,19 +33,24 @@ describe("a strategy writes through the engine", () => {
     options: Partial<ConstructorParameters<typeof CompactingSupervisor>[1]>,
   ): Promise<BaseMessage[]> {
     const { agent } = createTestAgent(store.saver);
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: LIMIT, background: false, env: {}, ...options });
+    const supervisor = new CompactingSupervisor(agent, {
+      trigger: { tokens: LIMIT },
+      background: false,
+      env: {},
+      ...options,
+    });
     await runTurns(supervisor as unknown as Parameters<typeof runTurns>[0], thread, 20);
     await supervisor.close();
     return (await supervisor.getState({ configurable: { thread_id: thread } })).values.messages as BaseMessage[];
   }
 
-  it("strategy 'summarize' with summaryRole 'system': the same kept messages and the same summary role as the default path", async () => {
-    const viaDefault = await compactedHead("default", { summaryRole: "system" });
-    const viaStrategy = await compactedHead("strategy", { summaryRole: "system", strategy: "summarize" });
+  it("strategy 'summarize': the same kept messages and the same summary as the default path", async () => {
+    const viaDefault = await compactedHead("default", {});
+    const viaStrategy = await compactedHead("strategy", { strategy: createStrategy("summarize") });
     for (const head of [viaDefault, viaStrategy]) {
       const summary = head.find((message) => isSummaryMessage(message));
       expect(summary).toBeDefined();
-      expect(SystemMessage.isInstance(summary)).toBe(true);
+      expect(HumanMessage.isInstance(summary)).toBe(true);
     }
     // The threads' ids differ by thread name: the same messages are the same role and text.
     const kept = (head: BaseMessage[]) =>
@@ -55,10 +61,10 @@ describe("a strategy writes through the engine", () => {
   it("strategy 'summarize' falls back to fallbackSummarizer as the default path does, and says so", async () => {
     const outcomes: string[] = [];
     const head = await compactedHead("fallback", {
-      strategy: "summarize",
+      strategy: createStrategy("summarize"),
       summarizer: failing,
       fallbackSummarizer: "extractive",
-      onCompaction: (report) => void outcomes.push(report.fallbackReason ?? "none"),
+      onCompaction: (report) => void (report.status === "compacted" && outcomes.push(report.fallbackReason ?? "none")),
     });
     const provenance = getSummaryProvenance(head.find((message) => isSummaryMessage(message)));
     expect(provenance?.summarizer).toBe("extractive");
@@ -67,13 +73,11 @@ describe("a strategy writes through the engine", () => {
     expect(outcomes[0]).toMatch(/provider is down/);
   });
 
-  it("strategy 'summarize' abandons a summary slower than summaryTimeoutMs and writes nothing", async () => {
+  it("strategy 'summarize' abandons a summary slower than its summarizer's timeoutMs and writes nothing", async () => {
     const errors: unknown[] = [];
     const head = await compactedHead("timeout", {
-      strategy: "summarize",
+      strategy: createStrategy("summarize"),
       summarizer: hanging,
-      summaryTimeoutMs: 50,
-      circuitBreaker: false,
       onCompactionError: (error) => void errors.push(error),
     });
     expect(head.some((message) => isSummaryMessage(message))).toBe(false);
@@ -90,7 +94,7 @@ describe("HistoryManager.applyEdit: a strategy's result, written by the engine's
   it("rebases onto turns that landed after the snapshot, conflicts when the snapshot changed, and never writes an edit that does not shrink the thread", async () => {
     const { agent } = createTestAgent(store.saver);
     await runTurns(agent, "edit", 6);
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 5_000, env: {} });
+    const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 5_000 }, env: {} });
     const snapshot = (await manager.store.readHead("edit"))!;
     const edited = snapshot.messages.slice(2);
     // Two turns land while the edit is computed: carried over, verbatim.
@@ -116,7 +120,7 @@ describe("HistoryManager.applyEdit: a strategy's result, written by the engine's
   it("an edit of a message the head still holds is written; a removal by the application meanwhile is a conflict", async () => {
     const { agent } = createTestAgent(store.saver);
     await runTurns(agent, "removed", 4);
-    const manager = new HistoryManager({ checkpointer: store.saver, tokenLimit: 5_000, env: {} });
+    const manager = new HistoryManager({ checkpointer: store.saver, trigger: { tokens: 5_000 }, env: {} });
     const snapshot = (await manager.store.readHead("removed"))!;
     await agent.updateState(
       { configurable: { thread_id: "removed" } },

@@ -105,11 +105,13 @@ describe("clear-tool-results", () => {
     expect(validateHistory(result)).toEqual([]);
   });
 
-  it("never clears a pinned result, by marker or by predicate", async () => {
-    const messages = conversation(6);
+  it("never clears a pinned result (pinMessage's marker)", async () => {
+    const messages = conversation(6).map((message) => (message.id === "t2" ? pinMessage(message) : message));
     messages[3] = pinMessage(messages[3]!);
-    const byPredicate = createStrategy("clear-tool-results", { keep: 0, pinned: (message) => message.id === "t2" });
-    const { messages: result } = await byPredicate.apply(messages, { budget: 100, counter });
+    const { messages: result } = await createStrategy("clear-tool-results", { keep: 0 }).apply(messages, {
+      budget: 100,
+      counter,
+    });
     expect(result[3]).toEqual(messages[3]);
     expect(editOf(result[3]!)).toBeUndefined();
     expect(editOf(result.find((message) => message.id === "t2")!)).toBeUndefined();

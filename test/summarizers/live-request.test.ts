@@ -75,7 +75,7 @@ async function setUp(
   });
   const events: InGraphCompactionEvent[] = [];
   const middleware = compactionMiddleware({
-    tokenLimit: 1_600,
+    trigger: { tokens: 1_600 },
     env: {},
     summaryLog: "append",
     summarizer: new LlmSummarizer({ model, ...(trimTokensToSummarize ? { trimTokensToSummarize } : {}) }),

@@ -16,9 +16,9 @@ const saver = SqliteSaver.fromConnString(path!);
 let compactions = 0;
 const errors: string[] = [];
 const supervisor = new CompactingSupervisor(createTeam(saver), {
-  tokenLimit: 900,
+  trigger: { tokens: 900 },
   env: {},
-  onCompaction: () => void compactions++,
+  onCompaction: (report) => void (report.status === "compacted" && compactions++),
   onCompactionError: (error) => void errors.push(String((error as Error).message)),
 });
 let sawSummary = false;

@@ -17,6 +17,8 @@ import type { Summarizer } from "../../src/summarizers/types.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { GatedSummarizer } from "./fakes/gated-summarizer.js";
 import { createStore, type SaverKind, type TestStore } from "./savers.js";
+import { modelWithHardLimit } from "./window.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 
 export const LIMIT = 900;
 const config = (thread: string) => ({ configurable: { thread_id: thread } });
@@ -28,6 +30,8 @@ export interface InGraphAgent {
     config: { configurable: { thread_id: string } },
   ): Promise<{ messages: unknown }>;
   getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
+  /** Resolves once the in-graph step has no summary in flight (its `idle()`). */
+  idle(): Promise<void>;
 }
 
 export interface InGraphForm {
@@ -44,21 +48,12 @@ export function turnText(index: number): string {
 }
 
 function recorder() {
-  const events = { compactions: [] as InGraphCompactionEvent[], errors: [] as unknown[], ready: 0 };
-  const waiting: Array<() => void> = [];
+  const events = { compactions: [] as InGraphCompactionEvent[], errors: [] as unknown[] };
   const hooks = {
     onCompaction: (event: InGraphCompactionEvent) => void events.compactions.push(event),
     onCompactionError: (error: unknown) => void events.errors.push(error),
-    onSummaryReady: () => {
-      events.ready++;
-      for (const resolve of waiting.splice(0)) resolve();
-    },
   };
-  /** Resolves once `count` summaries started off the model call have finished (the runtime's own signal). */
-  const readyCount = async (count: number) => {
-    while (events.ready < count) await new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  return { events, hooks, readyCount };
+  return { events, hooks };
 }
 
 async function turn(
@@ -117,7 +112,14 @@ export function inGraphBehaviour(form: InGraphForm): void {
           const thread = `lossless-${background}`;
           const { events, hooks } = recorder();
           const hardLimit = LIMIT + 600;
-          const agent = form.build(store.saver, { tokenLimit: LIMIT, hardLimit, env: {}, background, ...hooks });
+          const agent = form.build(store.saver, {
+            trigger: { tokens: LIMIT },
+            model: modelWithHardLimit(hardLimit),
+            summarizer: new ExtractiveSummarizer(),
+            env: {},
+            background,
+            ...hooks,
+          });
           const seen = new Map<string, BaseMessage>();
           for (let index = 0; index < 30; index++) {
             await turn(agent, thread, index, seen);
@@ -144,7 +146,7 @@ export function inGraphBehaviour(form: InGraphForm): void {
         const { events, hooks } = recorder();
         // Compacting before the call: when a summary run off the call lands depends on the machine's load (the
         // extractive summarizer yields to the event loop every few milliseconds), and this test is about pins.
-        const agent = form.build(store.saver, { tokenLimit: LIMIT, env: {}, background: false, ...hooks });
+        const agent = form.build(store.saver, { trigger: { tokens: LIMIT }, env: {}, background: false, ...hooks });
         await play(agent, "pinned", 24, pinned);
         expect(events.compactions.length).toBeGreaterThan(0);
         expect((await head(agent, "pinned")).find((message) => message.id === "pin-1")?.content).toBe(pinned.content);
@@ -159,7 +161,7 @@ export function inGraphBehaviour(form: InGraphForm): void {
         };
         const { events, hooks } = recorder();
         await play(
-          form.build(store.saver, { tokenLimit: LIMIT, env: {}, summarizer: failing, ...hooks }),
+          form.build(store.saver, { trigger: { tokens: LIMIT }, env: {}, summarizer: failing, ...hooks }),
           "failing",
           24,
         );
@@ -182,10 +184,10 @@ export function inGraphBehaviour(form: InGraphForm): void {
       /** A graph whose summarizer is held at a gate, played until a summary is started (and held); no call waits for it (lateness). */
       async function heldSummary(thread: string) {
         const gate = new GatedSummarizer();
-        const { events, hooks, readyCount } = recorder();
+        const { events, hooks } = recorder();
         const agent = form.build(store.saver, {
-          tokenLimit: LIMIT,
-          hardLimit: 100_000,
+          trigger: { tokens: LIMIT },
+          model: modelWithHardLimit(100_000),
           lateness: 1_000,
           env: {},
           summarizer: gate,
@@ -194,18 +196,19 @@ export function inGraphBehaviour(form: InGraphForm): void {
         const seen = new Map<string, BaseMessage>();
         let index = 0;
         while (gate.calls === 0) await turn(agent, thread, index++, seen);
-        return { gate, events, readyCount, agent, seen, index };
+        return { gate, events, agent, seen, index };
       }
 
       it("computes the summary off the model call and applies it at a later call, with what was appended since", async () => {
         // Turns go on, answered, while the summary is held: no model call waits for it.
-        const { gate, events, readyCount, agent, seen, index: held } = await heldSummary("off-call");
+        const { gate, events, agent, seen, index: held } = await heldSummary("off-call");
         let index = held;
         await turn(agent, "off-call", index++, seen);
         expect(events.compactions).toEqual([]);
         expect((await head(agent, "off-call")).at(-1)!.getType()).toBe("ai");
         gate.release();
-        await readyCount(1);
+        // The summary started off the model call is ready (the step's own signal: nothing in flight).
+        await agent.idle();
         await turn(agent, "off-call", index++, seen);
         expect(events.compactions).toHaveLength(1);
         expect(events.compactions[0]).toMatchObject({ background: true });
@@ -218,11 +221,12 @@ export function inGraphBehaviour(form: InGraphForm): void {
       });
 
       it("discards a summary whose prefix changed meanwhile (WRITE_CONFLICT) and writes nothing from it", async () => {
-        const { gate, events, readyCount, agent, seen, index } = await heldSummary("changed");
+        const { gate, events, agent, seen, index } = await heldSummary("changed");
         const before = await head(agent, "changed");
         // The held summary completes; any later one is held again, so only this one can be applied.
         gate.release();
-        await readyCount(1);
+        // The summary started off the model call is ready (the step's own signal: nothing in flight).
+        await agent.idle();
         gate.close();
         // The application removes the thread's first message: the summarized prefix is no longer the state's.
         const removed = before[0]!;

@@ -74,15 +74,14 @@ let rebased = 0;
 let conflicts = 0;
 const errors: string[] = [];
 const supervisor = new CompactingSupervisor(createTeam(saver), {
-  tokenLimit: 1_200,
+  trigger: { tokens: 1_200 },
   background: true,
   // The summaries here finish only once another turn has ended, which a turn of this process waiting for its own
   // summary (past the bound on lateness) would hold up while it holds the turn lock: no turn ever waits for one.
   lateness: 1_000_000,
-  circuitBreaker: false,
   summarizer: heldUntilGrown,
-  onCompaction: () => void compactions++,
-  onCompactionOutcome: (report) => {
+  onCompaction: (report) => {
+    if (report.status === "compacted") compactions++;
     if (report.status === "compacted" && report.rebased) rebased++;
     if (report.status === "conflict") conflicts++;
   },

@@ -49,7 +49,7 @@ const saver = PostgresSaver.fromConnString(named.toString(), { schema: schema! }
 // Its connections are cut on purpose: an idle one's error must not end the process.
 (saver as unknown as { pool: { on(event: "error", listener: () => void): void } }).pool.on("error", () => undefined);
 const worker = new CompactionWorker(saver, {
-  tokenLimit: Number(limit),
+  trigger: { tokens: Number(limit) },
   idleMs: 0,
   leaseMs: Number(leaseMs),
   env: {},

@@ -54,7 +54,7 @@ for (const kind of SAVER_KINDS) {
       const { store, threads } = seeded;
       const outcomes: ThreadOutcome[] = [];
       const worker = new CompactionWorker(store.saver, {
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         idleMs: 0,
         env: {},
         onOutcome: (outcome) => void outcomes.push(outcome),
@@ -97,7 +97,7 @@ for (const kind of SAVER_KINDS) {
       const head = (await store.saver.getTuple(config(thread)))!.checkpoint.id;
       const outcomes: ThreadOutcome[] = [];
       const worker = new CompactionWorker(store.saver, {
-        tokenLimit: LIMIT,
+        trigger: { tokens: LIMIT },
         idleMs: 0,
         env: {},
         onOutcome: (outcome) => void outcomes.push(outcome),
@@ -136,7 +136,7 @@ for (const kind of SAVER_KINDS) {
       const { store } = seeded;
       const fresh = `fresh-${kind}`;
       await seedTurns(createTestAgent(store.saver).agent, fresh, 30);
-      const worker = new CompactionWorker(store.saver, { tokenLimit: LIMIT, idleMs: 3_600_000, env: {} });
+      const worker = new CompactionWorker(store.saver, { trigger: { tokens: LIMIT }, idleMs: 3_600_000, env: {} });
       const pass = await worker.runOnce();
       expect(pass.candidates).toBe(0);
       expect(pass.compacted).toBe(0);
@@ -155,7 +155,7 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
       [0, 1].map(
         async () =>
           new CompactionWorker(await store.reopen(), {
-            tokenLimit: LIMIT,
+            trigger: { tokens: LIMIT },
             idleMs: 0,
             env: {},
             onLease: (event) => void log.push(event),
@@ -190,14 +190,14 @@ describe("two CompactionWorkers on one Postgres, each with its own pool", () => 
     await client.connect();
     const table = `"${store.location.schema}".compaction_leases`;
     // A worker that died long ago, and one compacting now.
-    await new CompactionWorker(store.saver, { tokenLimit: 1_000_000, idleMs: 0, env: {} }).runOnce();
+    await new CompactionWorker(store.saver, { trigger: { tokens: 1_000_000 }, idleMs: 0, env: {} }).runOnce();
     await client.query(
       `INSERT INTO ${table} (thread_id, owner, expires_at) VALUES ('leased-dead', 'worker-dead', now() - interval '1 hour'), ('leased-live', 'worker-busy', now() + interval '1 hour')
        ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
     );
     const outcomes: ThreadOutcome[] = [];
     const worker = new CompactionWorker(await store.reopen(), {
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       idleMs: 0,
       env: {},
       onOutcome: (outcome) => void outcomes.push(outcome),
@@ -226,13 +226,13 @@ describe("a worker behind another", () => {
     const { store, threads } = seeded;
     const all = [...threads.big, ...threads.small];
     const behind = new LeasedCompactor(await store.reopen(), {
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       env: {},
       onLease: () => expect.fail("a lease was taken"),
     });
     // The heads its pass saw, before the other worker compacted the big threads and counted the small ones.
     const heads = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
-    const ahead = await new LeasedCompactor(store.saver, { tokenLimit: LIMIT, env: {} }).run(all, { heads });
+    const ahead = await new LeasedCompactor(store.saver, { trigger: { tokens: LIMIT }, env: {} }).run(all, { heads });
     expect(ahead.outcomes.filter((outcome) => outcome.status === "compacted")).toHaveLength(threads.big.length);
     const { outcomes } = await behind.run(all, { heads });
     expect(outcomes).toHaveLength(all.length);
@@ -243,7 +243,7 @@ describe("a worker behind another", () => {
     // A thread that grew past what the other counted is read and compacted again.
     await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
     const grown = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
-    const again = new LeasedCompactor(store.saver, { tokenLimit: LIMIT, env: {} });
+    const again = new LeasedCompactor(store.saver, { trigger: { tokens: LIMIT }, env: {} });
     expect((await again.run(["big-a"], { heads: grown })).outcomes[0]).toMatchObject({ status: "compacted" });
     await expectNothingLost(store.saver, all);
   });
@@ -252,11 +252,11 @@ describe("a worker behind another", () => {
 describe("compactThreads", () => {
   const seeded = seededStore("sqlite");
 
-  it("compacts every thread above `over`, two at a time, reporting progress, and loses nothing", async () => {
+  it("compacts every thread above its trigger, two at a time, reporting progress, and loses nothing", async () => {
     const { store, threads } = seeded;
     const progress: number[] = [];
     const result = await compactThreads(store.saver, {
-      over: LIMIT,
+      trigger: { tokens: LIMIT },
       concurrency: 2,
       env: {},
       onProgress: ({ done, total }) => void progress.push(done / total),
@@ -274,7 +274,7 @@ describe("compactThreads", () => {
     const controller = new AbortController();
     controller.abort();
     const result = await compactThreads(store.saver, {
-      over: LIMIT,
+      trigger: { tokens: LIMIT },
       env: {},
       signal: controller.signal,
       threads: ["big-a", "big-b"],
@@ -286,20 +286,26 @@ describe("compactThreads", () => {
 describe("the worker's bad options", () => {
   it("are refused with the option named, as the wrapper's", async () => {
     const store = await createStore("memory");
-    expect(() => new CompactionWorker(store.saver, { env: {} })).toThrow(/tokenLimit/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: -5, env: {} })).toThrow(/tokenLimit must be .*got -5/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, concurrency: 0, env: {} })).toThrow(
+    expect(() => new CompactionWorker(store.saver, { env: {} })).toThrow(/needs a trigger/);
+    expect(() => new CompactionWorker(store.saver, { trigger: { tokens: -5 }, env: {} })).toThrow(
+      /trigger.tokens must be .*got -5/,
+    );
+    expect(() => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, concurrency: 0, env: {} })).toThrow(
       /concurrency must be an integer >= 1; got 0/,
     );
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, idleMs: -1, env: {} })).toThrow(/idleMs.*-1/);
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, onOutcome: "log" as never, env: {} })).toThrow(
-      /onOutcome must be a function/,
+    expect(() => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, idleMs: -1, env: {} })).toThrow(
+      /idleMs.*-1/,
     );
-    await expect(compactThreads(store.saver, { env: {} })).rejects.toThrow(/over/);
-    await expect(compactThreads(store.saver, { over: 100, threads: "big-a" as never, env: {} })).rejects.toThrow(
-      /threads.*big-a/,
-    );
-    await expect(compactThreads(store.saver, { over: 100, tokenLimit: 100, env: {} })).rejects.toThrow(/over/);
+    expect(
+      () => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, onOutcome: "log" as never, env: {} }),
+    ).toThrow(/onOutcome must be a function/);
+    await expect(compactThreads(store.saver, { env: {} })).rejects.toThrow(/compactThreads needs a trigger/);
+    await expect(
+      compactThreads(store.saver, { trigger: { tokens: 100 }, threads: "big-a" as never, env: {} }),
+    ).rejects.toThrow(/threads.*big-a/);
+    await expect(
+      compactThreads(store.saver, { trigger: { tokens: 100 }, over: 100, env: {} } as never),
+    ).rejects.toThrow(/no option "over" in compactThreads/);
   });
 
   it("start() passes until stop(), which waits for the pass in flight", async () => {
@@ -308,7 +314,7 @@ describe("the worker's bad options", () => {
     let announce!: () => void;
     const firstPass = new Promise<void>((resolve) => (announce = resolve));
     const worker = new CompactionWorker(store.saver, {
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       idleMs: 0,
       pollMs: 600_000,
       env: {},

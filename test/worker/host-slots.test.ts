@@ -100,7 +100,7 @@ describe("hostConcurrency", () => {
         },
       };
       const result = await compactThreads(store.saver, {
-        over: 1_500,
+        trigger: { tokens: 1_500 },
         threads,
         concurrency: 2,
         hostConcurrency: 1,
@@ -121,7 +121,7 @@ describe("hostConcurrency", () => {
       // The first store's only slot, held by a summary in flight.
       const held = new GatedSummarizer();
       const holding = compactThreads(first.saver, {
-        over: 1_500,
+        trigger: { tokens: 1_500 },
         threads: ["slot-own"],
         hostConcurrency: 1,
         summarizer: held,
@@ -132,7 +132,7 @@ describe("hostConcurrency", () => {
       void holding.then(() => (firstDone = true));
       // The second store's worker takes a slot of its own and finishes meanwhile.
       const result = await compactThreads(second.saver, {
-        over: 1_500,
+        trigger: { tokens: 1_500 },
         threads: ["slot-own"],
         hostConcurrency: 1,
         summarizer: new ExtractiveSummarizer(),
@@ -150,14 +150,14 @@ describe("hostConcurrency", () => {
 
   it("is refused when it is not a whole number of slots or false", async () => {
     const store = await createStore("memory");
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: 0, env: {} })).toThrow(
-      /hostConcurrency must be an integer >= 1; got 0/,
-    );
-    expect(() => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: 1.5, env: {} })).toThrow(
-      /hostConcurrency.*1\.5/,
-    );
     expect(
-      () => new CompactionWorker(store.saver, { tokenLimit: 1_000, hostConcurrency: false, env: {} }),
+      () => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, hostConcurrency: 0, env: {} }),
+    ).toThrow(/hostConcurrency must be an integer >= 1; got 0/);
+    expect(
+      () => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, hostConcurrency: 1.5, env: {} }),
+    ).toThrow(/hostConcurrency.*1\.5/);
+    expect(
+      () => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, hostConcurrency: false, env: {} }),
     ).not.toThrow();
   });
 });

@@ -76,7 +76,7 @@ describe("a worker killed mid-compaction (Postgres)", () => {
     expect((await auditThread(store.saver, config(thread))).problems).toEqual([]);
     const outcomes: ThreadOutcome[] = [];
     const worker = new CompactionWorker(await store.reopen(), {
-      tokenLimit: LIMIT,
+      trigger: { tokens: LIMIT },
       idleMs: 0,
       env: {},
       onOutcome: (outcome) => void outcomes.push(outcome),

@@ -18,6 +18,8 @@ import { CompactingSupervisor, COMPACTION_EVENT } from "../../src/runtimes/wrapp
 import type { TokenStreamEvent } from "../../src/runtimes/wrapper/token-events.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createTeam, scriptedModels } from "../support/team.js";
+import { modelWithHardLimit } from "../support/window.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 
 const REQUESTS = [
   "What did incident INC-2291 cost us, and who approved the refunds?",
@@ -60,9 +62,9 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     const reports: CompactionReport[] = [];
     const errors: unknown[] = [];
     const supervisor = new CompactingSupervisor(team, {
-      tokenLimit: 2_500,
+      trigger: { tokens: 2_500 },
       background: true,
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       onCompactionError: (error) => void errors.push(error),
     });
     const config = { configurable: { thread_id: "team" } };
@@ -99,8 +101,8 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     for (const streamMode of ["messages", "updates", "custom"] as const) {
       const reports: CompactionReport[] = [];
       const supervisor = new CompactingSupervisor(createTeam(new MemorySaver()), {
-        tokenLimit: 1_500,
-        onCompaction: (report) => void reports.push(report),
+        trigger: { tokens: 1_500 },
+        onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
       });
       const config = { configurable: { thread_id: `stream-${streamMode}` }, streamMode };
       for (let turn = 0; turn < 16; turn++) {
@@ -128,9 +130,10 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       await team.invoke({ messages: [new HumanMessage(`${REQUESTS[turn % 4]} (turn ${turn})`)] }, config);
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(team, {
-      tokenLimit: 1_000,
-      hardLimit: 1_200,
-      onCompaction: (report) => void reports.push(report),
+      trigger: { tokens: 1_000 },
+      model: modelWithHardLimit(1_200),
+      summarizer: new ExtractiveSummarizer(),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     models.supervisor.calls.length = 0;
     await supervisor.invoke({ messages: [new HumanMessage("A question after a long pause.")] }, config);
@@ -154,9 +157,10 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     // The stored thread alone fits; with the ~300-token input it does not.
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(team, {
-      tokenLimit: stored + 50,
-      hardLimit: stored + 50,
-      onCompaction: (report) => void reports.push(report),
+      trigger: { tokens: stored + 50 },
+      model: modelWithHardLimit(stored + 50),
+      summarizer: new ExtractiveSummarizer(),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     models.supervisor.calls.length = 0;
     const long = `Please review these invoice notes: ${"the refund of order ord_4471 was approved by Alice Moreau on 2026-03-14; ".repeat(15)}`;
@@ -169,9 +173,9 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
   it("runs the first turn of a new thread whose input alone exceeds hardLimit, reporting no error", async () => {
     const errors: unknown[] = [];
     const supervisor = new CompactingSupervisor(createTeam(saver), {
-      tokenLimit: 300,
-      hardLimit: 300,
-      summaryTokens: 64,
+      trigger: { tokens: 300 },
+      model: modelWithHardLimit(300),
+      summarizer: new ExtractiveSummarizer(),
       onCompactionError: (error) => void errors.push(error),
     });
     const config = { configurable: { thread_id: "new-and-long" } };
@@ -211,7 +215,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       const run = async (wrap: boolean) => {
         const memory = new MemorySaver();
         const team = createTeam(memory);
-        const target = wrap ? new CompactingSupervisor(team, { tokenLimit: 100_000 }) : team;
+        const target = wrap ? new CompactingSupervisor(team, { trigger: { tokens: 100_000 } }) : team;
         const chunks: unknown[] = [];
         for (const request of REQUESTS.slice(0, 2)) {
           const stream = await target.stream(
@@ -230,7 +234,7 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 
   it("counts a streamed turn from the stream itself: the thread is never read back, and the count is exact", async () => {
     const team = createTeam(saver);
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: 100_000 });
+    const supervisor = new CompactingSupervisor(team, { trigger: { tokens: 100_000 } });
     const config = { configurable: { thread_id: "counted" } };
     let reads = 0;
     const getState = team.getState.bind(team);
@@ -278,11 +282,11 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
     const summaryModel = new ScriptedChatModel({
       reply: () => ({ content: "## Facts and figures\n- SUMMARYTOKEN budget 4,200 EUR" }),
     });
-    // background: false: the summary this turn calls for is written before the stream ends. A 400-token limit leaves
-    // the default 256-token summary no room next to a team turn: the budget is set to fit.
+    // background: false: the summary this turn calls for is written before the stream ends. A 400-token trigger leaves
+    // the default summary (60% of it) no room next to a team turn: compactionRatio's budget (25%) fits.
     const supervisor = new CompactingSupervisor(createTeam(saver), {
-      tokenLimit: 400,
-      summaryTokens: 100,
+      trigger: { tokens: 400 },
+      compactionRatio: 0.75,
       background: false,
       summarizer: new LlmSummarizer({ model: summaryModel }),
     });
@@ -307,8 +311,8 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
   it("streamTokens reports every compaction of a 40-turn run with the default options, each once", async () => {
     const landed: CompactedReport[] = [];
     const supervisor = new CompactingSupervisor(createTeam(saver), {
-      tokenLimit: 2_500,
-      onCompaction: (report) => void landed.push(report),
+      trigger: { tokens: 2_500 },
+      onCompaction: (report) => void (report.status === "compacted" && landed.push(report)),
     });
     const config = { configurable: { thread_id: "streamed-40" } };
     const streamed: string[] = [];
@@ -335,9 +339,9 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
   it("streamTokens reports a compaction that landed between turns, outside any stream, before the next turn's tokens", async () => {
     const landed: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(createTeam(saver), {
-      tokenLimit: 600,
-      summaryTokens: 100,
-      onCompaction: (report) => void landed.push(report),
+      trigger: { tokens: 600 },
+      compactionRatio: 0.75,
+      onCompaction: (report) => void (report.status === "compacted" && landed.push(report)),
     });
     const config = { configurable: { thread_id: "between-turns" } };
     for (const request of REQUESTS) await supervisor.invoke({ messages: [new HumanMessage(request)] }, config);
@@ -362,8 +366,8 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
       }
     }
     const supervisor = new CompactingSupervisor(createTeam(saver), {
-      tokenLimit: 600,
-      summaryTokens: 100,
+      trigger: { tokens: 600 },
+      compactionRatio: 0.75,
       background: false,
     });
     const config = { configurable: { thread_id: "events" }, callbacks: [new Collector()] };
@@ -375,19 +379,21 @@ describe("CompactingSupervisor over a real createSupervisor team", () => {
 describe("CompactingSupervisor errors", () => {
   it("rejects a graph without checkpointer, a call without thread_id, and bad options, naming the value", async () => {
     const bare = createTeam(undefined as never);
-    expect(() => new CompactingSupervisor(bare, { tokenLimit: 1000 })).toThrow(/no checkpointer/);
+    expect(() => new CompactingSupervisor(bare, { trigger: { tokens: 1000 } })).toThrow(/no checkpointer/);
     const team = createTeam(new MemorySaver());
-    expect(() => new CompactingSupervisor(team, { tokenLimit: -5 })).toThrow(/tokenLimit must be .*got -5/);
-    expect(() => new CompactingSupervisor(team, { tokenLimit: "1000" as never })).toThrow(
-      /tokenLimit must be .*got "1000"/,
+    expect(() => new CompactingSupervisor(team, { trigger: { tokens: -5 } })).toThrow(
+      /trigger.tokens must be .*got -5/,
     );
-    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, compactionRatio: 2 })).toThrow(
+    expect(() => new CompactingSupervisor(team, { trigger: { tokens: "1000" as never } })).toThrow(
+      /trigger.tokens must be .*got "1000"/,
+    );
+    expect(() => new CompactingSupervisor(team, { trigger: { tokens: 1000 }, compactionRatio: 2 })).toThrow(
       /compactionRatio must be .*got 2/,
     );
-    expect(() => new CompactingSupervisor(team, { tokenLimit: 1000, onCompaction: "yes" as never })).toThrow(
+    expect(() => new CompactingSupervisor(team, { trigger: { tokens: 1000 }, onCompaction: "yes" as never })).toThrow(
       /onCompaction must be a function/,
     );
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: 0.5, model: "gpt-4o" });
+    const supervisor = new CompactingSupervisor(team, { trigger: { fraction: 0.5 }, model: "gpt-4o" });
     expect(supervisor.policy.tokenLimit).toBe(64_000);
     const error = await supervisor
       .invoke({ messages: [new HumanMessage("hi")] }, {})
@@ -398,7 +404,7 @@ describe("CompactingSupervisor errors", () => {
       .addEdge(START, "inc")
       .addEdge("inc", END)
       .compile({ checkpointer: new MemorySaver() });
-    expect(() => new CompactingSupervisor(noMessages, { tokenLimit: 1000 })).toThrow(/no "messages" channel/);
+    expect(() => new CompactingSupervisor(noMessages, { trigger: { tokens: 1000 } })).toThrow(/no "messages" channel/);
   });
 });
 
@@ -423,8 +429,8 @@ describe("overflow recovery", () => {
     const graph = overflowingGraph(saver, 20);
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(graph, {
-      tokenLimit: 1_000_000,
-      onCompaction: (report) => void reports.push(report),
+      trigger: { tokens: 1_000_000 },
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "overflow" } };
     for (let turn = 0; turn < 10; turn++)
@@ -442,7 +448,7 @@ describe("overflow recovery", () => {
     const saver = new MemorySaver();
     let limit = 100;
     const graph = overflowingGraph(saver, () => limit);
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1_000_000 });
+    const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: 1_000_000 } });
     const config = { configurable: { thread_id: "overflow-twice" } };
     for (let turn = 0; turn < 8; turn++)
       await supervisor.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, config);
@@ -462,7 +468,7 @@ describe("overflow recovery", () => {
       .addEdge(START, "agent")
       .addEdge("agent", END)
       .compile({ checkpointer: new MemorySaver() });
-    const supervisor = new CompactingSupervisor(graph, { tokenLimit: 1000 });
+    const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: 1000 } });
     await expect(
       supervisor.invoke({ messages: [new AIMessage("x")] }, { configurable: { thread_id: "e" } }),
     ).rejects.toThrow("tool backend down");

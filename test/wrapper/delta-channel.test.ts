@@ -54,10 +54,10 @@ describe("a MessagesDeltaValue graph", () => {
     const saver = SqliteSaver.fromConnString(path);
     const landed: string[] = [];
     const supervisor = new CompactingSupervisor(deltaGraph(saver), {
-      tokenLimit: 1_200,
+      trigger: { tokens: 1_200 },
       background: false,
       env: {},
-      onCompaction: (report) => void landed.push(report.newCheckpointId),
+      onCompaction: (report) => void (report.status === "compacted" && landed.push(report.newCheckpointId)),
     });
     const config = { configurable: { thread_id: "delta" } };
     for (let turn = 0; turn < 40; turn++) {

@@ -37,15 +37,15 @@ describe("a process that used the wrapper", () => {
     saver.db.close();
   });
 
-  it("refuses the removed `workers` option, naming what replaced it", () => {
+  it("refuses the removed `workers` option as an option it does not know", () => {
     const { agent: graph } = createTestAgent(new MemorySaver());
     expect(
-      () => new CompactingSupervisor(graph, { tokenLimit: 1_000, env: {}, ...({ workers: false } as object) }),
+      () => new CompactingSupervisor(graph, { trigger: { tokens: 1_000 }, env: {}, ...({ workers: false } as object) }),
     ).toThrow(
       expect.objectContaining({
         code: "INVALID_ARGUMENT",
         parameter: "workers",
-        message: expect.stringContaining("removed"),
+        message: expect.stringContaining('no option "workers" in CompactingSupervisor'),
       }),
     );
   });

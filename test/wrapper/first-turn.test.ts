@@ -17,6 +17,8 @@ import { generateHistory } from "../../scripts/workload/history.js";
 import { seedHead } from "../../scripts/workload/seed-head.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
+import { modelWithHardLimit } from "../support/window.js";
+import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 
 let store: TestStore;
 let saver: TestStore["saver"];
@@ -57,7 +59,7 @@ it("a stored thread far under the limit: no read before the turn and no count af
     new ScriptedChatModel({ reply: () => ({ content: ++turn === 1 ? "Noted." : long }), usage }),
   );
   // The stored size and the input are under the limit now; the long reply of the second turn takes them past it.
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: bytes + 1_000, env: {} });
+  const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: bytes + 1_000 }, env: {} });
   await supervisor.invoke(ask("What is the invoice total?"), config);
   await supervisor.flush();
   expect(reads.count).toBe(0);
@@ -81,7 +83,7 @@ it("a stored thread whose size could reach the limit is read and counted before 
   const tokens = counter.countMessages(history);
   const { graph, reads } = countedGraph(new ScriptedChatModel({ reply: () => ({ content: "Noted." }) }));
   // Under the limit by its count, but its stored size (bytes) cannot prove it: read first, as before.
-  const supervisor = new CompactingSupervisor(graph, { tokenLimit: tokens * 2, env: {} });
+  const supervisor = new CompactingSupervisor(graph, { trigger: { tokens: tokens * 2 }, env: {} });
   await supervisor.invoke(ask("What is the invoice total?"), config);
   await supervisor.flush();
   expect(reads.count).toBe(1);
@@ -94,8 +96,9 @@ it("a stored thread past hardLimit is compacted before the model sees it", async
   const model = new ScriptedChatModel({ reply: () => ({ content: "Noted." }) });
   const { graph } = countedGraph(model);
   const supervisor = new CompactingSupervisor(graph, {
-    tokenLimit: Math.floor(tokens / 3),
-    hardLimit: Math.floor(tokens / 2),
+    trigger: { tokens: Math.floor(tokens / 3) },
+    model: modelWithHardLimit(Math.floor(tokens / 2)),
+    summarizer: new ExtractiveSummarizer(),
     env: {},
   });
   await supervisor.invoke(ask("What is the invoice total?"), config);

@@ -24,10 +24,10 @@ it("an object as a message's content: told once with the message's id and the fi
   const errors: unknown[] = [];
   let landed = 0;
   const supervisor = new CompactingSupervisor(graph, {
-    tokenLimit: 600,
+    trigger: { tokens: 600 },
     env: {},
     background: false,
-    onCompaction: () => void landed++,
+    onCompaction: (report) => void (report.status === "compacted" && landed++),
     onCompactionError: (error) => void errors.push(error),
   });
   const config = { configurable: { thread_id: "odd" } };

@@ -1,6 +1,6 @@
 /**
  * Compaction off the thread's critical path: turns go on while a summary is written, the summary lands in the gap
- * right after the turn in flight (rebased onto what was appended), every outcome reaches `onCompactionOutcome`, a
+ * right after the turn in flight (rebased onto what was appended), every outcome reaches `onCompaction`, a
  * thread that started `lateness` turns over the limit is compacted before the next one, and a compaction that
  * cannot end under the ceiling is not written (no thrash). Phases are driven by gates the test opens, never by time.
  */
@@ -17,6 +17,7 @@ import type { Summarizer, SummarizeInput } from "../../src/summarizers/types.js"
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { auditThread } from "../../src/engine/audit.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { pinMessage } from "../../src/messages/pins.js";
 import { createStore, type TestStore } from "../support/savers.js";
 import { compacted } from "../support/compacted.js";
 
@@ -123,10 +124,10 @@ describe("compaction never holds up a turn", () => {
     const outcomes: CompactionReport[] = [];
     // Four turns may start over the limit before one waits for the summary (the bound on lateness).
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 600,
+      trigger: { tokens: 600 },
       summarizer,
       lateness: 4,
-      onCompactionOutcome: (report) => void outcomes.push(report),
+      onCompaction: (report) => void outcomes.push(report),
     });
     const config = { configurable: { thread_id: "busy" } };
     let turn = await turnsUntilSummaryStarts(supervisor, summarizer, "busy", 0);
@@ -163,7 +164,7 @@ describe("compaction never holds up a turn", () => {
   it("applies a summary that became ready during a turn right after that turn, before the call returns", async () => {
     const { agent, holdGate } = createAgent(store.saver);
     const summarizer = gatedSummarizer();
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 600, summarizer });
+    const supervisor = new CompactingSupervisor(agent, { trigger: { tokens: 600 }, summarizer });
     const config = { configurable: { thread_id: "gap" } };
     let turn = await turnsUntilSummaryStarts(supervisor, summarizer, "gap", 0);
     const held = supervisor.invoke(ask(turn++, "hold the line please"), config);
@@ -185,7 +186,7 @@ describe("compaction never holds up a turn", () => {
   it("after `lateness` turns started over the limit, the next turn runs on the compacted head", async () => {
     const { agent, seen } = createAgent(store.saver);
     const summarizer = gatedSummarizer();
-    const supervisor = new CompactingSupervisor(agent, { tokenLimit: 600, summarizer, lateness: 2 });
+    const supervisor = new CompactingSupervisor(agent, { trigger: { tokens: 600 }, summarizer, lateness: 2 });
     const config = { configurable: { thread_id: "starved" } };
     let turn = await turnsUntilSummaryStarts(supervisor, summarizer, "starved", 0);
     // Turns go on over the limit while the summary is held, up to the bound.
@@ -223,9 +224,9 @@ describe("every outcome is heard, and nothing thrashes", () => {
     const summarizer = gatedSummarizer();
     const outcomes: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 600,
+      trigger: { tokens: 600 },
       summarizer,
-      onCompactionOutcome: (report) => void outcomes.push(report),
+      onCompaction: (report) => void outcomes.push(report),
     });
     const config = { configurable: { thread_id: "edited" } };
     let turn = await turnsUntilSummaryStarts(supervisor, summarizer, "edited", 0);
@@ -248,14 +249,19 @@ describe("every outcome is heard, and nothing thrashes", () => {
     const summarizer = gatedSummarizer();
     summarizer.release.open();
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 120,
+      trigger: { tokens: 120 },
       summarizer,
-      onCompactionOutcome: (report) => void outcomes.push(report),
+      onCompaction: (report) => void outcomes.push(report),
     });
     const config = { configurable: { thread_id: "tiny" } };
     const writesAfter: number[] = [];
     for (let turn = 0; turn < 12; turn++) {
-      await supervisor.invoke(ask(turn, `turn ${turn}: short note`), config);
+      // Every other turn long enough that, beside a summary of 60% of the trigger, it cannot end under it.
+      const note =
+        turn % 2
+          ? `turn ${turn}: ${"a longer note about the refund of order ord_4471; ".repeat(3)}`
+          : `turn ${turn}: short note`;
+      await supervisor.invoke(ask(turn, note), config);
       await supervisor.flush();
       writesAfter.push(await writesOf("tiny"));
     }
@@ -273,8 +279,8 @@ describe("every outcome is heard, and nothing thrashes", () => {
     const { agent } = createAgent(store.saver);
     const outcomes: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 2_000,
-      onCompactionOutcome: (report) => void outcomes.push(report),
+      trigger: { tokens: 2_000 },
+      onCompaction: (report) => void outcomes.push(report),
     });
     const config = { configurable: { thread_id: "huge" } };
     await supervisor.invoke(ask(0, `turn 0: ${"invoice line 4411 ".repeat(1_500)}`), config);
@@ -288,7 +294,14 @@ describe("every outcome is heard, and nothing thrashes", () => {
   });
 
   it("a thread that is all pinned: skipped and said so, the summarizer never called, nothing written", async () => {
-    const { agent } = createAgent(store.saver);
+    // Every message pinned (pinMessage's marker): the questions, and the answers the model marks so.
+    const agent = createReactAgent({
+      llm: new ScriptedChatModel({
+        reply: () => ({ content: `Noted. ${FILLER}`, additionalKwargs: { pinned: true } }),
+      }),
+      tools: [],
+      checkpointer: store.saver,
+    });
     const outcomes: CompactionReport[] = [];
     const summarizer: Summarizer & { calls: number } = {
       name: "never",
@@ -296,14 +309,13 @@ describe("every outcome is heard, and nothing thrashes", () => {
       summarize: async () => (summarizer.calls++, "x"),
     };
     const supervisor = new CompactingSupervisor(agent, {
-      tokenLimit: 300,
+      trigger: { tokens: 300 },
       summarizer,
-      pinned: () => true,
-      onCompactionOutcome: (report) => void outcomes.push(report),
+      onCompaction: (report) => void outcomes.push(report),
     });
     const config = { configurable: { thread_id: "pinned" } };
     for (let turn = 0; turn < 6; turn++) {
-      await supervisor.invoke(ask(turn), config);
+      await supervisor.invoke({ messages: [pinMessage(new HumanMessage(`turn ${turn}: ${FILLER}`))] }, config);
       await supervisor.flush();
     }
     expect(outcomes.length).toBeGreaterThan(0);

@@ -60,7 +60,7 @@ async function openAITeam(maxMessages: () => number) {
 describe("CompactingSupervisor with ChatOpenAI against a local Chat Completions server", () => {
   it("streams the server's SSE tokens through stream() and streamTokens() unchanged", async () => {
     const team = await openAITeam(() => 1_000);
-    const supervisor = new CompactingSupervisor(team, { tokenLimit: 100_000, model: "gpt-4o-mini" });
+    const supervisor = new CompactingSupervisor(team, { trigger: { tokens: 100_000 }, model: "gpt-4o-mini" });
     const config = { configurable: { thread_id: "sse" } };
     const events: TokenStreamEvent[] = [];
     for await (const event of supervisor.streamTokens(
@@ -93,8 +93,8 @@ describe("CompactingSupervisor with ChatOpenAI against a local Chat Completions 
     const team = await openAITeam(() => maxMessages);
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(team, {
-      tokenLimit: 100_000,
-      onCompaction: (report) => void reports.push(report),
+      trigger: { tokens: 100_000 },
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "overflow" } };
     for (let turn = 0; turn < 6; turn++)

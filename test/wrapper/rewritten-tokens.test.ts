@@ -29,9 +29,10 @@ it("each compaction's report says the cache it broke, and the thread's health su
   const heads: BaseMessage[][] = [];
   const config = { configurable: { thread_id: "cache" } };
   const supervisor = new CompactingSupervisor(graph, {
-    tokenLimit: 600,
+    trigger: { tokens: 600 },
     background: false,
     onCompaction: async (report) => {
+      if (report.status !== "compacted") return;
       reports.push(report);
       heads.push((await graph.getState(config)).values.messages as BaseMessage[]);
     },

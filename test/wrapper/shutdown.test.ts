@@ -6,6 +6,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
+import { modelWithHardLimit } from "../support/window.js";
 import { createTestAgent } from "../support/agents.js";
 import { GatedSummarizer } from "../support/fakes/gated-summarizer.js";
 import { createStore, type TestStore } from "../support/savers.js";
@@ -23,12 +24,12 @@ async function busyWrapper() {
   const summarizer = new GatedSummarizer();
   let landed = 0;
   const supervisor = new CompactingSupervisor(agent, {
-    tokenLimit: 1_000,
+    trigger: { tokens: 1_000 },
     lateness: 1_000,
-    hardLimit: 1_000_000,
+    model: modelWithHardLimit(1_000_000),
     summarizer,
     env: {},
-    onCompaction: () => void landed++,
+    onCompaction: (report) => void (report.status === "compacted" && landed++),
   });
   let stop = false;
   let turns = 0;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { auditThread, CompactingSupervisor, getSummaryProvenance, type CompactionReport } from "../../src/index.js";
-import { type StrategyInput } from "../../src/strategies.js";
+import { createPipeline, createStrategy, type Strategy } from "../../src/strategies.js";
 import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
@@ -51,14 +51,14 @@ describe("CompactingSupervisor with a strategy", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function run(strategy: StrategyInput, turns = 14) {
+  async function run(strategy: Strategy, turns = 14) {
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(agent(saver), {
-      tokenLimit: 2_500,
+      trigger: { tokens: 2_500 },
       compactionRatio: 0.3,
       background: false,
       strategy,
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "logs" } };
     for (let turn = 0; turn < turns; turn++) {
@@ -75,7 +75,10 @@ describe("CompactingSupervisor with a strategy", () => {
   }
 
   it("clears old tool results first and summarizes only when that is not enough", async () => {
-    const { reports, head } = await run(["clear-tool-results", "summarize"], 30);
+    const { reports, head } = await run(
+      createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize")]),
+      30,
+    );
     expect(reports.length).toBeGreaterThan(1);
     expect(reports.every((report) => report.summarizer === "clear-tool-results → summarize")).toBe(true);
     expect(
@@ -92,7 +95,7 @@ describe("CompactingSupervisor with a strategy", () => {
   });
 
   it("marks what a dropping strategy removed, so every message stays accounted for", async () => {
-    const { head } = await run("sliding-window");
+    const { head } = await run(createStrategy("sliding-window"));
     const marker = head.find((message) => getSummaryProvenance(message)?.summarizer === "sliding-window");
     expect(marker).toBeDefined();
     expect(String(marker!.content)).toMatch(/\d+ earlier message\(s\) were removed from the context by sliding-window/);
@@ -100,9 +103,9 @@ describe("CompactingSupervisor with a strategy", () => {
   });
 
   it("rejects an unknown strategy with a typed error", () => {
-    expect(() => new CompactingSupervisor(agent(saver), { tokenLimit: 2_500, strategy: "shrink" as never })).toThrow(
-      /unknown strategy "shrink"/,
-    );
+    expect(
+      () => new CompactingSupervisor(agent(saver), { trigger: { tokens: 2_500 }, strategy: "shrink" as never }),
+    ).toThrow(/strategy must be a strategy or a pipeline .*got "shrink"/);
   });
 });
 
@@ -114,11 +117,11 @@ describe("deepagents-style state (todos and files channels)", () => {
     const { SqliteStore } = await import("../../src/sqlite.js");
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(createCustomGraph(saver), {
-      tokenLimit: 400,
+      trigger: { tokens: 400 },
       background: false,
-      strategy: ["clear-tool-results", "summarize"],
+      strategy: createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize")]),
       archive: { store: new SqliteStore(saver.db), thresholdTokens: 50 },
-      onCompaction: (report) => void reports.push(report),
+      onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "deep" } };
     for (let turn = 0; turn < 12; turn++) {

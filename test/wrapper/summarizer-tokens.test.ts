@@ -28,6 +28,7 @@ import {
 } from "../support/fakes/chat-completions-server.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
 import { createStore, type TestStore } from "../support/savers.js";
+import { createStrategy } from "../../src/strategies/registry.js";
 
 let store: TestStore;
 let server: ChatCompletionsServer | undefined;
@@ -83,10 +84,11 @@ function wrapped(threadId: string, options: Omit<CompactingSupervisorOptions, "t
   const graph = createReactAgent({ llm: agentModel(), tools: [], checkpointer: store.saver });
   const landed: Array<{ report: CompactedReport; requests: number }> = [];
   const supervisor = new CompactingSupervisor(graph, {
-    tokenLimit: 600,
+    trigger: { tokens: 600 },
     background: false,
     ...options,
-    onCompaction: (report) => void landed.push({ report, requests: server?.requests.length ?? 0 }),
+    onCompaction: (report) =>
+      void (report.status === "compacted" && landed.push({ report, requests: server?.requests.length ?? 0 })),
   });
   const play = async (turns: number, { untilLanded = false } = {}) => {
     for (let turn = 0; turn < turns && !(untilLanded && landed.length > 0); turn++)
@@ -114,7 +116,10 @@ describe("the summarizer's own tokens", () => {
 
   it("a strategy's summary is counted as the default policy's is", async () => {
     const model = await summaryModel((_, index) => ({ content: SUMMARY, usage: usageOf(index) }));
-    const { landed, play } = wrapped("strategy", { strategy: "summarize", summarizer: new LlmSummarizer({ model }) });
+    const { landed, play } = wrapped("strategy", {
+      strategy: createStrategy("summarize"),
+      summarizer: new LlmSummarizer({ model }),
+    });
     await play(30);
     expectEachReportBilled(landed);
   });
@@ -172,7 +177,7 @@ describe("the summarizer's own tokens", () => {
       checkpointer: store.saver,
       middleware: [
         compactionMiddleware({
-          tokenLimit: 600,
+          trigger: { tokens: 600 },
           background: false,
           env: {},
           summarizer: new LlmSummarizer({ model }),

@@ -27,7 +27,7 @@ function stateGraph() {
 describe("the wrapper's types are the graph's", () => {
   it("StateGraph: invoke, and stream by mode (single, array, subgraphs)", async () => {
     const graph = stateGraph();
-    const wrapper = new CompactingSupervisor(graph, { tokenLimit: 10_000 });
+    const wrapper = new CompactingSupervisor(graph, { trigger: { tokens: 10_000 } });
     const config = { configurable: { thread_id: "types-state" } };
     const input = { messages: [new HumanMessage("What is the total?")] };
 
@@ -63,7 +63,7 @@ describe("the wrapper's types are the graph's", () => {
 
   it("createReactAgent, createSupervisor and createAgent keep their own stream types", async () => {
     const react = createReactAgent({ llm: model(), tools: [], checkpointer: new MemorySaver() });
-    const reactWrapper = new CompactingSupervisor(react, { tokenLimit: 10_000 });
+    const reactWrapper = new CompactingSupervisor(react, { trigger: { tokens: 10_000 } });
     expectTypeOf(reactWrapper.stream).toEqualTypeOf(react.stream);
     expectTypeOf(reactWrapper.invoke).toEqualTypeOf(react.invoke);
 
@@ -71,11 +71,11 @@ describe("the wrapper's types are the graph's", () => {
       agents: [createReactAgent({ llm: model(), tools: [], name: "worker" })],
       llm: model(),
     }).compile({ checkpointer: new MemorySaver() });
-    const teamWrapper = new CompactingSupervisor(team, { tokenLimit: 10_000 });
+    const teamWrapper = new CompactingSupervisor(team, { trigger: { tokens: 10_000 } });
     expectTypeOf(teamWrapper.stream).toEqualTypeOf(team.stream);
 
     const agent = createAgent({ model: model(), tools: [], checkpointer: new MemorySaver() });
-    const agentWrapper = new CompactingSupervisor(agent, { tokenLimit: 10_000 });
+    const agentWrapper = new CompactingSupervisor(agent, { trigger: { tokens: 10_000 } });
     expectTypeOf(agentWrapper.invoke).toEqualTypeOf(agent.invoke);
     expectTypeOf(agentWrapper.stream).toEqualTypeOf(agent.stream);
 

@@ -20,6 +20,7 @@ import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { slidingWindowMiddleware } from "../sliding-window.js";
 import { ExtractiveChatModel } from "./extractive-chat-model.js";
 import type { Player } from "./player.js";
+import { modelWithHardLimit } from "../../../test/support/window.js";
 
 export const SYSTEM_PROMPT =
   "You are a supervisor coordinating a researcher and a coder for the billing team. Hand off with the transfer tools.";
@@ -54,12 +55,12 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
 
 /**
  * This library around a createAgent graph; `strategy` builds the `strategy` option from the counting summarizer;
- * `lowWater`: the low-water mark (`compactionTarget`) and the summary's share of the budget (`summaryTokens`).
+ * `lowWater`: the trigger as a share of the budget (a lower one compacts sooner, to a smaller head), the summary log.
  */
 export function libraryContender(
   name: string,
   strategy?: (summarizer: Summarizer) => Strategy,
-  lowWater: { compactionTarget?: number; summaryShare?: number; summaryLog?: "append" } = {},
+  lowWater: { triggerShare?: number; summaryLog?: "append" } = {},
 ): Contender {
   return {
     name,
@@ -73,12 +74,10 @@ export function libraryContender(
         systemPrompt: SYSTEM_PROMPT,
       });
       const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: budget,
-        hardLimit: budget,
+        trigger: { tokens: Math.floor(budget * (lowWater.triggerShare ?? 1)) },
+        // The window at risk is the budget: a turn whose input would take the thread past it compacts first.
+        model: modelWithHardLimit(budget),
         background: false,
-        circuitBreaker: false,
-        ...(lowWater.compactionTarget !== undefined ? { compactionTarget: lowWater.compactionTarget } : {}),
-        ...(lowWater.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * lowWater.summaryShare) } : {}),
         ...(lowWater.summaryLog ? { summaryLog: lowWater.summaryLog } : {}),
         // A pipeline's summarize step asks the wrapper's engine: its summarizer is the counting one too.
         summarizer,

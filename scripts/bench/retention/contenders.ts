@@ -16,7 +16,9 @@ import { createDefaultSummarizer } from "../../../src/summarizers/default.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
 import type { SummarizerTokens } from "../../../src/engine/summarizer-tokens.js";
-import { createStrategy, type StrategyInput } from "../../../src/strategies/registry.js";
+import { createStrategy } from "../../../src/strategies/registry.js";
+import { createPipeline } from "../../../src/strategies/pipeline.js";
+import type { Strategy } from "../../../src/strategies/types.js";
 import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
 import { HistoryManager } from "../../../src/engine/history-manager.js";
 import { compactionMiddleware } from "../../../src/runtimes/in-graph/compaction-middleware.js";
@@ -95,11 +97,10 @@ function searchOf(checkpointer: BaseCheckpointSaver): NonNullable<RunningContend
 }
 
 export interface LibraryVariant {
-  strategy?: (summarizer: Summarizer) => StrategyInput;
+  strategy?: (summarizer: Summarizer) => Strategy;
   compactionRatio?: number;
-  /** The low-water mark (`compactionTarget`) and the summary's budget as a share of the budget (`summaryTokens`). */
-  compactionTarget?: number;
-  summaryShare?: number;
+  /** The trigger at this share of the budget (a lower one compacts sooner, to a smaller head: cheaper). @default 1 */
+  triggerShare?: number;
   /** The summary as a log of segments (`summaryLog: "append"`) instead of one running summary. */
   summaryLog?: "append";
 }
@@ -118,14 +119,14 @@ export function library(
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
       const rewritten = new Map<string, { tokens: number; compactions: number }>();
       const supervisor = new CompactingSupervisor(agent, {
-        tokenLimit: budget,
-        onCompaction: ({ threadId, rewrittenTokens }) => {
+        trigger: { tokens: Math.floor(budget * (variant.triggerShare ?? 1)) },
+        onCompaction: (report) => {
+          if (report.status !== "compacted") return;
+          const { threadId, rewrittenTokens } = report;
           const sum = rewritten.get(threadId) ?? { tokens: 0, compactions: 0 };
           rewritten.set(threadId, { tokens: sum.tokens + rewrittenTokens, compactions: sum.compactions + 1 });
         },
         ...(variant.compactionRatio !== undefined ? { compactionRatio: variant.compactionRatio } : {}),
-        ...(variant.compactionTarget !== undefined ? { compactionTarget: variant.compactionTarget } : {}),
-        ...(variant.summaryShare !== undefined ? { summaryTokens: Math.floor(budget * variant.summaryShare) } : {}),
         ...(variant.summaryLog ? { summaryLog: variant.summaryLog } : {}),
         ...(variant.strategy ? { strategy: variant.strategy(summarizer) } : { summarizer }),
       });
@@ -157,8 +158,8 @@ export function coldStartContender(name: string, mark: number): RetentionContend
       const stats = { calls: 0, ms: 0 };
       const summarizer = timed(new ExtractiveSummarizer({ counter }), stats);
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName });
-      const supervisor = new CompactingSupervisor(agent, { tokenLimit: budget, summarizer });
-      const manager = new HistoryManager({ checkpointer, tokenLimit: budget, summarizer });
+      const supervisor = new CompactingSupervisor(agent, { trigger: { tokens: budget }, summarizer });
+      const manager = new HistoryManager({ checkpointer, trigger: { tokens: budget }, summarizer });
       return {
         summarizer: stats,
         async invoke(messages, threadId, turn) {
@@ -227,7 +228,8 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
     compactionRatio: 0.5,
   }),
   library("this library, pipeline smart-trim → summarize", (counter) => new ExtractiveSummarizer({ counter }), {
-    strategy: (summarizer) => [createStrategy("smart-trim"), createStrategy("summarize", { summarizer })],
+    strategy: (summarizer) =>
+      createPipeline([createStrategy("smart-trim"), createStrategy("summarize", { summarizer })]),
   }),
   {
     ...library("this library, LlmSummarizer (OPENAI_API_KEY)", (counter) =>
@@ -240,7 +242,7 @@ export const RETENTION_CONTENDERS: RetentionContender[] = [
     build({ model, checkpointer, budget, counter, systemPrompt, agentName }) {
       const stats = { calls: 0, ms: 0 };
       const summarizer = timed(new ExtractiveSummarizer({ counter }), stats);
-      const middleware = compactionMiddleware({ tokenLimit: budget, summarizer, counter, env: {} });
+      const middleware = compactionMiddleware({ trigger: { tokens: budget }, summarizer, env: {} });
       const agent = createAgent({ model, checkpointer, systemPrompt, name: agentName, middleware: [middleware] });
       return {
         summarizer: stats,

@@ -14,9 +14,9 @@ async function main(): Promise<void> {
     .compile({ checkpointer: new MemorySaver() });
   let compactions = 0;
   const supervisor = new CompactingSupervisor(graph, {
-    tokenLimit: 600,
+    trigger: { tokens: 600 },
     model: "gpt-4o",
-    onCompaction: () => void compactions++,
+    onCompaction: (report) => void (report.status === "compacted" && compactions++),
   });
   const config = { configurable: { thread_id: "cjs-consumer" } };
   for (let turn = 0; turn < 6; turn++)
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   if (new TokenCounter({ model: "gpt-4o" }).countText("hello world") !== 2)
     throw new Error("check failed: token count");
   try {
-    new CompactingSupervisor(graph, { tokenLimit: -5 });
+    new CompactingSupervisor(graph, { trigger: { tokens: -5 } });
     throw new Error("check failed: a bad option throws");
   } catch (error) {
     if (!CompactionError.isInstance(error) || error.code !== "INVALID_ARGUMENT") throw error;

@@ -9,9 +9,9 @@ import { buildGraph, check } from "./shared.mjs";
 const graph = buildGraph();
 let compactions = 0;
 const supervisor = new CompactingSupervisor(graph, {
-  tokenLimit: 600,
+  trigger: { tokens: 600 },
   model: "gpt-4o",
-  onCompaction: () => void compactions++,
+  onCompaction: (report) => void (report.status === "compacted" && compactions++),
 });
 const config = { configurable: { thread_id: "esm-consumer" } };
 for (let turn = 0; turn < 6; turn++) await supervisor.invoke({ messages: [new HumanMessage(`turn ${turn}`)] }, config);

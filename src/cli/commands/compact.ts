@@ -5,7 +5,7 @@ import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
 import { type CompactionPlan } from "../../engine/plan.js";
 import { isOverLimit } from "../../engine/limits.js";
 import type { CompactedReport } from "../../engine/report.js";
-import { requireThread, type CliContext } from "../context.js";
+import { managerOf, requireThread, type CliContext } from "../context.js";
 import { requireStillInLine } from "../superseded.js";
 import { bar, number, paint } from "../format.js";
 
@@ -58,14 +58,7 @@ function describePlan(plan: CompactionPlan, estimate: number) {
 }
 
 export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
-  const manager = new HistoryManager({
-    checkpointer: context.store.saver,
-    policy: context.policy,
-    summarizer: context.summarizer,
-    ...(context.summaryLog ? { summaryLog: context.summaryLog } : {}),
-    counter: context.counter,
-    env: context.env,
-  });
+  const manager = managerOf(context);
   if (context.options.all) return compactAll(context, manager);
   const head = await requireThread(context, threadId);
   const config = { configurable: { thread_id: threadId } };

@@ -1,9 +1,8 @@
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
-import { HistoryManager } from "../../engine/history-manager.js";
 import { isOverLimit } from "../../engine/limits.js";
 import { speaker } from "../../summarizers/render.js";
 import { contentText } from "../../messages/content.js";
-import { requireThread, type CliContext } from "../context.js";
+import { managerOf, requireThread, type CliContext } from "../context.js";
 import { bar, number, paint, preview, table } from "../format.js";
 
 export const INSPECT_HELP = `inspect <thread> — the head's messages (role, agent, tokens, preview), the total against a limit (the provider's
@@ -23,13 +22,7 @@ Examples:
 export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
   const head = await requireThread(context, threadId);
   const each = context.counter.countEach(head.messages);
-  const manager = new HistoryManager({
-    checkpointer: context.store.saver,
-    policy: context.policy,
-    summarizer: context.summarizer,
-    counter: context.counter,
-    env: context.env,
-  });
+  const manager = managerOf(context);
   const measured = await manager.calibration.count(head.messages);
   const total = measured.tokens;
   const counted = measured.calibrated ? "provider" : "tokenizer";

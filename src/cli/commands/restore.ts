@@ -1,6 +1,5 @@
 import { CompactionError } from "../../errors.js";
-import { HistoryManager } from "../../engine/history-manager.js";
-import { requireThread, type CliContext } from "../context.js";
+import { managerOf, requireThread, type CliContext } from "../context.js";
 import { requireStillInLine } from "../superseded.js";
 import { number, paint } from "../format.js";
 
@@ -33,13 +32,7 @@ export async function restoreCommand(context: CliContext, threadId: string | und
     });
   }
   const { messages } = target;
-  const manager = new HistoryManager({
-    checkpointer: context.store.saver,
-    policy: context.policy,
-    summarizer: context.summarizer,
-    counter: context.counter,
-    env: context.env,
-  });
+  const manager = managerOf(context);
   const written = await manager.replaceThreadHistory({ configurable: { thread_id: threadId } }, messages, {
     expectedCheckpointId: head.tuple.checkpoint.id,
     metadata: { restore: { fromCheckpointId: checkpointId, replacedCheckpointId: head.tuple.checkpoint.id } },

@@ -71,11 +71,7 @@ export async function watchCommand(context: CliContext, settings: WatchSettings)
   let done = 0;
   let firstFailure: unknown;
   const worker = new CompactionWorker(context.store.saver, {
-    policy: context.policy,
-    summarizer: context.summarizer,
-    ...(context.summaryLog ? { summaryLog: context.summaryLog } : {}),
-    counter: context.counter,
-    env: context.env,
+    ...context.compaction,
     concurrency: settings.concurrency,
     ...(settings.hostConcurrency === undefined ? {} : { hostConcurrency: settings.hostConcurrency }),
     idleMs: settings.idleMs,

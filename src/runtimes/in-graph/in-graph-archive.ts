@@ -45,7 +45,7 @@ export class InGraphArchive {
     }
     let archive = this.archives.get(store);
     if (!archive) {
-      archive = new ToolOutputArchive({ pinned: this.options.pinned, ...given, store, counter: this.counter });
+      archive = new ToolOutputArchive({ ...given, store, counter: this.counter });
       this.archives.set(store, archive);
     }
     if (!archive.hasCandidates(messages)) return undefined;
@@ -57,7 +57,6 @@ export class InGraphArchive {
       );
       if (archived.length === 0) return undefined;
       await this.record(threadId, messages, edited, config);
-      this.options.onArchive?.({ threadId, keys: archived });
       return edited;
     } catch (error) {
       return this.failed(error);

@@ -18,26 +18,26 @@
  * store/transcript-home.ts), idempotently by message id. A run that dies between the two leaves a message in both
  * places, never in none. A summarizer that fails, or a transcript that cannot be written, writes nothing.
  */
-import { InMemoryStore, MemorySaver } from "@langchain/langgraph-checkpoint";
+import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
-import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import { createCircuitBreaker } from "../../engine/circuit-breaker.js";
+import { CircuitBreaker } from "../../engine/circuit-breaker.js";
+import type { Notices } from "../../engine/notices.js";
+import { LATENESS } from "../../engine/policy.js";
+import { resolveSettings } from "../../engine/settings.js";
+import { threadStoreFor } from "../../store/thread-store.js";
 import { ThreadCompaction, ThreadCompactions, type CompactionRules } from "../../engine/thread-compaction.js";
 import { rebaseCompaction } from "../../engine/rebase.js";
 import { namespaceOf, threadIdOf, threadKey } from "./run-config.js";
 import { announceCompaction } from "./in-graph-event.js";
 import { CoveredCopiesHealer } from "./heal.js";
-import { argument, parseOptions } from "../../options/check.js";
-import { IN_GRAPH_SCHEMA } from "../../options/runtime-fields.js";
-import { number } from "../../options/rules.js";
 import { turnOver } from "../../slices.js";
 import type { MeasuredContext } from "../../engine/calibration.js";
 import { InGraphArchive } from "./in-graph-archive.js";
 import { recordedForms, recordRemoved } from "./in-graph-transcript.js";
 import type { Pending } from "./pending-summaries.js";
-import { managerOptionsOf, type InGraphOptions } from "./in-graph-options.js";
+import { IN_GRAPH_OPTIONS, type InGraphOptions } from "./in-graph-options.js";
 import type { LivePrompt } from "../../summarizers/types.js";
 
 export type { InGraphCompactionEvent, InGraphOptions } from "./in-graph-options.js";
@@ -58,33 +58,26 @@ export class InGraphCompactor {
   private readonly archive: InGraphArchive;
   /** Copies of covered messages dropped, a parent that merges by id told (heal.ts). */
   private readonly healer: CoveredCopiesHealer;
+  private readonly notices: Notices;
 
   constructor(private readonly options: InGraphOptions) {
-    const { checkpointer, archive, circuitBreaker, onCompactionNotice } = options;
-    parseOptions("the middleware and the node", IN_GRAPH_SCHEMA, options);
-    // An archive's options are checked now, as the wrapper's are (its store may be the graph's, known at run time).
-    if (archive !== undefined) new ToolOutputArchive({ ...archive, store: archive.store ?? new InMemoryStore() });
-    // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
-    this.manager = new HistoryManager({
-      ...managerOptionsOf(options),
-      checkpointer: checkpointer ?? new MemorySaver(),
-      ...(onCompactionNotice ? { onUsageIgnored: onCompactionNotice, onCompactionNotice } : {}),
+    const settings = resolveSettings("the middleware and the node", IN_GRAPH_OPTIONS, options, {
+      requireTrigger: true,
     });
-    const { tokenLimit, hardLimit, ceiling } = this.manager.policy;
-    this.tokenLimit = argument(
-      "tokenLimit",
-      tokenLimit,
-      number("a number of tokens (in the graph, it is the trigger; or trigger, or TOKEN_LIMIT in `env`)"),
-    );
+    // The manager plans and summarizes; it never writes through this saver (the graph's state update does).
+    this.manager = HistoryManager.of({ ...settings, store: threadStoreFor(new MemorySaver()) });
+    const { tokenLimit, hardLimit, ceiling } = settings.policy;
+    this.tokenLimit = tokenLimit!;
     this.hardLimit = Math.max(this.tokenLimit, hardLimit ?? this.tokenLimit);
     this.ceiling = ceiling ?? this.tokenLimit;
-    const breaker = createCircuitBreaker(circuitBreaker, MAX_THREADS);
+    this.notices = settings.notices;
+    const breaker = new CircuitBreaker(MAX_THREADS);
     // With `background: false`, every call over the limit waits (lateness 0).
     const rules: CompactionRules = {
       tokenLimit: this.tokenLimit,
-      triggers: this.manager.policy.triggers,
+      triggers: settings.policy.triggers,
       hardLimit: this.hardLimit,
-      lateness: options.background === false ? 0 : this.manager.policy.lateness,
+      lateness: options.background === false ? 0 : (options.lateness ?? LATENESS),
     };
     this.threads = new ThreadCompactions(MAX_THREADS, (key) => new ThreadCompaction(key, rules, breaker));
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
@@ -144,7 +137,7 @@ export class InGraphCompactor {
     const key = threadKey(config);
     await turnOver();
     const healed = await this.healer.healed(given, key, (ids) =>
-      recordedForms(this.options, this.manager.recallLanguage, threadIdOf(config), ids, config),
+      recordedForms(this.manager.recallLanguage, threadIdOf(config), ids, config),
     );
     const messages = healed ?? given;
     const compaction = this.threads.of(key);
@@ -241,10 +234,7 @@ export class InGraphCompactor {
         ...(prompt ? { prompt } : {}),
       })
       .catch((error: unknown) => ({ error }));
-    void compaction.prepare(
-      result.then(() => ({ snapshot, tokens, result })),
-      async () => this.options.onSummaryReady?.({ threadId: key === "" ? undefined : key }),
-    );
+    void compaction.prepare(result.then(() => ({ snapshot, tokens, result })));
   }
 
   /** The messages `after` takes out of `before`, written to the thread's transcript (in-graph-transcript.ts). */
@@ -253,7 +243,7 @@ export class InGraphCompactor {
     before: readonly BaseMessage[],
     after: readonly BaseMessage[],
     config: unknown,
-  ): Promise<void> => recordRemoved(this.options, this.manager.recallLanguage, threadId, before, after, config);
+  ): Promise<void> => recordRemoved(this.manager.recallLanguage, threadId, before, after, config);
 
   /**
    * A compaction that failed (its summarizer, its transcript): told, and counted by the circuit breaker, which pauses
@@ -268,7 +258,13 @@ export class InGraphCompactor {
   }
 
   private readonly failed = (error: unknown): undefined => {
-    this.options.onCompactionError?.(error);
+    if (this.options.onCompactionError) this.options.onCompactionError(error);
+    else
+      this.notices.once({
+        code: "COMPACTION_FAILING",
+        error,
+        message: `a compaction in the graph failed and nothing was written: ${error instanceof Error ? error.message : String(error)}. Pass onCompactionError to hear every failure.`,
+      });
     return undefined;
   };
 }

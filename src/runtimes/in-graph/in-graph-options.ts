@@ -1,80 +1,41 @@
 /**
- * The in-graph runtime's options (the createAgent middleware's and the node's), and what it tells `onCompaction`.
+ * The in-graph runtime's options (the createAgent middleware's and the node's): the shared vocabulary
+ * (engine/options.ts) and the step's own, one schema whose input is the options type.
  */
-import type { NOT_IN_GRAPH } from "../../options/runtime-fields.js";
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import type { ArchiveOptions } from "../../archive/archive.js";
-import type { CircuitBreakerOptions } from "../../engine/circuit-breaker.js";
-import type { HistoryManagerOptions } from "../../engine/manager-options.js";
-import type { EngineNotice } from "../../engine/notices.js";
+import { z } from "zod";
+import { ARCHIVE_OPTIONS } from "../../options/archive-fields.js";
+import { COMPACTION_OPTIONS, lateness } from "../../engine/options.js";
+import { satisfying } from "../../options/rules.js";
 import type { CompactionStreamEvent, InGraphCompactionEvent } from "./compaction-event.js";
 
-export interface InGraphOptions extends Omit<
-  HistoryManagerOptions,
-  "checkpointer" | "onUsageIgnored" | keyof typeof NOT_IN_GRAPH
-> {
+const fn = <F>() => satisfying<F>((value) => typeof value === "function", "a function");
+
+export const IN_GRAPH_OPTIONS = COMPACTION_OPTIONS.extend({
   /**
-   * Where the transcript goes when it is SQLite or Postgres (its recall index). @default the checkpointer of the
-   * graph the step runs in
+   * Compute the summary off the model call (started after a call that crossed the trigger, applied at a later call).
+   * `false`: compact before the call that is over the trigger, waiting for the summary. @default true
    */
-  checkpointer?: BaseCheckpointSaver;
-  /** The BaseStore for the transcript when the checkpointer keeps none. @default the graph's store (the Agent Server's) */
-  store?: BaseStore;
+  background: z.boolean({ error: "true or false" }).optional(),
   /**
-   * Compute the summary off the model call (started after a call that crossed the limit, applied at a later call).
-   * `false`: compact before the call that is over the limit, waiting for the summary. @default true
+   * How many model calls may start over the trigger while the summary is computed off the call; the next one waits
+   * for it (or compacts first). 0, and with `background: false`: every call over the trigger waits. @default 2
    */
-  background?: boolean;
-  /**
-   * Told when a summary started off the model call has finished (well or not): the thread's next model call applies
-   * or discards it.
-   */
-  onSummaryReady?: (event: { threadId: string | undefined }) => void;
+  lateness: lateness.optional(),
   /**
    * Tool results above a threshold moved into a BaseStore and replaced by pointers, as the wrapper's `archive` does
-   * (`createArchiveReaderTool` reads them back). `store` defaults to the graph's. @default no archive
+   * (`createArchiveReaderTool` reads them back); `store` defaults to the graph's. @default no archive
    */
-  archive?: Omit<ArchiveOptions, "store"> & { store?: BaseStore };
-  /** Told about the tool outputs moved to the archive (their keys). */
-  onArchive?: (event: { threadId: string | undefined; keys: string[] }) => void;
-  /**
-   * Pause compaction of a thread after repeated failures, as the wrapper does: its model calls then go on with the
-   * history as it is (never waiting for a summary that keeps failing), the pause told once to `onCompactionError`
-   * (COMPACTION_PAUSED); `false` disables it. @default { failureThreshold: 3, pauseMs: 600000 }
-   */
-  circuitBreaker?: CircuitBreakerOptions | false;
-  /**
-   * Told once per model whose reply carried a usage figure that is not trusted (`USAGE_IGNORED`: counts of its
-   * threads use the tokenizer, docs/token-counting.md), and once per thread when a compaction kept less than `keep`
-   * asked for (`KEPT_LESS`) or the step cannot compact in its graph (`CANNOT_COMPACT`). Without it, the last two are
-   * process warnings. @default process.emitWarning
-   */
-  onCompactionNotice?: (notice: EngineNotice) => void;
+  archive: ARCHIVE_OPTIONS.optional(),
   /** Told about every compaction written to the state. */
-  onCompaction?: (event: InGraphCompactionEvent) => void;
+  onCompaction: fn<(event: InGraphCompactionEvent) => void>().optional(),
   /**
    * Told why a compaction was not written (a failing summarizer, a transcript that cannot be written, a summary
-   * whose prefix changed: WRITE_CONFLICT); the model call goes on with the history as it was.
+   * whose prefix changed: WRITE_CONFLICT); the model call goes on with the history as it was. Without it, the first
+   * failure is a process warning (COMPACTION_FAILING).
    */
-  onCompactionError?: (error: unknown) => void;
-}
+  onCompactionError: fn<(error: unknown) => void>().optional(),
+});
+
+export type InGraphOptions = z.input<typeof IN_GRAPH_OPTIONS>;
 
 export type { CompactionStreamEvent, InGraphCompactionEvent };
-
-/** The options of `options` that the HistoryManager takes (the rest are the in-graph runtime's own). */
-export function managerOptionsOf(options: InGraphOptions) {
-  const {
-    checkpointer,
-    store,
-    background,
-    archive,
-    circuitBreaker,
-    onArchive,
-    onSummaryReady,
-    onCompaction,
-    onCompactionError,
-    onCompactionNotice,
-    ...managerOptions
-  } = options;
-  return managerOptions;
-}

@@ -4,21 +4,10 @@
  * workers and the application; `concurrency` threads at once; stopped by `signal` between threads.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { argument, parseOptions } from "../../options/check.js";
-import { COMPACT_THREADS_SCHEMA } from "../../options/runtime-fields.js";
-import { absent, number } from "../../options/rules.js";
-import { LeasedCompactor, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
+import { LeasedCompactor, type ThreadOutcome } from "./leased-compactor.js";
+import { COMPACT_THREADS_OPTIONS, WORKER_OPTIONS, type CompactThreadsOptions } from "./worker-options.js";
 
-export interface CompactThreadsOptions extends WorkerOptions {
-  /** The threads to compact. @default every thread of the store */
-  threads?: readonly string[];
-  /** Compact the threads above this many tokens: the policy's `tokenLimit` under another name (give one of them). */
-  over?: number;
-  /** Stops taking threads once aborted; the threads in flight finish. */
-  signal?: AbortSignal;
-  /** Told after each thread: how many are done of how many, and its outcome. */
-  onProgress?: (progress: { done: number; total: number; outcome: ThreadOutcome }) => void;
-}
+export type { CompactThreadsOptions } from "./worker-options.js";
 
 export interface CompactThreadsResult {
   /** One per thread attempted, in order of completion. */
@@ -40,22 +29,21 @@ export async function compactThreads(
   checkpointer: BaseCheckpointSaver,
   options: CompactThreadsOptions,
 ): Promise<CompactThreadsResult> {
-  const { threads, over, signal, onProgress, ...rest } = options;
-  parseOptions("compactThreads", COMPACT_THREADS_SCHEMA, options);
-  if (rest.tokenLimit !== undefined)
-    argument("over", over, absent("given without tokenLimit (it is the same setting)"));
+  const { threads, signal, onProgress } = options;
   let done = 0;
   let total = 0;
-  const compactor = new LeasedCompactor(checkpointer, {
-    ...rest,
-    ...(over === undefined ? {} : { tokenLimit: over }),
-    onOutcome: (outcome) => {
-      rest.onOutcome?.(outcome);
-      onProgress?.({ done: ++done, total, outcome });
+  const compactor = new LeasedCompactor(
+    checkpointer,
+    {
+      ...options,
+      onOutcome: (outcome) => {
+        options.onOutcome?.(outcome);
+        onProgress?.({ done: ++done, total, outcome });
+      },
     },
-  });
-  if (compactor.manager.policy.tokenLimit === undefined)
-    argument("over", over, number("a number of tokens (or tokenLimit): the threads above it are compacted"));
+    "compactThreads",
+    COMPACT_THREADS_OPTIONS as unknown as typeof WORKER_OPTIONS,
+  );
   const ids = threads ? [...threads] : (await compactor.store.listThreads()).map((row) => row.threadId);
   total = ids.length;
   const { outcomes, storeError } = await compactor.run(ids, signal ? { signal } : {});

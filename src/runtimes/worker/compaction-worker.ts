@@ -13,10 +13,13 @@ import type { CompactionPolicy } from "../../engine/policy.js";
 import { isOverLimit } from "../../engine/limits.js";
 import { settleWrite } from "../../engine/superseded-write.js";
 import { pause } from "../../pause.js";
-import { argument, parseOptions } from "../../options/check.js";
-import { WORKER_SCHEMA } from "../../options/runtime-fields.js";
-import { number } from "../../options/rules.js";
-import type { CompactionWorkerOptions, PassSummary, WorkerStats } from "./worker-options.js";
+import {
+  COMPACTION_WORKER_OPTIONS,
+  WORKER_OPTIONS,
+  type CompactionWorkerOptions,
+  type PassSummary,
+  type WorkerStats,
+} from "./worker-options.js";
 
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
 import { LeasedCompactor } from "./leased-compactor.js";
@@ -62,25 +65,16 @@ export class CompactionWorker {
     checkpointer: BaseCheckpointSaver,
     private readonly options: CompactionWorkerOptions,
   ) {
-    const {
-      idleMs,
-      pollMs,
-      maxBackoffMs,
-      onPass: _onPass,
-      onError: _onError,
-      onCandidates: _onCandidates,
-      ...rest
-    } = options;
-    parseOptions("CompactionWorker", WORKER_SCHEMA, options);
+    const { idleMs, pollMs, maxBackoffMs } = options;
+    this.compactor = new LeasedCompactor(
+      checkpointer,
+      options,
+      "CompactionWorker",
+      COMPACTION_WORKER_OPTIONS as unknown as typeof WORKER_OPTIONS,
+    );
     this.idleMs = idleMs ?? 60_000;
     this.pollMs = pollMs ?? 5_000;
     this.maxBackoffMs = maxBackoffMs ?? 60_000;
-    this.compactor = new LeasedCompactor(checkpointer, rest);
-    argument(
-      "tokenLimit",
-      this.compactor.manager.policy.tokenLimit,
-      number("a number of tokens (a worker compacts the threads above it)"),
-    );
   }
 
   /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */

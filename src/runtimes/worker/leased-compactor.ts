@@ -8,12 +8,14 @@ import { asStoreError, isStoreFailure } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { isOverLimit } from "../../engine/limits.js";
 import type { ConflictReport, SkippedReport } from "../../engine/report.js";
-import { parseOptions } from "../../options/check.js";
-import { LEASED_SCHEMA } from "../../options/runtime-fields.js";
+import { SUMMARY_TIMEOUT_MS } from "../../engine/manager-options.js";
+import { resolveSettings } from "../../engine/settings.js";
+import { threadStoreFor } from "../../store/thread-store.js";
+import type { z } from "zod";
 import type { SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
 import { HostSlots } from "./host-slots.js";
-import type { SkipKind, ThreadOutcome, WorkerOptions } from "./worker-options.js";
+import { WORKER_OPTIONS, type SkipKind, type ThreadOutcome, type WorkerOptions } from "./worker-options.js";
 
 export type { SkipKind, ThreadOutcome, WorkerOptions } from "./worker-options.js";
 
@@ -43,24 +45,25 @@ export class LeasedCompactor {
   /** The machine's compaction slots of this store; undefined without `hostConcurrency`. */
   readonly slots?: HostSlots;
 
+  /**
+   * `options` checked against `schema` (a worker form's: `WORKER_OPTIONS` extended), naming `runtime` in a refusal.
+   * @throws CompactionError INVALID_ARGUMENT naming the bad option; without a trigger, naming `trigger`.
+   */
   constructor(
     checkpointer: BaseCheckpointSaver,
     private readonly options: WorkerOptions,
+    runtime = "the compaction worker",
+    schema: typeof WORKER_OPTIONS = WORKER_OPTIONS,
   ) {
-    const {
-      concurrency,
-      leaseMs,
-      hostConcurrency,
-      onOutcome: _onOutcome,
-      onLease: _onLease,
-      ...managerOptions
-    } = options;
-    parseOptions("the compaction worker", LEASED_SCHEMA, options);
+    const { concurrency, leaseMs, hostConcurrency } = options;
+    const settings = resolveSettings(runtime, schema, options as z.input<typeof schema>, { requireTrigger: true });
     this.concurrency = concurrency ?? 1;
-    // A worker never waits for a busy thread: the next pass sees it again.
-    this.manager = new HistoryManager({ ...managerOptions, checkpointer, busyWaitMs: 0 });
+    this.manager = HistoryManager.of({
+      ...settings,
+      store: threadStoreFor(checkpointer, { recallLanguage: settings.recall.language }),
+    });
     this.store = this.manager.store;
-    this.leaseMs = leaseMs ?? 2 * (options.summaryTimeoutMs ?? 120_000);
+    this.leaseMs = leaseMs ?? 2 * (settings.summarizer.timeoutMs ?? SUMMARY_TIMEOUT_MS);
     if (hostConcurrency !== false && hostConcurrency !== undefined) {
       this.slots = new HostSlots(
         hostConcurrency,
@@ -201,7 +204,8 @@ export class LeasedCompactor {
       if (counted) return counted;
       const report = await this.manager.compactThread(
         { configurable: { thread_id: threadId } },
-        { ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) },
+        // A worker never waits for a busy thread: the next pass sees it again.
+        { busyWaitMs: 0, ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) },
       );
       const headId = report.previousCheckpointId ?? undefined;
       if (report.status === "compacted") {

@@ -1,29 +1,71 @@
 /**
- * What a worker takes (its options' types; their rules are options/runtime-fields.ts)
- * and what it tells (each thread's `ThreadOutcome`, each pass's `PassSummary`, `WorkerStats`).
+ * What a worker takes (its options: the shared vocabulary, engine/options.ts, and the worker's own, one schema whose
+ * input is the options type) and what it tells (each thread's `ThreadOutcome`, each pass's `PassSummary`,
+ * `WorkerStats`).
  */
-import type { HistoryManagerOptions } from "../../engine/history-manager-options.js";
-import type { NOT_IN_WORKER } from "../../options/runtime-fields.js";
+import { z } from "zod";
+import { COMPACTION_OPTIONS, keepCheckpoints } from "../../engine/options.js";
+import { integer, listOf, satisfying, text } from "../../options/rules.js";
 
-export interface WorkerOptions extends Omit<HistoryManagerOptions, "checkpointer" | keyof typeof NOT_IN_WORKER> {
+const fn = <F>() => satisfying<F>((value) => typeof value === "function", "a function");
+
+/** What every worker form takes (`CompactionWorker`, `compactThreads`). */
+export const WORKER_OPTIONS = COMPACTION_OPTIONS.extend({
+  /**
+   * After each compaction the worker writes, prune the thread to its newest `keepCheckpoints` checkpoints
+   * (`pruneThread`). @default keep every checkpoint
+   */
+  keepCheckpoints: keepCheckpoints.optional(),
   /** Threads compacted at once. @default 1 */
-  concurrency?: number;
-  /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 2 × summaryTimeoutMs */
-  leaseMs?: number;
+  concurrency: integer(1).optional(),
+  /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 240000 */
+  leaseMs: integer(1).optional(),
   /**
    * Compactions at once on this machine across the worker processes and `compactThreads` calls of this store (each
-   * holds one of its slots, named after the store — its file, or its server, database and schema — and freed by the
-   * operating system when its process dies). More compactions than cores only share the cores: each costs more CPU
-   * (`npm run bench:fleet`). `false`, or not given: no limit beyond this process's `concurrency`; processes of other
-   * stores on the machine never share slots with these.
-   * @default false
+   * holds one of its slots, named after the store, freed by the operating system when its process dies). `false`,
+   * or not given: no limit beyond this process's `concurrency`. @default false
    */
-  hostConcurrency?: number | false;
+  hostConcurrency: z.union([z.literal(false), integer(1)], { error: "an integer >= 1 or false" }).optional(),
   /** Told about every thread a pass compacted, skipped or failed on. */
-  onOutcome?: (outcome: ThreadOutcome) => void;
+  onOutcome: fn<(outcome: ThreadOutcome) => void>().optional(),
   /** Told when a lease is taken and given back (what a log of takes needs to show no overlap). */
-  onLease?: (event: { threadId: string; owner: string; event: "taken" | "released" }) => void;
-}
+  onLease: fn<(event: { threadId: string; owner: string; event: "taken" | "released" }) => void>().optional(),
+});
+
+export type WorkerOptions = z.input<typeof WORKER_OPTIONS>;
+
+/** `CompactionWorker`'s options. */
+export const COMPACTION_WORKER_OPTIONS = WORKER_OPTIONS.extend({
+  /** A thread is compacted once its head has not moved for this long. @default 60000 */
+  idleMs: integer(0).optional(),
+  /** Pause between passes of `start()`. @default 5000 */
+  pollMs: integer(1).optional(),
+  /** The longest pause after store errors (doubling from `pollMs`). @default 60000 */
+  maxBackoffMs: integer(1).optional(),
+  /** Told after every pass (its summary). */
+  onPass: fn<(pass: PassSummary) => void>().optional(),
+  /** Told how many threads a pass is about to compact (over the limit and idle), before the first one. */
+  onCandidates: fn<(count: number) => void>().optional(),
+  /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
+  onError: fn<(error: unknown) => void>().optional(),
+});
+
+export type CompactionWorkerOptions = z.input<typeof COMPACTION_WORKER_OPTIONS>;
+
+/** `compactThreads`' options. */
+export const COMPACT_THREADS_OPTIONS = WORKER_OPTIONS.extend({
+  /** The threads to compact. @default every thread of the store */
+  threads: listOf(text("an array of thread ids"), "an array of thread ids").optional(),
+  /** Stops taking threads when it aborts. */
+  signal: satisfying<AbortSignal>(
+    (value) => typeof (value as { addEventListener?: unknown } | null)?.addEventListener === "function",
+    "an AbortSignal",
+  ).optional(),
+  /** Told after each thread. */
+  onProgress: fn<(progress: { done: number; total: number; outcome: ThreadOutcome }) => void>().optional(),
+});
+
+export type CompactThreadsOptions = z.input<typeof COMPACT_THREADS_OPTIONS>;
 
 /** Why a thread was skipped, as a key for counters and filters. */
 export type SkipKind =
@@ -51,21 +93,6 @@ export interface ThreadOutcome {
   knownHeadId?: string;
   /** The error of a failed thread. */
   error?: unknown;
-}
-
-export interface CompactionWorkerOptions extends WorkerOptions {
-  /** A thread is compacted once its head has not moved for this long. @default 60000 */
-  idleMs?: number;
-  /** Pause between passes of `start()`. @default 5000 */
-  pollMs?: number;
-  /** The longest pause after store errors (doubling from `pollMs`). @default 60000 */
-  maxBackoffMs?: number;
-  /** Told after every pass (its summary). */
-  onPass?: (pass: PassSummary) => void;
-  /** Told how many threads a pass is about to compact (over the limit and idle), before the first one. */
-  onCandidates?: (count: number) => void;
-  /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
-  onError?: (error: unknown) => void;
 }
 
 export interface PassSummary {

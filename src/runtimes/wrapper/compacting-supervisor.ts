@@ -9,19 +9,20 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, describeValue, requireThreadId } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
-import { resolveStrategy } from "../../strategies/registry.js";
-import { TokenCounter } from "../../tokens/token-counter.js";
 import { CircuitBreaker } from "../../engine/circuit-breaker.js";
+import { LATENESS } from "../../engine/policy.js";
+import { resolveSettings } from "../../engine/settings.js";
+import { threadStoreFor } from "../../store/thread-store.js";
 import type { CompactionHealth } from "./compaction-health.js";
 import { CompactionEvents } from "./compaction-events.js";
-import { resolveOptions, type CompactingSupervisorOptions } from "./options.js";
+import { WRAPPER_OPTIONS, type CompactingSupervisorOptions } from "./options.js";
 import type { CompactionPolicy } from "../../engine/policy.js";
 import type { Summarizer } from "../../summarizers/types.js";
 import type { SummarizerChoice } from "../../summarizers/default.js";
 import { isContextOverflowError } from "./overflow.js";
 import { messagesOf, streamShape } from "./stream-shape.js";
 import { ThreadCompactor, type StateReader, type ThreadConfig } from "./thread-compactor.js";
-import { takeUnstreamed, ThreadRecords } from "./thread-records.js";
+import { MAX_THREADS, takeUnstreamed, ThreadRecords } from "./thread-records.js";
 import { toTokenEvent, type TokenStreamEvent } from "./token-events.js";
 
 export { COMPACTION_EVENT } from "./compaction-events.js";
@@ -48,7 +49,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
   readonly policy: CompactionPolicy;
   /** The summarizer compactions use: the one given, or the default chosen once at construction. */
   readonly summarizer: Summarizer;
-  /** How `summarizer` was chosen (also in `compactionHealth`, and said once through `onCompactionNotice`). */
+  /** How `summarizer` was chosen (also in `compactionHealth`). */
   readonly summarizerChoice: SummarizerChoice;
   private readonly records: ThreadRecords;
   private readonly breaker: CircuitBreaker;
@@ -92,53 +93,35 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       });
     }
     this.graph = graph;
-    const resolved = resolveOptions(options);
-    this.policy = resolved.policy;
-    this.summarizer = resolved.summarizer;
-    this.summarizerChoice = resolved.summarizerChoice;
-    const counter = new TokenCounter({ model: resolved.policy.model, cacheBytes: resolved.cacheBytes });
-    this.records = new ThreadRecords(resolved.maxThreads, resolved.policy, resolved.breaker);
-    this.breaker = resolved.breaker;
-    // The engine, given the policy and the summarizer already resolved: nothing is validated or defaulted twice.
-    const events = new CompactionEvents(
-      {
-        onCompaction: options.onCompaction,
-        onCompactionError: options.onCompactionError,
-        onCompactionOutcome: options.onCompactionOutcome,
-        onCompactionNotice: options.onCompactionNotice,
-      },
-      resolved.summarizerChoice,
+    const settings = resolveSettings("CompactingSupervisor", WRAPPER_OPTIONS, options, { requireTrigger: true });
+    this.policy = settings.policy;
+    this.summarizer = settings.summarizer;
+    this.summarizerChoice = settings.summarizerChoice;
+    this.breaker = new CircuitBreaker(MAX_THREADS);
+    this.records = new ThreadRecords(
+      MAX_THREADS,
+      { ...settings.policy, tokenLimit: settings.policy.tokenLimit!, lateness: options.lateness ?? LATENESS },
+      this.breaker,
     );
-    const manager = new HistoryManager({
-      checkpointer,
-      policy: resolved.policy,
-      recall: options.recall,
-      env: options.env,
-      summaryRole: options.summaryRole,
-      summaryLog: options.summaryLog,
-      summaryPrefix: options.summaryPrefix,
-      tokenCounter: options.tokenCounter,
-      summaryTimeoutMs: options.summaryTimeoutMs,
-      maxWriteAttempts: options.maxWriteAttempts,
-      summarizer: resolved.summarizer,
-      fallbackSummarizer: options.fallbackSummarizer,
-      pinned: options.pinned,
-      counter,
-      onUsageIgnored: (notice) => void events.notice(notice),
-      // Without a handler, a notice that says the configuration does less than asked is a process warning.
-      ...(options.onCompactionNotice ? { onCompactionNotice: (notice) => void events.notice(notice) } : {}),
+    const events = new CompactionEvents(options, settings.notices);
+    // The engine, given the settings already resolved: nothing is validated or defaulted twice. The wrapper prunes
+    // after its turns and compactions itself (prune-after.ts).
+    const manager = HistoryManager.of({
+      ...settings,
+      keepCheckpoints: undefined,
+      store: threadStoreFor(checkpointer as BaseCheckpointSaver, { recallLanguage: settings.recall.language }),
     });
     this.compactor = new ThreadCompactor({
       graph: graph as unknown as StateReader,
-      options: resolved,
+      options: { background: options.background ?? true, keepCheckpoints: settings.keepCheckpoints },
       manager,
       records: this.records,
       events,
-      strategy: options.strategy === undefined ? undefined : resolveStrategy(options.strategy),
+      strategy: options.strategy,
       archive:
         options.archive === undefined
           ? undefined
-          : new ToolOutputArchive({ pinned: options.pinned, ...options.archive, counter }),
+          : new ToolOutputArchive({ ...options.archive, counter: settings.counter }),
     });
   }
 

@@ -1,13 +1,15 @@
 /**
- * Where compaction news goes: the caller's hooks (`onCompaction`, `onCompactionOutcome`, `onCompactionError`) and,
- * for a landed compaction, the run's LangChain callbacks as a custom event (tracing tools show it). A hook that
- * throws never breaks the caller's turn: its error goes to `onCompactionError`, whose own errors are dropped.
+ * Where compaction news goes: the caller's hooks (`onCompaction`, `onCompactionError`), the engine's notices
+ * (process warnings: engine/notices.ts) and, for a landed compaction, the run's LangChain
+ * callbacks as a custom event (tracing tools show it). A hook that throws never breaks the caller's turn: its error
+ * goes to `onCompactionError`, whose own errors are dropped. Without `onCompactionError`, the first failure is a
+ * notice (COMPACTION_FAILING, a process warning by default): compaction that keeps failing is never silent.
  */
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { RunnableLambda } from "@langchain/core/runnables";
+import type { Notices } from "../../engine/notices.js";
 import type { CompactedReport, CompactionReport } from "../../engine/report.js";
-import type { SummarizerChoice } from "../../summarizers/default.js";
-import type { CompactingSupervisorOptions, CompactionNotice } from "./options.js";
+import type { CompactingSupervisorOptions } from "./options.js";
 
 /** The custom event name under which compactions reach LangChain callbacks (tracing tools show it). */
 export const COMPACTION_EVENT = "langgraph_compaction";
@@ -18,70 +20,40 @@ const dispatchCompaction = RunnableLambda.from(async (report: CompactedReport, c
   return report;
 });
 
-export type CompactionHooks = Pick<
-  CompactingSupervisorOptions,
-  "onCompaction" | "onCompactionError" | "onCompactionOutcome" | "onCompactionNotice"
->;
+export type CompactionHooks = Pick<CompactingSupervisorOptions, "onCompaction" | "onCompactionError">;
 
 export class CompactionEvents {
-  private summarizerSaid = false;
-
   constructor(
     private readonly hooks: CompactionHooks,
-    private readonly summarizer?: SummarizerChoice,
+    private readonly notices: Notices,
   ) {}
 
-  /** A compaction starts: the first one says which summarizer compactions use (`onCompactionNotice`), once. */
-  async starting(): Promise<void> {
-    if (this.summarizerSaid || !this.summarizer) return;
-    this.summarizerSaid = true;
-    try {
-      await this.hooks.onCompactionNotice?.({
-        code: "SUMMARIZER_CHOSEN",
-        message: `Compactions use ${this.summarizer.reason}.`,
-        ...this.summarizer,
-      });
-    } catch (error) {
-      await this.error(error);
-    }
-  }
-
-  /** A notice other than the summarizer's (a usage figure not trusted): `onCompactionNotice`. */
-  async notice(notice: CompactionNotice): Promise<void> {
-    try {
-      await this.hooks.onCompactionNotice?.(notice);
-    } catch (error) {
-      await this.error(error);
-    }
-  }
-
-  /** A compaction landed: `onCompaction`, then the run's callbacks. */
-  async landed(report: CompactedReport, config: object): Promise<void> {
+  /** A compaction's outcome: `onCompaction`; one that landed, the run's callbacks too. */
+  async outcome(report: CompactionReport, config: object): Promise<void> {
     const callbacks = (config as { callbacks?: unknown }).callbacks;
     try {
       await this.hooks.onCompaction?.(report);
     } catch (error) {
       await this.error(error, report.threadId);
     }
-    if (callbacks) {
+    if (callbacks && report.status === "compacted") {
       await dispatchCompaction
         .invoke(report, { callbacks: callbacks as never, runName: "compaction", tags: ["langgraph-compaction"] })
         .catch(() => undefined);
     }
   }
 
-  /** Every outcome, written or not. */
-  async outcome(report: CompactionReport): Promise<void> {
-    try {
-      await this.hooks.onCompactionOutcome?.(report);
-    } catch (error) {
-      await this.error(error, report.threadId);
-    }
-  }
-
   async error(error: unknown, threadId?: string): Promise<void> {
+    if (!this.hooks.onCompactionError) {
+      this.notices.once({
+        code: "COMPACTION_FAILING",
+        error,
+        message: `a compaction${threadId === undefined ? "" : ` of thread ${JSON.stringify(threadId)}`} failed and nothing was written: ${error instanceof Error ? error.message : String(error)}. Pass onCompactionError to hear every failure.`,
+      });
+      return;
+    }
     try {
-      await this.hooks.onCompactionError?.(error, { threadId });
+      await this.hooks.onCompactionError(error, { threadId });
     } catch {
       // A failing error hook must never break the caller's turn.
     }

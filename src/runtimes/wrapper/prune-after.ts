@@ -6,12 +6,12 @@
  */
 import type { HistoryManager } from "../../engine/history-manager.js";
 import type { CompactionEvents } from "./compaction-events.js";
-import type { ResolvedOptions } from "./options.js";
+import type { WrapperSettings } from "./thread-compactor-parts.js";
 import type { ThreadRecord } from "./thread-records.js";
 
 export async function pruneAfter(
   record: ThreadRecord,
-  { options, manager, events }: { options: ResolvedOptions; manager: HistoryManager; events: CompactionEvents },
+  { options, manager, events }: { options: WrapperSettings; manager: HistoryManager; events: CompactionEvents },
   track: (task: Promise<unknown>) => void,
 ): Promise<void> {
   const keep = options.keepCheckpoints;

@@ -3,7 +3,6 @@ import type { ToolOutputArchive } from "../../archive/archive.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
 import type { Strategy } from "../../strategies/types.js";
 import type { CompactionEvents } from "./compaction-events.js";
-import type { ResolvedOptions } from "./options.js";
 import type { ThreadRecords } from "./thread-records.js";
 
 export type ThreadConfig = { configurable: { thread_id: string | number; checkpoint_ns?: string } } & Record<
@@ -16,9 +15,15 @@ export interface StateReader {
   getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown }>;
 }
 
+/** The wrapper's own settings (the rest are the engine's). */
+export interface WrapperSettings {
+  background: boolean;
+  keepCheckpoints?: number | undefined;
+}
+
 export interface ThreadCompactorParts {
   graph: StateReader;
-  options: ResolvedOptions;
+  options: WrapperSettings;
   manager: HistoryManager;
   records: ThreadRecords;
   events: CompactionEvents;

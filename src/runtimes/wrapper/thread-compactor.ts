@@ -179,7 +179,6 @@ export class ThreadCompactor {
     const tokensAtStart = record.count ?? 0;
     const summary = (async () => {
       try {
-        await this.parts.events.starting();
         if (strategy) {
           const report = await compactWithStrategy({ manager, strategy, threadId });
           await this.outcome(record, report, config, tokensAtStart);
@@ -223,7 +222,7 @@ export class ThreadCompactor {
     return record.compaction.apply(write);
   }
 
-  /** Every outcome reaches `onCompactionOutcome`; a landed one also `onCompaction`, the callbacks and the count. */
+  /** Every outcome reaches `onCompaction`; a landed one also the callbacks, the count and the prune after it. */
   private async outcome(
     record: ThreadRecord,
     report: CompactionReport,
@@ -233,8 +232,9 @@ export class ThreadCompactor {
     if (report.status === "compacted") {
       record.compaction.landed();
       recordLanded(record, report);
-      await this.parts.events.landed(report, config);
+      await this.parts.events.outcome(report, config);
       await pruneAfter(record, this.parts, (task) => this.work.track(task));
+      return;
     } else if (report.status === "skipped" && report.summarizerMs !== undefined) {
       recordSummarizerTokens(record, report.summarizerTokens);
       // A summary was written but would not have ended under the ceiling: no new summary before the thread has grown
@@ -242,7 +242,7 @@ export class ThreadCompactor {
       // alone costs no summary and is tried again after the next turn: a newer turn may make more summarizable.)
       record.compaction.backOff(tokensAtStart);
     }
-    await this.parts.events.outcome(report);
+    await this.parts.events.outcome(report, config);
   }
 
   /** A failed compaction: reported, and counted by the circuit breaker (which may pause the thread's compaction). */

@@ -11,7 +11,8 @@ import { addSummarizerTokens, type SummarizerTokens } from "../../engine/summari
 import type { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import { ThreadCompaction, type CompactionRules } from "../../engine/thread-compaction.js";
 
-export const DEFAULT_MAX_THREADS = 10_000;
+/** The most threads whose state the wrapper keeps; the least recently used idle ones are forgotten first. */
+export const MAX_THREADS = 10_000;
 
 export interface ThreadRecord {
   readonly threadId: string;

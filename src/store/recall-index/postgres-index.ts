@@ -22,7 +22,7 @@
  */
 import { quoteIdentifier } from "../sql.js";
 import { argument } from "../../options/check.js";
-import { language as LANGUAGE } from "../../options/fields.js";
+import { language as LANGUAGE } from "../../options/rules.js";
 import { ensurePostgresRecall, inTransaction } from "./postgres-setup.js";
 import { hasTable, PostgresVectors, type PostgresPool } from "./postgres-vectors.js";
 import type { RecallVectors } from "./vectors.js";
