@@ -82,4 +82,6 @@ if (problems.length > 0) {
   console.error(`\n${problems.length} problem(s):\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
   process.exit(1);
 }
-console.log("\nevery runtime within its limit; every option in docs/options.md's table, with the runtimes that take it");
+console.log(
+  "\nevery runtime within its limit; every option in docs/options.md's table, with the runtimes that take it",
+);

@@ -22,10 +22,7 @@ export const MODEL_RULE =
 export const MODEL: Rule<string | ChatModel> = z.union(
   [
     text(MODEL_RULE),
-    satisfying<ChatModel>(
-      (value) => typeof (value as { invoke?: unknown } | null)?.invoke === "function",
-      MODEL_RULE,
-    ),
+    satisfying<ChatModel>((value) => typeof (value as { invoke?: unknown } | null)?.invoke === "function", MODEL_RULE),
   ],
   { error: MODEL_RULE },
 );
