@@ -24,6 +24,8 @@ export default defineConfig({
       ...(process.env.COMPACTION_PROCESS_SUITES === "1" ? [] : PROCESS_SUITES),
     ],
     globalSetup: ["test/support/global-setup.ts"],
+    // The SQLite and Postgres backends, registered as the package's entry points register them (tests import modules).
+    setupFiles: ["src/store/all-backends.ts"],
     // A budget that holds at 10x slowdown (a machine whose load is many times its cores) for every case of the
     // suite: the longest takes under 20 s on a quiet 2-core machine. A case never waits for time to pass: its phases
     // are driven by signals the code emits; the budget only bounds a hang.

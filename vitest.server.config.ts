@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/server/**/*.test.ts"],
+    setupFiles: ["src/store/all-backends.ts"],
     testTimeout: 300_000,
     hookTimeout: 900_000,
     // One Agent Server at a time: each is a heavy process on a 2-core machine.

@@ -4,6 +4,7 @@
  * is stored in a SQLite file under data/. Offline by default (scripted models); real OpenAI models when
  * OPENAI_API_KEY is set.
  */
+import "../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { ChatOpenAI } from "@langchain/openai";

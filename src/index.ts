@@ -4,6 +4,8 @@
  * `/openai` (createOpenAISummarizer), `/strategies` (strategies and pipelines), `/testing` (compactionSpec, the
  * scripted model), `/client` (a UI's conversation view) and `/internal` (building blocks without a stability promise).
  */
+// The SQLite and Postgres backends, registered for every saver of theirs (store/all-backends.ts).
+import "./store/all-backends.js";
 
 // Wrap a compiled graph, or compact inside it, or in the background for a fleet.
 export {

@@ -4,6 +4,8 @@
  * Nothing here writes a checkpoint; the store seam (the compare-and-swap under the engine's validation and lock) is
  * not exported at all.
  */
+// The SQLite and Postgres backends, registered for every saver of theirs (store/all-backends.ts).
+import "./store/all-backends.js";
 export { planCompaction, DEFAULT_COMPACTION_RATIO } from "./engine/plan.js";
 export { DEFAULT_KEEP_CHECKPOINTS } from "./engine/prune.js";
 export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./messages/validate.js";

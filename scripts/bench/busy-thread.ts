@@ -7,6 +7,7 @@
  * hardLimit), the size right after each landed compaction, and messages lost (auditThread).
  * Run: npm run bench:wrapper (BENCH_BUSY_SECONDS=20 for a shorter run)
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";

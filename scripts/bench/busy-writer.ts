@@ -3,6 +3,7 @@
  *   tsx scripts/bench/busy-writer.ts <sqlite:path | postgres:url:schema> <thread> <seconds>
  * Prints "ready" once connected, then "turns:<n> errors:<n>" when done.
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";

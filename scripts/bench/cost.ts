@@ -20,6 +20,7 @@
  * Run: npm run bench:cost [-- --data <file>] [-- --only <part,part>]: `--only` runs the contenders whose name holds one
  * of the parts (and no compaction, the reference), and writes no docs block.
  */
+import "../../src/store/all-backends.js";
 import { SystemMessage } from "@langchain/core/messages";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

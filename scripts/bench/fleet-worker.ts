@@ -6,6 +6,7 @@
  *
  * Args: (--postgres <url> --schema <s> | --db <file>) --limit <tokens> [--idle <ms>] [--free (no host slots)]
  */
+import "../../src/store/all-backends.js";
 import { availableParallelism } from "node:os";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

@@ -13,6 +13,7 @@
  * a pass with nothing changed (heads read, ms), the lease log (no two takes of one thread overlap) and auditThread on
  * every thread — nothing lost. FLEET_DEBUG=1 prints each worker's share of a growth (compacted, CPU, passes).
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";

@@ -2,6 +2,7 @@
  * HistoryManager benchmarks: the cost of compactThread against one plain getTuple + put of the same thread, and
  * SQLite file growth over 50 turns with and without compaction. Run: npm run bench:history
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { copyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

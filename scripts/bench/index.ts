@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark of the project, one table per measurement, in one run. */
+import "../../src/store/all-backends.js";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { benchHistory } from "./history.js";

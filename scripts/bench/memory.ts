@@ -7,6 +7,7 @@
  * serialized checkpoints are buffers) measured after two forced GCs.
  * Run: npm run bench:memory (the bench needs node --expose-gc; `npm run bench` starts it in a child process).
  */
+import "../../src/store/all-backends.js";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";

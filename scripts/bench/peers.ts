@@ -3,6 +3,7 @@
  * calls) played through a real createAgent graph per contender, at the same token budget (25% of the conversation's
  * tokens), on a SQLite file each. Run: npm run bench:peers (sizes: PEERS_SIZES=50,200,500,2000).
  */
+import "../../src/store/all-backends.js";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";

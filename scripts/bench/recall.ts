@@ -5,6 +5,7 @@
  * writing the index rows, against the whole compaction), and search latency on a thread whose compacted messages
  * are all indexed. Run: npm run bench:recall (RECALL_MESSAGES=10000 RECALL_ROUNDS=5 to change the sizes).
  */
+import "../../src/store/all-backends.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { copyCheckpoint, uuid6, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";

@@ -8,6 +8,7 @@
  * Run: npm run bench:retention [-- --data <file>] [--budgets 0.25,0.5] [--json]
  * The data (CC BY-NC) is read where it lies, by default ../shared/eval/locomo-dev.json; never copied.
  */
+import "../../src/store/all-backends.js";
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";

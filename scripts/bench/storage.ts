@@ -9,6 +9,7 @@
  * included), bytes per message, and the ratio to the messages' own serialized bytes (each message stored once with
  * LangGraph's serde: the floor). Every size is printed, so linear and quadratic growth show side by side.
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";

@@ -16,6 +16,7 @@
  *
  * Run: npm run bench:timeliness [-- --turns 60 --latencies 0,20,200 --threads 1,8 --only wrapper,middleware]
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

@@ -2,6 +2,7 @@
  * Token-counting benchmark: cold throughput of the shipped engine beside plain js-tiktoken, gpt-tokenizer and
  * tiktoken (WASM) on the same text, the warm per-turn count, and pathological inputs. Run: npm run bench:tokens
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { createRequire } from "node:module";

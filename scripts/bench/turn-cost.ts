@@ -12,6 +12,7 @@
  *   twice the thread's count, which the thread's stored size cannot prove it under (the head is read and counted).
  * Run: npm run bench:turns
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

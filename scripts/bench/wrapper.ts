@@ -4,6 +4,7 @@
  * streamed token (p95 beside the median), then the busy-thread block (BENCH_BUSY_SECONDS=0 skips it).
  * Run: npm run bench:wrapper
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";

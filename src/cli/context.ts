@@ -8,7 +8,8 @@ import { COMPACTION_OPTIONS, type CompactionOptions } from "../engine/options.js
 import type { CompactionPolicy } from "../engine/policy.js";
 import { resolveSettings, type Settings } from "../engine/settings.js";
 import type { SummaryLog } from "../engine/summary-log.js";
-import { openPostgresStore, openSqliteStore, type OpenedStore } from "../store/open.js";
+import { openPostgresStore } from "../store/open-postgres.js";
+import { openSqliteStore, type OpenedStore } from "../store/open-sqlite.js";
 import type { ThreadHead } from "../store/read-head.js";
 import type { Summarizer } from "../summarizers/types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";

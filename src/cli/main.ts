@@ -1,6 +1,8 @@
 /**
  * The compaction script: inspect and compact stored threads (SQLite or Postgres) with no graph running.
  */
+// The SQLite and Postgres backends, registered for every saver of theirs (store/all-backends.ts).
+import "../store/all-backends.js";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

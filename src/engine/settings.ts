@@ -12,6 +12,7 @@ import { number, RATIO_RULE } from "../options/rules.js";
 import { chooseSummarizer, type SummarizerChoice } from "../summarizers/default.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type Summarizer } from "../summarizers/types.js";
+import { DEFAULT_RECALL_LANGUAGE } from "../store/recall-index/types.js";
 import { DEFAULT_MODEL } from "../tokens/models.js";
 import { modelNameOf, profileWindowOf } from "../tokens/model-option.js";
 import { TokenCounter } from "../tokens/token-counter.js";
@@ -21,8 +22,6 @@ import type { COMPACTION_OPTIONS, CompactionOptions, TriggerOption } from "./opt
 import { resolvePolicy, type CompactionPolicy, type PolicyInput } from "./policy.js";
 import type { SummaryLog } from "./summary-log.js";
 
-/** The Postgres text search configuration of the recall index when none is given. */
-export const DEFAULT_RECALL_LANGUAGE = "simple";
 /** The environment variable saying the application's agents have the search_history tool ("true" or "false"). */
 export const SEARCH_TOOL_ENVIRONMENT = "HISTORY_SEARCH_TOOL";
 /** The environment variables options are read from (`.env.example` documents them). */

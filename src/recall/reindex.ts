@@ -11,7 +11,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { requireThreadId, storeErrors, threadNotFound } from "../errors.js";
-import { DEFAULT_POSTGRES_LANGUAGE, validateLanguage } from "../store/recall-index/postgres-index.js";
+import { validateLanguage } from "../store/recall-index/postgres-index.js";
+import { DEFAULT_RECALL_LANGUAGE } from "../store/recall-index/types.js";
 import { threadStoreFor, type StoredCheckpoint } from "../store/thread-store.js";
 import { editOf } from "../messages/markers.js";
 import { moved, recallChanges } from "../store/recall-index/entries.js";
@@ -48,7 +49,7 @@ async function reindex(
   options: RecallBackendOptions,
 ): Promise<ReindexReport> {
   const store = threadStoreFor(checkpointer, {
-    recallLanguage: validateLanguage(options.language ?? DEFAULT_POSTGRES_LANGUAGE),
+    recallLanguage: validateLanguage(options.language ?? DEFAULT_RECALL_LANGUAGE),
   });
   const history = await store.listCheckpoints(threadId);
   if (history.length === 0) throw threadNotFound(threadId);

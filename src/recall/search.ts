@@ -6,7 +6,7 @@ import { asStoreError, CompactionError, requireThreadId } from "../errors.js";
 import { argument } from "../options/check.js";
 import { language as LANGUAGE } from "../options/rules.js";
 import { integer } from "../options/rules.js";
-import { DEFAULT_POSTGRES_LANGUAGE } from "../store/recall-index/postgres-index.js";
+import { DEFAULT_RECALL_LANGUAGE } from "../store/recall-index/types.js";
 import { searchLimit, searchTerms } from "../store/recall-index/query.js";
 import { recallMessage } from "../store/recall-index/entries.js";
 import { wordsOf } from "../messages/words.js";
@@ -35,7 +35,7 @@ export interface RecallBackendOptions {
 /** The recall index of `checkpointer` (its ThreadStore's): FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
 export function recallBackendFor(
   checkpointer: BaseCheckpointSaver,
-  { language = DEFAULT_POSTGRES_LANGUAGE }: RecallBackendOptions = {},
+  { language = DEFAULT_RECALL_LANGUAGE }: RecallBackendOptions = {},
 ): RecallBackend {
   return threadStoreFor(checkpointer, { recallLanguage: argument("recall.language", language, LANGUAGE) }).recall;
 }
@@ -100,7 +100,7 @@ export async function searchHistory(
   const terms = searchTerms(query);
   const limit = searchLimit(options.limit);
   const neighbours = argument("neighbours", options.neighbours ?? DEFAULT_NEIGHBOURS, NEIGHBOURS);
-  const language = argument("recall.language", options.language ?? DEFAULT_POSTGRES_LANGUAGE, LANGUAGE);
+  const language = argument("recall.language", options.language ?? DEFAULT_RECALL_LANGUAGE, LANGUAGE);
   validateSemantic(options.semantic);
   const filter = resolveRecallFilter(options);
   const backend = transcriptHome({ checkpointer, store: options.store, language });

@@ -5,7 +5,8 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { Backend, ThreadRow } from "./backend.js";
 import { genericIdentity, genericLeases } from "./generic-parts.js";
-import { isMemorySaver, pruneMemory, unsupportedPrune } from "./prune-writers.js";
+import { isMemorySaver, pruneMemory } from "./prune-memory.js";
+import { unsupportedPrune } from "./prune-writers.js";
 import { memoryRecallFor } from "./recall-index/memory-index.js";
 import { GenericWriter } from "./swap-generic.js";
 

@@ -2,7 +2,7 @@
 import type { Backend } from "./backend.js";
 import { PostgresLeases } from "./leases.js";
 import { postgresPruneTables } from "./prune-tables.js";
-import { prunePostgres } from "./prune-writers.js";
+import { prunePostgres } from "./prune-postgres.js";
 import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
 import { createRootIdIndex } from "./root-id-index.js";
 import { quoteIdentifier } from "./sql.js";

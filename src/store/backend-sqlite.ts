@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Backend } from "./backend.js";
 import { SqliteLeases } from "./leases.js";
 import { sqlitePruneTables } from "./prune-tables.js";
-import { pruneSqlite } from "./prune-writers.js";
+import { pruneSqlite } from "./prune-sqlite.js";
 import { SqliteRecall } from "./recall-index/sqlite-index.js";
 import { SqliteWriter, type SqliteSaverLike } from "./swap-sqlite.js";
 

@@ -29,16 +29,6 @@ export interface PostgresSaverInternals extends BaseCheckpointSaver {
   SQL_STATEMENTS: { UPSERT_CHECKPOINT_BLOBS_SQL: string };
 }
 
-export function isPostgresSaver(saver: BaseCheckpointSaver): saver is PostgresSaverInternals {
-  const candidate = saver as Partial<PostgresSaverInternals>;
-  return (
-    typeof candidate.pool?.connect === "function" &&
-    typeof candidate._dumpBlobs === "function" &&
-    typeof candidate._dumpCheckpoint === "function" &&
-    typeof candidate.SQL_STATEMENTS?.UPSERT_CHECKPOINT_BLOBS_SQL === "string"
-  );
-}
-
 export class PostgresWriter implements CompareAndSwapWriter {
   readonly backend = "postgres" as const;
   constructor(

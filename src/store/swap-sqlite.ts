@@ -14,16 +14,6 @@ export interface SqliteSaverLike extends BaseCheckpointSaver {
   db: Database;
 }
 
-export function isSqliteSaver(saver: BaseCheckpointSaver): saver is SqliteSaverLike {
-  const db = (saver as { db?: unknown }).db;
-  return (
-    typeof db === "object" &&
-    db !== null &&
-    typeof (db as Database).transaction === "function" &&
-    typeof (db as Database).prepare === "function"
-  );
-}
-
 export class SqliteWriter implements CompareAndSwapWriter {
   readonly backend = "sqlite" as const;
   constructor(private readonly saver: SqliteSaverLike) {}

@@ -13,7 +13,7 @@ import { backendFor } from "./backends.js";
 import type { Backend, HeadRow, RecallBackend, StoreFile, ThreadRow, ThreadStorage } from "./backend.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
-import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
+import { DEFAULT_RECALL_LANGUAGE } from "./recall-index/types.js";
 import type { RecallChanges } from "./recall-index/types.js";
 import { buildReplacement } from "./replacement-checkpoint.js";
 import type { PrunePlan } from "./prune-plan.js";
@@ -283,7 +283,7 @@ const stores = new WeakMap<BaseCheckpointSaver, Map<string, ThreadStore>>();
  */
 export function threadStoreFor(
   saver: BaseCheckpointSaver,
-  { recallLanguage = DEFAULT_POSTGRES_LANGUAGE }: ThreadStoreOptions = {},
+  { recallLanguage = DEFAULT_RECALL_LANGUAGE }: ThreadStoreOptions = {},
 ): ThreadStore {
   let byLanguage = stores.get(saver);
   if (!byLanguage) stores.set(saver, (byLanguage = new Map()));

@@ -9,7 +9,7 @@
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { baseStoreRecallFor } from "./recall-index/base-store-index.js";
-import { DEFAULT_POSTGRES_LANGUAGE } from "./recall-index/postgres-index.js";
+import { DEFAULT_RECALL_LANGUAGE } from "./recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "./thread-store.js";
 
 export interface TranscriptPlaces {
@@ -23,7 +23,7 @@ export interface TranscriptPlaces {
 export function transcriptHome({
   checkpointer,
   store,
-  language = DEFAULT_POSTGRES_LANGUAGE,
+  language = DEFAULT_RECALL_LANGUAGE,
 }: TranscriptPlaces): RecallBackend | undefined {
   if (checkpointer) {
     const threads = threadStoreFor(checkpointer, { recallLanguage: language });

@@ -3,6 +3,8 @@
  * registers vitest tests, and vitest loads test files as ES modules and cannot itself be required, so here it
  * explains that instead of failing inside vitest.
  */
+// The SQLite and Postgres backends, registered for every saver of theirs (store/all-backends.ts).
+import "../store/all-backends.js";
 import { CompactionError } from "../errors.js";
 import type { SaverInitializer } from "./compaction-spec.js";
 

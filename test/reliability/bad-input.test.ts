@@ -20,7 +20,8 @@ import {
   type CompactingSupervisorOptions,
 } from "../../src/index.js";
 import { planCompaction } from "../../src/internal.js";
-import { openPostgresStore, openSqliteStore } from "../../src/store/open.js";
+import { openPostgresStore } from "../../src/store/open-postgres.js";
+import { openSqliteStore } from "../../src/store/open-sqlite.js";
 import { main } from "../../src/cli/main.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { recordFigures } from "../support/reliability.js";

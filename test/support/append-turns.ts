@@ -5,6 +5,7 @@
  * With APPEND_GATE=<dir>:<n>, the process writes `<dir>/waiting` after its n-th turn and waits for `<dir>/open` before
  * the next, so a test can act on a thread it knows is idle, then let the turns go on.
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

@@ -14,6 +14,7 @@
  *   row of the recall index), reported only when it is the kill point. A run without `killAt` ends with
  *   "steps:<n>", the count a parent draws kill points from.
  */
+import "../../src/store/all-backends.js";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { Statement } from "better-sqlite3";
 import { writeSync } from "node:fs";

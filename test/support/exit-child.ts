@@ -5,6 +5,7 @@
  * Turns go on until a turn has seen a landed summary (or max-turns). Prints one JSON line:
  * { compactions, errors, sawSummary, turns }. The process must then exit on its own.
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";

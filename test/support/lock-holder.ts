@@ -3,6 +3,7 @@
  * `BEGIN EXCLUSIVE` (in rollback-journal mode, readers wait too). Resolves once the lock is held (the child says
  * so); `release()` rolls back and waits for the child to exit.
  */
+import "../../src/store/all-backends.js";
 import { spawn } from "node:child_process";
 import { ROOT } from "./child-entry.js";
 

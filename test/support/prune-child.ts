@@ -4,6 +4,7 @@
  * Phases: "prune:in-transaction" (the head checked), "prune:backfilled" (the transcript written), "prune:deleted"
  * (every delete run, before COMMIT). The phase is reported on stdout before the kill; no timer decides where it lands.
  */
+import "../../src/store/all-backends.js";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { writeSync } from "node:fs";
 import { pruneThread } from "../../src/engine/prune.js";

@@ -9,6 +9,7 @@
  * when another compaction changed the summarized prefix first. Never by timing: the signal is the turn count.
  * Prints one JSON line: { turns, compactions, rebased, conflicts, compactionErrors }.
  */
+import "../../src/store/all-backends.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

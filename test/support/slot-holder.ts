@@ -3,6 +3,7 @@
  *   node slot-holder.ts <name>
  * It takes slot 0 of the HostSlots named <name> (one slot) and prints "held".
  */
+import "../../src/store/all-backends.js";
 import { writeSync } from "node:fs";
 import { HostSlots } from "../../src/runtimes/worker/host-slots.js";
 

@@ -3,6 +3,7 @@
  * run) and may kill itself at one of them (compact-child.ts, prune-child.ts): the steps it reported, the total when
  * it finished, and the signal that ended it. A non-zero exit is an error carrying the child's stderr.
  */
+import "../../src/store/all-backends.js";
 import { spawn } from "node:child_process";
 import { childArgs, ROOT } from "./child-entry.js";
 

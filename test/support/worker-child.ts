@@ -6,6 +6,7 @@
  * sends itself SIGKILL on reaching it; with `pause`, it waits at "summarizing" for a line on stdin (the parent cuts
  * its database connections meanwhile). No timer decides where a kill lands.
  */
+import "../../src/store/all-backends.js";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { writeSync } from "node:fs";
 import { createInterface } from "node:readline";

@@ -36,7 +36,9 @@ import { versionForms } from "./versions.js";
 export { applyPostgresRecall } from "./postgres-apply.js";
 export type { PostgresPool } from "./postgres-vectors.js";
 
-export const DEFAULT_POSTGRES_LANGUAGE = "simple";
+import { DEFAULT_RECALL_LANGUAGE } from "./types.js";
+
+export const DEFAULT_POSTGRES_LANGUAGE = DEFAULT_RECALL_LANGUAGE;
 
 /** A text search configuration name: letters, digits and underscores (it is passed as a regconfig value). */
 export function validateLanguage(language: unknown): string {

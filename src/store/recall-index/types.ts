@@ -4,6 +4,9 @@
  * message is searchable exactly when it leaves the head, and a write that fails or loses its race indexes nothing.
  */
 
+/** The Postgres text search configuration of the recall index when none is given: cuts any language into words. */
+export const DEFAULT_RECALL_LANGUAGE = "simple";
+
 /** One indexed message. */
 export interface RecallEntry {
   messageId: string;

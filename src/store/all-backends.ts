@@ -1,0 +1,16 @@
+/**
+ * The SQLite and Postgres backends, registered (backends.ts): imported by the package's entry points, so a saver of
+ * either kind is served by its backend whichever runtime sees it. Neither loads its driver until a saver of its kind
+ * is given.
+ */
+import { registerBackend } from "./backends.js";
+import { postgresBackend } from "./backend-postgres.js";
+import { sqliteBackend } from "./backend-sqlite.js";
+import type { PostgresSaverInternals } from "./swap-postgres.js";
+import type { SqliteSaverLike } from "./swap-sqlite.js";
+
+registerBackend({ kind: "sqlite", create: (saver) => sqliteBackend(saver as SqliteSaverLike) });
+registerBackend({
+  kind: "postgres",
+  create: (saver, language) => postgresBackend(saver as unknown as PostgresSaverInternals, language),
+});
