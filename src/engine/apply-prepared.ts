@@ -145,6 +145,7 @@ export async function compactedFields(
     summaryId: compacted.summary.id,
     summarizer: compacted.summarizer.name,
     ...(compacted.fallbackReason ? { fallbackReason: compacted.fallbackReason } : {}),
+    ...(compacted.reflectionFailed ? { reflectionFailed: compacted.reflectionFailed } : {}),
     summarizerMs: compacted.summarizerMs,
     ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
     writeMs: performance.now() - writeStarted,

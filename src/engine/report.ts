@@ -43,6 +43,11 @@ export interface CompactedReport extends ReportBase {
   summaryId?: string;
   /** Why the configured summarizer was passed over for `fallbackSummarizer`, when it was. */
   fallbackReason?: string;
+  /**
+   * Set when the summary log's reflection failed (`summaryLog: "append"`): what failed. The new segment was written
+   * all the same, the oldest segments retired to keep the log within its budget (their messages are in the transcript).
+   */
+  reflectionFailed?: string;
   summarizerMs: number;
   /** The summarizer's own tokens, when it reported them. */
   summarizerTokens?: SummarizerTokens;

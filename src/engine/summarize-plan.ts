@@ -30,6 +30,8 @@ export interface CompactedMessages {
   summarizer: Summarizer;
   /** Why the configured summarizer was passed over for the fallback, if it was. */
   fallbackReason?: string;
+  /** Set when the log's reflection failed and its oldest segments retired instead: what failed. */
+  reflectionFailed?: string;
   /** The summarizers' own tokens (the failed one's too), when they reported them. */
   summarizerTokens?: SummarizerTokens;
   /** The tokenizer's count of each of `messages`, once the result was counted against the ceiling. */
@@ -126,9 +128,18 @@ export async function summarizePlan(
     lastCoveredId: plan.summarize.at(-1)?.id ?? null,
   };
   // The reflection that condenses the older segments, when the log passes its budget: the same summarizer, folding
-  // them in as it folds a previous summary.
-  const condense: Condense = (texts, messages, budget) =>
-    summarize([], { previousSummary: texts.join("\n\n"), previousCoveredMessages: messages, budget });
+  // them in as it folds a previous summary. One that fails (the fallback too) leaves the new segment to land, the
+  // oldest segments retired instead (their messages are in the transcript), and says so in the report.
+  let reflectionFailed: string | undefined;
+  const condense: Condense = async (texts, messages, budget) => {
+    try {
+      return await summarize([], { previousSummary: texts.join("\n\n"), previousCoveredMessages: messages, budget });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      reflectionFailed = `the reflection of ${texts.length} older segments failed (${summarizer.name}): ${error instanceof Error ? error.message : String(error)}`;
+      return undefined;
+    }
+  };
   const appended = log
     ? await appendSegment(
         plan.previousSummary,
@@ -182,6 +193,7 @@ export async function summarizePlan(
     summarizerMs,
     summarizer,
     fallbackReason,
+    ...(reflectionFailed ? { reflectionFailed } : {}),
     ...(tokens ? { summarizerTokens: tokens } : {}),
   };
 }

@@ -91,8 +91,12 @@ export function logText(summary: BaseMessage | undefined): string {
   return render(logOf(summary)).join("");
 }
 
-/** Rewrites `texts`, the segments covering `messages` messages, as one text within `budget` tokens. */
-export type Condense = (texts: readonly string[], messages: number, budget: number) => Promise<string>;
+/**
+ * Rewrites `texts`, the segments covering `messages` messages, as one text within `budget` tokens; undefined when
+ * the reflection failed (the caller says why): the log then retires its oldest segments instead, and the new segment
+ * lands all the same.
+ */
+export type Condense = (texts: readonly string[], messages: number, budget: number) => Promise<string | undefined>;
 
 /**
  * `previous`'s log with `text` appended as the segment of `span`, as the summary's text blocks. While the whole is over `budget` tokens (`count`),
@@ -115,15 +119,17 @@ export async function appendSegment(
     const older = log.segments.slice(0, -1);
     const messages = older.reduce((total, segment) => total + segment.messages, 0);
     const reflection = await condense(log.texts.slice(0, -1), messages, Math.floor(budget * OLDER_SHARE));
-    log.texts.splice(0, older.length, reflection);
-    log.segments.splice(0, older.length, {
-      chars: reflection.length,
-      messages,
-      firstCoveredId: older[0]!.firstCoveredId,
-      lastCoveredId: older.at(-1)!.lastCoveredId,
-    });
-    rendered = render(log);
-    log.condensations++;
+    if (reflection !== undefined) {
+      log.texts.splice(0, older.length, reflection);
+      log.segments.splice(0, older.length, {
+        chars: reflection.length,
+        messages,
+        firstCoveredId: older[0]!.firstCoveredId,
+        lastCoveredId: older.at(-1)!.lastCoveredId,
+      });
+      rendered = render(log);
+      log.condensations++;
+    }
   }
   while (log.texts.length > 1 && over()) {
     log.texts.shift();

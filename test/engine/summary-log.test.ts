@@ -22,6 +22,8 @@ import { readTranscript } from "../../src/recall/transcript.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../src/summarizers/types.js";
+import type { CompactionReport } from "../../src/engine/report.js";
+import type { InGraphCompactionEvent } from "../../src/runtimes/in-graph/compaction-event.js";
 import { readConversation, type ConversationClient } from "../../src/client.js";
 import { createTestAgent, lookupPolicy, lookupTool, runTurns } from "../support/agents.js";
 import { turnText } from "../support/in-graph-suite.js";
@@ -184,6 +186,76 @@ describe('summaryLog: "append"', () => {
     const provenance = getSummaryProvenance(summaryOf(reflected.checkpoint.channel_values.messages as BaseMessage[]));
     expect(provenance?.condensations).toBe(condensations);
     saver.db.close();
+  });
+
+  it("a reflection that fails without a fallback leaves the new segment to land and says so: the thread keeps compacting, nothing lost (wrapper, middleware)", async () => {
+    const extractive = new ExtractiveSummarizer();
+    const failing = (kind: string): Summarizer => ({
+      name: `no-reflection-${kind}`,
+      summarize: async (input) => {
+        if (input.messages.length > 0) return extractive.summarize(input);
+        if (kind === "empty") return "";
+        throw new Error(`reflection refused (${kind})`);
+      },
+    });
+    const ask = (index: number) => ({
+      messages: [
+        new HumanMessage({
+          id: `reflect-${index}`,
+          content: `Question ${index}: what did invoice INV-${1000 + index} cost, and who signed order ord_${index}?`,
+        }),
+      ],
+    });
+    const counter = new TokenCounter();
+    for (const kind of ["throws", "empty"]) {
+      const saver = new MemorySaver();
+      const reports: CompactionReport[] = [];
+      const wrapped = new CompactingSupervisor(createTestAgent(saver).agent, {
+        trigger: { tokens: 600 },
+        background: false,
+        summaryLog: "append",
+        summarizer: failing(kind),
+        onCompaction: (report) => void reports.push(report),
+        env: {},
+      });
+      // Back to back: no turn waits for anything between turns.
+      for (let index = 0; index < 60; index++) await wrapped.invoke(ask(index), config(`wrapper-${kind}`));
+      const failedReflections = reports.filter((report) => report.status === "compacted" && report.reflectionFailed);
+      expect(failedReflections.length, kind).toBeGreaterThan(0);
+      expect(failedReflections[0]!.status === "compacted" && failedReflections[0]!.reflectionFailed).toMatch(
+        /reflection of \d+ older segments failed/,
+      );
+      // Compactions after the first failed reflection still land.
+      const afterFirst = reports.slice(reports.indexOf(failedReflections[0]!) + 1);
+      expect(afterFirst.filter((report) => report.status === "compacted").length, kind).toBeGreaterThan(2);
+      const messages = (await saver.getTuple(config(`wrapper-${kind}`)))!.checkpoint.channel_values
+        .messages as BaseMessage[];
+      expect(counter.countMessages(messages), kind).toBeLessThan(2 * 600);
+      expect(getSummaryProvenance(summaryOf(messages))?.retiredMessages, kind).toBeGreaterThan(0);
+      const audit = await auditThread(saver, config(`wrapper-${kind}`));
+      expect(audit.problems, JSON.stringify(audit.problems.slice(0, 2))).toEqual([]);
+    }
+    const saver = new MemorySaver();
+    const seen: InGraphCompactionEvent[] = [];
+    const agent = createAgent({
+      model: new ScriptedChatModel({ reply: lookupPolicy }),
+      checkpointer: saver,
+      middleware: [
+        compactionMiddleware({
+          trigger: { tokens: 600 },
+          background: false,
+          summaryLog: "append",
+          summarizer: failing("throws"),
+          onCompaction: (report) => void seen.push(report),
+          env: {},
+        }),
+      ],
+    });
+    for (let index = 0; index < 60; index++) await agent.invoke(ask(index), config("middleware-reflect"));
+    expect(seen.some((event) => event.reflectionFailed)).toBe(true);
+    const messages = (await saver.getTuple(config("middleware-reflect")))!.checkpoint.channel_values
+      .messages as BaseMessage[];
+    expect(counter.countMessages(messages)).toBeLessThan(2 * 600);
   });
 
   it("the first compaction after the upgrade turns the running summary into the first segment", async () => {

@@ -27,6 +27,8 @@ export interface InGraphCompactionEvent {
   summarizerTokens?: SummarizerTokens;
   /** Set when the compaction kept less than `keep` asked for (that would not have ended under the ceiling): what was asked. */
   keptLess?: string;
+  /** Set when the summary log's reflection failed, the new segment written all the same: what failed. */
+  reflectionFailed?: string;
 }
 
 /**

@@ -44,6 +44,7 @@ export function announceCompaction(
     rewrittenTokens: rewrittenTokens(before, after, counter, measuredBefore.ratio, measuredAfter.each),
     ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
     ...(compacted.plan.keptLess ? { keptLess: compacted.plan.keptLess } : {}),
+    ...(compacted.reflectionFailed ? { reflectionFailed: compacted.reflectionFailed } : {}),
   };
   options.onCompaction?.(event);
   (config as { writer?: (chunk: CompactionStreamEvent) => void } | undefined)?.writer?.({
