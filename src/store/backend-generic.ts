@@ -2,7 +2,8 @@
  * The backend of any other saver: its own methods only (a best-effort compare-and-swap, listings by `list`), the
  * in-process recall index; prunes a MemorySaver.
  */
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { supersededWrites } from "./lineage.js";
 import type { Backend, ThreadRow } from "./backend.js";
 import { genericIdentity, genericLeases } from "./generic-parts.js";
 import { isMemorySaver, pruneMemory } from "./prune-memory.js";
@@ -41,6 +42,21 @@ export function genericBackend(saver: BaseCheckpointSaver): Backend {
       (await listThreads())
         .filter((row) => row.headCheckpointId > cursor)
         .map(({ threadId, headCheckpointId }) => ({ threadId, headCheckpointId })),
+    strandedWrites: async (cursor) => {
+      const byThread = new Map<string, CheckpointTuple[]>();
+      for await (const tuple of saver.list({ configurable: {} })) {
+        const threadId = tuple.config.configurable?.thread_id;
+        if (tuple.config.configurable?.checkpoint_ns || threadId === undefined) continue;
+        byThread.set(String(threadId), [...(byThread.get(String(threadId)) ?? []), tuple]);
+      }
+      return [...byThread].flatMap(([threadId, tuples]) => {
+        const parents = new Set(tuples.map((tuple) => tuple.parentConfig?.configurable?.checkpoint_id));
+        const head = tuples.reduce((a, b) => (b.checkpoint.id > a ? b.checkpoint.id : a), "");
+        return [...supersededWrites(tuples)]
+          .filter((id) => id > cursor && id < head && !parents.has(id))
+          .map((id) => ({ threadId, headCheckpointId: id }));
+      });
+    },
     listThreads,
     recall: memoryRecallFor(saver),
     headId: async (threadId) =>

@@ -6,6 +6,7 @@ import { prunePostgres } from "./prune-postgres.js";
 import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
 import { createRootIdIndex } from "./root-id-index.js";
 import { quoteIdentifier } from "./sql.js";
+import { LIBRARY_WRITER } from "./replacement-checkpoint.js";
 import { PostgresWriter, type PostgresSaverInternals } from "./swap-postgres.js";
 
 export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: string): Backend {
@@ -58,6 +59,21 @@ export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: s
         [cursor],
       );
       return result.rows.map((row) => ({ threadId: String(row.thread_id), headCheckpointId: String(row.head) }));
+    },
+    strandedWrites: async (cursor) => {
+      const result = await pool.query(
+        `SELECT c.thread_id, c.checkpoint_id FROM ${s}.checkpoints c
+         WHERE c.checkpoint_ns = '' AND c.checkpoint_id > $1
+           AND (c.metadata->>'writtenBy' = $2 OR jsonb_typeof(c.metadata->'compaction') = 'object'
+             OR jsonb_typeof(c.metadata->'restore') = 'object')
+           AND NOT EXISTS (SELECT 1 FROM ${s}.checkpoints d WHERE d.thread_id = c.thread_id AND d.checkpoint_ns = '' AND d.parent_checkpoint_id = c.checkpoint_id)
+           AND c.checkpoint_id < (SELECT max(h.checkpoint_id) FROM ${s}.checkpoints h WHERE h.thread_id = c.thread_id AND h.checkpoint_ns = '')`,
+        [cursor, LIBRARY_WRITER],
+      );
+      return result.rows.map((row) => ({
+        threadId: String(row.thread_id),
+        headCheckpointId: String(row.checkpoint_id),
+      }));
     },
     headId: async (threadId) => {
       const result = await pool.query(

@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import type { Backend } from "./backend.js";
 import { SqliteLeases } from "./leases.js";
+import { LIBRARY_WRITER } from "./replacement-checkpoint.js";
 import { sqlitePruneTables } from "./prune-tables.js";
 import { pruneSqlite } from "./prune-sqlite.js";
 import { SqliteRecall } from "./recall-index/sqlite-index.js";
@@ -47,6 +48,22 @@ export function sqliteBackend(saver: SqliteSaverLike): Backend {
         )
         .all(cursor) as Array<{ threadId: string; head: string }>;
       return rows.map((row) => ({ threadId: String(row.threadId), headCheckpointId: String(row.head) }));
+    },
+    strandedWrites: async (cursor) => {
+      const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
+      if (!exists) return [];
+      const rows = db
+        .prepare(
+          `SELECT c.thread_id AS threadId, c.checkpoint_id AS id FROM checkpoints c
+           WHERE c.checkpoint_ns = '' AND c.checkpoint_id > ?
+             AND (json_extract(CAST(c.metadata AS TEXT), '$.writtenBy') = ?
+               OR json_type(CAST(c.metadata AS TEXT), '$.compaction') = 'object'
+               OR json_type(CAST(c.metadata AS TEXT), '$.restore') = 'object')
+             AND NOT EXISTS (SELECT 1 FROM checkpoints d WHERE d.thread_id = c.thread_id AND d.checkpoint_ns = '' AND d.parent_checkpoint_id = c.checkpoint_id)
+             AND c.checkpoint_id < (SELECT max(h.checkpoint_id) FROM checkpoints h WHERE h.thread_id = c.thread_id AND h.checkpoint_ns = '')`,
+        )
+        .all(cursor, LIBRARY_WRITER) as Array<{ threadId: string; id: string }>;
+      return rows.map((row) => ({ threadId: String(row.threadId), headCheckpointId: String(row.id) }));
     },
     headId: async (threadId) => {
       const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();

@@ -42,6 +42,11 @@ export interface Backend {
   file?(vacuum: boolean): Promise<StoreFile>;
   /** Threads whose root-namespace head id is above `cursor` (ids sort by time), with that head: an indexed query. */
   changedSince(cursor: string): Promise<HeadRow[]>;
+  /**
+   * Checkpoints this library wrote with an id above `cursor` that are not their thread's head and that no checkpoint
+   * descends from: writes a run superseded (store/lineage.ts), found from the store whoever wrote them.
+   */
+  strandedWrites(cursor: string): Promise<HeadRow[]>;
   leases: LeaseBackend;
 }
 

@@ -71,6 +71,11 @@ export interface ThreadStore {
    * checkpoint: an indexed query on SQLite and Postgres. `""` lists every thread.
    */
   changedSince(cursor: string): Promise<HeadRow[]>;
+  /**
+   * This library's writes with an id above `cursor` that are not their thread's head and that nothing descends from
+   * (a run superseded them: store/lineage.ts), each with its thread: found from the store, whoever wrote them.
+   */
+  strandedWrites(cursor: string): Promise<HeadRow[]>;
   /** The leases of the threads of this store (workers side by side: store/leases.ts). */
   readonly leases: LeaseBackend;
   /**
@@ -265,6 +270,14 @@ class BackendThreadStore implements ThreadStore {
   async changedSince(cursor: string): Promise<HeadRow[]> {
     try {
       return await this.parts.changedSince(cursor);
+    } catch (error) {
+      throw asStoreReadError(error, "(every thread)");
+    }
+  }
+
+  async strandedWrites(cursor: string): Promise<HeadRow[]> {
+    try {
+      return await this.parts.strandedWrites(cursor);
     } catch (error) {
       throw asStoreReadError(error, "(every thread)");
     }

@@ -132,6 +132,52 @@ for (const kind of SAVER_KINDS) {
       expect(worker.stats().superseded).toBe(1);
     });
 
+    it("finds a compaction superseded while its worker was gone: a new worker reports it from the store and deletes it", async () => {
+      const { store } = seeded;
+      const thread = `superseded-restart-${kind}`;
+      const { agent } = createTestAgent(store.saver);
+      await seedTurns(agent, thread, 30);
+      const head = (await store.saver.getTuple(config(thread)))!.checkpoint.id;
+      const first: ThreadOutcome[] = [];
+      await new CompactionWorker(store.saver, {
+        trigger: { tokens: LIMIT },
+        idleMs: 0,
+        env: {},
+        onOutcome: (outcome) => void first.push(outcome),
+      }).runOnce();
+      const written = first.find(
+        (outcome) => outcome.threadId === thread && outcome.status === "compacted",
+      )!.checkpointId!;
+      // The first worker is gone (a restart): a run that had read the thread before the write supersedes it.
+      await agent.invoke(
+        {
+          messages: [new HumanMessage({ id: `late-restart-${kind}`, content: "One more question, after a restart." })],
+        },
+        { configurable: { thread_id: thread, checkpoint_id: head } },
+      );
+      const outcomes: ThreadOutcome[] = [];
+      const restarted = new CompactionWorker(store.saver, {
+        trigger: { tokens: LIMIT },
+        idleMs: 0,
+        env: {},
+        onOutcome: (outcome) => void outcomes.push(outcome),
+      });
+      await restarted.runOnce();
+      expect(outcomes.filter((outcome) => outcome.status === "superseded")).toEqual([
+        expect.objectContaining({
+          threadId: thread,
+          checkpointId: written,
+          reason: expect.stringContaining("deleted"),
+        }),
+      ]);
+      const stored: string[] = [];
+      for await (const tuple of store.saver.list(config(thread))) stored.push(tuple.checkpoint.id);
+      expect(stored).not.toContain(written);
+      await expectNothingLost(store.saver, [thread]);
+      // Reported once: the next pass finds nothing more.
+      expect((await restarted.runOnce()).superseded).toBe(0);
+    });
+
     it("leaves a thread whose head moved within idleMs", async () => {
       const { store } = seeded;
       const fresh = `fresh-${kind}`;

@@ -42,8 +42,10 @@ export class CompactionWorker {
   private readonly pollMs: number;
   private readonly maxBackoffMs: number;
   private readonly seen = new Map<string, Seen>();
-  /** The compaction this worker last wrote on each thread, until a pass sees the head move on (in line or not). */
-  private readonly written = new Map<string, string>();
+  /** Where the store's look for superseded writes starts (`""`: the whole store, at the first pass). */
+  private writesCursor = "";
+  /** Superseded writes this worker reported whose checkpoint stays (not reported again). */
+  private readonly settled = new Set<string>();
   /** When the newest head seen was written (ms). */
   private newest?: number;
   private readonly counters: WorkerStats = {
@@ -105,7 +107,7 @@ export class CompactionWorker {
       this.seen.set(row.threadId, { headId: row.headCheckpointId });
       changed++;
     }
-    const superseded = await this.settleWrites(rows);
+    const superseded = await this.settleWrites();
     // Tokens other workers recorded when they last held a thread (no head read), for the threads this one cannot
     // count: a record of the same head, or of a later one (a compaction's id sorts after the head it replaced).
     const unknown = [...this.seen.entries()]
@@ -137,7 +139,6 @@ export class CompactionWorker {
       // What this worker wrote it knows without reading it (the write's id sorts just after the head it replaced).
       if (outcome.status === "compacted" && outcome.checkpointId) {
         this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
-        this.written.set(outcome.threadId, outcome.checkpointId);
       }
       if (outcome.status === "compacted") this.counters.compacted++;
       else if (outcome.status === "failed") this.counters.errors++;
@@ -175,17 +176,19 @@ export class CompactionWorker {
   }
 
   /**
-   * This worker's compactions on threads whose head moved since: each still in the head's line, or superseded by a
-   * run (reported, and its checkpoint deleted: engine/superseded-write.ts). Returns how many were superseded.
+   * Compactions of this library that a run superseded, found from the store (whichever process wrote them, before a
+   * restart too): each reported once by this worker, and its checkpoint deleted where nothing is lost by it
+   * (engine/superseded-write.ts). The first pass looks at the whole store, later ones at writes since the newest head
+   * seen, less the lookback. Returns how many were found.
    */
-  private async settleWrites(rows: readonly { threadId: string; headCheckpointId: string }[]): Promise<number> {
+  private async settleWrites(): Promise<number> {
+    const { store } = this.compactor;
     let superseded = 0;
-    for (const { threadId, headCheckpointId } of rows) {
-      const writtenId = this.written.get(threadId);
-      if (writtenId === undefined || writtenId === headCheckpointId) continue;
-      const settled = await settleWrite(this.compactor.store, threadId, writtenId);
-      this.written.delete(threadId);
+    for (const { threadId, headCheckpointId: writtenId } of await store.strandedWrites(this.writesCursor)) {
+      if (this.settled.has(writtenId)) continue;
+      const settled = await settleWrite(store, threadId, writtenId);
       if (settled.fate === "in line") continue;
+      this.settled.add(writtenId);
       superseded++;
       this.counters.superseded++;
       const fate = settled.removed
@@ -195,10 +198,10 @@ export class CompactionWorker {
         threadId,
         status: "superseded",
         checkpointId: writtenId,
-        headId: headCheckpointId,
         reason: `a run that had read the thread before this compaction wrote from its parent; nothing is lost, ${fate}`,
       });
     }
+    if (this.newest !== undefined) this.writesCursor = checkpointIdAt(this.newest - LOOKBACK_MS);
     return superseded;
   }
 

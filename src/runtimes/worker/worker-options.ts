@@ -74,9 +74,10 @@ export type SkipKind =
 export interface ThreadOutcome {
   threadId: string;
   /**
-   * "superseded": a compaction this worker wrote earlier that a run superseded (it had read the thread just before the
-   * write and wrote from the write's parent just after): not in the head's line, so it does not count; reported at the
-   * first pass that sees the thread's head move, with its checkpoint deleted (`reason` says whether it could be).
+   * "superseded": a compaction written earlier (by any worker or process, before a restart too) that a run superseded
+   * (it had read the thread just before the write and wrote from the write's parent just after): not in the head's
+   * line, so it does not count; found in the store at the next pass, with its checkpoint deleted (`reason` says
+   * whether it could be).
    */
   status: "compacted" | "skipped" | "failed" | "superseded";
   /** Why a thread was skipped or failed: "leased" (another worker holds it), the engine's reason, the error. */
