@@ -42,8 +42,8 @@ export class ThreadCompaction<Ready> {
   applying?: Promise<unknown>;
   /** The prune after a write or a turn (one at a time). */
   pruning?: Promise<void>;
-  /** A prune was asked for while one ran: it runs once more when that one ends. */
-  pruneAgain = false;
+  /** The one prune asked for while `pruning` ran, shared by every ask meanwhile: it starts when that one ends. */
+  private nextPrune?: Promise<void>;
 
   constructor(
     readonly key: string,
@@ -165,24 +165,26 @@ export class ThreadCompaction<Ready> {
   }
 
   /**
-   * Runs `run` (a prune of the thread) now, or once more after the one running however often it is asked meanwhile.
-   * `started`: a new prune began (not folded into the running one).
+   * Runs `run` (a prune of the thread) now, or once after the one running, however often it is asked meanwhile. Each
+   * run is a promise of its own: what waits for one (flush()) does not wait for the prunes later turns ask for.
+   * `started`: a run was started or queued for this ask (not folded into one queued already).
    */
   prune(run: () => Promise<void>): { pruning: Promise<void>; started: boolean } {
-    if (this.pruning) {
-      this.pruneAgain = true;
-      return { pruning: this.pruning, started: false };
-    }
-    const pruning = (async () => {
-      do {
-        this.pruneAgain = false;
-        await run();
-      } while (this.pruneAgain);
-    })().finally(() => {
-      if (this.pruning === pruning) this.pruning = undefined;
+    if (this.nextPrune) return { pruning: this.nextPrune, started: false };
+    const start = (): Promise<void> => {
+      const pruning = run().finally(() => {
+        if (this.pruning === pruning) this.pruning = undefined;
+      });
+      this.pruning = pruning;
+      return pruning;
+    };
+    if (!this.pruning) return { pruning: start(), started: true };
+    const next = this.pruning.then(() => {
+      this.nextPrune = undefined;
+      return start();
     });
-    this.pruning = pruning;
-    return { pruning, started: true };
+    this.nextPrune = next;
+    return { pruning: next, started: true };
   }
 
   /** A compaction failed: counted by the breaker; the pause it starts, if it starts one, to tell. */

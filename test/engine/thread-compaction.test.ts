@@ -121,24 +121,33 @@ describe("one thread's compaction", () => {
     expect(thread.surelyUnder(1_001)).toBe(false);
   });
 
-  it("runs one prune at a time, and once more for any number of asks while it runs", async () => {
+  it("runs one prune at a time, and once more for any number of asks while it runs: a promise of its own", async () => {
     const thread = compaction();
     const runs: number[] = [];
     let release!: () => void;
-    const first = thread.prune(async () => {
+    const run = async () => {
       runs.push(runs.length);
       if (runs.length === 1) await new Promise<void>((resolve) => (release = resolve));
-    });
+    };
+    const first = thread.prune(run);
     expect(first.started).toBe(true);
-    const second = thread.prune(async () => {});
-    const third = thread.prune(async () => {});
-    expect([second.started, third.started]).toEqual([false, false]);
-    expect(second.pruning).toBe(first.pruning);
+    const second = thread.prune(run);
+    const third = thread.prune(run);
+    expect([second.started, third.started]).toEqual([true, false]);
+    // The run asked for meanwhile is not the running one: what waits for the first does not wait for it.
+    expect(second.pruning).not.toBe(first.pruning);
+    expect(third.pruning).toBe(second.pruning);
     expect(thread.busy).toBe(true);
     release();
     await first.pruning;
+    await second.pruning;
     expect(runs).toEqual([0, 1]);
     expect(thread.pruning).toBeUndefined();
+    // Asked again once idle: a new run at once.
+    const fourth = thread.prune(run);
+    expect(fourth.started).toBe(true);
+    await fourth.pruning;
+    expect(runs).toEqual([0, 1, 2]);
   });
 });
 

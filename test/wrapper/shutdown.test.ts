@@ -4,6 +4,7 @@
  * those in flight have finished, whatever turns still run. Phases are driven by the summarizer's gate, never by time.
  */
 import { HumanMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { modelWithHardLimit } from "../support/window.js";
@@ -115,4 +116,73 @@ it("tracking a task that rejects adds no unhandled rejection of its own, and flu
     process.off("unhandledRejection", listen);
   }
   expect(unhandled).toEqual([]);
+});
+
+/**
+ * A MemorySaver whose listing (what a prune reads, never a turn) waits, while gated, until the turn after the one in
+ * flight has ended: a prune started at the end of a turn is still running when the next turn ends.
+ */
+class TurnGatedSaver extends MemorySaver {
+  gated = false;
+  listings = 0;
+  turns = 0;
+  readonly waiting: Array<{ until: number; resolve: () => void }> = [];
+
+  async *list(...args: Parameters<MemorySaver["list"]>): ReturnType<MemorySaver["list"]> {
+    this.listings++;
+    if (this.gated) await new Promise<void>((resolve) => this.waiting.push({ until: this.turns + 2, resolve }));
+    yield* super.list(...args);
+  }
+
+  turnEnded(): void {
+    this.turns++;
+    for (const waiter of [...this.waiting])
+      if (waiter.until <= this.turns || !this.gated) {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+  }
+
+  open(): void {
+    this.gated = false;
+    this.turnEnded();
+  }
+}
+
+it("with keepCheckpoints, flush() and close() resolve while turns go on: each prune run spans a turn, and a prune asked for meanwhile is one more run, not a loop", async () => {
+  const saver = new TurnGatedSaver();
+  const supervisor = new CompactingSupervisor(createTestAgent(saver).agent, {
+    trigger: { tokens: 1_000_000 },
+    keepCheckpoints: 2,
+    env: {},
+  });
+  const LIMIT = 40;
+  let turns = 0;
+  const settled: { flush?: number; close?: number } = {};
+  const turn = async () => {
+    await supervisor.invoke(
+      { messages: [new HumanMessage(`turn ${turns}: where is parcel pk_${turns}?`)] },
+      {
+        configurable: { thread_id: "pruned-under-load" },
+      },
+    );
+    turns++;
+    saver.turnEnded();
+  };
+  for (let index = 0; index < 3; index++) await turn();
+  // From here every prune's read waits for the next turn to end: a turn always ends while a prune runs.
+  saver.gated = true;
+  await turn();
+  // A prune is held in its read now (the signal): flush, then close.
+  expect(saver.waiting).toHaveLength(1);
+  void supervisor.flush().then(() => {
+    settled.flush = turns;
+    void supervisor.close().then(() => void (settled.close = turns));
+  });
+  while (turns < LIMIT) await turn();
+  saver.open();
+  await supervisor.close();
+  expect(saver.listings).toBeGreaterThan(3);
+  expect(settled.flush, "flush() waited for the turns to stop").toBeLessThan(LIMIT);
+  expect(settled.close, "close() waited for the turns to stop").toBeLessThan(LIMIT);
 });
