@@ -30,8 +30,7 @@ export function searchLines(hits: readonly SearchHit[], query: string): string[]
       "",
       `${number}. ${who(hit)}  (score ${hit.score.toFixed(2)})`,
       `   ${text(hit)}`,
-      // A version an edit replaced: the checkpoint that held it (the message reads otherwise now).
-      `   message ${hit.messageId} · checkpoint ${hit.checkpointId}${hit.version ? ` · before an edit (as held in ${hit.version})` : ""}`,
+      `   message ${hit.messageId} · checkpoint ${hit.checkpointId}`,
     );
     shown.set(hit.messageId, number);
     const around = (label: string, messages: readonly RecallMessage[]) => {

@@ -28,6 +28,14 @@ export class HeadView<M extends MessageShape = MessageShape> {
     }
   }
 
+  /**
+   * Whether the head holds the message (a copy this library edited, a cleared or archived tool result, does not count:
+   * its original is the message). A search finds only messages the head does not hold.
+   */
+  holds(messageId: string): boolean {
+    return this.byId.has(messageId);
+  }
+
   /** Messages an entry could be hidden by. */
   get size(): number {
     return this.byId.size;

@@ -9,7 +9,6 @@ import { integer } from "../options/rules.js";
 import { DEFAULT_RECALL_LANGUAGE } from "../store/recall-index/types.js";
 import { searchLimit, searchTerms } from "../store/recall-index/query.js";
 import { recallMessage } from "../store/recall-index/entries.js";
-import { wordsOf } from "../messages/words.js";
 import type { RecallHit, RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
@@ -117,16 +116,17 @@ export async function searchHistory(
     const head = checkpointer
       ? await headViewOf(threadStoreFor(checkpointer, { recallLanguage: language }), threadId)
       : new HeadView([]);
-    const out = (entry: { messageId: string; text: string }) => head.outOfHead(entry);
-    const shownOf = (hit: RecallHit) => shown(hit, head, terms);
-    // Hits whose every version is back in the head are left out; at most `head.size` of them, so a second, wider read
-    // fills the page when the first one lost some.
-    let found: Array<RecallHit & { version?: string }>;
+    // One rule for every entry, whatever wrote it (a compaction, a prune's backfill, a reindex): a message is found by
+    // the words of its newest version, and only while the head does not hold it. Older versions (an edit under the
+    // message's id, maybe a redaction) are kept in the transcript, never searched. Hits the head holds are left out;
+    // at most `head.size` of them, so a second, wider read fills the page when the first one lost some.
+    const out = (entry: { messageId: string }) => !head.holds(entry.messageId);
+    let found: RecallHit[];
     if (options.semantic) {
       // Both rankings over the messages out of the head, fused (recall/semantic.ts).
       const fullText = (
         await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size, filter)
-      ).flatMap((hit) => shownOf(hit) ?? []);
+      ).filter(out);
       const entries = (await backend.entries(threadId)).filter((entry) => out(entry) && passesFilter(entry, filter));
       const similar = await semanticRank(
         backend.vectors,
@@ -145,10 +145,10 @@ export async function searchHistory(
       );
     } else {
       let hits = await backend.search(threadId, terms, limit, filter);
-      found = hits.flatMap((hit) => shownOf(hit) ?? []);
+      found = hits.filter(out);
       if (found.length < limit && hits.length === limit && head.size > 0) {
         hits = await backend.search(threadId, terms, limit + head.size, filter);
-        found = hits.flatMap((hit) => shownOf(hit) ?? []);
+        found = hits.filter(out);
       }
     }
     return await Promise.all(
@@ -165,28 +165,6 @@ export async function searchHistory(
   } catch (error) {
     throw storeError(error, threadId);
   }
-}
-
-/**
- * The hit as a search shows it: the newest of its versions that holds a word of the query (a message is found by every
- * version's words: versions.ts) and is out of the head; an older version is shown with `version`, a checkpoint that
- * held it. Undefined when the head holds the version that matched. (When no version holds a query word as written —
- * an engine that stems matched it — the newest out of the head.)
- */
-function shown(
-  hit: RecallHit,
-  head: HeadView,
-  terms: readonly string[],
-): (RecallHit & { version?: string }) | undefined {
-  const newestFirst = [{ text: hit.text, checkpointId: undefined }, ...[...(hit.versions ?? [])].reverse()];
-  const holding = newestFirst.filter(({ text }) =>
-    wordsOf(text).some((word) => terms.some((term) => word.startsWith(term))),
-  );
-  const chosen = (holding.length > 0 ? holding : newestFirst).find(({ text }) =>
-    head.outOfHead({ messageId: hit.messageId, text }),
-  );
-  if (!chosen) return undefined;
-  return chosen.checkpointId === undefined ? hit : { ...hit, text: chosen.text, version: chosen.checkpointId };
 }
 
 /** Neighbours read beyond those asked for, in case some are back in the head. */

@@ -35,12 +35,10 @@ export interface HistorySearchToolOptions extends RecallBackendOptions, Transcri
   semantic?: SemanticRanking;
 }
 
-function line(message: RecallMessage & { version?: string }, marker = ""): string {
+function line(message: RecallMessage, marker = ""): string {
   const date = message.date ? `[${formatDay(new Date(message.date))}] ` : "";
   const who = message.name ? `${message.name} (${message.role})` : message.role;
-  // A version an edit replaced is said to be one: the message reads otherwise now.
-  const edited = message.version ? " (before an edit)" : "";
-  return `${marker}${date}${who}${edited}: ${message.text.replace(/\s+/g, " ").trim()}`;
+  return `${marker}${date}${who}: ${message.text.replace(/\s+/g, " ").trim()}`;
 }
 
 /** What a search answer says last: how to ask a second, narrower (or wider) question. */

@@ -11,7 +11,7 @@
 import { wordsOf } from "../../messages/words.js";
 import { CONTEXT_WEIGHT, idf as inverseFrequency, NAME_WEIGHT, termWeight } from "./bm25.js";
 import { moved, recallLabel, recallMessage } from "./entries.js";
-import { mergeEntries, searchableText, versionForms } from "./versions.js";
+import { mergeEntries, versionForms } from "./versions.js";
 import { MemoryVectors, type RecallVectors } from "./vectors.js";
 import { passesFilter, type RecallFilter } from "./filter.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./types.js";
@@ -36,7 +36,7 @@ class ThreadIndex {
   add(entry: RecallEntry): void {
     this.remove(entry.messageId);
     const terms = new Map<string, number>();
-    const words = wordsOf(searchableText(entry));
+    const words = wordsOf(entry.text);
     for (const word of words) terms.set(word, (terms.get(word) ?? 0) + 1);
     for (const word of terms.keys()) this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1);
     this.totalLength += words.length;

@@ -4,7 +4,7 @@
  */
 import { quoteIdentifier } from "../sql.js";
 import { recallLabel } from "./entries.js";
-import { mergeEntries, searchableText } from "./versions.js";
+import { mergeEntries } from "./versions.js";
 import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, type PostgresQueryable } from "./postgres-setup.js";
 import { indexTerms } from "./query.js";
@@ -68,11 +68,11 @@ export async function applyPostgresRecall(
   );
   countWords(
     counts,
-    gone.rows.map((row) => wordsOf(searchableText(entryOfRow(row)))),
+    gone.rows.map((row) => wordsOf(entryOfRow(row).text)),
     -1,
   );
   const add = mergeEntries(given, new Map(gone.rows.map((row) => [String(row.message_id), entryOfRow(row)])));
-  const words = add.map((entry) => wordsOf(searchableText(entry)));
+  const words = add.map((entry) => wordsOf(entry.text));
   countWords(counts, words, 1);
   if (add.length > 0) {
     // An entry whose context is the whole text of the entry before it reuses that entry's words (`context_of`, its
@@ -82,11 +82,7 @@ export async function applyPostgresRecall(
     );
     const contextOf = add.map((entry) => {
       const index = position.get(`${entry.checkpointId}\u0000${entry.ordinal - 1}`);
-      // (Not one with versions: its words are every version's, the context only the newest text.)
-      return index !== undefined &&
-        entry.context !== undefined &&
-        add[index]!.text === entry.context &&
-        !add[index]!.versions
+      return index !== undefined && entry.context !== undefined && add[index]!.text === entry.context
         ? index + 1
         : null;
     });

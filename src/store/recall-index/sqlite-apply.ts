@@ -5,7 +5,7 @@
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
-import { mergeEntries, searchableText } from "./versions.js";
+import { mergeEntries } from "./versions.js";
 import { indexTerms } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
@@ -137,9 +137,7 @@ export function applySqliteRecall(db: Database, { threadId, add: given, move = [
       : previous && previous.entry.text === entry.context
         ? previous.terms
         : withoutKeys(indexTerms(entry.context));
-    // A message is found by every version's words (versions.ts); its context is the newest text of the one before.
-    const searchable = entry.versions ? withoutKeys(indexTerms(searchableText(entry))) : terms;
-    words.run(lastInsertRowid, `${searchable} ${key}`, withoutKeys(indexTerms(recallLabel(entry))), context);
+    words.run(lastInsertRowid, `${terms} ${key}`, withoutKeys(indexTerms(recallLabel(entry))), context);
     previous = { entry, terms };
   }
 }

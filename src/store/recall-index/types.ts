@@ -89,11 +89,6 @@ export interface SearchHit {
   /** Higher is better; comparable within one search only. */
   score: number;
   /**
-   * Set when the words matched a version of the message that an edit keeping its id replaced (versions.ts), or when
-   * the head holds the newest version: a checkpoint that held the version shown, whose text `text` is.
-   */
-  version?: string;
-  /**
    * The indexed messages right before and after it, oldest first (a question and its answer span messages): as
    * many as `neighbours` asked for, fewer at the ends of the index.
    */

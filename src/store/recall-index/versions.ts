@@ -11,11 +11,6 @@ import { storedFormOfSerialized } from "../../messages/stored-form.js";
 import { hasLeft } from "./transcript-items.js";
 import type { RecallEntry, RecallVersion } from "./types.js";
 
-/** The texts of every version an entry holds: its own and its `versions`'. */
-export function versionTexts(entry: Pick<RecallEntry, "text" | "versions">): string[] {
-  return [entry.text, ...(entry.versions ?? []).map((version) => version.text)];
-}
-
 /**
  * What tells a version apart: its stored form, or, for a version recorded before the transcript stored messages,
  * its text.
@@ -27,11 +22,6 @@ export function versionForm(version: Pick<RecallVersion, "text" | "message">): s
 /** The forms of every version an entry holds: its own and its `versions`'. */
 export function versionForms(entry: Pick<RecallEntry, "text" | "message" | "versions">): string[] {
   return [versionForm(entry), ...(entry.versions ?? []).map(versionForm)];
-}
-
-/** The text a message is found by: every version's, so an edit that kept the id leaves the older words findable. */
-export function searchableText(entry: Pick<RecallEntry, "text" | "versions">): string {
-  return [...new Set(versionTexts(entry))].join("\n");
 }
 
 /** An entry's own version (or a copy of a version). */
