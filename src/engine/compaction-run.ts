@@ -108,7 +108,7 @@ export async function compactWithinPolicy(
     code: "WONT_FIT",
     summarizerMs: compacted.summarizerMs,
     ...(compacted.summarizerTokens ? { summarizerTokens: compacted.summarizerTokens } : {}),
-    skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${counter.countMessage(compacted.summary)}), not under the ceiling of ${options.maxTokensAfter}`,
+    skipped: `the compacted thread would hold ${after} tokens (the summary came out at ${counter.countMessage(compacted.summary)}), not under the limit of ${options.maxTokensAfter}`,
   };
 }
 

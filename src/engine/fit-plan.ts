@@ -135,7 +135,7 @@ export function planWithin(
 function wontFit(best: CompactionPlan, max: number, estimate: number): string {
   return (
     `compacting would leave about ${estimate} tokens (${best.tokens.system} system, ${best.tokens.kept} kept verbatim or pinned, ` +
-    `a summary of at least ${best.tokens.summaryBudget}), not under the ceiling of ${max}`
+    `a summary of at least ${best.tokens.summaryBudget}), not under the limit of ${max}`
   );
 }
 

@@ -53,6 +53,8 @@ export type SummarySettings = Pick<
   "summarizer" | "fallbackSummarizer" | "counter" | "summaryPrefix" | "summaryLog"
 > & {
   recall: Pick<ManagerSettings["recall"], "announce">;
+  /** Its `tokenLimit` is recorded with the summary (the provenance's `limit`). */
+  policy?: Pick<ManagerSettings["policy"], "tokenLimit">;
 };
 
 /**
@@ -166,6 +168,7 @@ export async function summarizePlan(
       summarizer: summarizer.name,
       model: summarizer.model ?? null,
       ...(fallbackReason ? { fallbackReason } : {}),
+      ...(settings.policy?.tokenLimit !== undefined ? { limit: settings.policy.tokenLimit } : {}),
       ...pinsOf(plan),
       ...(appended
         ? {

@@ -42,6 +42,11 @@ export interface SummaryProvenance {
   retiredMessages?: number;
   /** How many times a reflection condensed the log's older segments into one (each rewrote the log). */
   condensations?: number;
+  /**
+   * The token limit (the trigger, resolved) the compaction that wrote this summary ran under: what the script uses
+   * for the thread when it is given none.
+   */
+  limit?: number;
   createdAt: string;
 }
 

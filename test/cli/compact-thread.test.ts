@@ -104,7 +104,7 @@ describe("npm start (the demo)", () => {
       expect(code, `${command}\n${stderr}`).toBe(0);
       if (command.includes(" inspect "))
         expect(stdout).toMatch(
-          /limit 1,500\n[\s\S]*compactable: (yes|no — [\d,]+ tokens, not over the limit of 1,500)/,
+          /limit 1,500 \([^)]*\)( {2}\(over the limit\))?\n[\s\S]*compactable: (yes|no — [\d,]+ tokens, not over the limit of 1,500)/,
         );
     }
   });
@@ -142,7 +142,7 @@ describe("npm start with OPENAI_API_KEY", () => {
 
 describe("the compaction script on a thread written by the demo", () => {
   it("inspects, plans, compacts, shows history and restores, with --json that parses", async () => {
-    const inspected = await runScript(["inspect", THREAD, "--db", db, "--json", "--limit", "500"]);
+    const inspected = await runScript(["inspect", THREAD, "--db", db, "--json", "--limit", limit]);
     expect(inspected.code, inspected.stderr).toBe(0);
     const inspection = JSON.parse(inspected.stdout);
     expect(inspection.overLimit).toBe(true);

@@ -164,17 +164,26 @@ describe("search", () => {
 });
 
 describe("inspect, history and compact", () => {
-  it("inspect: compactable only when compact would compact (over the limit)", async () => {
+  it("inspect: compactable exactly when compact (a dry run) would compact, at every limit", async () => {
     const under = await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000"]);
     expect(under.stdout).toMatch(
       /compactable: no — [\d,]+ tokens, not over the limit of 1,000,000: compact writes nothing/,
     );
-    expect(
-      JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "1000000", "--json"])).stdout).compactable,
-    ).toBe(false);
-    expect(
-      JSON.parse((await runScript(["inspect", THREAD, "--db", db, "--limit", "300", "--json"])).stdout).compactable,
-    ).toBe(true);
+    const answers: boolean[] = [];
+    for (const limit of ["300", "1000", "3000", "1000000"]) {
+      const inspected = JSON.parse(
+        (await runScript(["inspect", THREAD, "--db", db, "--limit", limit, "--json"])).stdout,
+      );
+      const dry = JSON.parse(
+        (await runScript(["compact", THREAD, "--db", db, "--limit", limit, "--dry-run", "--json"])).stdout,
+      );
+      expect(inspected.compactable, `--limit ${limit}: ${inspected.reason} / ${dry.reason}`).toBe(
+        dry.status === "dry-run",
+      );
+      answers.push(inspected.compactable);
+    }
+    expect(answers).toContain(true);
+    expect(answers).toContain(false);
   });
 
   it("history: one row per turn and per compaction; --every-checkpoint and --json show every checkpoint", async () => {

@@ -170,7 +170,7 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
     const head = (await headOf(store, "tiny")).checkpoint.id;
     const tiny = await manager.compactThread(config, { maxTokensAfter: 60 });
     expect(tiny.status).toBe("skipped");
-    expect(tiny.reason).toMatch(/not under the ceiling of 60$/);
+    expect(tiny.reason).toMatch(/not under the limit of 60$/);
 
     // A huge message in the latest turn cannot be summarized (the current turn never is).
     await agent.invoke(
@@ -179,7 +179,7 @@ describe("the ceiling: a compaction that would not end under it compacts harder 
     );
     const huge = await manager.compactThread(config, { maxTokensAfter: 2_000 });
     expect(huge.status).toBe("skipped");
-    expect(huge.reason).toMatch(/not under the ceiling of 2000$/);
+    expect(huge.reason).toMatch(/not under the limit of 2000$/);
 
     const pinnedThread = { configurable: { thread_id: "pinned" } };
     await agent.invoke(

@@ -1,11 +1,10 @@
 import { asStoreError, CompactionError, isStoreFailure } from "../../errors.js";
 import { EXIT, exitCodeOf } from "../exit-codes.js";
-import { HistoryManager, type PreparedCompaction } from "../../engine/history-manager.js";
-import { ExtractiveSummarizer } from "../../summarizers/extractive.js";
+import type { HistoryManager } from "../../engine/history-manager.js";
 import { type CompactionPlan } from "../../engine/plan.js";
-import { isOverLimit } from "../../engine/limits.js";
 import type { CompactedReport } from "../../engine/report.js";
-import { managerOf, requireThread, type CliContext } from "../context.js";
+import { limitText, managerOf, requireThread, threadContext, type CliContext } from "../context.js";
+import { compactVerdict } from "../verdict.js";
 import { requireStillInLine } from "../superseded.js";
 import { bar, number, paint } from "../format.js";
 
@@ -21,8 +20,8 @@ The policy is the wrapper's, read the same way: a thread over the limit is broug
 summary of up to 60% of the limit plus the newest messages verbatim (with a ratio: that share summarized, a summary
 of up to 25% of the limit); a thread at or under the limit is left as it is.
 
-  --limit N        compact a thread holding more than N tokens (default: TOKEN_LIMIT, or 4000; a value <= 1 is a
-                   fraction of the model's window)
+  --limit N        compact a thread holding more than N tokens (default: TOKEN_LIMIT, else the one the thread's last
+                   compaction recorded, else 4000; a value <= 1 is a fraction of the model's window)
   --ratio R        share (0 < R < 1) of the oldest non-system messages to summarize (default: COMPACTION_RATIO;
                    unset: compact to 80% of the limit)
   --summarizer S   extractive or openai (default: openai when OPENAI_API_KEY is set, as the wrapper; SUMMARY_MODEL,
@@ -57,29 +56,21 @@ function describePlan(plan: CompactionPlan, estimate: number) {
   };
 }
 
-export async function compactCommand(context: CliContext, threadId: string | undefined): Promise<number> {
+export async function compactCommand(given: CliContext, threadId: string | undefined): Promise<number> {
+  if (given.options.all) return compactAll(given, managerOf(given));
+  const head = await requireThread(given, threadId);
+  // The thread's own limit when its last compaction recorded one and none was given.
+  const context = threadContext(given, head);
   const manager = managerOf(context);
-  if (context.options.all) return compactAll(context, manager);
-  const head = await requireThread(context, threadId);
   const config = { configurable: { thread_id: threadId } };
-  // Counted and planned as the engine will: calibrated by the provider's figures where the replies carry them.
-  const { tokens, ratio: tokenRatio } = await manager.calibration.count(head.messages);
   const limit = context.policy.tokenLimit;
   const dryRun = Boolean(context.options["dry-run"]);
   const printer = context.printer;
-  const over = isOverLimit(context.policy, tokens, head.messages.length);
-  // The plan the engine writes: the policy's cut, cut harder when it would not end under the ceiling.
-  const asked = manager.planCompaction(head.messages, { tokenRatio });
-  let fitted = manager.fitPlan(head.messages, { tokenRatio });
-  // The summary itself, computed before anything is printed whenever that costs nothing (the offline summarizer) or
-  // the thread is written anyway: what the plan shows is then exactly what is written. A dry run with a model
-  // summarizer calls no model: its figure is the summary's budget, an upper bound.
-  let prepared: PreparedCompaction | undefined;
-  if (over && !head.busyReason && "plan" in fitted && (!dryRun || context.summarizer instanceof ExtractiveSummarizer)) {
-    const result = await manager.prepareCompaction(config);
-    if (result.status === "prepared") prepared = result;
-    else if (result.status === "skipped") fitted = { skipped: result.reason, code: result.code };
-  }
+  // inspect's answer too (cli/verdict.ts). The summary itself is computed before anything is printed whenever that
+  // costs nothing (the offline summarizer) or the thread is written anyway: what the plan shows is then exactly what
+  // is written. A dry run with a model summarizer calls no model: its figure is the summary's budget, an upper bound.
+  const verdict = await compactVerdict(context, manager, threadId!, head, { summarize: !dryRun });
+  const { tokens, tokenRatio, over, asked, fitted, prepared } = verdict;
   const plan = prepared?.compacted.plan ?? ("plan" in fitted ? fitted.plan : asked);
   const exact = prepared ? (await manager.calibration.count(prepared.compacted.messages)).tokens : undefined;
   // The plan's estimate is the tokenizer's; the count shown beside it is the provider's where calibrated.
@@ -88,7 +79,7 @@ export async function compactCommand(context: CliContext, threadId: string | und
   // A --ratio whose cut would not end under the limit's ceiling: the limit wins, and the script says so.
   const overridden =
     ratio !== undefined && "plan" in fitted && asked.executable && plan.keep.length !== asked.keep.length;
-  const underLimit = `${number(tokens)} tokens, not over the limit of ${number(limit)}`;
+  const underLimit = `${number(tokens)} tokens, not over the limit of ${limitText(context)}`;
   const out: Record<string, unknown> = {
     threadId,
     checkpointId: head.tuple.checkpoint.id,
@@ -180,12 +171,15 @@ export async function compactCommand(context: CliContext, threadId: string | und
 async function compactAll(context: CliContext, manager: HistoryManager): Promise<number> {
   // --over N is --limit N for --all (the policy was resolved with it: context.ts).
   const over = context.policy.tokenLimit;
-  const candidates: Array<{ threadId: string; tokens: number }> = [];
+  // Each thread over its own limit, where its last compaction recorded one and none was given.
+  const candidates: Array<{ threadId: string; tokens: number; manager: HistoryManager }> = [];
   for (const row of await context.store.threads.listThreads()) {
     const head = await context.store.threads.readHead(row.threadId);
     if (!head) continue;
-    const { tokens } = await manager.calibration.count(head.messages);
-    if (tokens > over) candidates.push({ threadId: row.threadId, tokens });
+    const own = threadContext(context, head);
+    const ownManager = own === context ? manager : managerOf(own);
+    const { tokens } = await ownManager.calibration.count(head.messages);
+    if (tokens > own.limit) candidates.push({ threadId: row.threadId, tokens, manager: ownManager });
   }
   const results: Array<Record<string, unknown>> = [];
   const failures: unknown[] = [];
@@ -201,7 +195,7 @@ async function compactAll(context: CliContext, manager: HistoryManager): Promise
       if (context.options["dry-run"]) {
         results.push({ threadId: candidate.threadId, status: "dry-run", reason: `${number(candidate.tokens)} tokens` });
       } else {
-        const report = await manager.compactThread({ configurable: { thread_id: candidate.threadId } });
+        const report = await candidate.manager.compactThread({ configurable: { thread_id: candidate.threadId } });
         const written = report.status === "compacted" ? report : undefined;
         results.push({
           threadId: candidate.threadId,

@@ -1,8 +1,8 @@
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
-import { isOverLimit } from "../../engine/limits.js";
 import { speaker } from "../../summarizers/render.js";
 import { contentText } from "../../messages/content.js";
-import { managerOf, requireThread, type CliContext } from "../context.js";
+import { limitNote, managerOf, requireThread, threadContext, type CliContext } from "../context.js";
+import { compactVerdict } from "../verdict.js";
 import { bar, number, paint, preview, table } from "../format.js";
 
 export const INSPECT_HELP = `inspect <thread> — the head's messages (role, agent, tokens, preview), the total against a limit (the provider's
@@ -12,31 +12,25 @@ and whether compact would compact it now (over the limit, idle, something to sum
 Usage: npx compact-thread inspect <thread> (--db <file> | --postgres <url>) [--limit N] [--model M] [--json]
 
 Options:
-  --limit N       the token limit, as compact uses it (TOKEN_LIMIT, or 4000; a value <= 1 is a fraction of the
-                  model's window): each thread is shown against it, and compact compacts a thread over it
+  --limit N       the token limit, as compact uses it (TOKEN_LIMIT, else the one the thread's last compaction
+                  recorded, else 4000, which is said to be the script's; a value <= 1 is a fraction of the model's
+                  window): the thread is shown against it, and compact compacts a thread over it
 
 Examples:
   npx compact-thread inspect demo-20261121-101500 --db data/demo.sqlite
   npx compact-thread inspect support-42 --postgres "$POSTGRES_URL" --limit 32000 --json`;
 
-export async function inspectCommand(context: CliContext, threadId: string | undefined): Promise<void> {
-  const head = await requireThread(context, threadId);
+export async function inspectCommand(given: CliContext, threadId: string | undefined): Promise<void> {
+  const head = await requireThread(given, threadId);
+  // The thread's own limit when its last compaction recorded one and none was given.
+  const context = threadContext(given, head);
   const each = context.counter.countEach(head.messages);
-  const manager = managerOf(context);
-  const measured = await manager.calibration.count(head.messages);
-  const total = measured.tokens;
-  const counted = measured.calibrated ? "provider" : "tokenizer";
+  // "compactable" is compact's own answer (a dry run's): the same count, plan and, offline, summary.
+  const verdict = await compactVerdict(context, managerOf(context), threadId!, head, { summarize: false });
+  const { tokens: total, compactable, reason } = verdict;
+  const under = !verdict.over;
+  const counted = verdict.calibrated ? "provider" : "tokenizer";
   const summary = head.messages.find((message) => isSummaryMessage(message));
-  // The plan `compact` would execute: the script's policy, the wrapper's rules, the same count.
-  const plan = manager.planCompaction(head.messages, { tokenRatio: measured.ratio });
-  // "compactable" answers what `compact` would do: a thread at or under the limit is left alone.
-  const under = !isOverLimit(context.policy, total, head.messages.length);
-  const compactable = head.busyReason === undefined && !under && plan.executable;
-  const reason =
-    head.busyReason ??
-    (under
-      ? `${number(total)} tokens, not over the limit of ${number(context.limit)}: compact writes nothing`
-      : plan.reason);
   const result = {
     threadId,
     checkpointId: head.tuple.checkpoint.id,
@@ -52,6 +46,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
     tokens: total,
     counted,
     limit: context.limit,
+    limitSource: context.limitSource,
     overLimit: !under,
     summary: summary ? { text: summaryText(summary), provenance: getSummaryProvenance(summary) } : null,
     compactable,
@@ -73,7 +68,7 @@ export async function inspectCommand(context: CliContext, threadId: string | und
   }
   printer.line();
   printer.line(
-    `total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)}${under ? "" : paint(printer, 31, "  (over the limit)")}`,
+    `total ${number(total)} tokens (${counted === "provider" ? "the provider's count" : "the tokenizer's count"})  ${bar(total, Math.max(total, context.limit))}  limit ${number(context.limit)} (${limitNote(context)})${under ? "" : paint(printer, 31, "  (over the limit)")}`,
   );
   if (summary) {
     const provenance = getSummaryProvenance(summary)!;

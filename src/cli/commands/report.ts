@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CompactionError } from "../../errors.js";
-import { requireThread, type CliContext } from "../context.js";
+import { requireThread, threadContext, type CliContext } from "../context.js";
 import { andSummaries, number } from "../format.js";
 import { checkpointsInWords, threadReport } from "../report-data.js";
 import { reportHtml } from "../report-html.js";
@@ -16,14 +16,16 @@ Usage: npx compact-thread report <thread> (--db <file> | --postgres <url>) [--ht
 
 Options:
   --html FILE     write the page there (an existing file is replaced)
-  --limit N       the token limit drawn on the chart (TOKEN_LIMIT, or 4000)
+  --limit N       the token limit drawn on the chart (TOKEN_LIMIT, else the one the thread's last compaction
+                  recorded, else 4000)
 
 Examples:
   npx compact-thread report support-42 --db data/app.sqlite --html support-42.html
   npx compact-thread report support-42 --postgres "$POSTGRES_URL" --json`;
 
-export async function reportCommand(context: CliContext, threadId: string | undefined): Promise<void> {
-  await requireThread(context, threadId);
+export async function reportCommand(given: CliContext, threadId: string | undefined): Promise<void> {
+  // The thread's own limit when its last compaction recorded one and none was given.
+  const context = threadContext(given, await requireThread(given, threadId));
   const html = context.options.html;
   if (html !== undefined && html.trim() === "")
     throw new CompactionError({
