@@ -150,36 +150,19 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     ]);
   });
 
-  it("without it: the node says once, through onCompactionError, which state schema the graph needs", async () => {
-    const errors: unknown[] = [];
-    // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
-    const graph = team(
-      compactionNode({
-        trigger: { tokens: 1_500 },
-        model: modelWithHardLimit(2_000),
-        summarizer: new ExtractiveSummarizer(),
-        env: {},
-        prompt: PROMPT_TEAM,
-        onCompactionError: (error) => void errors.push(error),
-      }),
-      false,
-    );
-    const config = { configurable: { thread_id: "team-no-schema" } };
-    for (let index = 0; index < 16; index++) await graph.invoke(ask(index), config);
-    const told = errors.filter((error) => (error as { parameter?: string }).parameter === "stateSchema");
-    expect(told).toHaveLength(1);
-    expect(String((told[0] as Error).message)).toMatch(/CompactionAgentState/);
-  });
-
-  it("without it and without any handler: a process warning on the first turn, before any compaction", async () => {
+  it("without it: said at the first call, and again at every call whose head kept what a compaction removed; no such compaction is reported as one", async () => {
+    const errors: Array<{ turn: number; message: string }> = [];
     const compactedAt: number[] = [];
     const warnedAt: number[] = [];
     let turn = 0;
     const listen = (warning: Error & { code?: string }) =>
       void (warning.code === "LANGGRAPH_COMPACTION_CANNOT_COMPACT" && warnedAt.push(turn));
     process.on("warning", listen);
+    const config = { configurable: { thread_id: "team-no-schema" } };
+    let graph: ReturnType<typeof team> | undefined;
     try {
-      const graph = team(
+      // A hard limit the team crosses: a call there waits for the summary, so compactions land whatever the load.
+      graph = team(
         compactionNode({
           trigger: { tokens: 1_500 },
           model: modelWithHardLimit(2_000),
@@ -187,12 +170,15 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
           env: {},
           prompt: PROMPT_TEAM,
           onCompaction: () => void compactedAt.push(turn),
+          onCompactionError: (error) =>
+            void (
+              (error as { parameter?: string }).parameter === "stateSchema" &&
+              errors.push({ turn, message: (error as Error).message })
+            ),
         }),
         false,
       );
-      const config = { configurable: { thread_id: "team-no-schema-warned" } };
-      // Until a turn after the first compaction: the warning is said once, at the first turn, never again.
-      for (turn = 0; turn < 16 && !(compactedAt.length > 0 && turn > compactedAt[0]! + 1); turn++) {
+      for (turn = 0; turn < 20; turn++) {
         await graph.invoke(ask(turn), config);
         // Warnings are emitted on the next tick.
         await new Promise((resolve) => setImmediate(resolve));
@@ -200,8 +186,19 @@ describe("compactionNode on createSupervisor's supervisor (sqlite)", () => {
     } finally {
       process.off("warning", listen);
     }
+    // At the first call, before any compaction: the subgraph has not the schema.
+    expect(errors[0]).toMatchObject({ turn: 0, message: expect.stringMatching(/CompactionAgentState/) });
+    expect(warnedAt[0]).toBe(0);
+    // Then at every call whose state holds messages beside the summary covering them: not once, but as long as it lasts.
+    const merging = errors.filter((error) => /beside the compaction summary that covers them/.test(error.message));
+    expect(merging.length).toBeGreaterThan(3);
+    expect(warnedAt.length).toBeGreaterThan(3);
+    // No compaction reported from the first call that showed the head kept what one removed.
     expect(compactedAt.length).toBeGreaterThan(0);
-    expect(warnedAt).toEqual([0]);
+    expect(compactedAt.filter((at) => at >= merging[0]!.turn)).toEqual([]);
+    // The head did keep it: every summary's covered messages are still there.
+    const head = (await graph!.getState(config)).values.messages as BaseMessage[];
+    expect(head.filter((message) => isSummaryMessage(message)).length).toBeGreaterThan(1);
   });
 
   it("nothing said where nothing is wrong: the team with the schema, a createReactAgent alone, a worker agent given the schema", async () => {

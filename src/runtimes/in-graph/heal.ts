@@ -2,9 +2,9 @@
  * The in-graph step's view of a state holding messages beside the summary that covers them (messages/covered.ts):
  * copies after their summary (a run's stale input) are dropped before the model call — only those the transcript
  * holds as they are: a new message that reuses a compacted message's id is new content, and stays; copies before it
- * mean the
- * graph's parent merges messages by id, which compaction cannot shrink: said once per thread. The node says it
- * sooner, at its first call in a thread, when it runs in a subgraph whose messages did not come through
+ * mean the graph's parent merges messages by id, which compaction cannot shrink: said at every call whose state shows
+ * it, and a compaction applied at such a call is not reported as one (`parentMerges`). The node says it sooner, once
+ * per thread at its first call, when it runs in a subgraph whose messages did not come through
  * `CompactionAgentState`'s reducer (messages-reducer.ts): the parent may merge them by id.
  */
 import type { BaseMessage } from "@langchain/core/messages";
@@ -20,12 +20,14 @@ const PARENT_MERGES =
 const SUBGRAPH_WITHOUT_SCHEMA = (namespace: string): string =>
   `this step runs in a subgraph (checkpoint namespace ${JSON.stringify(namespace.split("|")[0])}) whose state is not CompactionAgentState: a parent that merges the subgraph's messages by id (createSupervisor's supervisor, a compiled graph added as a node with a messages channel) keeps what a compaction removes, and the head never shrinks; pass stateSchema: CompactionAgentState (from langgraph-compaction) to the graph this step runs in (createSupervisor, createReactAgent) — it is LangGraph's messages reducer otherwise, so it is safe where the parent does not merge`;
 
-/** Threads remembered as told, at most (the oldest forgotten first). */
+/** Threads remembered, at most (the oldest forgotten first). */
 const TOLD_KEPT = 10_000;
 
 export class CoveredCopiesHealer {
-  /** Threads told their parent graph merges messages by id, each once. */
+  /** Threads told, at their first call, that they run in a subgraph without the schema. */
   private readonly told = new Set<string>();
+  /** Threads whose latest call's state held messages before the summary covering them: the parent merges. */
+  private readonly merging = new Set<string>();
 
   constructor(
     private readonly notices: Notices,
@@ -51,7 +53,12 @@ export class CoveredCopiesHealer {
     recorded: (ids: string[]) => Promise<ReadonlyMap<string, ReadonlySet<string>>>,
   ): Promise<BaseMessage[] | undefined> {
     const copies = coveredCopies(messages);
-    if (copies.before) this.tell(threadKey, PARENT_MERGES);
+    this.merging.delete(threadKey);
+    if (copies.before) {
+      this.merging.add(threadKey);
+      if (this.merging.size > TOLD_KEPT) this.merging.delete(this.merging.values().next().value!);
+      this.say(threadKey, PARENT_MERGES);
+    }
     if (copies.after.length === 0) return undefined;
     const held = await recorded(copies.after.map((index) => messages[index]!.id!));
     const drop = new Set(
@@ -60,12 +67,25 @@ export class CoveredCopiesHealer {
     return drop.size === 0 ? undefined : messages.filter((_, index) => !drop.has(index));
   }
 
-  /** Tells `message` once per thread: to `onCompactionError` and as a `CANNOT_COMPACT` notice. */
+  /**
+   * Whether the state of the thread's latest call held messages beside the summary covering them: a compaction applied
+   * at that call shrinks the model's input but not the head, whose parent keeps what it removes.
+   */
+  parentMerges(threadKey: string): boolean {
+    return this.merging.has(threadKey);
+  }
+
+  /** Tells `message` once per thread. */
   private tell(threadKey: string, message: string): void {
     if (this.told.has(threadKey)) return;
     this.told.add(threadKey);
     if (this.told.size > TOLD_KEPT) this.told.delete(this.told.values().next().value!);
+    this.say(threadKey, message);
+  }
+
+  /** Says `message`: to `onCompactionError` and as a `CANNOT_COMPACT` notice (a process warning). */
+  private say(threadKey: string, message: string): void {
     this.onError(new CompactionError({ code: "INVALID_ARGUMENT", parameter: "stateSchema", message }));
-    this.notices.once({ code: "CANNOT_COMPACT", threadId: threadKey, message });
+    this.notices.say({ code: "CANNOT_COMPACT", threadId: threadKey, message });
   }
 }

@@ -201,16 +201,19 @@ export class InGraphCompactor {
     } catch (error) {
       return this.failure(compaction, error);
     }
-    announceCompaction(this.options, config, this.manager.counter, {
-      threadId,
-      before: messages,
-      after: rebased.messages,
-      measuredBefore: measured,
-      measuredAfter: await this.measure(rebased.messages, overhead),
-      appended: rebased.appended,
-      background: job.snapshot !== messages,
-      compacted: outcome,
-    });
+    // A parent that merges messages by id keeps what this compaction removes: the model's input shrinks, the head does
+    // not, so it is not reported as a compaction (the healer said why, at this call).
+    if (!this.healer.parentMerges(compaction.key))
+      announceCompaction(this.options, config, this.manager.counter, {
+        threadId,
+        before: messages,
+        after: rebased.messages,
+        measuredBefore: measured,
+        measuredAfter: await this.measure(rebased.messages, overhead),
+        appended: rebased.appended,
+        background: job.snapshot !== messages,
+        compacted: outcome,
+      });
     return rebased.messages;
   }
 
