@@ -132,7 +132,7 @@ export class Calibration {
         code: "INVALID_ARGUMENT",
         parameter: "tokenCounter",
         value,
-        message: `tokenCounter must return a number of tokens >= 0; got ${JSON.stringify(value)}.`,
+        message: `tokenCounter must return a number of tokens >= 0; got ${typeof value === "number" ? String(value) : JSON.stringify(value)}.`,
       });
     }
     const exact = REPLY_PRIMING_TOKENS + sumOf(each);

@@ -77,7 +77,7 @@ export class CircuitBreaker {
       message:
         `compaction of thread ${JSON.stringify(threadId)} is paused until ${new Date(state.pausedUntil).toISOString()} after ` +
         `${state.failures} consecutive failures (last: ${describe(error)}); turns continue uncompacted. ` +
-        `Fix the summarizer, set fallbackSummarizer: "extractive", or call resumeCompaction(threadId).`,
+        `${fixOf(error)}, or call resumeCompaction(threadId).`,
       cause: error,
     });
   }
@@ -95,4 +95,12 @@ export class CircuitBreaker {
   reset(threadId: string): void {
     this.states.delete(threadId);
   }
+}
+
+/** What to fix after `error`: the option it names, else the summarizer (what fails most). */
+function fixOf(error: unknown): string {
+  const parameter = CompactionError.isInstance(error) ? error.parameter : undefined;
+  return parameter && parameter !== "summarizer"
+    ? `Fix ${parameter}`
+    : `Fix the summarizer, set fallbackSummarizer: "extractive"`;
 }

@@ -7,7 +7,11 @@ import { summaryHeader } from "../messages/summary-message.js";
 import { TOKENS_PER_MESSAGE } from "../tokens/chat-format.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactOverrides, PrepareOptions } from "./manager-options.js";
-import { DEFAULT_COMPACTION_RATIO, type CompactionPlan, type PlanOptions } from "./plan.js";
+import { CompactionError } from "../errors.js";
+import { DEFAULT_COMPACTION_RATIO, FLOOR_SUMMARY_TOKENS, type CompactionPlan, type PlanOptions } from "./plan.js";
+
+const formatRatio = (ratio: number) =>
+  ratio >= 1 ? `${ratio.toPrecision(3)}×` : `${ratio.toPrecision(3)}× (a fraction of)`;
 import type { CompactionPolicy } from "./policy.js";
 
 /** Tokens OpenAI adds around the summary message: its separators (tokens/chat-format.ts) and its role (one token). */
@@ -36,6 +40,15 @@ export function cutOf(
   const ratio = overrides.tokenRatio ?? 1;
   const scaled = (tokens: number | undefined) =>
     tokens === undefined || ratio === 1 ? tokens : Math.max(1, Math.floor(tokens / ratio));
+  const budget = options.summaryTokens;
+  // A count so far above the tokenizer's leaves no summary room in the tokenizer's tokens: the counter is the cause.
+  if (overrides.summaryTokens === undefined && budget !== undefined && scaled(budget)! < FLOOR_SUMMARY_TOKENS)
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "tokenCounter",
+      value: ratio,
+      message: `the thread's count is ${formatRatio(ratio)} the tokenizer's (tokenCounter, or the provider's usage figures): the summary's budget of ${budget} tokens would be ${scaled(budget)} of the tokenizer's, under the ${FLOOR_SUMMARY_TOKENS} a summary needs; check what tokenCounter returns`,
+    });
   return {
     compactionRatio: overrides.compactionRatio ?? options.compactionRatio,
     keepTokens: ownCut ? overrides.keepTokens : scaled(options.keepTokens),

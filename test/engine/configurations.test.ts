@@ -4,7 +4,8 @@
  * - contradictory options (`compactionRatio` beside `keep`), refused naming both;
  * - a trigger of messages that no compaction can get under, or a `keep` that leaves the thread at its trigger;
  * - without a `keep`, a trigger of messages keeps a share that fits: it does not compact on every turn;
- * - compactions that fail without an `onCompactionError` are a process warning, once.
+ * - compactions that fail without an `onCompactionError` are a process warning, once;
+ * - a `tokenCounter` that answers NaN or a count far from any thread's is named as the cause, and the turns run.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
@@ -147,5 +148,42 @@ describe("compactions that fail without onCompactionError are said, once", () =>
       expect.objectContaining({ message: expect.stringMatching(/provider down.*onCompactionError/) }),
     ]);
     expect(supervisor.compactionHealth("failing-silently").consecutiveFailures).toBeGreaterThan(0);
+  });
+});
+
+describe("a tokenCounter that answers nonsense is named for it", () => {
+  const turns = async (count: () => number) => {
+    const errors: string[] = [];
+    const wrapped = new CompactingSupervisor(agent(), {
+      trigger: { tokens: 2_000 },
+      background: false,
+      env: {},
+      tokenCounter: count,
+      onCompactionError: (error) => void errors.push((error as Error).message),
+    });
+    const results = [];
+    for (let turn = 0; turn < 4; turn++)
+      results.push(
+        await wrapped.invoke(
+          { messages: [new HumanMessage(`Question ${turn}: is the refund of ord_4471 approved?`)] },
+          { configurable: { thread_id: "counted" } },
+        ),
+      );
+    return { errors, results };
+  };
+
+  it("NaN: said as NaN, through onCompactionError; the turns run", async () => {
+    const { errors, results } = await turns(() => Number.NaN);
+    expect(results).toHaveLength(4);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toBe("tokenCounter must return a number of tokens >= 0; got NaN.");
+  });
+
+  it("a count far above the tokenizer's: the failure names tokenCounter, and so does the pause", async () => {
+    const { errors } = await turns(() => 1e12);
+    expect(errors[0]).toMatch(/tokenCounter/);
+    expect(errors.join("\n")).not.toMatch(/summaryTokens/);
+    const paused = errors.find((message) => /is paused until/.test(message));
+    expect(paused).toMatch(/Fix tokenCounter, or call resumeCompaction/);
   });
 });

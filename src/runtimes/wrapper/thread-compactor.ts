@@ -55,8 +55,16 @@ export class ThreadCompactor {
       const messages = storedMessagesOrEmpty(state?.values, threadId);
       // Reading the thread, counting it and the turn are phases of their own (slices.ts).
       await turnOver();
-      // A new (or empty) thread holds nothing to compact: its first turn runs as it is.
-      const measured = await manager.calibration.count(messages);
+      // A new (or empty) thread holds nothing to compact: its first turn runs as it is. A count that fails (a
+      // tokenCounter that answers no number) is told as a compaction's failure, and the turn runs as it is.
+      let measured: Awaited<ReturnType<typeof manager.calibration.count>>;
+      try {
+        measured = await manager.calibration.count(messages);
+      } catch (error) {
+        await this.parts.events.error(error, threadId);
+        record.compaction.inFlight++;
+        return record;
+      }
       stored = messages.length === 0 ? 0 : measured.tokens;
       record.count = stored;
       record.messageCount = messages.length;
