@@ -97,8 +97,8 @@ export function requireOptional<M>(name: OptionalDependency, feature: string): M
 
 /**
  * Whether `error` is better-sqlite3 finding no native module: the package is installed but its install script never
- * built it (npm 11 runs a dependency's install script only when package.json lists it under `allowScripts`), or it
- * was built for another Node.js.
+ * built it (installed with `--ignore-scripts`, by a package manager that skips scripts not allowed, or the build failed),
+ * or it was built for another Node.js.
  */
 export function isUnbuiltNativeModule(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
@@ -111,7 +111,7 @@ export function unbuiltSqlite(cause: unknown): CompactionError {
     code: "MISSING_DEPENDENCY",
     value: "better-sqlite3",
     message:
-      'better-sqlite3 is installed but its native module is not built (npm 11 runs its install script only when package.json lists it: "allowScripts": { "better-sqlite3": true }); add that, then run npm rebuild better-sqlite3',
+      'better-sqlite3 is installed but its native module is not built (its install script did not run or failed: installed with --ignore-scripts, or by a package manager that skips scripts not allowed, which "allowScripts": { "better-sqlite3": true } in package.json allows); run npm rebuild better-sqlite3',
     cause,
   });
 }

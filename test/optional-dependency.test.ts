@@ -34,8 +34,8 @@ describe("optional dependencies", () => {
     new Database(":memory:").close();
   });
 
-  it("better-sqlite3 installed without its native build (npm 11 without allowScripts): recognised, and the error says what to add", () => {
-    // The package as npm 11 leaves it when it skips the install script: its JavaScript, no build/ folder.
+  it("better-sqlite3 installed without its native build (its install script skipped): recognised, and the error says what to do", () => {
+    // The package as an install that skips its script leaves it (--ignore-scripts): its JavaScript, no build/ folder.
     const dir = mkdtempSync(join(tmpdir(), "compaction-unbuilt-"));
     try {
       const here = createRequire(import.meta.url);

@@ -41,6 +41,19 @@ function messageItem(type: string, id: string | undefined, source: string, text:
   return item;
 }
 
+/** Whether the page shows its end (within a few lines): the person reads the newest messages, not older ones. */
+const atEnd = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 64;
+
+/**
+ * `update`, then the page scrolled to its end when it showed its end before (or `always`: the person's own message),
+ * so a new message and the streamed tokens stay in view, and a person who scrolled up to read is left where they are.
+ */
+function follow(update: () => void, always = false): void {
+  const following = always || atEnd();
+  update();
+  if (following) window.scrollTo({ top: document.documentElement.scrollHeight });
+}
+
 function marker(text: string): HTMLLIElement {
   const item = document.createElement("li");
   item.className = "compaction-marker";
@@ -74,7 +87,7 @@ async function refresh(): Promise<void> {
       items.push(marker(`Earlier messages summarized for the model — ${size} messages above`));
     }
   });
-  list.replaceChildren(...items);
+  follow(() => list.replaceChildren(...items));
 }
 
 async function send(text: string): Promise<void> {
@@ -84,7 +97,7 @@ async function send(text: string): Promise<void> {
     params.set("thread", threadId);
     history.replaceState(null, "", `?${params}`);
   }
-  list.append(messageItem("human", undefined, "live", text));
+  follow(() => list.append(messageItem("human", undefined, "live", text)), true);
   const streamed = new Map<string, HTMLLIElement>();
   for await (const part of client.runs.stream(threadId, assistant, {
     input: { messages: [{ type: "human", content: text }] },
@@ -94,14 +107,16 @@ async function send(text: string): Promise<void> {
       const [chunk] = part.data as [{ id?: string; type: string; content: unknown }, unknown];
       if (chunk.type === "human") continue;
       const key = chunk.id ?? `chunk-${streamed.size}`;
-      let item = streamed.get(key);
-      if (!item)
-        list.append((item = messageItem(chunk.type === "AIMessageChunk" ? "ai" : chunk.type, chunk.id, "live", "")));
-      streamed.set(key, item);
-      item.textContent += textOf(chunk.content);
+      follow(() => {
+        let item = streamed.get(key);
+        if (!item)
+          list.append((item = messageItem(chunk.type === "AIMessageChunk" ? "ai" : chunk.type, chunk.id, "live", "")));
+        streamed.set(key, item);
+        item.textContent += textOf(chunk.content);
+      });
     } else if (part.event === "custom" && (part.data as CompactionStreamEvent | undefined)?.type === "compaction") {
       const event = part.data as CompactionStreamEvent;
-      list.append(marker(`Earlier messages summarized for the model — ${event.removed} messages`));
+      follow(() => list.append(marker(`Earlier messages summarized for the model — ${event.removed} messages`)));
     }
   }
   await refresh();

@@ -4,6 +4,8 @@
  * hit, or that an earlier block already showed, is named instead of repeated.
  */
 import { formatDay } from "../messages/date.js";
+import { wordsOf } from "../messages/words.js";
+import { searchTerms } from "../store/recall-index/query.js";
 import type { RecallMessage, SearchHit } from "../store/recall-index/types.js";
 
 const TEXT_WIDTH = 240;
@@ -18,17 +20,28 @@ function text(message: RecallMessage, width = TEXT_WIDTH): string {
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }
 
+/** A score as it compares: two decimals, or two significant digits for one under 0.01 (never a bare 0.00). */
+function score(value: number): string {
+  return value >= 0.01 || value === 0 ? value.toFixed(2) : value.toPrecision(2);
+}
+
 export function searchLines(hits: readonly SearchHit[], query: string): string[] {
   if (hits.length === 0)
     return [`No compacted message matches ${JSON.stringify(query)}. Try other words (names, places, numbers).`];
   const hitNumber = new Map(hits.map((hit, index) => [hit.messageId, index + 1]));
   const shown = new Map<string, number>();
   const lines = [`${hits.length} compacted message(s) match ${JSON.stringify(query)}, best first:`];
+  const terms = searchTerms(query);
+  // A message is also found by the words of the one before it (a question and its answer span messages).
+  const ownWords = (hit: SearchHit) =>
+    wordsOf(hit.text).some((word) => terms.some((term) => word.startsWith(term)))
+      ? ""
+      : ", by the words of the message before it";
   for (const [index, hit] of hits.entries()) {
     const number = index + 1;
     lines.push(
       "",
-      `${number}. ${who(hit)}  (score ${hit.score.toFixed(2)})`,
+      `${number}. ${who(hit)}  (score ${score(hit.score)}${ownWords(hit)})`,
       `   ${text(hit)}`,
       `   message ${hit.messageId} · checkpoint ${hit.checkpointId}`,
     );

@@ -67,6 +67,11 @@ describe.skipIf("skip" in chromium)("the example page on the Agent Server, in a 
         { timeout: 120_000 },
         turn + 1,
       );
+      // The newest message is in view: the page followed the conversation to its end.
+      expect(
+        await tab.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2),
+        `turn ${turn}`,
+      ).toBe(true);
     }
     expect(problems).toEqual([]);
     expect(await tab.$eval("#error", (line) => (line as HTMLElement).hidden)).toBe(true);
