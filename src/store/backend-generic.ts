@@ -5,7 +5,7 @@
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { supersededWrites } from "./lineage.js";
 import type { Backend, ThreadRow } from "./backend.js";
-import { genericIdentity, genericLeases } from "./generic-parts.js";
+import { genericIdentity } from "./generic-parts.js";
 import { isMemorySaver, pruneMemory } from "./prune-memory.js";
 import { unsupportedPrune } from "./prune-writers.js";
 import { memoryRecallFor } from "./recall-index/memory-index.js";
@@ -36,7 +36,6 @@ export function genericBackend(saver: BaseCheckpointSaver): Backend {
     name: "generic",
     identity: `generic:${genericIdentity(saver)}`,
     writer: new GenericWriter(saver),
-    leases: genericLeases(saver),
     // No index here: every head is listed, and those above the cursor kept.
     changedSince: async (cursor) =>
       (await listThreads())

@@ -1,7 +1,6 @@
 /** The backend of a PostgresSaver: SQL over its tables, the recall index and leases in its schema. */
 import type { Backend } from "./backend.js";
-import { PostgresLeases } from "./leases.js";
-import { postgresPruneTables } from "./prune-tables.js";
+import { postgresPruneTables } from "./prune-tables-postgres.js";
 import { prunePostgres } from "./prune-postgres.js";
 import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
 import { createRootIdIndex } from "./root-id-index.js";
@@ -39,7 +38,6 @@ export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: s
       );
       return result.rows.map((row) => String(row.checkpoint_ns));
     },
-    leases: new PostgresLeases(pool, schema),
     changedSince: async (cursor) => {
       // An index on the heads' ids (created once, without blocking writes) answers a pass where nothing changed
       // by reading no row of a thread.

@@ -1,9 +1,8 @@
 /** The backend of a SqliteSaver: SQL on its connection, the recall index and leases in its file. */
 import { resolve } from "node:path";
 import type { Backend } from "./backend.js";
-import { SqliteLeases } from "./leases.js";
 import { LIBRARY_WRITER } from "./replacement-checkpoint.js";
-import { sqlitePruneTables } from "./prune-tables.js";
+import { sqlitePruneTables } from "./prune-tables-sqlite.js";
 import { pruneSqlite } from "./prune-sqlite.js";
 import { SqliteRecall } from "./recall-index/sqlite-index.js";
 import { SqliteWriter, type SqliteSaverLike } from "./swap-sqlite.js";
@@ -35,7 +34,6 @@ export function sqliteBackend(saver: SqliteSaverLike): Backend {
         .all(threadId, before) as Array<{ checkpoint_ns: string }>;
       return rows.map((row) => String(row.checkpoint_ns));
     },
-    leases: new SqliteLeases(db),
     changedSince: async (cursor) => {
       const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get();
       if (!exists) return [];

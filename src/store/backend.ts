@@ -1,13 +1,12 @@
 /**
  * What a ThreadStore needs of its backend (backends.ts picks one by what the saver is): the compare-and-swap writer,
- * the recall index, the prune, the leases and the listings.
+ * the recall index, the prune and the listings.
  */
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./recall-index/types.js";
 import type { RecallVectors } from "./recall-index/vectors.js";
 import type { RecallFilter } from "./recall-index/filter.js";
 import type { PrunePlan } from "./prune-plan.js";
-import type { LeaseBackend } from "./leases.js";
 import type { PruneTables } from "./prune-by-ids.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
@@ -47,7 +46,6 @@ export interface Backend {
    * descends from: writes a run superseded (store/lineage.ts), found from the store whoever wrote them.
    */
   strandedWrites(cursor: string): Promise<HeadRow[]>;
-  leases: LeaseBackend;
 }
 
 /** What every backend of the recall index answers. */

@@ -1,13 +1,13 @@
 /**
  * The parts of a ThreadStore that differ per backend (backend.ts), chosen by what the saver is: the only place a
- * saver's kind is sniffed. The SQLite and Postgres backends are adapters registered by the package's entry points
- * (all-backends.ts), so the wrapper, the middleware and the node load no backend of their own; any other saver takes
- * the generic path. A SQLite or Postgres saver whose adapter is not registered is refused, never served generically.
+ * saver's kind is sniffed. Every backend — SQLite, Postgres, and the generic one for any other saver (an in-process
+ * recall index) — is an adapter registered by the package's entry points (all-backends.ts), so the wrapper, the
+ * middleware and the node load no backend of their own. A saver whose adapter is not registered is refused, never
+ * served by another backend.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { CompactionError } from "../errors.js";
 import type { Backend } from "./backend.js";
-import { genericBackend } from "./backend-generic.js";
 
 export type { Backend, HeadRow, RecallBackend, StoreFile, ThreadRow, ThreadStorage } from "./backend.js";
 
@@ -15,13 +15,13 @@ export type { Backend, HeadRow, RecallBackend, StoreFile, ThreadRow, ThreadStora
 export type SaverKind = "sqlite" | "postgres" | "generic";
 
 export interface BackendAdapter {
-  kind: Exclude<SaverKind, "generic">;
+  kind: SaverKind;
   create(saver: BaseCheckpointSaver, recallLanguage: string): Backend;
 }
 
 const adapters = new Map<SaverKind, BackendAdapter>();
 
-/** Makes `adapter` the backend of the savers of its kind (all-backends.ts registers SQLite's and Postgres'). */
+/** Makes `adapter` the backend of the savers of its kind (all-backends.ts registers the three). */
 export function registerBackend(adapter: BackendAdapter): void {
   adapters.set(adapter.kind, adapter);
 }
@@ -48,18 +48,17 @@ export function saverKind(saver: BaseCheckpointSaver): SaverKind {
 }
 
 /**
- * @throws CompactionError MISSING_DEPENDENCY for a SQLite or Postgres saver whose backend is not registered (a module
- *   imported past the package's entry points).
+ * @throws CompactionError MISSING_DEPENDENCY for a saver whose backend is not registered (a module imported past the
+ *   package's entry points).
  */
 export function backendFor(saver: BaseCheckpointSaver, recallLanguage: string): Backend {
   const kind = saverKind(saver);
-  if (kind === "generic") return genericBackend(saver);
   const adapter = adapters.get(kind);
   if (!adapter)
     throw new CompactionError({
       code: "MISSING_DEPENDENCY",
       value: kind,
-      message: `the checkpointer is a ${kind === "sqlite" ? "SQLite" : "Postgres"} saver, and this library's ${kind} backend is not loaded: import the library from its entry points ("langgraph-compaction", "langgraph-compaction/middleware"), which load it`,
+      message: `the checkpointer is ${kind === "sqlite" ? "a SQLite saver" : kind === "postgres" ? "a Postgres saver" : `a ${saver.constructor.name}`}, and this library's ${kind} backend is not loaded: import the library from its entry points ("langgraph-compaction", "langgraph-compaction/middleware"), which load it`,
     });
   return adapter.create(saver, recallLanguage);
 }

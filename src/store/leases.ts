@@ -13,9 +13,13 @@
  * owner's own), so two workers racing for one thread cannot both win; the database's clock decides expiry on
  * Postgres (one clock for every machine), the host's on SQLite (one host).
  */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { PostgresPool } from "./recall-index/postgres-index.js";
 import { inTransaction } from "./recall-index/postgres-setup.js";
 import { quoteIdentifier } from "./sql.js";
+import type { PostgresSaverInternals } from "./swap-postgres.js";
+import type { SqliteSaverLike } from "./swap-sqlite.js";
+import type { ThreadStore } from "./thread-store.js";
 
 /** What the worker that last held a thread's lease saw of it: the head it read or wrote, and its tokens. */
 export interface SeenHead {
@@ -188,4 +192,28 @@ export class MemoryLeases implements LeaseBackend {
   async known(threadIds: readonly string[]): Promise<Map<string, SeenHead>> {
     return new Map(threadIds.flatMap((id) => (this.seen.has(id) ? [[id, this.seen.get(id)!] as const] : [])));
   }
+}
+
+const leasesBySaver = new WeakMap<BaseCheckpointSaver, LeaseBackend>();
+
+/**
+ * The leases of a store's threads, where its backend keeps them: a table in the SQLite file or the Postgres schema,
+ * in this process for any other saver (one per saver object). Only the worker takes leases: no other part of the
+ * library loads this file.
+ */
+export function leasesOf(store: ThreadStore): LeaseBackend {
+  let leases = leasesBySaver.get(store.saver);
+  if (!leases) {
+    leases =
+      store.backend === "sqlite"
+        ? new SqliteLeases((store.saver as SqliteSaverLike).db)
+        : store.backend === "postgres"
+          ? new PostgresLeases(
+              (store.saver as PostgresSaverInternals).pool as unknown as PostgresPool,
+              (store.saver as PostgresSaverInternals).options.schema,
+            )
+          : new MemoryLeases();
+    leasesBySaver.set(store.saver, leases);
+  }
+  return leases;
 }

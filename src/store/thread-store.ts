@@ -4,7 +4,6 @@
  * function from a checkpointer. Saver internals (`db`, `pool`, private serializers and statements, the shape of
  * `channel_values`) are read in this folder and nowhere else (`npm run check:internals`).
  */
-import type { LeaseBackend } from "./leases.js";
 import { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
@@ -76,8 +75,6 @@ export interface ThreadStore {
    * (a run superseded them: store/lineage.ts), each with its thread: found from the store, whoever wrote them.
    */
   strandedWrites(cursor: string): Promise<HeadRow[]>;
-  /** The leases of the threads of this store (workers side by side: store/leases.ts). */
-  readonly leases: LeaseBackend;
   /**
    * Deletes what `plan` removes, with the transcript entries it writes first, while the head is still the plan's.
    * @throws CompactionError UNSUPPORTED for a saver other than SQLite, Postgres or MemorySaver.
@@ -281,10 +278,6 @@ class BackendThreadStore implements ThreadStore {
     } catch (error) {
       throw asStoreReadError(error, "(every thread)");
     }
-  }
-
-  get leases(): LeaseBackend {
-    return this.parts.leases;
   }
 }
 

@@ -23,6 +23,7 @@ import {
 
 import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
 import { LeasedCompactor } from "./leased-compactor.js";
+import { leasesOf } from "../../store/leases.js";
 
 export type { CompactionWorkerOptions, PassSummary, WorkerStats } from "./worker-options.js";
 export { LeasedCompactor, type SkipKind, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
@@ -113,7 +114,7 @@ export class CompactionWorker {
     const unknown = [...this.seen.entries()]
       .filter(([, seen]) => seen.tokens === undefined)
       .map(([threadId]) => threadId);
-    for (const [threadId, known] of await store.leases.known(unknown)) {
+    for (const [threadId, known] of await leasesOf(store).known(unknown)) {
       const seen = this.seen.get(threadId)!;
       if (known.headId >= seen.headId) this.seen.set(threadId, known);
     }

@@ -12,7 +12,7 @@ import { SUMMARY_TIMEOUT_MS } from "../../engine/manager-options.js";
 import { resolveSettings } from "../../engine/settings.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import type { z } from "zod";
-import type { SeenHead } from "../../store/leases.js";
+import { leasesOf, type SeenHead } from "../../store/leases.js";
 import type { ThreadStore } from "../../store/thread-store.js";
 import { HostSlots } from "./host-slots.js";
 import { WORKER_OPTIONS, type SkipKind, type ThreadOutcome, type WorkerOptions } from "./worker-options.js";
@@ -95,7 +95,7 @@ export class LeasedCompactor {
     const load = async () => {
       const chunk = threadIds.slice(position, position + CHUNK * this.concurrency);
       position += chunk.length;
-      const known = heads && !force ? await this.store.leases.known(chunk) : new Map<string, SeenHead>();
+      const known = heads && !force ? await leasesOf(this.store).known(chunk) : new Map<string, SeenHead>();
       for (const threadId of chunk) queue.push({ threadId, known: known.get(threadId) });
     };
     const nextThread = async () => {
@@ -186,7 +186,7 @@ export class LeasedCompactor {
   ): Promise<ThreadOutcome> {
     let lease: { taken: boolean; seen?: SeenHead };
     try {
-      lease = await this.store.leases.take(threadId, this.owner, this.leaseMs);
+      lease = await leasesOf(this.store).take(threadId, this.owner, this.leaseMs);
     } catch (error) {
       return {
         threadId,
@@ -247,7 +247,9 @@ export class LeasedCompactor {
     } finally {
       // Given back after the write (and the prune), with what was seen; a worker that dies here leaves it to expire.
       this.options.onLease?.({ threadId, owner: this.owner, event: "released" });
-      await this.store.leases.release(threadId, this.owner, seen).catch(() => undefined);
+      await leasesOf(this.store)
+        .release(threadId, this.owner, seen)
+        .catch(() => undefined);
     }
   }
 }
