@@ -10,7 +10,8 @@ import { isOverLimit } from "../engine/limits.js";
 import type { CompactionPlan } from "../engine/plan.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
-import { limitText, type CliContext } from "./context.js";
+import { type CliContext } from "./context.js";
+import { limitText } from "./thread-limit.js";
 import { number } from "./format.js";
 
 export interface Verdict {

@@ -1,7 +1,8 @@
 import { getSummaryProvenance, isSummaryMessage, summaryText } from "../../messages/summary-message.js";
 import { speaker } from "../../summarizers/render.js";
 import { contentText } from "../../messages/content.js";
-import { limitNote, managerOf, requireThread, threadContext, type CliContext } from "../context.js";
+import { managerOf, requireThread, type CliContext } from "../context.js";
+import { limitNote, threadContext } from "../thread-limit.js";
 import { compactVerdict } from "../verdict.js";
 import { bar, number, paint, preview, table } from "../format.js";
 

@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CompactionError } from "../../errors.js";
-import { requireThread, threadContext, type CliContext } from "../context.js";
+import { requireThread, type CliContext } from "../context.js";
+import { threadContext } from "../thread-limit.js";
 import { andSummaries, number } from "../format.js";
 import { checkpointsInWords, threadReport } from "../report-data.js";
 import { reportHtml } from "../report-html.js";
