@@ -5,6 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { CompactionError } from "./errors.js";
+import type { SqliteDatabase } from "./store/sqlite-database.js";
 
 export type OptionalDependency =
   | "better-sqlite3"
@@ -93,6 +94,28 @@ export function requireOptional<M>(name: OptionalDependency, feature: string): M
   } catch (error) {
     throw isMissing(error, name) ? missingDependency(name, feature, error) : error;
   }
+}
+
+/** A database better-sqlite3 opens: what this library uses of one, and what opening and closing one takes. */
+export interface SqliteConnection extends SqliteDatabase {
+  pragma(source: string): unknown;
+  close(): unknown;
+}
+
+/** better-sqlite3's `Database` constructor: a file path, or a serialized database's bytes (an in-memory copy). */
+export type SqliteDriver = new (
+  file: string | Buffer,
+  options?: { fileMustExist?: boolean; readonly?: boolean },
+) => SqliteConnection;
+
+/**
+ * better-sqlite3, the one place it is loaded: for what opens a SQLite file itself (the script, SqliteStore from a
+ * path). A SqliteSaver given to the library brings its own connection, and nothing else loads the driver.
+ * @throws CompactionError MISSING_DEPENDENCY naming it and every package of `with` (the feature's others) missing.
+ */
+export function sqliteDriver(feature: string, withPackages: readonly OptionalDependency[] = []): SqliteDriver {
+  requireAllInstalled(["better-sqlite3", ...withPackages], feature);
+  return requireOptional<SqliteDriver>("better-sqlite3", feature);
 }
 
 /**

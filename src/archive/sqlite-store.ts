@@ -11,11 +11,10 @@ import {
   type OperationResults,
   type SearchItem,
 } from "@langchain/langgraph-checkpoint";
-import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase } from "../store/sqlite-database.js";
 import { argument } from "../options/check.js";
 import { listOf, never, satisfying, withMethods } from "../options/rules.js";
-import { requireOptional } from "../optional-dependency.js";
+import { sqliteDriver } from "../optional-dependency.js";
 
 /** Separates namespace labels in the stored key; labels may not contain it. */
 const SEPARATOR = "\u001f";
@@ -99,8 +98,8 @@ export class SqliteStore extends BaseStore {
   constructor(db: SqliteDatabase | string) {
     super();
     if (typeof db === "string") {
-      const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "SqliteStore opened from a path");
-      this.db = new Database(db) as unknown as SqliteDatabase;
+      const Database = sqliteDriver("SqliteStore opened from a path");
+      this.db = new Database(db);
     } else if (db && typeof (db as SqliteDatabase).prepare === "function") this.db = db;
     else
       this.db = argument(

@@ -4,14 +4,13 @@
  * a busy timeout so the store can be used while an application writes to it: a lock held past it is STORE_LOCKED,
  * never mistaken for a file that is not SQLite.
  */
-import type BetterSqlite3 from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import { CompactionError, isLockedError, LOCKED_STORE } from "../errors.js";
 import {
   importOptional,
   isUnbuiltNativeModule,
-  requireAllInstalled,
-  requireOptional,
+  sqliteDriver,
+  type SqliteConnection,
   unbuiltSqlite,
 } from "../optional-dependency.js";
 import { isReadOnlyOpenError, openReadOnlySnapshot } from "./sqlite-snapshot.js";
@@ -30,14 +29,13 @@ export async function openSqliteStore(
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new CompactionError({ code: "STORE_UNAVAILABLE", value: path, message: `no SQLite file at ${path}` });
   }
-  requireAllInstalled(["better-sqlite3", "@langchain/langgraph-checkpoint-sqlite"], "a SQLite checkpoint store");
-  const Database = requireOptional<typeof BetterSqlite3>("better-sqlite3", "a SQLite checkpoint store");
+  const Database = sqliteDriver("a SQLite checkpoint store", ["@langchain/langgraph-checkpoint-sqlite"]);
   const { SqliteSaver } = await importOptional(
     "@langchain/langgraph-checkpoint-sqlite",
     "a SQLite checkpoint store",
     () => import("@langchain/langgraph-checkpoint-sqlite"),
   );
-  let db: BetterSqlite3.Database | undefined;
+  let db: SqliteConnection | undefined;
   let readOnly = false;
   try {
     db = new Database(path, { fileMustExist: true });
@@ -69,7 +67,8 @@ export async function openSqliteStore(
     readOnly = true;
     requireCheckpointTables(db, path);
   }
-  const saver = new SqliteSaver(db);
+  // The driver's own Database, typed here by the part this library uses of it.
+  const saver = new SqliteSaver(db as unknown as ConstructorParameters<typeof SqliteSaver>[0]);
   const opened = db;
   return {
     kind: "sqlite",
@@ -80,7 +79,7 @@ export async function openSqliteStore(
   };
 }
 
-function requireCheckpointTables(db: BetterSqlite3.Database, path: string): void {
+function requireCheckpointTables(db: SqliteConnection, path: string): void {
   const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>;
   const names = new Set(tables.map((table) => table.name));
   if (!names.has("checkpoints") || !names.has("writes")) {

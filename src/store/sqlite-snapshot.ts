@@ -4,7 +4,7 @@
  * in-memory copy instead, marked query-only: reading commands work, and any write fails with SQLITE_READONLY.
  * When a `-wal` file holds changes the main file does not have yet, a copy would be stale: that is refused.
  */
-import type BetterSqlite3 from "better-sqlite3";
+import type { SqliteConnection, SqliteDriver } from "../optional-dependency.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { CompactionError } from "../errors.js";
 
@@ -15,11 +15,7 @@ export function isReadOnlyOpenError(error: unknown): boolean {
 
 const HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
 
-export function openReadOnlySnapshot(
-  Database: typeof BetterSqlite3,
-  path: string,
-  cause: unknown,
-): BetterSqlite3.Database {
+export function openReadOnlySnapshot(Database: SqliteDriver, path: string, cause: unknown): SqliteConnection {
   const wal = `${path}-wal`;
   if (existsSync(wal) && statSync(wal).size > 0) {
     throw new CompactionError({
