@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { CompactionError } from "./errors.js";
-import type { SqliteDatabase } from "./store/sqlite-database.js";
+import type { SqliteDatabase } from "./sqlite-database.js";
 
 export type OptionalDependency =
   | "better-sqlite3"

@@ -2,4 +2,4 @@
 // The SQLite and Postgres backends, registered for every saver of theirs (store/all-backends.ts).
 import "./store/all-backends.js";
 export { SqliteStore } from "./archive/sqlite-store.js";
-export type { SqliteDatabase, SqliteStatement } from "./store/sqlite-database.js";
+export type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";

@@ -11,7 +11,7 @@ import {
   type OperationResults,
   type SearchItem,
 } from "@langchain/langgraph-checkpoint";
-import type { SqliteDatabase } from "../store/sqlite-database.js";
+import type { SqliteDatabase } from "../sqlite-database.js";
 import { argument } from "../options/check.js";
 import { listOf, never, satisfying, withMethods } from "../options/rules.js";
 import { sqliteDriver } from "../optional-dependency.js";

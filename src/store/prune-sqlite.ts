@@ -2,7 +2,7 @@
 import type { PrunePlan } from "./prune-plan.js";
 import { onPhase, stillValid, type PruneOutcome } from "./prune-writers.js";
 import { applySqliteRecall, ensureSqliteRecall } from "./recall-index/sqlite-index.js";
-import type { SqliteDatabase as Database } from "./sqlite-database.js";
+import type { SqliteDatabase as Database } from "../sqlite-database.js";
 
 export function pruneSqlite(db: Database, threadId: string, plan: PrunePlan): PruneOutcome {
   if (plan.backfill.length > 0) ensureSqliteRecall(db);

@@ -3,7 +3,7 @@ import { INTERRUPT } from "@langchain/langgraph-checkpoint";
 import { turnOver } from "../slices.js";
 import type { PruneTables } from "./prune-by-ids.js";
 import { startsWith, withoutUndefinedFields } from "./prune-tables.js";
-import type { SqliteDatabase as Database } from "./sqlite-database.js";
+import type { SqliteDatabase as Database } from "../sqlite-database.js";
 
 export function sqlitePruneTables(db: Database): Omit<PruneTables, "namespacesBefore"> {
   const listOf = `SELECT type, json_type(CAST(checkpoint AS TEXT), '$.channel_versions.messages') AS written,

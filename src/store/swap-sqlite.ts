@@ -6,7 +6,7 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
 import { applySqliteRecall, ensureSqliteRecall } from "./recall-index/sqlite-index.js";
-import type { SqliteDatabase as Database } from "./sqlite-database.js";
+import type { SqliteDatabase as Database } from "../sqlite-database.js";
 
 type Serde = { dumpsTyped(value: unknown): Promise<[string, Uint8Array]> | [string, Uint8Array] };
 

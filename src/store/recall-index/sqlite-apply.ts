@@ -2,7 +2,7 @@
  * The SQLite recall index's tables and its writes: `applySqliteRecall`, inside the caller's transaction (the
  * compare-and-swap's, the prune's), and the rows as entries (sqlite-index.ts reads and searches them).
  */
-import type { SqliteDatabase as Database } from "../sqlite-database.js";
+import type { SqliteDatabase as Database } from "../../sqlite-database.js";
 import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
 import { mergeEntries } from "./versions.js";

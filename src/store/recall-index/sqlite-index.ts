@@ -13,7 +13,7 @@
  *   row's thread id is checked too).
  * - Rows are written by `applySqliteRecall` (sqlite-apply.ts) inside the caller's transaction (the compare-and-swap's).
  */
-import type { SqliteDatabase as Database } from "../sqlite-database.js";
+import type { SqliteDatabase as Database } from "../../sqlite-database.js";
 import { versionForms } from "./versions.js";
 import { CONTEXT_WEIGHT, NAME_WEIGHT } from "./bm25.js";
 import { fts5Expression } from "./query.js";
