@@ -27,6 +27,11 @@ function pairs(run: string): string[] {
 }
 
 /** The words of `text`, lower-cased, in order (repeats kept). */
+/** The words an index matches on for `text` (wordsOf, the same cutting as queries), joined by spaces. */
+export function indexTerms(text: string): string {
+  return wordsOf(text).join(" ");
+}
+
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
   for (const match of text.toLowerCase().matchAll(TOKEN)) {

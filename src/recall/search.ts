@@ -12,6 +12,7 @@ import { recallMessage } from "../store/recall-index/entries.js";
 import type { RecallHit, RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
+import { searchOf } from "./search-of.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
 import { passesFilter, resolveRecallFilter, type RecallFilterOptions } from "../store/recall-index/filter.js";
 import {
@@ -102,8 +103,8 @@ export async function searchHistory(
   const language = argument("recall.language", options.language ?? DEFAULT_RECALL_LANGUAGE, LANGUAGE);
   validateSemantic(options.semantic);
   const filter = resolveRecallFilter(options);
-  const backend = transcriptHome({ checkpointer, store: options.store, language });
-  if (!backend) {
+  const home = transcriptHome({ checkpointer, store: options.store, language });
+  if (!home) {
     throw new CompactionError({
       code: "MISSING_CHECKPOINTER",
       parameter: "checkpointer",
@@ -111,6 +112,7 @@ export async function searchHistory(
       message: "searchHistory needs the graph's checkpointer or, for a graph without one, its store (options.store)",
     });
   }
+  const backend = searchOf(home);
   try {
     // Without a checkpointer there is no head to read: the state holds what the transcript does not.
     const head = checkpointer
@@ -127,7 +129,7 @@ export async function searchHistory(
       const fullText = (
         await backend.search(threadId, terms, Math.max(FUSED_CANDIDATES, limit) + head.size, filter)
       ).filter(out);
-      const entries = (await backend.entries(threadId)).filter((entry) => out(entry) && passesFilter(entry, filter));
+      const entries = (await home.entries(threadId)).filter((entry) => out(entry) && passesFilter(entry, filter));
       const similar = await semanticRank(
         backend.vectors,
         threadId,

@@ -3,9 +3,7 @@
  * the recall index, the prune and the listings.
  */
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
-import type { RecallChanges, RecallEntry, RecallHit, RecallMessage } from "./recall-index/types.js";
-import type { RecallVectors } from "./recall-index/vectors.js";
-import type { RecallFilter } from "./recall-index/filter.js";
+import type { RecallChanges, RecallEntry } from "./recall-index/types.js";
 import type { PrunePlan } from "./prune-plan.js";
 import type { PruneTables } from "./prune-by-ids.js";
 import type { PruneOutcome } from "./prune-writers.js";
@@ -48,15 +46,11 @@ export interface Backend {
   strandedWrites(cursor: string): Promise<HeadRow[]>;
 }
 
-/** What every backend of the recall index answers. */
+/**
+ * What every home of the transcript answers: its entries, what it holds of some messages, and its writes. Searching
+ * it is recall's (recall-index/search-types.ts), found from it by the search (recall/search-of.ts).
+ */
 export interface RecallBackend {
-  /** The best `limit` messages holding any of `terms`; with `filter`, of those it passes (recall-index/filter.ts). */
-  search(threadId: string, terms: readonly string[], limit: number, filter?: RecallFilter): Promise<RecallHit[]>;
-  neighbours(
-    threadId: string,
-    at: { checkpointId: string; ordinal: number },
-    count: number,
-  ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }>;
   entries(threadId: string): Promise<RecallEntry[]>;
   /**
    * Which of `messageIds` the transcript holds with their stored message, each with the texts of the versions it holds
@@ -66,8 +60,6 @@ export interface RecallBackend {
   replaceThread(threadId: string, entries: readonly RecallEntry[]): Promise<void>;
   /** Writes `changes` on their own (not with a head write), idempotently by message id. */
   record(changes: RecallChanges): Promise<void>;
-  /** The vectors of the thread's messages per embedding model, for the optional semantic ranking (a cache). */
-  readonly vectors: RecallVectors;
 }
 
 /** A store's file: its size, and of that, pages deletions freed (SQLite keeps them for its later writes). */

@@ -16,6 +16,7 @@ import { createTestAgent } from "../support/agents.js";
 import { ConceptEmbeddings } from "../support/fakes/concept-embeddings.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 import { entriesOutOfHead } from "../support/recall-view.js";
+import { searchOf } from "../../src/recall/search-of.js";
 
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 const VEHICLES = ["car", "automobile", "sedan", "vehicle"];
@@ -131,7 +132,7 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
     await expect(
       searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: short } }),
     ).rejects.toMatchObject({ code: "EMBEDDINGS_FAILED" });
-    const backend = recallBackendFor(store.saver);
+    const backend = searchOf(recallBackendFor(store.saver));
     expect(await backend.vectors.read("failing", "ConceptEmbeddings:broken")).toEqual([]);
     expect(await backend.vectors.read("failing", "ConceptEmbeddings:short")).toEqual([]);
     await expect(

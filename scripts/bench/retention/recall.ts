@@ -9,13 +9,8 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { CONTEXT_CHARS, recallLabel } from "../../../src/store/recall-index/entries.js";
 import { PostgresRecall } from "../../../src/store/recall-index/postgres-index.js";
-import {
-  fts5Expression,
-  indexTerms,
-  queryTerms,
-  searchTerms,
-  tsqueryText,
-} from "../../../src/store/recall-index/query.js";
+import { fts5Expression, queryTerms, searchTerms, tsqueryText } from "../../../src/store/recall-index/query.js";
+import { indexTerms } from "../../../src/messages/words.js";
 import type { RecallEntry, SearchHit } from "../../../src/store/recall-index/types.js";
 import { COMMON_SHARE, documentThreshold } from "../../../src/summarizers/extractive/vocabulary.js";
 import type { Dialogue, DialogueQuestion } from "./dataset.js";

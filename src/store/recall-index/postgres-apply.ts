@@ -7,7 +7,7 @@ import { recallLabel } from "./entries.js";
 import { mergeEntries } from "./versions.js";
 import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, type PostgresQueryable } from "./postgres-setup.js";
-import { indexTerms } from "./query.js";
+import { indexTerms } from "../../messages/words.js";
 import type { RecallChanges, RecallEntry } from "./types.js";
 
 /** Per word, how many of the texts (each a list of its words) hold it, times `sign`, added into `counts`. */

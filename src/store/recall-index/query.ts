@@ -55,11 +55,6 @@ export function searchLimit(limit: unknown): number {
   return argument("limit", limit ?? DEFAULT_SEARCH_LIMIT, SEARCH_LIMIT);
 }
 
-/** The words the index matches on for `text`: the same cutting as queries, joined by spaces. */
-export function indexTerms(text: string): string {
-  return wordsOf(text).join(" ");
-}
-
 /** An FTS5 expression matching any of `terms`: each one a quoted string (so no operator can be spelled). */
 export function fts5Expression(terms: readonly string[]): string {
   return terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(" OR ");

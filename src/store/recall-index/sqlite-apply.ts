@@ -6,7 +6,7 @@ import type { SqliteDatabase as Database } from "../../sqlite-database.js";
 import { createHash } from "node:crypto";
 import { recallLabel } from "./entries.js";
 import { mergeEntries } from "./versions.js";
-import { indexTerms } from "./query.js";
+import { indexTerms } from "../../messages/words.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 export const SCHEMA = `
