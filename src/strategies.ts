@@ -3,7 +3,7 @@
  * pipelines of them, and the `preModelHook` that trims what the model sees without writing the thread
  * (docs/strategies-and-pins.md). The wrapper's `strategy` option takes what these return.
  */
-export type { Strategy, StrategyContext, StrategyReport, StrategyResult } from "./strategies/types.js";
+export type { Strategy, StrategyContext, StrategyReport, StrategyResult, ThreadStrategy } from "./strategies/types.js";
 export {
   createStrategy,
   listStrategies,

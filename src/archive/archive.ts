@@ -7,18 +7,22 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createHash } from "node:crypto";
-import { argument, parseOptions } from "../options/check.js";
+import { parseOptions } from "../options/check.js";
 import type { z } from "zod";
-import { ARCHIVE_OPTIONS, archiveStore } from "../options/archive-fields.js";
+import { ARCHIVE_OPTIONS } from "../options/archive-fields.js";
 import { editOf, editToolMessage, excerpt, measure } from "../strategies/edit.js";
 import { isPinned } from "../messages/pins.js";
 import { TokenCounter } from "../tokens/token-counter.js";
+import { CompactionError } from "../errors.js";
+import type { ArchiveResult, OutputArchive } from "./types.js";
+
+export type { ArchiveResult } from "./types.js";
 
 export const DEFAULT_ARCHIVE_NAMESPACE = ["archived-outputs"];
 export const ARCHIVE_READER_TOOL = "read_archived_output";
 
-/** What the archive takes (`ARCHIVE_OPTIONS`), its store given. */
-export type ArchiveOptions = z.input<typeof ARCHIVE_OPTIONS> & { store: BaseStore };
+/** What the archive takes (`ARCHIVE_OPTIONS`); without a store, a runtime in a graph gives the graph's. */
+export type ArchiveOptions = z.input<typeof ARCHIVE_OPTIONS>;
 
 export interface ArchivedOutput {
   content: string;
@@ -32,12 +36,6 @@ export interface ArchivedOutput {
   archivedAt: string;
 }
 
-export interface ArchiveResult {
-  messages: BaseMessage[];
-  /** Keys written to the store, oldest first. */
-  archived: string[];
-}
-
 export function archiveKey(threadId: string | undefined, toolCallId: string, content: string): string {
   return `out_${createHash("sha256")
     .update(`${threadId ?? ""}\u0000${toolCallId}\u0000${content}`)
@@ -45,8 +43,8 @@ export function archiveKey(threadId: string | undefined, toolCallId: string, con
     .slice(0, 20)}`;
 }
 
-export class ToolOutputArchive {
-  readonly store: BaseStore;
+export class ToolOutputArchive implements OutputArchive {
+  readonly store?: BaseStore;
   readonly namespace: string[];
   private readonly thresholdTokens: number;
   private readonly headChars: number;
@@ -54,8 +52,8 @@ export class ToolOutputArchive {
   private readonly keep: number;
   private readonly counter: TokenCounter;
 
-  /** `counter`: the runtime's, shared (its cache). */
-  constructor(options: ArchiveOptions & { counter?: TokenCounter }) {
+  /** `counter`: what measures outputs. @default a TokenCounter for "gpt-4o" */
+  constructor(options: ArchiveOptions & { counter?: TokenCounter } = {}) {
     const { counter, ...given } = options;
     const {
       store,
@@ -65,7 +63,6 @@ export class ToolOutputArchive {
       keep = 1,
       namespace = DEFAULT_ARCHIVE_NAMESPACE,
     } = parseOptions("archive", ARCHIVE_OPTIONS, given, (key) => (key ? `archive.${key}` : "archive"));
-    argument("archive.store", store, archiveStore);
     this.store = store;
     this.namespace = namespace;
     this.thresholdTokens = thresholdTokens;
@@ -107,7 +104,11 @@ export class ToolOutputArchive {
    * into the store, and return the history with pointers. The store is written before the history is returned, so
    * a pointer never names a missing output. Does not mutate `messages`.
    */
-  async archive(messages: readonly BaseMessage[], { threadId }: { threadId?: string } = {}): Promise<ArchiveResult> {
+  async archive(
+    messages: readonly BaseMessage[],
+    { threadId, store: given }: { threadId?: string; store?: BaseStore } = {},
+  ): Promise<ArchiveResult> {
+    const store = this.storeOr(given);
     const result = [...messages];
     const archived: string[] = [];
     for (const { index, size } of this.candidates(messages)) {
@@ -124,7 +125,7 @@ export class ToolOutputArchive {
         chars: size.chars,
         archivedAt: new Date().toISOString(),
       };
-      await this.store.put(this.namespace, key, value as unknown as Record<string, unknown>);
+      await store.put(this.namespace, key, value as unknown as Record<string, unknown>);
       result[index] = editToolMessage(message, this.pointer(key, message.name, size), {
         strategy: "archive",
         action: "archived",
@@ -139,8 +140,21 @@ export class ToolOutputArchive {
   }
 
   /** The archived output under `key`, or null. */
-  async read(key: string): Promise<ArchivedOutput | null> {
-    const item = await this.store.get(this.namespace, key);
+  async read(key: string, store?: BaseStore): Promise<ArchivedOutput | null> {
+    const item = await this.storeOr(store).get(this.namespace, key);
     return item ? (item.value as unknown as ArchivedOutput) : null;
+  }
+
+  /** Its own store, else `given`. @throws CompactionError INVALID_ARGUMENT with neither (a wrapper, not in a graph). */
+  private storeOr(given: BaseStore | undefined): BaseStore {
+    const store = this.store ?? given;
+    if (store) return store;
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "archive.store",
+      value: undefined,
+      message:
+        "archive.store must be a LangGraph BaseStore (InMemoryStore, PostgresStore, SqliteStore): outside a graph there is no graph's store to write to",
+    });
   }
 }

@@ -10,12 +10,13 @@ import { listOf, withMethods } from "../options/rules.js";
 const STEPS_RULE = "a non-empty array of strategies (createStrategy(name))";
 const STEPS = listOf(withMethods(["apply"], STEPS_RULE), STEPS_RULE, { min: 1 });
 import { sharedCounter } from "../tokens/shared-counter.js";
-import type { Strategy, StrategyContext, StrategyReport, StrategyResult } from "./types.js";
+import type { Strategy, StrategyContext, StrategyReport, StrategyResult, ThreadStrategy } from "./types.js";
+import { threadStrategy } from "./strategy-compaction.js";
 
-export function createPipeline(steps: readonly Strategy[]): Strategy {
+export function createPipeline(steps: readonly Strategy[]): ThreadStrategy {
   argument("steps", steps, STEPS);
   const name = steps.map((step) => step.name).join(" → ");
-  return {
+  return threadStrategy({
     name,
     description: `each step while still over the budget: ${name}`,
     async apply(messages: readonly BaseMessage[], context: StrategyContext): Promise<StrategyResult> {
@@ -46,5 +47,5 @@ export function createPipeline(steps: readonly Strategy[]): Strategy {
         },
       };
     },
-  };
+  });
 }

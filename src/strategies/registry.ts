@@ -13,7 +13,8 @@ import { createPipeline } from "./pipeline.js";
 import { SLIDING_WINDOW_DESCRIPTION, slidingWindow, type SlidingWindowOptions } from "./sliding-window.js";
 import { SMART_TRIM_DESCRIPTION, smartTrim, type SmartTrimOptions } from "./smart-trim.js";
 import { NONE_DESCRIPTION, none, SUMMARIZE_DESCRIPTION, summarize, type SummarizeOptions } from "./summarize.js";
-import type { Strategy } from "./types.js";
+import type { Strategy, ThreadStrategy } from "./types.js";
+import { threadStrategy } from "./strategy-compaction.js";
 
 export interface StrategyOptions {
   "clear-tool-results": ClearToolResultsOptions;
@@ -34,7 +35,7 @@ const REGISTRY: { [K in StrategyName]: { description: string; create: (options: 
 };
 
 /** @throws CompactionError INVALID_ARGUMENT for an unknown name, an unknown option or a bad value. */
-export function createStrategy<K extends StrategyName>(name: K, options?: StrategyOptions[K]): Strategy {
+export function createStrategy<K extends StrategyName>(name: K, options?: StrategyOptions[K]): ThreadStrategy {
   if (typeof name !== "string" || !(name in REGISTRY)) {
     throw new CompactionError({
       code: "INVALID_ARGUMENT",
@@ -44,7 +45,7 @@ export function createStrategy<K extends StrategyName>(name: K, options?: Strate
     });
   }
   // Each strategy checks its options (options/strategy-fields.ts), an option it does not know among them.
-  return REGISTRY[name].create((options ?? {}) as never);
+  return threadStrategy(REGISTRY[name].create((options ?? {}) as never));
 }
 
 /** Every strategy name with its one-line description. */

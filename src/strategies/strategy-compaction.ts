@@ -11,7 +11,7 @@ import { busyCode, type CompactionReport } from "../engine/report.js";
 import { addSummarizerTokens, type SummarizerTokens } from "../engine/summarizer-tokens.js";
 import { rewrittenTokens } from "../engine/prompt-cache.js";
 import { createSummaryMessage, getSummaryProvenance } from "../messages/summary-message.js";
-import type { Strategy } from "./types.js";
+import type { Strategy, ThreadStrategy } from "./types.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 export interface StrategyCompaction {
@@ -69,6 +69,16 @@ function withMarker(
   if (previous) return [...messages.slice(0, at), marker, ...messages.slice(at + 1)];
   while (at < messages.length && getSummaryProvenance(messages[at])) at++;
   return [...messages.slice(0, at), marker, ...messages.slice(at)];
+}
+
+/** `strategy`, able to compact a stored thread with itself (the wrapper's `strategy`). */
+export function threadStrategy(strategy: Strategy): ThreadStrategy {
+  return {
+    name: strategy.name,
+    description: strategy.description,
+    apply: (messages, context) => strategy.apply(messages, context),
+    compactThread: (manager, threadId) => compactWithStrategy({ manager, strategy, threadId }),
+  };
 }
 
 export async function compactWithStrategy({

@@ -5,6 +5,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CompactedMessages, UnwrittenSummary } from "../engine/summarize-plan.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
+import type { HistoryManager } from "../engine/history-manager.js";
+import type { CompactionReport } from "../engine/report.js";
+import { satisfying } from "../options/rules.js";
 
 export interface StrategyContext {
   /** The target, in tokens, for the whole history. */
@@ -47,3 +50,19 @@ export interface Strategy {
   readonly description: string;
   apply(messages: readonly BaseMessage[], context: StrategyContext): Promise<StrategyResult>;
 }
+
+/**
+ * A strategy that compacts a stored thread with itself (strategy-compaction.ts): what `createStrategy` and
+ * `createPipeline` make, and what the wrapper's `strategy` takes — the wrapper loads no strategy code of its own.
+ */
+export interface ThreadStrategy extends Strategy {
+  /** Applies the strategy to the thread's head and writes the result as a summary is written. */
+  compactThread(manager: HistoryManager, threadId: string): Promise<CompactionReport>;
+}
+
+export const THREAD_STRATEGY = satisfying<ThreadStrategy>(
+  (value) =>
+    typeof (value as { apply?: unknown } | null)?.apply === "function" &&
+    typeof (value as { compactThread?: unknown } | null)?.compactThread === "function",
+  'a strategy or a pipeline (createStrategy("clear-tool-results"), createPipeline([...]) from langgraph-compaction/strategies)',
+);

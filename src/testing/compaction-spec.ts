@@ -39,6 +39,7 @@ import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import type { Summarizer } from "../summarizers/types.js";
 import { CompactingSupervisor } from "../runtimes/wrapper/compacting-supervisor.js";
 import { createStrategy } from "../strategies/registry.js";
+import { ToolOutputArchive } from "../archive/archive.js";
 
 export interface SaverInitializer {
   /** Shown in the suite's name. */
@@ -191,7 +192,7 @@ function specCases(initializer: SaverInitializer, messageState: MessageState): v
         const store = new InMemoryStore();
         const supervisor = new CompactingSupervisor(toolGraph(saver), {
           trigger: { tokens: 100_000 },
-          archive: { store, thresholdTokens: 200 },
+          archive: new ToolOutputArchive({ store, thresholdTokens: 200 }),
         });
         await turns(supervisor, 0, 3);
         await supervisor.flush();

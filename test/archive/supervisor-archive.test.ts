@@ -18,6 +18,7 @@ import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { SqliteStore } from "../../src/archive/sqlite-store.js";
 import { ScriptedChatModel, type ReplyPolicy } from "../support/fakes/scripted-chat-model.js";
+import { ToolOutputArchive } from "../../src/archive/archive.js";
 
 const dir = mkdtempSync(join(tmpdir(), "compaction-supervisor-archive-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,7 +88,7 @@ describe("the archive in a supervisor run with 50 KB tool outputs", () => {
     const supervisor = new CompactingSupervisor(team, {
       trigger: { tokens: tokenLimit },
       background: false,
-      archive: { store },
+      archive: new ToolOutputArchive({ store }),
     });
     const config = { configurable: { thread_id: "reports" }, recursionLimit: 100 };
 

@@ -73,7 +73,7 @@ describe.each(forms)("the archive in the graph: %s", (_, build) => {
     const agent = build(saver, store, {
       trigger: { tokens: 200_000 },
       env: {},
-      archive: { thresholdTokens: 500 },
+      archive: new ToolOutputArchive({ thresholdTokens: 500 }),
     });
     const config = { configurable: { thread_id: "archive" } };
     const seen = new Map<string, BaseMessage>();
@@ -102,13 +102,15 @@ describe.each(forms)("the archive in the graph: %s", (_, build) => {
   });
 });
 
-describe("the archive in the graph refuses bad options as the wrapper does", () => {
+describe("the archive refuses bad options where it is made, and the runtimes take only an archive", () => {
   it("names the option and its value", () => {
+    expect(() => new ToolOutputArchive({ thresholdTokens: -1 })).toThrow(/thresholdTokens.*-1/);
+    expect(() => new ToolOutputArchive({ keep: "one" as never })).toThrow(/archive.keep.*"one"/);
     expect(() =>
-      compactionMiddleware({ trigger: { tokens: 1_000 }, env: {}, archive: { thresholdTokens: -1 } }),
-    ).toThrow(/thresholdTokens.*-1/);
-    expect(() => compactionNode({ trigger: { tokens: 1_000 }, env: {}, archive: { keep: "one" as never } })).toThrow(
-      /archive.keep.*"one"/,
-    );
+      compactionMiddleware({ trigger: { tokens: 1_000 }, env: {}, archive: { thresholdTokens: 500 } as never }),
+    ).toThrow(/archive must be a tool-output archive \(new ToolOutputArchive/);
+    expect(() =>
+      compactionNode({ trigger: { tokens: 1_000 }, env: {}, archive: { thresholdTokens: 500 } as never }),
+    ).toThrow(/archive must be a tool-output archive/);
   });
 });

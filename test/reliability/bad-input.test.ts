@@ -23,6 +23,7 @@ import { planCompaction } from "../../src/internal.js";
 import { openPostgresStore } from "../../src/store/open-postgres.js";
 import { openSqliteStore } from "../../src/store/open-sqlite.js";
 import { main } from "../../src/cli/main.js";
+import { ToolOutputArchive } from "../../src/archive/archive.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { recordFigures } from "../support/reliability.js";
 
@@ -135,9 +136,15 @@ const API_CASES: Array<[string, () => unknown, string, string]> = [
   ["keepCheckpoints 0", supervisorWith({ keepCheckpoints: 0 }), "INVALID_ARGUMENT", "got 0"],
   [
     "archive without a store",
-    supervisorWith({ archive: { thresholdTokens: 100 } }),
+    supervisorWith({ archive: new ToolOutputArchive({ thresholdTokens: 100 }) }),
     "INVALID_ARGUMENT",
     "archive.store",
+  ],
+  [
+    "archive as options, not an archive",
+    supervisorWith({ archive: { thresholdTokens: 100 } }),
+    "INVALID_ARGUMENT",
+    "new ToolOutputArchive",
   ],
   ["model as an empty string", supervisorWith({ model: "" }), "INVALID_ARGUMENT", '""'],
   ["model as a number", supervisorWith({ model: 42 }), "INVALID_ARGUMENT", "42"],

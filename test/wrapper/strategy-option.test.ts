@@ -12,10 +12,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { auditThread, CompactingSupervisor, getSummaryProvenance, type CompactionReport } from "../../src/index.js";
-import { createPipeline, createStrategy, type Strategy } from "../../src/strategies.js";
+import { createPipeline, createStrategy, type ThreadStrategy } from "../../src/strategies.js";
 import { validateHistory } from "../../src/internal.js";
 import { editOf } from "../../src/messages/markers.js";
 import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { ToolOutputArchive } from "../../src/archive/archive.js";
 
 const logs = tool(
   async ({ service }: { service: string }) =>
@@ -51,7 +52,7 @@ describe("CompactingSupervisor with a strategy", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function run(strategy: Strategy, turns = 14) {
+  async function run(strategy: ThreadStrategy, turns = 14) {
     const reports: CompactionReport[] = [];
     const supervisor = new CompactingSupervisor(agent(saver), {
       trigger: { tokens: 2_500 },
@@ -120,7 +121,7 @@ describe("deepagents-style state (todos and files channels)", () => {
       trigger: { tokens: 400 },
       background: false,
       strategy: createPipeline([createStrategy("clear-tool-results"), createStrategy("summarize")]),
-      archive: { store: new SqliteStore(saver.db), thresholdTokens: 50 },
+      archive: new ToolOutputArchive({ store: new SqliteStore(saver.db), thresholdTokens: 50 }),
       onCompaction: (report) => void (report.status === "compacted" && reports.push(report)),
     });
     const config = { configurable: { thread_id: "deep" } };

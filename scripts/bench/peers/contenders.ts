@@ -14,7 +14,7 @@ import { createPipeline } from "../../../src/strategies/pipeline.js";
 import { createStrategy } from "../../../src/strategies/registry.js";
 import { ExtractiveSummarizer } from "../../../src/summarizers/extractive.js";
 import type { Summarizer } from "../../../src/summarizers/types.js";
-import type { Strategy } from "../../../src/strategies/types.js";
+import type { ThreadStrategy } from "../../../src/strategies/types.js";
 import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
 import type { TokenCounter } from "../../../src/tokens/token-counter.js";
 import { slidingWindowMiddleware } from "../sliding-window.js";
@@ -59,7 +59,7 @@ function countingSummarizer(counter: TokenCounter, stats: { calls: number; token
  */
 export function libraryContender(
   name: string,
-  strategy?: (summarizer: Summarizer) => Strategy,
+  strategy?: (summarizer: Summarizer) => ThreadStrategy,
   lowWater: { triggerShare?: number; summaryLog?: "append" } = {},
 ): Contender {
   return {

@@ -18,7 +18,7 @@ import type { Summarizer } from "../../../src/summarizers/types.js";
 import type { SummarizerTokens } from "../../../src/engine/summarizer-tokens.js";
 import { createStrategy } from "../../../src/strategies/registry.js";
 import { createPipeline } from "../../../src/strategies/pipeline.js";
-import type { Strategy } from "../../../src/strategies/types.js";
+import type { ThreadStrategy } from "../../../src/strategies/types.js";
 import { CompactingSupervisor } from "../../../src/runtimes/wrapper/compacting-supervisor.js";
 import { HistoryManager } from "../../../src/engine/history-manager.js";
 import { compactionMiddleware } from "../../../src/runtimes/in-graph/compaction-middleware.js";
@@ -97,7 +97,7 @@ function searchOf(checkpointer: BaseCheckpointSaver): NonNullable<RunningContend
 }
 
 export interface LibraryVariant {
-  strategy?: (summarizer: Summarizer) => Strategy;
+  strategy?: (summarizer: Summarizer) => ThreadStrategy;
   compactionRatio?: number;
   /** The trigger at this share of the budget (a lower one compacts sooner, to a smaller head: cheaper). @default 1 */
   triggerShare?: number;

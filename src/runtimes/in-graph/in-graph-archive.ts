@@ -1,24 +1,20 @@
 /**
- * The in-graph runtime's archive of large tool outputs: one ToolOutputArchive per BaseStore (the option's, else the
- * graph's), the originals written to the transcript before the edited messages are returned.
+ * The in-graph runtime's archive of large tool outputs: the option's archive, writing to its own store, else to the
+ * graph's; the originals written to the transcript before the edited messages are returned.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { ToolOutputArchive } from "../../archive/archive.js";
 import { argument } from "../../options/check.js";
 import { never } from "../../options/rules.js";
-import type { TokenCounter } from "../../tokens/token-counter.js";
 import { graphPlaces } from "../../store/transcript-home.js";
 import type { InGraphOptions } from "./in-graph-options.js";
 import { threadIdOf } from "./run-config.js";
 
 export class InGraphArchive {
-  private readonly archives = new WeakMap<BaseStore, ToolOutputArchive>();
   private warnedNoStore = false;
 
   constructor(
     private readonly options: InGraphOptions,
-    private readonly counter: TokenCounter,
     /** Writes what an edit takes out of the state to the transcript (in-graph-transcript.ts). */
     private readonly record: (
       threadId: string | undefined,
@@ -34,27 +30,22 @@ export class InGraphArchive {
    * or undefined when there is no archive, nothing to move, or a failure (told to `onCompactionError`).
    */
   async archived(messages: readonly BaseMessage[], config: unknown): Promise<BaseMessage[] | undefined> {
-    const given = this.options.archive;
-    if (!given || messages.length === 0) return undefined;
-    const store = given.store ?? graphPlaces(config).store;
+    const archive = this.options.archive;
+    if (!archive || messages.length === 0) return undefined;
+    const store: BaseStore | undefined = archive.store ?? graphPlaces(config).store;
     if (!store) {
       const why = "a BaseStore (the graph has none: pass archive.store, or compile the graph with a store)";
       if (!this.warnedNoStore) this.failed(refusal(() => argument("archive.store", store, never(why))));
       this.warnedNoStore = true;
       return undefined;
     }
-    let archive = this.archives.get(store);
-    if (!archive) {
-      archive = new ToolOutputArchive({ ...given, store, counter: this.counter });
-      this.archives.set(store, archive);
-    }
     if (!archive.hasCandidates(messages)) return undefined;
     const threadId = threadIdOf(config);
     try {
-      const { messages: edited, archived } = await archive.archive(
-        messages,
-        threadId === undefined ? {} : { threadId },
-      );
+      const { messages: edited, archived } = await archive.archive(messages, {
+        store,
+        ...(threadId === undefined ? {} : { threadId }),
+      });
       if (archived.length === 0) return undefined;
       await this.record(threadId, messages, edited, config);
       return edited;

@@ -81,7 +81,7 @@ export class InGraphCompactor {
     };
     this.threads = new ThreadCompactions(MAX_THREADS, (key) => new ThreadCompaction(key, rules, breaker));
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
-    this.archive = new InGraphArchive(options, this.manager.counter, this.record, this.failed);
+    this.archive = new InGraphArchive(options, this.record, this.failed);
   }
 
   /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */

@@ -3,7 +3,7 @@
  * (engine/options.ts) and the step's own, one schema whose input is the options type.
  */
 import { z } from "zod";
-import { ARCHIVE_OPTIONS } from "../../options/archive-fields.js";
+import { OUTPUT_ARCHIVE } from "../../archive/types.js";
 import { COMPACTION_OPTIONS, lateness } from "../../engine/options.js";
 import { satisfying } from "../../options/rules.js";
 import type { CompactionStreamEvent, InGraphCompactionEvent } from "./compaction-event.js";
@@ -25,7 +25,7 @@ export const IN_GRAPH_OPTIONS = COMPACTION_OPTIONS.extend({
    * Tool results above a threshold moved into a BaseStore and replaced by pointers, as the wrapper's `archive` does
    * (`createArchiveReaderTool` reads them back); `store` defaults to the graph's. @default no archive
    */
-  archive: ARCHIVE_OPTIONS.optional(),
+  archive: OUTPUT_ARCHIVE.optional(),
   /** Told about every compaction written to the state. */
   onCompaction: fn<(event: InGraphCompactionEvent) => void>().optional(),
   /**

@@ -4,14 +4,14 @@
  * the next turn). The store is written first, so a pointer never names a missing output.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ToolOutputArchive } from "../../archive/archive.js";
+import type { OutputArchive } from "../../archive/types.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
 import { outcomeOfWriteError } from "../../engine/write-history.js";
 
 /** The new history, or undefined when nothing changed. */
 export async function archiveThread(
   manager: HistoryManager,
-  archive: ToolOutputArchive,
+  archive: OutputArchive,
   threadId: string,
 ): Promise<BaseMessage[] | undefined> {
   const head = await manager.store.readHead(threadId);

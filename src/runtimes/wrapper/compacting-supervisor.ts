@@ -6,12 +6,13 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { ToolOutputArchive } from "../../archive/archive.js";
 import { CompactionError, describeValue, requireThreadId } from "../../errors.js";
 import { HistoryManager } from "../../engine/history-manager.js";
 import { CircuitBreaker } from "../../engine/circuit-breaker.js";
 import { LATENESS } from "../../engine/policy.js";
 import { resolveSettings } from "../../engine/settings.js";
+import { argument } from "../../options/check.js";
+import { never } from "../../options/rules.js";
 import { threadStoreFor } from "../../store/thread-store.js";
 import type { CompactionHealth } from "./compaction-health.js";
 import { CompactionEvents } from "./compaction-events.js";
@@ -94,6 +95,9 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
     }
     this.graph = graph;
     const settings = resolveSettings("CompactingSupervisor", WRAPPER_OPTIONS, options, { requireTrigger: true });
+    // Outside a graph there is no graph's store to fall back on.
+    if (options.archive && !options.archive.store)
+      argument("archive.store", undefined, never("a LangGraph BaseStore given to the ToolOutputArchive"));
     this.policy = settings.policy;
     this.summarizer = settings.summarizer;
     this.summarizerChoice = settings.summarizerChoice;
@@ -118,10 +122,7 @@ export class CompactingSupervisor<G extends CompactableGraph = CompactableGraph>
       records: this.records,
       events,
       strategy: options.strategy,
-      archive:
-        options.archive === undefined
-          ? undefined
-          : new ToolOutputArchive({ ...options.archive, counter: settings.counter }),
+      archive: options.archive,
     });
   }
 

@@ -3,12 +3,12 @@
  * input is the options type; resolved once, at construction (engine/settings.ts).
  */
 import { z } from "zod";
-import { ARCHIVE_OPTIONS, archiveStore } from "../../options/archive-fields.js";
+import { OUTPUT_ARCHIVE } from "../../archive/types.js";
 import { COMPACTION_OPTIONS, keepCheckpoints, lateness } from "../../engine/options.js";
 import type { EngineNotice } from "../../engine/notices.js";
 import type { CompactionReport } from "../../engine/report.js";
 import { satisfying } from "../../options/rules.js";
-import type { Strategy } from "../../strategies/types.js";
+import { THREAD_STRATEGY } from "../../strategies/types.js";
 
 const fn = <F>() => satisfying<F>((value) => typeof value === "function", "a function");
 
@@ -31,16 +31,13 @@ export const WRAPPER_OPTIONS = COMPACTION_OPTIONS.extend({
    * How to compact instead of the running summary: a strategy or a pipeline from `langgraph-compaction/strategies`
    * (`createStrategy("clear-tool-results")`, `createPipeline([...])`). @default the running summary
    */
-  strategy: satisfying<Strategy>(
-    (value) => typeof (value as { apply?: unknown } | null)?.apply === "function",
-    'a strategy or a pipeline (createStrategy("clear-tool-results"), createPipeline([...]) from langgraph-compaction/strategies)',
-  ).optional(),
+  strategy: THREAD_STRATEGY.optional(),
   /**
-   * Move large tool outputs into a LangGraph BaseStore after each turn, leaving a pointer in the stored history;
-   * `createArchiveReaderTool({ store })` reads them back: `{ store, thresholdTokens, headChars, tailChars, keep,
-   * namespace }`.
+   * Move large tool outputs into a LangGraph BaseStore after each turn, leaving a pointer in the stored history:
+   * `new ToolOutputArchive({ store, thresholdTokens })` (its store is required here: the wrapper has no graph's);
+   * `createArchiveReaderTool({ store })` reads them back.
    */
-  archive: ARCHIVE_OPTIONS.extend({ store: archiveStore }).optional(),
+  archive: OUTPUT_ARCHIVE.optional(),
   /**
    * Told of every compaction the wrapper attempted: `status` says whether it wrote a checkpoint (`compacted`), or why
    * not — `skipped` with a `code` to act on (`NOTHING_TO_SUMMARIZE`, `WONT_FIT`, `BUSY`, `INTERRUPTED`) and a

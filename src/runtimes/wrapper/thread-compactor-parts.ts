@@ -1,7 +1,7 @@
 /** What the wrapper's ThreadCompactor works with: the thread's config, the graph's state reader and its parts. */
-import type { ToolOutputArchive } from "../../archive/archive.js";
+import type { OutputArchive } from "../../archive/types.js";
 import type { HistoryManager } from "../../engine/history-manager.js";
-import type { Strategy } from "../../strategies/types.js";
+import type { ThreadStrategy } from "../../strategies/types.js";
 import type { CompactionEvents } from "./compaction-events.js";
 import type { ThreadRecords } from "./thread-records.js";
 
@@ -27,6 +27,6 @@ export interface ThreadCompactorParts {
   manager: HistoryManager;
   records: ThreadRecords;
   events: CompactionEvents;
-  archive?: ToolOutputArchive;
-  strategy?: Strategy;
+  archive?: OutputArchive;
+  strategy?: ThreadStrategy;
 }

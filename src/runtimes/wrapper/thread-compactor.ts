@@ -12,7 +12,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { CompactionReport } from "../../engine/report.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { CompactionError } from "../../errors.js";
-import { compactWithStrategy } from "../../strategies/strategy-compaction.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
 import { recordLanded, recordSummarizerTokens, type ThreadRecord } from "./thread-records.js";
 import { inputMessages } from "./turn-input.js";
@@ -188,7 +187,7 @@ export class ThreadCompactor {
     const summary = (async () => {
       try {
         if (strategy) {
-          const report = await compactWithStrategy({ manager, strategy, threadId });
+          const report = await strategy.compactThread(manager, threadId);
           await this.outcome(record, report, config, tokensAtStart);
           return undefined;
         }
