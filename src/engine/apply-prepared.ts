@@ -38,7 +38,7 @@ export type ReportBase = Pick<
   "threadId" | "previousCheckpointId" | "summarizer" | "attempts" | "providerUsage"
 > & { messagesBefore: number; tokensBefore: number };
 
-type ApplyOutcome =
+export type ApplyOutcome =
   | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
   | { kind: "busy"; code: SkipCode; reason: string; waitable: boolean; base: ReportBase }
   | { kind: "moved"; reason: string; base: ReportBase };
@@ -152,40 +152,47 @@ export async function compactedFields(
   };
 }
 
+/**
+ * What one try of a write makes of a report (retry.ts): done, tried again at once (the head moved, the summary still
+ * its prefix), or after a pause (the head busy with a run). `prefixChanged`: the summary no longer applies.
+ */
+export function attemptOf(
+  outcome: ApplyOutcome,
+  attempt: number,
+): Attempt<{ report: CompactionReport; prefixChanged: boolean }> {
+  if (outcome.kind === "done") return { done: { report: outcome.report, prefixChanged: outcome.prefixChanged } };
+  if (outcome.kind === "moved")
+    return {
+      again: {
+        report: { ...outcome.base, status: "conflict", reason: `gave up after ${attempt} attempts: ${outcome.reason}` },
+        prefixChanged: false,
+      },
+    };
+  const skipped = {
+    report: {
+      ...outcome.base,
+      status: "skipped" as const,
+      code: outcome.code,
+      reason: `${outcome.reason} (the prepared summary was not applied)`,
+    },
+    prefixChanged: false,
+  };
+  return outcome.waitable ? { wait: skipped } : { done: skipped };
+}
+
+/** One try of writing `prepared` onto the thread's head, under the thread's lock. */
+export function applyAttempt(settings: ManagerSettings, prepared: PreparedCompaction, attempt: number) {
+  return threadLocks.run(settings.store.saver, prepared.threadId, () => applyOnce(settings, prepared, attempt));
+}
+
+/** `prepared` written onto the head as it is now: the one retry policy (retry.ts), nothing nested in it. */
 export async function applyPrepared(
   settings: ManagerSettings,
   prepared: PreparedCompaction,
   busyWaitMs: number,
 ): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
-  return retrying(
-    { attempts: MAX_WRITE_ATTEMPTS, waitMs: busyWaitMs },
-    async (attempt): Promise<Attempt<{ report: CompactionReport; prefixChanged: boolean }>> => {
-      const outcome = await threadLocks.run(settings.store.saver, prepared.threadId, () =>
-        applyOnce(settings, prepared, attempt),
-      );
-      if (outcome.kind === "done") return { done: { report: outcome.report, prefixChanged: outcome.prefixChanged } };
-      if (outcome.kind === "moved")
-        return {
-          again: {
-            report: {
-              ...outcome.base,
-              status: "conflict",
-              reason: `gave up after ${attempt} attempts: ${outcome.reason}`,
-            },
-            prefixChanged: false,
-          },
-        };
-      const skipped = {
-        report: {
-          ...outcome.base,
-          status: "skipped" as const,
-          code: outcome.code,
-          reason: `${outcome.reason} (the prepared summary was not applied)`,
-        },
-        prefixChanged: false,
-      };
-      return outcome.waitable ? { wait: skipped } : { done: skipped };
-    },
+  return retrying({ attempts: MAX_WRITE_ATTEMPTS, waitMs: busyWaitMs }, async (attempt) =>
+    attemptOf(await applyAttempt(settings, prepared, attempt), attempt),
   );
 }
 

@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../errors.js";
 import { turnOver } from "../slices.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
-import { applyPrepared, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
+import { applyAttempt, attemptOf, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
 import { sumOf } from "./calibration.js";
 import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
 import {
@@ -159,22 +159,35 @@ export async function prepareSummary(
   return rememberSnapshot(prepared, head);
 }
 
-/** See `HistoryManager.compactThread`; the caller holds the thread's summary lock. */
-export function compactWithRetries(
+/**
+ * See `HistoryManager.compactThread`; the caller holds the thread's summary lock. One loop of attempts (retry.ts),
+ * nothing nested: each writes the summary onto the head as it is then, and summarizes again only when the head's
+ * summarized prefix changed — at most `MAX_WRITE_ATTEMPTS` writes and as many summaries in all.
+ */
+export async function compactWithRetries(
   settings: ManagerSettings,
   threadId: string,
   overrides: PrepareOptions,
   first?: PreparedCompaction,
 ): Promise<CompactionReport> {
   const { store, keepCheckpoints } = settings;
-  return retrying({ attempts: MAX_WRITE_ATTEMPTS }, async (attempt): Promise<Attempt<CompactionReport>> => {
-    // `first`: a summary the caller already computed (and showed) is the first attempt's.
-    const prepared =
-      attempt === 1 && first ? first : await prepareSummary(settings, threadId, overrides, !overrides.force);
-    if (prepared.status !== "prepared") return { done: { ...prepared, attempts: attempt } };
-    const { report, prefixChanged } = await applyPrepared(settings, prepared, overrides.busyWaitMs ?? BUSY_WAIT_MS);
-    if (!prefixChanged) return { done: await pruneAfterCompaction(store, keepCheckpoints, report) };
-    const reason = `gave up after ${attempt} summaries: ${report.reason}`;
-    return { again: { ...report, reason, attempts: attempt } };
-  });
+  // `first`: a summary the caller already computed (and showed) is the first attempt's.
+  let prepared = first;
+  const report = await retrying(
+    { attempts: MAX_WRITE_ATTEMPTS, waitMs: overrides.busyWaitMs ?? BUSY_WAIT_MS },
+    async (attempt): Promise<Attempt<CompactionReport>> => {
+      if (!prepared) {
+        const fresh = await prepareSummary(settings, threadId, overrides, !overrides.force);
+        if (fresh.status !== "prepared") return { done: { ...fresh, attempts: attempt } };
+        prepared = fresh;
+      }
+      const tried = attemptOf(await applyAttempt(settings, prepared, attempt), attempt);
+      const { report, prefixChanged } = "done" in tried ? tried.done : "again" in tried ? tried.again : tried.wait;
+      if (!prefixChanged)
+        return "done" in tried ? { done: report } : "again" in tried ? { again: report } : { wait: report };
+      prepared = undefined;
+      return { again: { ...report, reason: `gave up after ${attempt} attempts: ${report.reason}`, attempts: attempt } };
+    },
+  );
+  return report.status === "compacted" ? pruneAfterCompaction(store, keepCheckpoints, report) : report;
 }

@@ -72,7 +72,7 @@ it("exits 9 when every attempt's summarized messages were rewritten by another w
     },
   );
   expect(result.code, result.stderr).toBe(EXIT.writeConflict);
-  expect(result.stderr).toMatch(/gave up after \d+ summaries: the summary was discarded/);
+  expect(result.stderr).toMatch(/gave up after \d+ attempts: the summary was discarded/);
   expect(landed).toEqual(Array(MAX_WRITE_ATTEMPTS).fill("compacted"));
   // The head is the other writer's last compaction: the script wrote nothing.
   const head = await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: "" } });
