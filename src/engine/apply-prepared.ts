@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError, threadNotFound } from "../errors.js";
-import { MAX_WRITE_ATTEMPTS, type ManagerSettings } from "./manager-options.js";
+import { MAX_WRITE_ATTEMPTS, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import { busyCode, type CompactedReport, type CompactionReport, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
@@ -77,7 +77,12 @@ async function headFor(
     };
     return { head: snapshot, headId: prepared.snapshotCheckpointId, base };
   }
-  return readHead(settings, prepared.threadId, prepared.compacted.summarizer.name, attempt);
+  // The head moved: it is read again; counted from the snapshot's count and what was appended since (the rebase
+  // carries those over), not counted whole a second time. A head that is not the snapshot grown is counted whole.
+  const read = await readHead(settings, prepared.threadId, prepared.compacted.summarizer.name, attempt, undefined, {
+    grownFrom: prepared,
+  });
+  return read;
 }
 
 /** The thread's head, and the report fields every outcome on it starts from. */
@@ -87,7 +92,8 @@ export async function readHead(
   summarizer: string,
   attempts: number,
   at?: string,
-): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio: number; each: readonly number[] }> {
+  counted?: PrepareOptions["counted"] | { grownFrom: PreparedCompaction },
+): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio?: number; each?: readonly number[] }> {
   // Reading (deserializing) a long thread, and counting it, are phases of their own (slices.ts).
   await turnOver();
   const head = await settings.store.readHead(threadId, at);
@@ -101,7 +107,30 @@ export async function readHead(
   if (!head) throw threadNotFound(threadId);
   const headId = head.tuple.checkpoint.id;
   await turnOver();
-  const measured = await settings.calibration.count(head.messages);
+  if (counted && "grownFrom" in counted && head.messages.length >= counted.grownFrom.snapshotLength) {
+    const { grownFrom } = counted;
+    const appended = settings.counter.countEach(head.messages.slice(grownFrom.snapshotLength));
+    const base = {
+      threadId,
+      previousCheckpointId: headId,
+      messagesBefore: head.messages.length,
+      tokensBefore: grownFrom.tokensBefore + appended.reduce((total, tokens) => total + tokens, 0),
+      summarizer,
+      attempts,
+    };
+    return { head, headId, base };
+  }
+  // A head that holds the messages the caller counted, maybe with more after them (turns that ran since): their count
+  // and the new messages' (no second pass over the head).
+  const known =
+    counted && "messages" in counted && head.messages.length >= counted.messages.length ? counted : undefined;
+  const measured =
+    known && sameMessages(known.messages, head.messages.slice(0, known.messages.length))
+      ? await settings.calibration.count(head.messages, 0, [
+          ...known.measured.each,
+          ...settings.counter.countEach(head.messages.slice(known.messages.length)),
+        ])
+      : await settings.calibration.count(head.messages);
   const base = {
     threadId,
     previousCheckpointId: headId,
@@ -114,6 +143,25 @@ export async function readHead(
   return { head, headId, base, ratio: measured.ratio, each: measured.each };
 }
 
+/** The count of each of `messages`, a rebase of `compacted`: its counts, and those of what was appended after them. */
+export function rebasedCounts(
+  settings: Pick<ManagerSettings, "counter">,
+  compacted: CompactedMessages,
+  messages: readonly BaseMessage[],
+): readonly number[] | undefined {
+  if (!compacted.counts) return undefined;
+  if (messages === compacted.messages) return compacted.counts;
+  const start = compacted.messages.length;
+  // The rebase keeps the compacted messages first, read again from the head: the same messages, by id.
+  if (messages.length < start || !sameMessages(compacted.messages, messages.slice(0, start))) return undefined;
+  return [...compacted.counts, ...settings.counter.countEach(messages.slice(start))];
+}
+
+/** Whether `a` and `b` hold the same messages, by id, in order (every message with an id). */
+function sameMessages(a: readonly BaseMessage[], b: readonly BaseMessage[]): boolean {
+  return a.length === b.length && a.every((message, index) => message.id !== undefined && message.id === b[index]!.id);
+}
+
 /** The fields of a written compaction's report. */
 export async function compactedFields(
   settings: ManagerSettings,
@@ -123,15 +171,12 @@ export async function compactedFields(
   writeStarted: number,
   replaced: readonly BaseMessage[],
   messages: readonly BaseMessage[] = compacted.messages,
+  counts: readonly number[] | undefined = messages === compacted.messages ? compacted.counts : undefined,
 ): Promise<
   Omit<CompactedReport, "threadId" | "previousCheckpointId" | "attempts" | "messagesBefore" | "tokensBefore">
 > {
-  // The head written, counted once: the count of the compacted messages when they are what is written (not rebased).
-  const after = await settings.calibration.count(
-    messages,
-    0,
-    messages === compacted.messages ? compacted.counts : undefined,
-  );
+  // The head written, counted once: the compacted messages' count, with what a rebase appended to them.
+  const after = await settings.calibration.count(messages, 0, counts);
   return {
     status: "compacted" as const,
     reason,
@@ -247,6 +292,7 @@ async function applyOnce(
           writeStarted,
           head.messages,
           rebased.messages,
+          rebasedCounts(settings, compacted, rebased.messages),
         )),
         ...(moved
           ? { rebased: { snapshotCheckpointId: prepared.snapshotCheckpointId, appendedMessages: rebased.appended } }

@@ -1,4 +1,6 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { LivePrompt } from "../summarizers/types.js";
+import type { MeasuredContext } from "./calibration.js";
 
 /** What one call of the engine may ask instead of the policy: a cut (`CompactOverrides`), and how to prepare. */
 /** A cut asked for by one call, instead of the policy's. */
@@ -45,4 +47,9 @@ export interface PrepareOptions extends CompactOverrides {
   threadId?: string;
   /** The prompt the agent's model read last, for a summarizer that starts its request with it (summarizers/types.ts). */
   prompt?: LivePrompt;
+  /**
+   * The caller's count of the thread as it last saw it (the wrapper's, after the turn): used for the head read when
+   * the head holds the same messages (by id, in order), so the head is not counted a second time.
+   */
+  counted?: { messages: readonly BaseMessage[]; measured: MeasuredContext };
 }

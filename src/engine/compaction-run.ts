@@ -125,7 +125,7 @@ export async function prepareSummary(
 ): Promise<PreparedCompaction | CompactionReport> {
   const at = argument("config.configurable.checkpoint_id", checkpointId, text("a checkpoint id").optional());
   const name = settings.summarizer.name;
-  const read = await readHead(settings, threadId, name, 1, at).catch((error: unknown) => {
+  const read = await readHead(settings, threadId, name, 1, at, given.counted).catch((error: unknown) => {
     // The checkpoint a turn ended on, pruned before it was read: the head is the snapshot (a retry, not a failure).
     const pruned = CompactionError.isInstance(error) && error.code === "CHECKPOINT_NOT_FOUND";
     if (given.orHead && at !== undefined && pruned) return readHead(settings, threadId, name, 1);

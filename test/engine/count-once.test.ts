@@ -1,7 +1,9 @@
 /**
- * A compaction counts the thread twice: the head it read, and the head it wrote. The plan, the fit under the ceiling,
- * the report's figures and `rewrittenTokens` reuse those counts. Counted here as the passes over a list of messages
- * that the token counter makes (each message in a pass answered from its cache or encoded).
+ * A compaction counts the thread twice, in every runtime: the head it read (in the wrapper and the middleware, the
+ * count the turn or the call makes to decide), and the head it wrote. The plan, the fit under the ceiling, the
+ * report's figures, `rewrittenTokens`, a rebase onto a grown head and the count after the model call reuse those
+ * counts. Counted here as the passes over a list of messages that the token counter makes (each message in a pass
+ * answered from its cache or encoded); what a turn appended since is counted on its own, never with the head.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { HumanMessage } from "@langchain/core/messages";
@@ -10,6 +12,12 @@ import { describe, expect, it, vi } from "vitest";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { managerWithCounter } from "../support/manager-with-counter.js";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { compactionMiddleware } from "../../src/runtimes/in-graph/compaction-middleware.js";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
+import { ScriptedChatModel } from "../support/fakes/scripted-chat-model.js";
+import { lookupPolicy } from "../support/agents.js";
 import { createTestAgent, seedTurns } from "../support/agents.js";
 
 /** A TokenCounter that notes the length of every list it counts, and every message counted on its own. */
@@ -49,7 +57,7 @@ describe("counting once per decision", () => {
     expect(report.rewrittenTokens).toBeGreaterThan(0);
   });
 
-  it("the wrapper's compaction adds those two to the count its turn makes to decide", async () => {
+  it("the wrapper's compaction adds the head written to the count its turn makes to decide", async () => {
     const saver = SqliteSaver.fromConnString(":memory:");
     // The wrapper builds its own counter: its passes are seen on the class.
     const lists = [
@@ -90,7 +98,66 @@ describe("counting once per decision", () => {
       for (const spy of lists) spy.mockRestore();
     }
     expect(seen).toHaveLength(1);
-    // The turn's decision, the head read, the head written (the turn's input, one message, is counted on its own).
-    expect(seen[0]!.passes.sort((a, b) => b - a)).toEqual([seen[0]!.before, seen[0]!.before, seen[0]!.after]);
+    // The turn's decision (which the summary's read reuses), the head written.
+    expect(seen[0]!.passes.sort((a, b) => b - a)).toEqual([seen[0]!.before, seen[0]!.after]);
   });
+
+  for (const background of [false, true])
+    it(`the middleware's compaction (background: ${background}): the call's count and the head written, nothing after`, async () => {
+      const lists = [
+        vi.spyOn(TokenCounter.prototype, "countEach"),
+        vi.spyOn(TokenCounter.prototype, "countMessages"),
+        vi.spyOn(TokenCounter.prototype, "countMessagesFrom"),
+      ];
+      // Passes over a thread from its start (what a turn appended is counted on its own).
+      const passes = () =>
+        lists.flatMap((spy) =>
+          spy.mock.calls
+            .map(([messages]) => messages)
+            .filter((messages) => messages.length > 1 && (messages[0]!.id === "ask-0" || isSummaryMessage(messages[0])))
+            .map((messages) => messages.length),
+        );
+      const landed: Array<{ passes: number[]; before: number; written: number }> = [];
+      const agent = createAgent({
+        model: new ScriptedChatModel({ reply: lookupPolicy }),
+        tools: [],
+        checkpointer: new MemorySaver(),
+        middleware: [
+          compactionMiddleware({
+            trigger: { tokens: 1_500 },
+            background,
+            env: {},
+            onCompaction: (event) =>
+              void landed.push({
+                passes: passes(),
+                before: event.messagesBefore,
+                // The summary's result; a rebase appends what the turns added since it was computed, counted apart.
+                written: event.messagesAfter - event.appended,
+              }),
+          }),
+        ],
+      });
+      try {
+        for (let turn = 0; landed.length < 2 && turn < 80; turn++) {
+          for (const spy of lists) spy.mockClear();
+          await agent.invoke(
+            {
+              messages: [
+                new HumanMessage({
+                  id: `ask-${turn}`,
+                  content: `Question ${turn}: the refund for vendor ${turn}, and the ledger's total?`,
+                }),
+              ],
+            },
+            { configurable: { thread_id: "m" } },
+          );
+        }
+      } finally {
+        for (const spy of lists) spy.mockRestore();
+      }
+      expect(landed.length).toBe(2);
+      // In the call that lands it: its count before the model call, the head written; `after` reuses the latter.
+      for (const { passes: counted, before, written } of landed)
+        expect(counted.sort((a, b) => b - a)).toEqual([before, written]);
+    });
 });

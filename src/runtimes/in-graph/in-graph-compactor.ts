@@ -18,6 +18,7 @@
  * store/transcript-home.ts), idempotently by message id. A run that dies between the two leaves a message in both
  * places, never in none. A summarizer that fails, or a transcript that cannot be written, writes nothing.
  */
+import { rebasedCounts } from "../../engine/apply-prepared.js";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../../errors.js";
@@ -57,6 +58,11 @@ export class InGraphCompactor {
   private readonly threads: ThreadCompactions<Pending>;
   private readonly archive: InGraphArchive;
   /** Copies of covered messages dropped, a parent that merges by id told (heal.ts). */
+  /** The counts of the result a call's compaction landed, for that call's `after` (one entry per thread at most). */
+  private readonly landedCounts = new WeakMap<
+    ThreadCompaction<Pending>,
+    { messages: readonly BaseMessage[]; each: readonly number[] }
+  >();
   private readonly healer: CoveredCopiesHealer;
   private readonly notices: Notices;
 
@@ -89,9 +95,16 @@ export class InGraphCompactor {
     await this.threads.idle();
   }
 
-  /** What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage figures. */
-  private measure(messages: readonly BaseMessage[], overhead: number): Promise<MeasuredContext> {
-    return this.manager.calibration.count(messages, overhead);
+  /**
+   * What the model receives: `messages` and `overhead` (a system prompt, tools), calibrated where replies carry usage
+   * figures. `each`: the counter's count of each message, when at hand (a compaction's result): not counted again.
+   */
+  private measure(
+    messages: readonly BaseMessage[],
+    overhead: number,
+    each?: readonly number[],
+  ): Promise<MeasuredContext> {
+    return this.manager.calibration.count(messages, overhead, each);
   }
 
   /**
@@ -112,10 +125,22 @@ export class InGraphCompactor {
     await turnOver();
     const archived = await this.archive.archived(messages, config);
     const current = archived ?? messages;
-    const measured = await this.measure(current, overhead);
+    const measured = await this.measure(current, overhead, this.countsAfterLanding(compaction, current));
     if (this.options.background !== false && compaction.ended(measured.tokens, current.length) === "start")
       this.begin(compaction, current, overhead, measured, prompt);
     return archived;
+  }
+
+  /**
+   * The count of each of `messages` when they start with the result of the compaction this call landed (the same
+   * message objects): that result's counts and the rest's, so the result is not counted twice in one call.
+   */
+  private countsAfterLanding(compaction: ThreadCompaction<Pending>, messages: readonly BaseMessage[]) {
+    const landed = this.landedCounts.get(compaction);
+    this.landedCounts.delete(compaction);
+    if (!landed || messages.length < landed.messages.length) return undefined;
+    if (!landed.messages.every((message, index) => messages[index] === message)) return undefined;
+    return [...landed.each, ...this.manager.counter.countEach(messages.slice(landed.messages.length))];
   }
 
   /** The node's check: a subgraph whose messages did not come through CompactionAgentState's reducer, told once per thread. */
@@ -201,6 +226,14 @@ export class InGraphCompactor {
     } catch (error) {
       return this.failure(compaction, error);
     }
+    // The compaction's result is counted already (`outcome.counts`); a rebased one is counted here, once: the call's
+    // `after` takes this count for the messages it starts with.
+    const measuredAfter = await this.measure(
+      rebased.messages,
+      overhead,
+      rebasedCounts(this.manager, outcome, rebased.messages),
+    );
+    this.landedCounts.set(compaction, { messages: rebased.messages, each: measuredAfter.each });
     // A parent that merges messages by id keeps what this compaction removes: the model's input shrinks, the head does
     // not, so it is not reported as a compaction (the healer said why, at this call).
     if (!this.healer.parentMerges(compaction.key))
@@ -209,7 +242,7 @@ export class InGraphCompactor {
         before: messages,
         after: rebased.messages,
         measuredBefore: measured,
-        measuredAfter: await this.measure(rebased.messages, overhead),
+        measuredAfter,
         appended: rebased.appended,
         background: job.snapshot !== messages,
         compacted: outcome,
@@ -222,20 +255,25 @@ export class InGraphCompactor {
     compaction: ThreadCompaction<Pending>,
     snapshot: readonly BaseMessage[],
     overhead: number,
-    { tokens, ratio }: MeasuredContext,
+    { tokens, ratio, each }: MeasuredContext,
     prompt?: LivePrompt,
   ): void {
     // The limits are the provider's tokens; the plan counts the tokenizer's (engine/calibration.ts).
     const within = (limit: number) => Math.max(1, Math.floor(limit / ratio) - overhead);
     const { key } = compaction;
     const result = this.manager
-      .compactWithinPolicy(snapshot, {
-        maxTokensAfter: within(this.tokenLimit),
-        preferTokensAfter: within(this.ceiling),
-        tokenRatio: ratio,
-        threadId: key,
-        ...(prompt ? { prompt } : {}),
-      })
+      .compactWithinPolicy(
+        snapshot,
+        {
+          maxTokensAfter: within(this.tokenLimit),
+          preferTokensAfter: within(this.ceiling),
+          tokenRatio: ratio,
+          threadId: key,
+          ...(prompt ? { prompt } : {}),
+        },
+        undefined,
+        each,
+      )
       .catch((error: unknown) => ({ error }));
     void compaction.prepare(result.then(() => ({ snapshot, tokens, result })));
   }

@@ -10,6 +10,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CompactionReport } from "../../engine/report.js";
+import type { PrepareOptions } from "../../engine/manager-options.js";
 import { threadLocks } from "../../engine/thread-lock.js";
 import { CompactionError } from "../../errors.js";
 import { storedMessages, storedMessagesOrEmpty } from "./state-messages.js";
@@ -155,7 +156,8 @@ export class ThreadCompactor {
       if (await staysUncounted(record, manager, current)) return undefined;
       // Counting is a phase of its own, apart from the turn's last checkpoint write (slices.ts).
       await turnOver();
-      const { tokens, ratio, usage } = await manager.calibration.count(current);
+      const measured = await manager.calibration.count(current);
+      const { tokens, ratio, usage } = measured;
       record.count = tokens;
       record.messageCount = current.length;
       record.ratio = ratio;
@@ -163,7 +165,8 @@ export class ThreadCompactor {
       record.toldInvalidHistory = undefined;
       const decision = record.compaction.ended(tokens, current.length);
       if (decision === "apply") return await this.apply(record, config, 0);
-      if (decision === "start") this.startCompaction(record, config, 0);
+      // The summary starts from this count when the head it reads holds these messages: counted once.
+      if (decision === "start") this.startCompaction(record, config, 0, { messages: current, measured });
     } catch (error) {
       // A history that cannot be compacted as it is (a message LangChain does not take for one) is told once, not
       // on every turn; the thread goes on uncompacted until it is fixed.
@@ -179,7 +182,12 @@ export class ThreadCompactor {
    * Compute a summary in the background (`record.compaction.preparing`); once ready, apply it if no turn runs on the thread,
    * else leave it for the end of the turn in flight. A strategy compacts and writes in one go instead.
    */
-  private startCompaction(record: ThreadRecord, config: ThreadConfig, busyWaitMs: number): void {
+  private startCompaction(
+    record: ThreadRecord,
+    config: ThreadConfig,
+    busyWaitMs: number,
+    counted?: PrepareOptions["counted"],
+  ): void {
     const { threadId } = record;
     const { strategy, manager } = this.parts;
     if (this.work.closed || record.compaction.paused) return;
@@ -191,7 +199,10 @@ export class ThreadCompactor {
           await this.outcome(record, report, config, tokensAtStart);
           return undefined;
         }
-        const result = await manager.prepareCompaction({ configurable: { thread_id: threadId } });
+        const result = await manager.prepareCompaction(
+          { configurable: { thread_id: threadId } },
+          counted ? { counted } : {},
+        );
         if (result.status === "prepared") return result;
         await this.outcome(record, result, config, tokensAtStart);
       } catch (error) {
