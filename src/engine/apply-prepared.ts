@@ -4,39 +4,19 @@
  * for (with backoff) up to a deadline; a head that keeps moving is retried up to `MAX_WRITE_ATTEMPTS` times.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { CompactionError, threadNotFound } from "../errors.js";
-import { MAX_WRITE_ATTEMPTS, type ManagerSettings, type PrepareOptions } from "./manager-options.js";
+import { MAX_WRITE_ATTEMPTS, type ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import { busyCode, type CompactedReport, type CompactionReport, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
 import type { CompactedMessages } from "./summarize-plan.js";
 import { threadLocks } from "./thread-lock.js";
 import type { ThreadHead } from "../store/read-head.js";
+import { readHead, sameMessages, type PreparedCompaction, type ReportBase } from "./read-counted-head.js";
+
+export type { PreparedCompaction, ReportBase } from "./read-counted-head.js";
 import { turnOver } from "../slices.js";
-import type { ProviderUsage } from "./calibration.js";
 import { rewrittenTokens } from "./prompt-cache.js";
 import { retrying, type Attempt } from "./retry.js";
-
-/** A summary computed from a snapshot of a thread's head, ready for `applyCompaction`. */
-export interface PreparedCompaction {
-  readonly status: "prepared";
-  readonly threadId: string;
-  /** The head the summary was computed from. */
-  readonly snapshotCheckpointId: string;
-  readonly snapshotLength: number;
-  /** The snapshot's first `plan.prefixLength` messages: what the summary replaces. */
-  readonly prefix: readonly BaseMessage[];
-  readonly compacted: CompactedMessages;
-  readonly messagesBefore: number;
-  readonly tokensBefore: number;
-  /** The provider's figures of the snapshot's latest call, when its reply carried them. */
-  readonly providerUsage?: ProviderUsage;
-}
-
-export type ReportBase = Pick<
-  CompactionReport,
-  "threadId" | "previousCheckpointId" | "summarizer" | "attempts" | "providerUsage"
-> & { messagesBefore: number; tokensBefore: number };
 
 export type ApplyOutcome =
   | { kind: "done"; report: CompactionReport; prefixChanged: boolean }
@@ -85,64 +65,6 @@ async function headFor(
   return read;
 }
 
-/** The thread's head, and the report fields every outcome on it starts from. */
-export async function readHead(
-  settings: ManagerSettings,
-  threadId: string,
-  summarizer: string,
-  attempts: number,
-  at?: string,
-  counted?: PrepareOptions["counted"] | { grownFrom: PreparedCompaction },
-): Promise<{ head: ThreadHead; headId: string; base: ReportBase; ratio?: number; each?: readonly number[] }> {
-  // Reading (deserializing) a long thread, and counting it, are phases of their own (slices.ts).
-  await turnOver();
-  const head = await settings.store.readHead(threadId, at);
-  if (!head && at !== undefined) {
-    throw new CompactionError({
-      code: "CHECKPOINT_NOT_FOUND",
-      value: at,
-      message: `thread ${threadId} has no checkpoint ${at}`,
-    });
-  }
-  if (!head) throw threadNotFound(threadId);
-  const headId = head.tuple.checkpoint.id;
-  await turnOver();
-  if (counted && "grownFrom" in counted && head.messages.length >= counted.grownFrom.snapshotLength) {
-    const { grownFrom } = counted;
-    const appended = settings.counter.countEach(head.messages.slice(grownFrom.snapshotLength));
-    const base = {
-      threadId,
-      previousCheckpointId: headId,
-      messagesBefore: head.messages.length,
-      tokensBefore: grownFrom.tokensBefore + appended.reduce((total, tokens) => total + tokens, 0),
-      summarizer,
-      attempts,
-    };
-    return { head, headId, base };
-  }
-  // A head that holds the messages the caller counted, maybe with more after them (turns that ran since): their count
-  // and the new messages' (no second pass over the head).
-  const known =
-    counted && "messages" in counted && head.messages.length >= counted.messages.length ? counted : undefined;
-  const measured =
-    known && sameMessages(known.messages, head.messages.slice(0, known.messages.length))
-      ? await settings.calibration.count(head.messages, 0, [
-          ...known.measured.each,
-          ...settings.counter.countEach(head.messages.slice(known.messages.length)),
-        ])
-      : await settings.calibration.count(head.messages);
-  const base = {
-    threadId,
-    previousCheckpointId: headId,
-    messagesBefore: head.messages.length,
-    tokensBefore: measured.tokens,
-    summarizer,
-    attempts,
-    ...(measured.usage ? { providerUsage: measured.usage } : {}),
-  };
-  return { head, headId, base, ratio: measured.ratio, each: measured.each };
-}
-
 /** The count of each of `messages`, a rebase of `compacted`: its counts, and those of what was appended after them. */
 export function rebasedCounts(
   settings: Pick<ManagerSettings, "counter">,
@@ -155,11 +77,6 @@ export function rebasedCounts(
   // The rebase keeps the compacted messages first, read again from the head: the same messages, by id.
   if (messages.length < start || !sameMessages(compacted.messages, messages.slice(0, start))) return undefined;
   return [...compacted.counts, ...settings.counter.countEach(messages.slice(start))];
-}
-
-/** Whether `a` and `b` hold the same messages, by id, in order (every message with an id). */
-function sameMessages(a: readonly BaseMessage[], b: readonly BaseMessage[]): boolean {
-  return a.length === b.length && a.every((message, index) => message.id !== undefined && message.id === b[index]!.id);
 }
 
 /** The fields of a written compaction's report. */

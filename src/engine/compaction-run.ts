@@ -9,7 +9,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../errors.js";
 import { turnOver } from "../slices.js";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-format.js";
-import { applyAttempt, attemptOf, readHead, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
+import { applyAttempt, attemptOf, rememberSnapshot, type PreparedCompaction } from "./apply-prepared.js";
+import { readHead } from "./read-counted-head.js";
 import { sumOf } from "./calibration.js";
 import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
 import {

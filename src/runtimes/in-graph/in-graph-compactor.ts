@@ -19,6 +19,7 @@
  * places, never in none. A summarizer that fails, or a transcript that cannot be written, writes nothing.
  */
 import { rebasedCounts } from "../../engine/apply-prepared.js";
+import { LandedCounts } from "./landed-counts.js";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError } from "../../errors.js";
@@ -58,11 +59,8 @@ export class InGraphCompactor {
   private readonly threads: ThreadCompactions<Pending>;
   private readonly archive: InGraphArchive;
   /** Copies of covered messages dropped, a parent that merges by id told (heal.ts). */
-  /** The counts of the result a call's compaction landed, for that call's `after` (one entry per thread at most). */
-  private readonly landedCounts = new WeakMap<
-    ThreadCompaction<Pending>,
-    { messages: readonly BaseMessage[]; each: readonly number[] }
-  >();
+  /** The counts of the head a call's compaction landed, for that call's `after`. */
+  private readonly landedCounts: LandedCounts<ThreadCompaction<Pending>>;
   private readonly healer: CoveredCopiesHealer;
   private readonly notices: Notices;
 
@@ -88,6 +86,7 @@ export class InGraphCompactor {
     this.threads = new ThreadCompactions(MAX_THREADS, (key) => new ThreadCompaction(key, rules, breaker));
     this.healer = new CoveredCopiesHealer(this.manager.notices, (error) => this.options.onCompactionError?.(error));
     this.archive = new InGraphArchive(options, this.record, this.failed);
+    this.landedCounts = new LandedCounts(this.manager.counter);
   }
 
   /** Resolves once no summary is in flight (e.g. before the process exits, or before measuring the next turn). */
@@ -125,22 +124,10 @@ export class InGraphCompactor {
     await turnOver();
     const archived = await this.archive.archived(messages, config);
     const current = archived ?? messages;
-    const measured = await this.measure(current, overhead, this.countsAfterLanding(compaction, current));
+    const measured = await this.measure(current, overhead, this.landedCounts.take(compaction, current));
     if (this.options.background !== false && compaction.ended(measured.tokens, current.length) === "start")
       this.begin(compaction, current, overhead, measured, prompt);
     return archived;
-  }
-
-  /**
-   * The count of each of `messages` when they start with the result of the compaction this call landed (the same
-   * message objects): that result's counts and the rest's, so the result is not counted twice in one call.
-   */
-  private countsAfterLanding(compaction: ThreadCompaction<Pending>, messages: readonly BaseMessage[]) {
-    const landed = this.landedCounts.get(compaction);
-    this.landedCounts.delete(compaction);
-    if (!landed || messages.length < landed.messages.length) return undefined;
-    if (!landed.messages.every((message, index) => messages[index] === message)) return undefined;
-    return [...landed.each, ...this.manager.counter.countEach(messages.slice(landed.messages.length))];
   }
 
   /** The node's check: a subgraph whose messages did not come through CompactionAgentState's reducer, told once per thread. */
@@ -233,7 +220,7 @@ export class InGraphCompactor {
       overhead,
       rebasedCounts(this.manager, outcome, rebased.messages),
     );
-    this.landedCounts.set(compaction, { messages: rebased.messages, each: measuredAfter.each });
+    this.landedCounts.landed(compaction, rebased.messages, measuredAfter.each);
     // A parent that merges messages by id keeps what this compaction removes: the model's input shrinks, the head does
     // not, so it is not reported as a compaction (the healer said why, at this call).
     if (!this.healer.parentMerges(compaction.key))
