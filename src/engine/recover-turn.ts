@@ -7,13 +7,13 @@
 import { argument } from "../options/check.js";
 import { ratio } from "../options/rules.js";
 import type { BaseMessage } from "@langchain/core/messages";
-import { recallChanges } from "../store/recall-index/entries.js";
 import { CompactionError } from "../errors.js";
 import { compactedFields } from "./apply-prepared.js";
 import type { CompactOverrides, ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import type { CompactionReport } from "./report.js";
 import { summarizePlan } from "./summarize-plan.js";
+import { outcomeOfWriteError, writeHistory } from "./write-history.js";
 
 export async function recoverTurn(
   settings: ManagerSettings,
@@ -47,33 +47,35 @@ export async function recoverTurn(
   if (!cut.executable) return { ...report, status: "skipped", code: "NOTHING_TO_SUMMARIZE", reason: cut.reason };
   const compacted = await summarizePlan(settings, cut, baseCheckpointId);
   const started = performance.now();
-  const outcome = await store.replaceHead({
-    threadId,
-    head: current.tuple,
-    base: base.tuple,
-    messages: compacted.messages,
-    metadata: {
-      compaction: {
-        replacedCheckpointId: currentId,
-        recoveredFrom: baseCheckpointId,
-        summarizedMessages: cut.summarize.length,
-        summaryId: compacted.summary.id,
-      },
-    },
-    ignorePendingWrites: true,
+  try {
     // The messages summarized out of the pre-turn history are held by the checkpoint before the failed turn.
-    recall: recallChanges(threadId, baseCheckpointId, history, compacted.messages),
-  });
-  if (outcome.status !== "written") return { ...report, status: "conflict", reason: outcome.reason };
-  return {
-    ...report,
-    ...(await compactedFields(
-      settings,
-      `recovered from an overflowing turn: ${cut.reason}`,
-      outcome.checkpointId,
-      compacted,
-      started,
-      current.messages,
-    )),
-  };
+    const written = await writeHistory(settings, threadId, compacted.messages, {
+      expectedCheckpointId: currentId,
+      knownHead: current,
+      recovery: { base },
+      metadata: {
+        compaction: {
+          replacedCheckpointId: currentId,
+          recoveredFrom: baseCheckpointId,
+          summarizedMessages: cut.summarize.length,
+          summaryId: compacted.summary.id,
+        },
+      },
+    });
+    return {
+      ...report,
+      ...(await compactedFields(
+        settings,
+        `recovered from an overflowing turn: ${cut.reason}`,
+        written.checkpointId,
+        compacted,
+        started,
+        current.messages,
+      )),
+    };
+  } catch (error) {
+    const lost = outcomeOfWriteError(error);
+    if (lost?.status === "conflict") return { ...report, status: "conflict", reason: lost.reason };
+    throw error;
+  }
 }

@@ -11,11 +11,14 @@ import { CompactionError, threadNotFound } from "../errors.js";
 import { validateHistory } from "../messages/validate.js";
 import type { ManagerSettings } from "./manager-options.js";
 import type { ThreadHead } from "../store/read-head.js";
+import type { StoredCheckpoint } from "../store/thread-store.js";
 
 /**
- * Write `messages` as the thread's head, the caller holding the thread's lock. `knownHead`: the head just read (to
- * avoid deserializing the thread twice); the compare-and-swap still checks, inside the write transaction, that it
- * is the head.
+ * Write `messages` as the thread's head, the caller holding the thread's lock: the library's one way to write a head
+ * (a summary, a strategy's edit, the archive, a recovery, a restore). `knownHead`: the head just read (to avoid
+ * deserializing the thread twice); the compare-and-swap still checks, inside the write transaction, that it is the
+ * head. `recovery`: a turn that failed is recovered from — its head is replaced even with pending writes, its other
+ * channels copied from `base`, and what left `base`'s history indexed (store/thread-store.ts).
  * @throws CompactionError THREAD_NOT_FOUND, THREAD_BUSY, WRITE_CONFLICT, INVALID_HISTORY.
  */
 export async function writeHistory(
@@ -26,7 +29,13 @@ export async function writeHistory(
     expectedCheckpointId,
     metadata,
     knownHead,
-  }: { expectedCheckpointId?: string; metadata?: Record<string, unknown>; knownHead?: ThreadHead } = {},
+    recovery,
+  }: {
+    expectedCheckpointId?: string;
+    metadata?: Record<string, unknown>;
+    knownHead?: ThreadHead;
+    recovery?: { base: StoredCheckpoint };
+  } = {},
 ): Promise<{ checkpointId: string; previousCheckpointId: string }> {
   const problems = validateHistory(messages);
   if (problems.length > 0) {
@@ -46,19 +55,21 @@ export async function writeHistory(
       message: `thread ${threadId}: the head is ${headId}, not the expected ${expectedCheckpointId}`,
     });
   }
-  if (head.busyReason) {
+  if (head.busyReason && !recovery) {
     throw new CompactionError({
       code: "THREAD_BUSY",
       value: threadId,
       message: `thread ${threadId} is not idle: ${head.busyReason}`,
     });
   }
+  const replaced = recovery?.base ?? { tuple: head.tuple, messages: head.messages };
   const outcome = await settings.store.replaceHead({
     threadId,
     head: head.tuple,
     messages,
     metadata,
-    recall: recallChanges(threadId, headId, head.messages, messages),
+    ...(recovery ? { base: recovery.base.tuple, ignorePendingWrites: true } : {}),
+    recall: recallChanges(threadId, replaced.tuple.checkpoint.id, replaced.messages, messages),
   });
   if (outcome.status === "written") return { checkpointId: outcome.checkpointId, previousCheckpointId: headId };
   throw writeOutcomeError(threadId, outcome);
