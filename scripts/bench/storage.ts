@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CompactingSupervisor } from "../../src/runtimes/wrapper/compacting-supervisor.js";
 import { serializeMessage } from "../../src/store/recall-index/message-serde.js";
+import { isSummaryMessage } from "../../src/messages/summary-message.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { TokenCounter } from "../../src/tokens/token-counter.js";
 import { generateConversation } from "../workload/conversation.js";
@@ -132,13 +133,20 @@ const STORAGE_CONTENDERS: StorageContender[] = [
   },
 ];
 
-/** Bytes of the pages in use (the file minus its free pages), after the WAL is folded in. */
-function liveBytes(saver: SqliteSaver): number {
+/** Bytes of the pages in use (the file minus its free pages), after the WAL is folded in, and per table or index. */
+function liveBytes(saver: SqliteSaver): { bytes: number; parts: Record<string, number> } {
   saver.db.pragma("wal_checkpoint(TRUNCATE)");
   const pages =
     Number(saver.db.pragma("page_count", { simple: true })) -
     Number(saver.db.pragma("freelist_count", { simple: true }));
-  return pages * Number(saver.db.pragma("page_size", { simple: true }));
+  const rows = saver.db.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name`).all() as Array<{
+    name: string;
+    bytes: number;
+  }>;
+  return {
+    bytes: pages * Number(saver.db.pragma("page_size", { simple: true })),
+    parts: Object.fromEntries(rows.map((row) => [row.name, Number(row.bytes)])),
+  };
 }
 
 interface StorageResult {
@@ -149,6 +157,8 @@ interface StorageResult {
   bytes: number;
   messages: number;
   floor: number;
+  /** Bytes per table (with its TOAST on Postgres) or index. */
+  parts: Record<string, number>;
 }
 
 /** The contenders also measured on Postgres (the uncompacted and middleware stores are SQLite only: gigabytes). */
@@ -159,7 +169,10 @@ const ON_POSTGRES = new Set([
 ]);
 
 /** Bytes of the schema's tables with their indexes and TOAST, after VACUUM FULL gives deleted rows' space back. */
-async function postgresBytes(saver: PostgresSaver, schema: string): Promise<number> {
+async function postgresBytes(
+  saver: PostgresSaver,
+  schema: string,
+): Promise<{ bytes: number; parts: Record<string, number> }> {
   const pool = (
     saver as unknown as {
       pool: { query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> };
@@ -167,12 +180,21 @@ async function postgresBytes(saver: PostgresSaver, schema: string): Promise<numb
   ).pool;
   const tables = await pool.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1`, [schema]);
   let bytes = 0;
+  const parts: Record<string, number> = {};
   for (const { tablename } of tables.rows) {
     const name = `"${schema}"."${String(tablename)}"`;
     await pool.query(`VACUUM FULL ${name}`);
-    bytes += Number((await pool.query(`SELECT pg_total_relation_size($1::regclass) AS bytes`, [name])).rows[0]!.bytes);
+    const sizes = (
+      await pool.query(
+        `SELECT pg_total_relation_size($1::regclass) AS total, pg_indexes_size($1::regclass) AS indexes`,
+        [name],
+      )
+    ).rows[0]!;
+    bytes += Number(sizes.total);
+    parts[String(tablename)] = Number(sizes.total) - Number(sizes.indexes);
+    parts[`${String(tablename)} (indexes)`] = Number(sizes.indexes);
   }
-  return bytes;
+  return { bytes, parts };
 }
 
 /** What a contender is fed: the turns' inputs in order, and the model's scripted player (generated or recorded). */
@@ -189,7 +211,7 @@ async function play(
   budget: number,
   dir: string,
   postgresUrl?: string,
-): Promise<{ bytes: number; seen: Map<string, BaseMessage> }> {
+): Promise<{ bytes: number; parts: Record<string, number>; seen: Map<string, BaseMessage> }> {
   const path = join(dir, `${contender.name.replace(/\W+/g, "-")}-${script.label.replace(/\W+/g, "-")}.sqlite`);
   const schema = `storage_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const saver = postgresUrl ? PostgresSaver.fromConnString(postgresUrl, { schema }) : SqliteSaver.fromConnString(path);
@@ -199,21 +221,21 @@ async function play(
   for (const turn of script.turns) {
     turn.begin();
     for (const message of await running.run(turn.input))
-      if (message.id && !seen.has(message.id)) seen.set(message.id, message);
+      if (message.id && !isSummaryMessage(message) && !seen.has(message.id)) seen.set(message.id, message);
   }
   await running.done();
   if (saver instanceof PostgresSaver) {
-    const bytes = await postgresBytes(saver, schema);
+    const { bytes, parts } = await postgresBytes(saver, schema);
     await (saver as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool.query(
       `DROP SCHEMA "${schema}" CASCADE`,
     );
     await saver.end();
-    return { bytes, seen };
+    return { bytes, parts, seen };
   }
-  const bytes = liveBytes(saver);
+  const { bytes, parts } = liveBytes(saver);
   saver.db.close();
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
-  return { bytes, seen };
+  return { bytes, parts, seen };
 }
 
 /** A generated peers conversation (tool calls, handoffs). */
@@ -274,19 +296,20 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
         for (const contender of STORAGE_CONTENDERS) {
           if (backend === "Postgres" && !ON_POSTGRES.has(contender.name)) continue;
           if (typeof size === "string" && contender.name === "summarizationMiddleware") continue;
-          const { bytes, seen } = await play(
+          if (ONLY && !ONLY.some((name) => contender.name.includes(name))) continue;
+          const { bytes, parts, seen } = await play(
             contender,
             load.script(),
             load.budget,
             dir,
             backend === "Postgres" ? postgres.url : undefined,
           );
-          // The floor: every message of the uncompacted run, stored once with LangGraph's serde.
-          if (contender.name === "no compaction") {
+          // The floor: every message of the run (the uncompacted one's, when it runs), stored once with LangGraph's serde.
+          if (contender.name === "no compaction" || floor === 0) {
             messages = seen.size;
             floor = [...seen.values()].reduce((sum, message) => sum + Buffer.byteLength(serializeMessage(message)), 0);
           }
-          results.push({ size, backend, contender: contender.name, bytes, messages, floor });
+          results.push({ size, backend, contender: contender.name, bytes, messages, floor, parts });
           process.stderr.write(`  ${size}, ${backend}, ${contender.name}: ${(bytes / 1e6).toFixed(2)} MB\n`);
         }
       }
@@ -321,6 +344,29 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
         : "—",
     })),
   );
+  // Where this library's bytes go with keepCheckpoints: 3, per table and index, as multiples of the messages' own.
+  for (const backend of ["SQLite", "Postgres"] as const) {
+    const kept = results.filter(
+      (result) => result.contender === "this library, keepCheckpoints: 3" && result.backend === backend,
+    );
+    const names = [...new Set(kept.flatMap((result) => Object.keys(result.parts)))].filter((name) =>
+      kept.some((result) => result.parts[name]! / result.floor >= 0.005),
+    );
+    if (kept.length === 0) continue;
+    printTable(
+      `Where the bytes go: ${backend}, this library with keepCheckpoints: 3, each table and index as a multiple of the messages' own bytes`,
+      kept.map((result) => ({
+        conversation: typeof result.size === "number" ? `${result.size} messages` : String(result.size),
+        total: (result.bytes / result.floor).toFixed(2),
+        ...Object.fromEntries(
+          names.map((name) => [
+            name.replace(/^compaction_/, ""),
+            ((result.parts[name] ?? 0) / result.floor).toFixed(2),
+          ]),
+        ),
+      })),
+    );
+  }
   const largest = Math.max(...sizes);
   const middle = sizes.includes(500) ? 500 : sizes.at(-2);
   for (const backend of ["SQLite", "Postgres"] as const) {
@@ -336,7 +382,12 @@ export async function benchStorage(sizes = DEFAULT_PEER_SIZES): Promise<StorageR
   return results;
 }
 
+/** STORAGE_CONTENDERS=name,name: only the contenders whose name holds one of these (the floor then from their runs). */
+const ONLY = process.env.STORAGE_CONTENDERS?.split(",").map((name) => name.trim());
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.env.STORAGE_SIZES ? process.env.STORAGE_SIZES.split(",").map(Number) : DEFAULT_PEER_SIZES;
-  await readmeBlock("storage", () => benchStorage(sizes), { write: !process.env.STORAGE_SIZES });
+  await readmeBlock("storage", () => benchStorage(sizes), {
+    write: !process.env.STORAGE_SIZES && !process.env.STORAGE_CONTENDERS,
+  });
 }

@@ -112,8 +112,10 @@ describe("setupPostgresRecall", () => {
     await setupPostgresRecall(pool, { schema });
     const { agent } = createTestAgent(store.saver);
     await runTurns(agent, "t-upgrade", 12);
-    // The index as an earlier release made it: without the newest column.
-    await pool.query(`ALTER TABLE "${schema}".compaction_recall DROP COLUMN IF EXISTS body_length`);
+    // The index as an earlier release made it: without the newest columns.
+    await pool.query(
+      `ALTER TABLE "${schema}".compaction_recall DROP COLUMN IF EXISTS body_length, DROP COLUMN IF EXISTS packed`,
+    );
     const saver = PostgresSaver.fromConnString(await applicationUrl(schema), { schema });
     const compact = () =>
       new HistoryManager({ checkpointer: saver, summarizer: new ExtractiveSummarizer() }).compactThread({

@@ -2,6 +2,7 @@
  * Writing the Postgres recall index: the rows of a write's recall changes and the thread's word counts, inside the
  * caller's transaction (the compare-and-swap's, a prune's backfill). The index and its search: postgres-index.ts.
  */
+import { packMessage, textOfMessage, unpackMessage } from "./packed-message.js";
 import { quoteIdentifier } from "../sql.js";
 import { recallLabel } from "./entries.js";
 import { mergeEntries } from "./versions.js";
@@ -63,7 +64,7 @@ export async function applyPostgresRecall(
   // with its words from the thread's term statistics, and the merged one is written.
   const gone = await client.query(
     `DELETE FROM ${s}.compaction_recall WHERE thread_id = $1 AND message_id = ANY($2::text[])
-     RETURNING message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions`,
+     RETURNING message_id, role, name, date, checkpoint_id, ordinal, text, message, packed, previous_id, versions`,
     [threadId, given.map((entry) => pgText(entry.messageId))],
   );
   countWords(
@@ -92,16 +93,16 @@ export async function applyPostgresRecall(
     await client.query(
       `WITH m AS (
          SELECT x.*, to_tsvector($2::regconfig, x.terms) AS body
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::text[])
-           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, message, previous_id, versions, position)
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::bytea[], $15::text[], $16::text[])
+           WITH ORDINALITY AS x(message_id, role, name, date, checkpoint_id, ordinal, text, terms, context, label, context_of, packed, previous_id, versions, position)
        )
        , d AS (
          SELECT m.*, m.body || setweight(to_tsvector($2::regconfig, m.label), 'B')
            || setweight(coalesce(p.body, to_tsvector($2::regconfig, coalesce(m.context, ''))), 'C') AS document
          FROM m LEFT JOIN m p ON p.position = m.context_of
        )
-       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, message, previous_id, versions, document, body_length)
-       SELECT $1, d.message_id, d.role, d.name, d.date, d.checkpoint_id, d.ordinal, d.text, d.message, d.previous_id, d.versions,
+       INSERT INTO ${s}.compaction_recall (thread_id, message_id, role, name, date, checkpoint_id, ordinal, text, packed, previous_id, versions, document, body_length)
+       SELECT $1, d.message_id, d.role, d.name, d.date, d.checkpoint_id, d.ordinal, d.text, d.packed, d.previous_id, d.versions,
               d.document, length(ts_filter(d.document, '{d}'))
        FROM d`,
       [
@@ -113,14 +114,15 @@ export async function applyPostgresRecall(
         add.map((entry) => entry.date ?? null),
         add.map((entry) => entry.checkpointId),
         add.map((entry) => entry.ordinal),
-        add.map((entry) => pgText(entry.text)),
+        // The words are derived from the packed message; only a row without one keeps its text.
+        add.map((entry) => (entry.message === undefined ? pgText(entry.text) : "")),
         words.map((list) => pgText(list.join(" "))),
         add.map((entry, index) =>
           entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null,
         ),
         add.map((entry) => pgText(indexTerms(recallLabel(entry)))),
         contextOf,
-        add.map((entry) => (entry.message === undefined ? null : pgText(entry.message))),
+        add.map((entry) => (entry.message === undefined ? null : packMessage(entry.message))),
         add.map((entry) => pgText(entry.previousId ?? null)),
         add.map((entry) => (entry.versions ? pgText(JSON.stringify(entry.versions)) : null)),
       ],
@@ -142,19 +144,34 @@ export async function applyPostgresRecall(
     await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1 AND documents <= 0`, [threadId]);
 }
 
+/** The message a row holds: packed (a Buffer, or `\x…` hex through to_jsonb), or JSON text in a row written before. */
+export function storedMessage(row: Record<string, unknown>): string | undefined {
+  return (
+    unpackMessage(row.packed ?? undefined) ??
+    (typeof row.message === "string" && row.message !== "" ? row.message : undefined)
+  );
+}
+
+/** A row's text: as stored, or derived from its packed message (as the index stores texts: `pgText`). */
+export function rowText(row: Record<string, unknown>, message = storedMessage(row)): string {
+  const text = String(row.text ?? "");
+  return text === "" && message !== undefined ? pgText(textOfMessage(message)) : text;
+}
+
 /** A row of the index as the entry it holds. */
 export function entryOfRow(row: Record<string, unknown>): RecallEntry {
   const optional = (key: string, column: string) =>
     typeof row[column] === "string" && row[column] !== "" ? { [key]: row[column] as string } : {};
+  const message = storedMessage(row);
   return {
     messageId: String(row.message_id),
     role: row.role as RecallEntry["role"],
     checkpointId: String(row.checkpoint_id),
     ordinal: Number(row.ordinal),
-    text: String(row.text),
+    text: rowText(row, message),
     ...optional("name", "name"),
     ...optional("date", "date"),
-    ...optional("message", "message"),
+    ...(message ? { message } : {}),
     ...optional("previousId", "previous_id"),
     ...(typeof row.versions === "string" ? { versions: JSON.parse(row.versions) as RecallEntry["versions"] } : {}),
   };

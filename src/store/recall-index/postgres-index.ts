@@ -30,7 +30,7 @@ import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
 import { tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage, RecallVersion } from "./types.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
-import { applyPostgresRecall, entryOfRow } from "./postgres-apply.js";
+import { applyPostgresRecall, entryOfRow, rowText } from "./postgres-apply.js";
 import { versionForms } from "./versions.js";
 
 export { applyPostgresRecall } from "./postgres-apply.js";
@@ -50,12 +50,18 @@ function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: num
     messageId: String(row.message_id),
     role: row.role as RecallEntry["role"],
     ...(row.name ? { name: String(row.name) } : {}),
-    text: String(row.text),
+    text: rowText(row),
     ...(row.date ? { date: String(row.date) } : {}),
     checkpointId: String(row.checkpoint_id),
     ordinal: Number(row.ordinal),
   };
 }
+
+/** The message columns a read selects: as stored, or through the row's JSON for an index without every column. */
+const MESSAGE_COLUMNS: Record<string, string> = {
+  stored: "r.message, r.packed",
+  any: "to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'packed' AS packed",
+};
 
 export class PostgresRecall {
   readonly vectors: RecallVectors;
@@ -135,7 +141,7 @@ export class PostgresRecall {
       "AND ($10::text[] IS NULL OR coalesce(nullif(r.name, ''), r.role) = ANY($10::text[])) " +
       "AND ($11::text IS NULL OR r.date >= $11::text) AND ($12::text IS NULL OR r.date <= $12::text) " +
       "ORDER BY score DESC, r.checkpoint_id, r.ordinal LIMIT $3) " +
-      "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, best.score, " +
+      "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, r.message, best.score, " +
       versions +
       " FROM best JOIN " +
       s +
@@ -146,12 +152,12 @@ export class PostgresRecall {
     const computed = "length(ts_filter(r.document, '{d}'))";
     const result = await this.pool
       .query(
-        sql({ versions: "r.versions AS versions", bodyLength: `coalesce(r.body_length, ${computed})` }),
+        sql({ versions: "r.packed, r.versions AS versions", bodyLength: `coalesce(r.body_length, ${computed})` }),
         parameters,
       )
       .catch(async (error: unknown) => {
         if ((error as { code?: unknown }).code !== "42703") throw error;
-        return this.pool.query(sql({ versions: "NULL AS versions", bodyLength: computed }), parameters);
+        return this.pool.query(sql({ versions: "NULL AS packed, NULL AS versions", bodyLength: computed }), parameters);
       });
     return result.rows.map((row) => ({
       ...toMessage(row),
@@ -177,16 +183,31 @@ export class PostgresRecall {
   ): Promise<{ before: RecallMessage[]; after: RecallMessage[] }> {
     if (count === 0) return { before: [], after: [] };
     const s = quoteIdentifier(this.schema);
-    const [before, after] = await Promise.all([
-      this.pool.query(
-        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) < ($2, $3) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT $4`,
-        [threadId, at.checkpointId, at.ordinal, count],
-      ),
-      this.pool.query(
-        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM ${s}.compaction_recall WHERE thread_id = $1 AND (checkpoint_id, ordinal) > ($2, $3) ORDER BY checkpoint_id, ordinal LIMIT $4`,
-        [threadId, at.checkpointId, at.ordinal, count],
-      ),
-    ]);
+    // The message columns as they are (an index written before the packed layout, not written to since, has no
+    // `packed` column: 42703, undefined_column, and its rows' messages are read as the JSON of the row).
+    const around = (columns: string) =>
+      Promise.all([
+        this.pool.query(
+          "SELECT message_id, role, name, date, checkpoint_id, ordinal, text, " +
+            MESSAGE_COLUMNS[columns]! +
+            " FROM " +
+            s +
+            ".compaction_recall r WHERE thread_id = $1 AND (checkpoint_id, ordinal) < ($2, $3) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT $4",
+          [threadId, at.checkpointId, at.ordinal, count],
+        ),
+        this.pool.query(
+          "SELECT message_id, role, name, date, checkpoint_id, ordinal, text, " +
+            MESSAGE_COLUMNS[columns]! +
+            " FROM " +
+            s +
+            ".compaction_recall r WHERE thread_id = $1 AND (checkpoint_id, ordinal) > ($2, $3) ORDER BY checkpoint_id, ordinal LIMIT $4",
+          [threadId, at.checkpointId, at.ordinal, count],
+        ),
+      ]);
+    const [before, after] = await around("stored").catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== "42703") throw error;
+      return around("any");
+    });
     const plain = (row: Record<string, unknown>) => {
       const { ordinal: _ordinal, ...message } = toMessage(row);
       return message;
@@ -199,7 +220,7 @@ export class PostgresRecall {
     const s = quoteIdentifier(this.schema);
     const result = await this.pool.query(
       // to_jsonb: an index written before the transcript or its versions (columns missing) reads as entries without them.
-      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'previous_id' AS previous_id,
+      `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'packed' AS packed, to_jsonb(r) ->> 'previous_id' AS previous_id,
          to_jsonb(r) ->> 'versions' AS versions FROM ${s}.compaction_recall r WHERE thread_id = $1 ORDER BY checkpoint_id, ordinal`,
       [threadId],
     );
@@ -211,8 +232,8 @@ export class PostgresRecall {
     if (messageIds.length === 0 || !(await this.present())) return new Map();
     const s = quoteIdentifier(this.schema);
     const result = await this.pool.query(
-      `SELECT message_id, role, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'versions' AS versions FROM ${s}.compaction_recall r
-       WHERE thread_id = $1 AND message_id = ANY($2::text[]) AND to_jsonb(r) ->> 'message' IS NOT NULL`,
+      `SELECT message_id, role, checkpoint_id, ordinal, text, to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'packed' AS packed, to_jsonb(r) ->> 'versions' AS versions FROM ${s}.compaction_recall r
+       WHERE thread_id = $1 AND message_id = ANY($2::text[]) AND (to_jsonb(r) ->> 'message' IS NOT NULL OR to_jsonb(r) ->> 'packed' IS NOT NULL)`,
       [threadId, [...messageIds]],
     );
     return new Map(result.rows.map((row) => [String(row.message_id), new Set(versionForms(entryOfRow(row)))]));

@@ -6,6 +6,7 @@
 import { withConnection, type PostgresConnector } from "../pg-connection.js";
 import { CompactionError } from "../../errors.js";
 import { quoteIdentifier } from "../sql.js";
+import { packMessage } from "./packed-message.js";
 
 export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
@@ -34,10 +35,12 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall (
   versions TEXT,
   document TSVECTOR NOT NULL,
   body_length INTEGER,
+  packed BYTEA,
   PRIMARY KEY (thread_id, message_id)
 );
 ALTER TABLE ${s}.compaction_recall ADD COLUMN IF NOT EXISTS message TEXT, ADD COLUMN IF NOT EXISTS previous_id TEXT,
-  ADD COLUMN IF NOT EXISTS versions TEXT, ADD COLUMN IF NOT EXISTS body_length INTEGER;
+  ADD COLUMN IF NOT EXISTS versions TEXT, ADD COLUMN IF NOT EXISTS body_length INTEGER,
+  ADD COLUMN IF NOT EXISTS packed BYTEA;
 CREATE INDEX IF NOT EXISTS compaction_recall_document ON ${s}.compaction_recall USING GIN (document);
 CREATE INDEX IF NOT EXISTS compaction_recall_order ON ${s}.compaction_recall (thread_id, checkpoint_id, ordinal);
 CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_threads (
@@ -76,9 +79,9 @@ CREATE TABLE IF NOT EXISTS ${s}.compaction_recall_vectors (
  * transactional in Postgres, so tables created by a write that rolled back are gone again.
  */
 export async function ensurePostgresRecall(client: PostgresQueryable, schema: string): Promise<void> {
-  // The body_length column is the newest part of the schema: present, every table is.
+  // The packed column is the newest part of the schema: present, every table is.
   const found = await client.query(
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'body_length'`,
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'compaction_recall' AND column_name = 'packed'`,
     [schema],
   );
   if (found.rows.length > 0) return;
@@ -94,6 +97,7 @@ export async function ensurePostgresRecall(client: PostgresQueryable, schema: st
       cause: error,
     });
   });
+  await packRows(client, schema);
 }
 
 /**
@@ -128,4 +132,33 @@ export async function inTransaction<T>(
       throw error;
     }
   });
+}
+
+/** Rows packed per statement when a schema written before the packed layout is brought to it. */
+const PACK_BATCH = 500;
+
+/**
+ * Rows written before messages were packed (their message as JSON text, their words in `text` a second time):
+ * rewritten with the message packed (packed-message.ts) and no text, in the caller's transaction. Rows without a
+ * message keep their text: it is all they hold.
+ */
+async function packRows(client: PostgresQueryable, schema: string): Promise<void> {
+  const s = quoteIdentifier(schema);
+  for (;;) {
+    const old = await client.query(
+      `SELECT thread_id, message_id, message FROM ${s}.compaction_recall WHERE packed IS NULL AND message IS NOT NULL LIMIT $1`,
+      [PACK_BATCH],
+    );
+    if (old.rows.length === 0) return;
+    await client.query(
+      `UPDATE ${s}.compaction_recall r SET packed = x.packed, message = NULL, text = ''
+       FROM unnest($1::text[], $2::text[], $3::bytea[]) AS x(thread_id, message_id, packed)
+       WHERE r.thread_id = x.thread_id AND r.message_id = x.message_id`,
+      [
+        old.rows.map((row) => String(row.thread_id)),
+        old.rows.map((row) => String(row.message_id)),
+        old.rows.map((row) => packMessage(String(row.message))),
+      ],
+    );
+  }
 }

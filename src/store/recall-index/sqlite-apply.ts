@@ -8,6 +8,7 @@ import { recallLabel } from "./entries.js";
 import { mergeEntries } from "./versions.js";
 import { indexTerms } from "../../messages/words.js";
 import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
+import { packMessage, textOfMessage, unpackMessage } from "./packed-message.js";
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS compaction_recall (
@@ -66,7 +67,31 @@ export function ensureSqliteRecall(db: Database): void {
     db.exec(`ALTER TABLE compaction_recall ADD COLUMN previous_id TEXT`);
   if (!columns.some((column) => column.name === "versions"))
     db.exec(`ALTER TABLE compaction_recall ADD COLUMN versions TEXT`);
-  if (!db.inTransaction) ready.add(db);
+  if (db.inTransaction) return;
+  packRows(db);
+  ready.add(db);
+}
+
+/** Rows packed per transaction when a file written before the packed layout is brought to it. */
+const PACK_BATCH = 500;
+
+/**
+ * Rows written before messages were packed (their message as JSON text, their words in `text` a second time): each
+ * rewritten with its message packed and no text (packed-message.ts), in transactions of a few hundred rows. The FTS
+ * index keeps its rows (the same ids and words). Rows without a message keep their text: it is all they hold.
+ */
+function packRows(db: Database): void {
+  const old = db.prepare(
+    `SELECT id, message FROM compaction_recall WHERE typeof(message) = 'text' ORDER BY id LIMIT ?`,
+  );
+  const packed = db.prepare(`UPDATE compaction_recall SET message = ?, text = '' WHERE id = ?`);
+  for (;;) {
+    const rows = old.all(PACK_BATCH) as Array<{ id: number; message: string }>;
+    if (rows.length === 0) return;
+    db.transaction(() => {
+      for (const row of rows) packed.run(packMessage(row.message), row.id);
+    }).immediate();
+  }
 }
 
 /** The columns of the index table as this file has them (an index older than the transcript lacks its columns). */
@@ -125,8 +150,9 @@ export function applySqliteRecall(db: Database, { threadId, add: given, move = [
       entry.date ?? null,
       entry.checkpointId,
       entry.ordinal,
-      entry.text,
-      entry.message ?? null,
+      // The words are derived from the packed message; only a row without one keeps its text.
+      entry.message === undefined ? entry.text : "",
+      entry.message === undefined ? null : packMessage(entry.message),
       entry.previousId ?? null,
       entry.versions ? JSON.stringify(entry.versions) : null,
     );
@@ -151,7 +177,8 @@ export interface Row {
   ordinal: number;
   text: string;
   context?: string | null;
-  message?: string | null;
+  /** Packed (packed-message.ts), or JSON text in a row written before. */
+  message?: string | Uint8Array | null;
   previous_id?: string | null;
   versions?: string | null;
 }
@@ -165,20 +192,22 @@ export const SOME_ROWS = `SELECT * FROM compaction_recall WHERE thread_id = ? AN
 
 /** A whole entry, as the transcript holds it. */
 export function toEntry(row: Row): RecallEntry {
+  const message = unpackMessage(row.message);
   return {
-    ...toMessage(row),
-    ...(row.message ? { message: row.message } : {}),
+    ...toMessage(row, message),
+    ...(message ? { message } : {}),
     ...(row.previous_id ? { previousId: row.previous_id } : {}),
     ...(row.versions ? { versions: JSON.parse(row.versions) as RecallEntry["versions"] } : {}),
   };
 }
 
-export function toMessage(row: Row): RecallMessage & { ordinal: number } {
+/** `message`: the row's message, unpacked already. */
+export function toMessage(row: Row, message = unpackMessage(row.message)): RecallMessage & { ordinal: number } {
   return {
     messageId: row.message_id,
     role: row.role,
     ...(row.name ? { name: row.name } : {}),
-    text: row.text,
+    text: row.text === "" && message !== undefined ? textOfMessage(message) : row.text,
     ...(row.date ? { date: row.date } : {}),
     checkpointId: row.checkpoint_id,
     ordinal: row.ordinal,

@@ -38,7 +38,7 @@ export class SqliteSearch implements RecallSearch {
         filter.speaker === undefined ? null : JSON.stringify(speakersMatching(this.speakers(threadId), filter));
       const rows = this.db
         .prepare(
-          "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " +
+          "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, r.message, " +
             versions +
             ", " +
             RANK +
@@ -65,7 +65,7 @@ export class SqliteSearch implements RecallSearch {
     // The best rows first, from the FTS index alone; only those few are then read from the table.
     const rows = this.db
       .prepare(
-        "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, " +
+        "SELECT r.message_id, r.role, r.name, r.date, r.checkpoint_id, r.ordinal, r.text, r.message, " +
           versions +
           ", best.rank " +
           "FROM (SELECT rowid, " +
@@ -97,17 +97,22 @@ export class SqliteSearch implements RecallSearch {
     if (count === 0) return { before: [], after: [] };
     const before = this.db
       .prepare(
-        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`,
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, message FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) < (?, ?) ORDER BY checkpoint_id DESC, ordinal DESC LIMIT ?`,
       )
       .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
     const after = this.db
       .prepare(
-        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`,
+        `SELECT message_id, role, name, date, checkpoint_id, ordinal, text, message FROM compaction_recall WHERE thread_id = ? AND (checkpoint_id, ordinal) > (?, ?) ORDER BY checkpoint_id, ordinal LIMIT ?`,
       )
       .all(threadId, at.checkpointId, at.ordinal, count) as Row[];
-    const plain = (row: Row) => {
-      const { ordinal: _ordinal, ...message } = toMessage(row);
-      return message;
+    // A neighbour's text is unpacked when it is read: the search keeps only those out of the head, and fewer.
+    const plain = (row: Row): RecallMessage => {
+      const { ordinal: _ordinal, text: _text, ...message } = toMessage({ ...row, text: "", message: null });
+      let text: string | undefined;
+      return Object.defineProperty(message, "text", {
+        enumerable: true,
+        get: () => (text ??= toMessage(row).text),
+      }) as RecallMessage;
     };
     return { before: before.reverse().map(plain), after: after.map(plain) };
   }
