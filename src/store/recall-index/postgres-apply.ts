@@ -9,7 +9,7 @@ import { mergeEntries } from "./versions.js";
 import { wordsOf } from "../../messages/words.js";
 import { ensurePostgresRecall, type PostgresQueryable } from "./postgres-setup.js";
 import { indexTerms } from "../../messages/words.js";
-import type { RecallChanges, RecallEntry } from "./types.js";
+import type { RecallChanges, RecallEntry, RecallMessage } from "./types.js";
 
 /** Per word, how many of the texts (each a list of its words) hold it, times `sign`, added into `counts`. */
 function countWords(counts: Map<string, number>, texts: ReadonlyArray<readonly string[]>, sign: 1 | -1): void {
@@ -176,3 +176,22 @@ export function entryOfRow(row: Record<string, unknown>): RecallEntry {
     ...(typeof row.versions === "string" ? { versions: JSON.parse(row.versions) as RecallEntry["versions"] } : {}),
   };
 }
+
+/** A row as a message of a search: its text read from its message where the row keeps none. */
+export function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: number } {
+  return {
+    messageId: String(row.message_id),
+    role: row.role as RecallEntry["role"],
+    ...(row.name ? { name: String(row.name) } : {}),
+    text: rowText(row),
+    ...(row.date ? { date: String(row.date) } : {}),
+    checkpointId: String(row.checkpoint_id),
+    ordinal: Number(row.ordinal),
+  };
+}
+
+/** The message columns a read selects: as stored, or through the row's JSON for an index without every column. */
+export const MESSAGE_COLUMNS: Record<string, string> = {
+  stored: "r.message, r.packed",
+  any: "to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'packed' AS packed",
+};

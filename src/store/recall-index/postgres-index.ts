@@ -30,7 +30,7 @@ import { B, CONTEXT_WEIGHT, idf, K1, NAME_WEIGHT } from "./bm25.js";
 import { tsqueryText } from "./query.js";
 import type { RecallChanges, RecallEntry, RecallHit, RecallMessage, RecallVersion } from "./types.js";
 import { speakersMatching, type RecallFilter } from "./filter.js";
-import { applyPostgresRecall, entryOfRow, rowText } from "./postgres-apply.js";
+import { applyPostgresRecall, entryOfRow, MESSAGE_COLUMNS, toMessage } from "./postgres-apply.js";
 import { versionForms } from "./versions.js";
 
 export { applyPostgresRecall } from "./postgres-apply.js";
@@ -44,24 +44,6 @@ export const DEFAULT_POSTGRES_LANGUAGE = DEFAULT_RECALL_LANGUAGE;
 export function validateLanguage(language: unknown): string {
   return argument("recall.language", language, LANGUAGE);
 }
-
-function toMessage(row: Record<string, unknown>): RecallMessage & { ordinal: number } {
-  return {
-    messageId: String(row.message_id),
-    role: row.role as RecallEntry["role"],
-    ...(row.name ? { name: String(row.name) } : {}),
-    text: rowText(row),
-    ...(row.date ? { date: String(row.date) } : {}),
-    checkpointId: String(row.checkpoint_id),
-    ordinal: Number(row.ordinal),
-  };
-}
-
-/** The message columns a read selects: as stored, or through the row's JSON for an index without every column. */
-const MESSAGE_COLUMNS: Record<string, string> = {
-  stored: "r.message, r.packed",
-  any: "to_jsonb(r) ->> 'message' AS message, to_jsonb(r) ->> 'packed' AS packed",
-};
 
 export class PostgresRecall {
   readonly vectors: RecallVectors;
