@@ -12,7 +12,7 @@ import { recallMessage } from "../store/recall-index/entries.js";
 import type { RecallHit, RecallMessage, SearchHit } from "../store/recall-index/types.js";
 import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
-import { searchOf } from "./search-of.js";
+import { searchOf } from "../store/recall-index/search-of.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
 import { passesFilter, resolveRecallFilter, type RecallFilterOptions } from "../store/recall-index/filter.js";
 import {

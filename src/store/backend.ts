@@ -48,7 +48,7 @@ export interface Backend {
 
 /**
  * What every home of the transcript answers: its entries, what it holds of some messages, and its writes. Searching
- * it is recall's (recall-index/search-types.ts), found from it by the search (recall/search-of.ts).
+ * it is recall's (recall-index/search-types.ts), found from it by the search (recall-index/search-of.ts).
  */
 export interface RecallBackend {
   entries(threadId: string): Promise<RecallEntry[]>;

@@ -16,7 +16,7 @@ import { createTestAgent } from "../support/agents.js";
 import { ConceptEmbeddings } from "../support/fakes/concept-embeddings.js";
 import { createStore, SAVER_KINDS, type TestStore } from "../support/savers.js";
 import { entriesOutOfHead } from "../support/recall-view.js";
-import { searchOf } from "../../src/recall/search-of.js";
+import { searchOf } from "../../src/store/recall-index/search-of.js";
 
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 const VEHICLES = ["car", "automobile", "sedan", "vehicle"];

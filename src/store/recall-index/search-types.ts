@@ -1,4 +1,4 @@
-/** What a search of the transcript asks of the index that holds it (recall/search.ts, recall/search-of.ts). */
+/** What a search of the transcript asks of the index that holds it (recall/search.ts, search-of.ts). */
 import type { RecallFilter } from "./filter.js";
 import type { RecallHit, RecallMessage } from "./types.js";
 import type { RecallVectors } from "./vectors.js";

@@ -3,10 +3,10 @@
  * sqlite-search.ts), so the wrapper, which writes the transcript and never searches it, loads none of it; the other
  * homes search themselves (Postgres, the in-process index, a graph's BaseStore).
  */
-import type { RecallBackend } from "../store/backend.js";
-import type { RecallSearch } from "../store/recall-index/search-types.js";
-import { SqliteRecall } from "../store/recall-index/sqlite-index.js";
-import { SqliteSearch } from "../store/recall-index/sqlite-search.js";
+import type { RecallBackend } from "../backend.js";
+import type { RecallSearch } from "./search-types.js";
+import { SqliteRecall } from "./sqlite-index.js";
+import { SqliteSearch } from "./sqlite-search.js";
 
 const searches = new WeakMap<RecallBackend, RecallSearch>();
 
