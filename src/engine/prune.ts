@@ -1,16 +1,16 @@
 /**
  * `pruneThread`: delete the checkpoints of a thread that the transcript makes redundant, keeping the head and the
- * newest `keep` (store/prune-plan.ts says exactly what stays). Every message of a deleted checkpoint is in a kept one
+ * newest `keep` (engine/prune-plan.ts says exactly what stays). Every message of a deleted checkpoint is in a kept one
  * or in the transcript first, in the same transaction; a turn that lands meanwhile makes the prune start again from
  * the new head, so neither the head nor a checkpoint a turn started from is ever deleted.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { requireThreadId, threadNotFound } from "../errors.js";
+import { requireThreadId } from "../errors.js";
 import { argument } from "../options/check.js";
 import { keepCheckpoints } from "./options.js";
-import { messageIdsOf, planPrune, type PrunePlan } from "../store/prune-plan.js";
+import { planPrune } from "./prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
-import { threadStoreFor, type StoredCheckpoint, type ThreadStore } from "../store/thread-store.js";
+import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import type { CompactionReport } from "./report.js";
 import { retrying, type Attempt } from "./retry.js";
 
@@ -52,36 +52,6 @@ export async function pruneThread(
   return pruneStoredThread(threadStoreFor(checkpointer), threadId, keep, options.dryRun ?? false);
 }
 
-/**
- * `plan` with the subgraph namespaces it would delete whole but must keep: those holding a message neither a kept
- * root checkpoint, nor the transcript (already, or by this prune's backfill) holds — a sub-agent's tool calls and
- * results under createSupervisor, which never reach the root conversation. Every message of every namespace stays
- * in a kept checkpoint or in the transcript.
- */
-async function withSubgraphs(
-  store: ThreadStore,
-  threadId: string,
-  checkpoints: readonly StoredCheckpoint[],
-  plan: PrunePlan,
-): Promise<PrunePlan> {
-  if (!plan.namespacesBefore) return plan;
-  const subgraphs = await store.subgraphMessageIds(threadId, plan.namespacesBefore);
-  if (subgraphs.size === 0) return plan;
-  const kept = new Set(plan.kept);
-  const held = new Set(plan.backfill.map((entry) => entry.messageId));
-  for (const stored of checkpoints)
-    if (kept.has(stored.tuple.checkpoint.id))
-      for (const message of stored.messages) if (message.id) held.add(message.id);
-  const recorded = await store.recall.recorded(
-    threadId,
-    [...subgraphs.values()].flatMap((ids) => ids ?? []),
-  );
-  const keepNamespaces = [...subgraphs]
-    .filter(([, ids]) => ids === undefined || ids.some((id) => !held.has(id) && !recorded.has(id)))
-    .map(([namespace]) => namespace);
-  return keepNamespaces.length === 0 ? plan : { ...plan, keepNamespaces };
-}
-
 export async function pruneStoredThread(
   store: ThreadStore,
   threadId: string,
@@ -92,7 +62,7 @@ export async function pruneStoredThread(
   // Before reading anything: a saver this library cannot delete from.
   if (!store.prunable) throw unsupportedPrune(store.saver);
   return retrying({ attempts: ATTEMPTS }, async (): Promise<Attempt<PruneReport>> => {
-    const plan = (await store.planPruneByIds(threadId, keep)) ?? (await planByReading(store, threadId, keep));
+    const plan = (await planPrune(store, threadId, { keep }))!;
     const checkpointsBefore = plan.kept.length + plan.remove.length;
     const report = {
       threadId,
@@ -117,18 +87,6 @@ export async function pruneStoredThread(
       },
     };
   });
-}
-
-/** The plan of record: every root checkpoint read, with its messages (store/prune-plan.ts). */
-async function planByReading(store: ThreadStore, threadId: string, keep: number): Promise<PrunePlan> {
-  const checkpoints = (await store.listCheckpoints(threadId)).reverse();
-  if (checkpoints.length === 0) throw threadNotFound(threadId);
-  return withSubgraphs(
-    store,
-    threadId,
-    checkpoints,
-    planPrune(checkpoints, keep, await store.recall.recorded(threadId, messageIdsOf(checkpoints))),
-  );
 }
 
 /** With `keepCheckpoints` (`keep`), a landed compaction is followed by a prune; its outcome goes into the report. */

@@ -5,8 +5,8 @@
  * its checkpoint, a branch nothing descends from, is deleted.
  */
 import { stillInLine } from "../store/lineage.js";
-import { messageIdsOf, planBranchRemoval } from "../store/prune-plan.js";
 import type { ThreadStore } from "../store/thread-store.js";
+import { planPrune } from "./prune-plan.js";
 
 export type WriteFate = { fate: "in line" } | { fate: "superseded"; removed: boolean };
 
@@ -16,12 +16,12 @@ export type WriteFate = { fate: "in line" } | { fate: "superseded"; removed: boo
  */
 export async function settleWrite(store: ThreadStore, threadId: string, writtenId: string): Promise<WriteFate> {
   if (await stillInLine(store.saver, threadId, writtenId)) return { fate: "in line" };
-  const written = await store.readCheckpoint(threadId, writtenId);
-  const parentId = written?.tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
-  const parent = parentId === undefined ? undefined : await store.readCheckpoint(threadId, parentId);
   const headId = await store.readHeadId(threadId);
-  if (!written || !parent || headId === undefined || !store.prunable) return { fate: "superseded", removed: false };
-  const recorded = await store.recall.recorded(threadId, messageIdsOf([written]));
-  const outcome = await store.prune(threadId, planBranchRemoval(parent, written, headId, recorded));
+  const plan =
+    headId === undefined || !store.prunable
+      ? undefined
+      : await planPrune(store, threadId, { branch: writtenId, headId });
+  if (!plan) return { fate: "superseded", removed: false };
+  const outcome = await store.prune(threadId, plan);
   return { fate: "superseded", removed: outcome.status === "pruned" };
 }

@@ -5,7 +5,7 @@
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
 import type { RecallChanges, RecallEntry } from "./recall-index/types.js";
 import type { PrunePlan } from "./prune-plan.js";
-import type { PruneTables } from "./prune-by-ids.js";
+import type { PruneTables } from "./prune-plan.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
@@ -26,7 +26,7 @@ export interface Backend {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver. */
   prunable: boolean;
-  /** What a prune's plan reads of the store's tables (prune-by-ids.ts); absent where the saver has none. */
+  /** What a prune's plan reads of the store's tables (engine/prune-plan.ts); absent where the saver has none. */
   pruneTables?: Omit<PruneTables, "namespacesBefore">;
   /** The thread's subgraph namespaces whose newest checkpoint is older than `before` (those a prune deletes whole). */
   namespacesBefore: (threadId: string, before: string) => Promise<string[]>;

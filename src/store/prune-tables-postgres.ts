@@ -1,7 +1,7 @@
 /** What a prune's plan reads of a Postgres schema's tables (prune-tables.ts says how lists are compared). */
 import { INTERRUPT } from "@langchain/langgraph-checkpoint";
 import type { PostgresPool } from "./recall-index/postgres-index.js";
-import type { PruneTables } from "./prune-by-ids.js";
+import type { PruneTables } from "./prune-plan.js";
 import { UNDEFINED_FIELD } from "./prune-tables.js";
 import { quoteIdentifier } from "./sql.js";
 

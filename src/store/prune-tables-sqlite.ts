@@ -1,7 +1,7 @@
 /** What a prune's plan reads of a SQLite file's tables (prune-tables.ts says how lists are compared). */
 import { INTERRUPT } from "@langchain/langgraph-checkpoint";
 import { turnOver } from "../slices.js";
-import type { PruneTables } from "./prune-by-ids.js";
+import type { PruneTables } from "./prune-plan.js";
 import { startsWith, withoutUndefinedFields } from "./prune-tables.js";
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 

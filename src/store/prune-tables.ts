@@ -1,5 +1,5 @@
 /**
- * What a prune's plan reads of a store's tables (prune-by-ids.ts), per backend: the root checkpoints' ids, waiting
+ * What a prune's plan reads of a store's tables (engine/prune-plan.ts), per backend: the root checkpoints' ids, waiting
  * interrupts, and whether one checkpoint's messages list is the start of
  * another's, compared as stored (SQLite's JSON text, Postgres's JSON blobs) without reviving a message.
  *

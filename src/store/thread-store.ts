@@ -15,8 +15,7 @@ import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js
 import { DEFAULT_RECALL_LANGUAGE } from "./recall-index/types.js";
 import type { RecallChanges } from "./recall-index/types.js";
 import { buildReplacement } from "./replacement-checkpoint.js";
-import type { PrunePlan } from "./prune-plan.js";
-import { planPruneByIds } from "./prune-by-ids.js";
+import type { PrunePlan, PruneTables } from "./prune-plan.js";
 import type { PruneOutcome } from "./prune-writers.js";
 
 export type { RecallBackend, StoredCheckpoint, StoreFile, ThreadRow, ThreadStorage };
@@ -82,11 +81,8 @@ export interface ThreadStore {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver (SQLite, Postgres, MemorySaver). */
   readonly prunable: boolean;
-  /**
-   * The plan of a prune keeping the newest `keep` root checkpoints, made from the store's tables without reading a
-   * checkpoint, where they prove every message that goes is kept verbatim (store/prune-by-ids.ts); else undefined.
-   */
-  planPruneByIds(threadId: string, keep: number): Promise<PrunePlan | undefined>;
+  /** What the store's tables tell a prune's planner without a checkpoint being read, where the backend reads them. */
+  readonly pruneTables?: PruneTables;
   /**
    * The thread's subgraph namespaces a prune whose root deletions end at `before` would delete whole, each with the
    * ids of the messages its checkpoints hold — undefined where that cannot be told (a value that is not a list of
@@ -224,15 +220,9 @@ class BackendThreadStore implements ThreadStore {
     return held;
   }
 
-  async planPruneByIds(threadId: string, keep: number): Promise<PrunePlan | undefined> {
-    try {
-      const tables = this.parts.pruneTables;
-      return tables
-        ? await planPruneByIds({ ...tables, namespacesBefore: this.parts.namespacesBefore }, threadId, keep)
-        : undefined;
-    } catch (error) {
-      throw asStoreReadError(error, threadId);
-    }
+  get pruneTables(): PruneTables | undefined {
+    const tables = this.parts.pruneTables;
+    return tables && { ...tables, namespacesBefore: this.parts.namespacesBefore };
   }
 
   async prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome> {

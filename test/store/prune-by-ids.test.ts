@@ -1,5 +1,5 @@
 /**
- * A prune planned from the store's tables (store/prune-by-ids.ts), on a SQLite file and on Postgres: a list that goes
+ * A prune planned from the store's tables (engine/prune-plan.ts), on a SQLite file and on Postgres: a list that goes
  * and is, as stored, the start of the oldest kept one loses nothing, so the prune reads no checkpoint and deletes what
  * the plan of record would. Anything else — a message edited in place, a compaction, a removal, an `Overwrite` of
  * the channel — sends the prune to the plan of record, which reads the checkpoints and writes what only the deleted
