@@ -27,9 +27,9 @@ export type { InGraphOptions, InGraphCompactionEvent } from "./runtimes/in-graph
 export {
   CompactionWorker,
   type CompactionWorkerOptions,
-  type PassSummary,
+  type JobEvent,
+  type RunOnceSummary,
   type ThreadOutcome,
-  type WorkerOptions,
   type WorkerStats,
 } from "./runtimes/worker/compaction-worker.js";
 export {

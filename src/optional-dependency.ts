@@ -13,7 +13,8 @@ export type OptionalDependency =
   | "pg"
   | "@langchain/langgraph-checkpoint-postgres"
   | "@langchain/openai"
-  | "langchain";
+  | "langchain"
+  | "pg-boss";
 
 const require = createRequire(import.meta.url);
 

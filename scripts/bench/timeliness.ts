@@ -2,7 +2,7 @@
  * Does compaction land on time, whatever the event loop does? `npm run bench:timeliness` (a part of `npm run bench`).
  *
  * Part 1, timeliness: each runtime on a scripted agent (createAgent; the node on createReactAgent; the worker as a
- * `compact-thread watch` process over the SQLite file the agent writes to), model latency 0, 20 and 200 ms, 1 and 8
+ * `compact-thread watch` process on the Postgres the agent writes to, jobs on pg-boss), model latency 0, 20 and 200 ms, 1 and 8
  * threads at once, a limit of 2,000 tokens, 60 turns of ~150 tokens per thread, every thread's turns back to back.
  * Per run: compactions landed during the run, the threads that compacted, the p95 and the peak of the model's input
  * tokens as a multiple of the limit, and the most model calls in a row whose input was over the limit (the bound on
@@ -15,11 +15,15 @@
  * delay less the bare graph's.
  *
  * Run: npm run bench:timeliness [-- --turns 60 --latencies 0,20,200 --threads 1,8 --only wrapper,middleware]
+ * (TIMELINESS_DEBUG=1 prints the worker's outcomes, tallied by status, when it stops)
  */
 import "../../src/store/all-backends.js";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { randomUUID } from "node:crypto";
 import { createAgent, createMiddleware } from "langchain";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +40,7 @@ import { generateHistory } from "../workload/history.js";
 import { eventLoopDuring, percentile, printNote, printTable } from "./table.js";
 import { readmeBlock } from "./readme-block.js";
 import { seedHead } from "../workload/seed-head.js";
+import { startPostgres, type RunningPostgres } from "../../test/support/postgres-server.js";
 
 const LIMIT = 2_000;
 /** Runs of each pair in part 2 (medians printed). */
@@ -92,15 +97,36 @@ function longestOver(series: number[]): number {
   return longest;
 }
 
+/** The embedded Postgres of the worker's runs, started at the first one. */
+let postgres: Promise<RunningPostgres> | undefined;
+
 /**
- * `compact-thread watch` on the file, polling every 20 ms and compacting any thread over the limit (idle 0); resolves
- * once its first pass is done (it is up and counting before the first turn).
+ * `compact-thread watch` on the store, a job per thread at once, sweeping every 100 ms and compacting any thread over the limit (idle 0);
+ * resolves once its jobs are taken (it is up before the first turn).
  */
-async function startWatch(db: string): Promise<ChildProcess> {
+async function startWatch(url: string, schema: string, concurrency: number): Promise<ChildProcess> {
   const entry = resolve(import.meta.dirname, "../compact-thread.ts");
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", entry, "watch", "--db", db, "--limit", String(LIMIT), "--idle", "0", "--poll", "20"],
+    [
+      "--import",
+      "tsx",
+      entry,
+      "watch",
+      "--postgres",
+      url,
+      "--schema",
+      schema,
+      "--limit",
+      String(LIMIT),
+      "--idle",
+      "0",
+      "--poll",
+      "100",
+      "--concurrency",
+      String(concurrency),
+      "--json",
+    ],
     {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, OPENAI_API_KEY: "" },
@@ -108,11 +134,24 @@ async function startWatch(db: string): Promise<ChildProcess> {
   );
   let errors = "";
   child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
+  // Its first line (a thread's outcome) says its jobs are running; the store has one thread, seeded before.
   await new Promise<void>((ready, failed) => {
     child.stdout!.once("data", () => ready());
     child.once("exit", (code) => failed(new Error(`compact-thread watch exited with ${code}: ${errors}`)));
   });
-  child.stdout!.resume();
+  // TIMELINESS_DEBUG=1: the worker's outcomes, tallied, when it stops.
+  const tally = new Map<string, number>();
+  let pending = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString();
+    for (let end = pending.indexOf("\n"); end >= 0; end = pending.indexOf("\n")) {
+      const line = JSON.parse(pending.slice(0, end)) as { status?: string; skip?: string };
+      pending = pending.slice(end + 1);
+      const key = `${line.status ?? "?"}${line.skip ? `/${line.skip}` : ""}`;
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+    }
+  });
+  if (process.env.TIMELINESS_DEBUG) child.once("exit", () => console.error(Object.fromEntries(tally)));
   return child;
 }
 
@@ -123,7 +162,7 @@ async function stopWatch(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function compactionsIn(saver: SqliteSaver, threadId: string): Promise<number> {
+async function compactionsIn(saver: BaseCheckpointSaver, threadId: string): Promise<number> {
   let count = 0;
   for await (const tuple of saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))
     if ((tuple.metadata as { compaction?: unknown } | undefined)?.compaction) count++;
@@ -132,8 +171,14 @@ async function compactionsIn(saver: SqliteSaver, threadId: string): Promise<numb
 
 async function runOnce(runtime: Runtime, latencyMs: number, threads: number, turns: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), "compaction-timeliness-"));
-  const db = join(dir, "app.sqlite");
-  const saver = SqliteSaver.fromConnString(db);
+  // The in-process runtimes on a SQLite file; the worker on Postgres (the fleet's jobs are pg-boss's).
+  const fleet = runtime.startsWith("worker");
+  const url = fleet ? (await (postgres ??= startPostgres())).url : "";
+  const schema = `timeliness_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const saver: SqliteSaver | PostgresSaver = fleet
+    ? PostgresSaver.fromConnString(url, { schema })
+    : SqliteSaver.fromConnString(join(dir, "app.sqlite"));
+  if (saver instanceof PostgresSaver) await saver.setup();
   const inputs = new Map<string, number[]>();
   const model = recordingModel(latencyMs, inputs);
   const landedBy = new Map<string, number>();
@@ -187,9 +232,9 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
       if (gapMs > 0) await new Promise((done) => setTimeout(done, gapMs));
       return result;
     };
-    // The store's tables exist before the worker opens it.
-    await saver.getTuple({ configurable: { thread_id: "thread-0" } });
-    watch = await startWatch(db);
+    // A first turn on thread 0 before the worker starts: its first outcome says it is running.
+    await invoke({ messages: [ask(0, -1)] }, "thread-0");
+    watch = await startWatch(url, schema, threads);
   }
   try {
     await Promise.all(
@@ -203,7 +248,8 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
   } finally {
     if (watch) await stopWatch(watch);
     await close();
-    saver.db.close();
+    if (saver instanceof PostgresSaver) await saver.end();
+    else saver.db.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const series = [...inputs.values()];
@@ -360,7 +406,7 @@ export async function benchTimeliness({
     }
   }
   printTable(
-    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${LATENESS}); the worker is compact-thread watch --idle 0 --poll 20 beside the agent (npm run bench:timeliness)`,
+    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${LATENESS}); the worker is compact-thread watch --postgres --idle 0 --poll 100 --concurrency <threads> beside the agent, on Postgres with jobs on pg-boss (the others on SQLite) (npm run bench:timeliness)`,
     rows,
   );
   printNote(
@@ -370,6 +416,7 @@ export async function benchTimeliness({
     "The worker (another process) writes only onto an idle head: a thread whose turns run back to back is never idle, so it cannot be compacted from outside; with a 100 ms gap between turns it is.",
   );
   await eventLoop(only);
+  await (await postgres)?.stop();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -48,7 +48,6 @@ export const OPTIONS = {
   keep: { type: "string" },
   once: { type: "boolean" },
   concurrency: { type: "string" },
-  "host-concurrency": { type: "string" },
   idle: { type: "string" },
   poll: { type: "string" },
 } as const;

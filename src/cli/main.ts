@@ -47,7 +47,7 @@ Commands:
   reindex <thread> | --all     rebuild the recall index from the checkpoint history
   report <thread> [--html F]   tokens over the turns with compactions marked, the transcript, the storage (a page)
   prune <thread> | --all       delete the checkpoints the transcript makes redundant (--keep N newest, default 3)
-  watch                        keep compacting the threads over the limit once idle, beside other workers (--once)
+  watch                        run compaction jobs on Postgres (pg-boss) beside other workers, until stopped (--once)
 
 Store options: --db <file.sqlite>, or --postgres <url> with --schema <name> for checkpoint tables outside the
 "public" schema. The store can also come from .env: DATABASE_PATH or POSTGRES_URL (TOKEN_LIMIT, TOKEN_MODEL and
@@ -174,6 +174,13 @@ export async function main(
         parameter: "arguments",
         value: threadId,
         message: `watch takes no thread (got ${threadId}): it watches every thread of the store`,
+      });
+    }
+    if (command === "watch" && options.db !== undefined) {
+      throw new CompactionError({
+        code: "UNSUPPORTED",
+        value: options.db,
+        message: `watch runs compaction jobs on Postgres (pg-boss), not on a SQLite file (${String(options.db)}): on SQLite, compaction runs in the application's process (the wrapper or the middleware), and compact --all compacts every thread once`,
       });
     }
     // Checked before the store is opened: a bad flag writes nothing.

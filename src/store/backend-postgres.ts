@@ -1,4 +1,4 @@
-/** The backend of a PostgresSaver: SQL over its tables, the recall index and leases in its schema. */
+/** The backend of a PostgresSaver: SQL over its tables, the recall index in its schema. */
 import type { Backend } from "./backend.js";
 import { postgresPruneTables } from "./prune-tables-postgres.js";
 import { prunePostgres } from "./prune-postgres.js";
@@ -28,6 +28,7 @@ export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: s
     identity: `postgres:${server}#${schema}`,
     writer: new PostgresWriter(saver, recallLanguage),
     recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
+    queueDatabase: { executeSql: (text, values) => pool.query(text, values as unknown[]), scope: schema },
     prunable: true,
     prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
     pruneTables: postgresPruneTables(pool, schema),

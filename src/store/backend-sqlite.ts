@@ -1,4 +1,4 @@
-/** The backend of a SqliteSaver: SQL on its connection, the recall index and leases in its file. */
+/** The backend of a SqliteSaver: SQL on its connection, the recall index in its file. */
 import { resolve } from "node:path";
 import type { Backend } from "./backend.js";
 import { LIBRARY_WRITER } from "./replacement-checkpoint.js";

@@ -44,6 +44,15 @@ export interface Backend {
    * descends from: writes a run superseded (store/lineage.ts), found from the store whoever wrote them.
    */
   strandedWrites(cursor: string): Promise<HeadRow[]>;
+  /** The store's own database, for a job queue that keeps its tables beside the checkpoints (Postgres). */
+  queueDatabase?: QueueDatabase;
+}
+
+/** A database as pg-boss takes one (a statement and its values in, the rows out), and the store's place in it. */
+export interface QueueDatabase {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** The store's schema: stores side by side in one database keep their jobs apart by it. */
+  scope: string;
 }
 
 /**

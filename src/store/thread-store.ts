@@ -9,7 +9,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import { asStoreError, asStoreReadError, CompactionError } from "../errors.js";
 import { messagesOfCheckpoints, type StoredCheckpoint } from "./checkpoint-messages.js";
 import { backendFor } from "./backends.js";
-import type { Backend, HeadRow, RecallBackend, StoreFile, ThreadRow, ThreadStorage } from "./backend.js";
+import type { Backend, HeadRow, QueueDatabase, RecallBackend, StoreFile, ThreadRow, ThreadStorage } from "./backend.js";
 import type { WriteOutcome } from "./compare-and-swap.js";
 import { readThreadHead, requireMessages, type ThreadHead } from "./read-head.js";
 import { DEFAULT_RECALL_LANGUAGE } from "./recall-index/types.js";
@@ -74,6 +74,8 @@ export interface ThreadStore {
    * (a run superseded them: store/lineage.ts), each with its thread: found from the store, whoever wrote them.
    */
   strandedWrites(cursor: string): Promise<HeadRow[]>;
+  /** The store's own database, for a job queue that keeps its tables beside the checkpoints: Postgres only. */
+  readonly queueDatabase?: QueueDatabase;
   /**
    * Deletes what `plan` removes, with the transcript entries it writes first, while the head is still the plan's.
    * @throws CompactionError UNSUPPORTED for a saver other than SQLite, Postgres or MemorySaver.
@@ -116,6 +118,10 @@ class BackendThreadStore implements ThreadStore {
     this.backend = parts.name;
     this.identity = parts.identity;
     this.recall = parts.recall;
+  }
+
+  get queueDatabase(): QueueDatabase | undefined {
+    return this.parts.queueDatabase;
   }
 
   readHead(threadId: string, at?: string): Promise<ThreadHead | undefined> {

@@ -1,15 +1,10 @@
 /**
- * `compact-thread watch`: one pass with --once (a JSON line per thread and per pass), the long-running form stopped
- * by SIGTERM after the pass in flight (exit 0), and bad input refused before anything is written (exit 2, or 3 for a
- * store it cannot reach), the store's bytes unchanged.
+ * `compact-thread watch` on Postgres (jobs on pg-boss): one sweep and its jobs with --once (a JSON line per thread and
+ * one for the run), the long-running form stopped by SIGTERM (exit 0, a summary in flight abandoned), and bad input
+ * refused before anything is written (exit 2, or 3 for a store it cannot reach) — a SQLite file among it.
  */
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { spawn } from "node:child_process";
 import { createServer, type Socket } from "node:net";
-import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BaseMessage } from "@langchain/core/messages";
 import { auditThread } from "../../src/engine/audit.js";
@@ -18,39 +13,43 @@ import { createTestAgent, seedTurns } from "../support/agents.js";
 import { childArgs, ROOT } from "../support/child-entry.js";
 import { compactThread } from "../support/run-script.js";
 import { startChatCompletionsServer, type ServerReply } from "../support/fakes/chat-completions-server.js";
+import { createStore, type TestStore } from "../support/savers.js";
 
-let dir: string;
-let db: string;
-const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+let store: TestStore;
+/** The flags that name the test's store. */
+const at = (of: TestStore = store) => ["--postgres", of.location.url!, "--schema", of.location.schema!];
+/** Every checkpoint id of the store's threads, in order: what a command that wrote nothing leaves as it was. */
+async function checkpoints(of: TestStore = store): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const tuple of of.saver.list({})) ids.push(tuple.checkpoint.id);
+  return ids.sort();
+}
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "compaction-watch-"));
-  db = join(dir, "app.sqlite");
-  const saver = SqliteSaver.fromConnString(db);
-  const { agent } = createTestAgent(saver);
+  store = await createStore("postgres");
+  const { agent } = createTestAgent(store.saver);
   for (const thread of ["big-a", "big-b"]) await seedTurns(agent, thread, 30);
   await seedTurns(agent, "small", 2);
-  saver.db.close();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => await store.close());
 
 describe("compact-thread watch", () => {
   it("refuses bad input before writing anything: exit 2 (or 3 for an unreachable store), one line naming the value", async () => {
-    const before = sha(db);
+    const before = await checkpoints();
     for (const [args, code, words] of [
-      [["watch", "--db", db, "--concurrency", "0"], 2, /--concurrency.*"0"/],
-      [["watch", "--db", db, "--concurrency", "two"], 2, /--concurrency.*"two"/],
-      [["watch", "--db", db, "--idle=-5"], 2, /--idle.*"-5"/],
+      [["watch", ...at(), "--concurrency", "0"], 2, /--concurrency.*"0"/],
+      [["watch", ...at(), "--concurrency", "two"], 2, /--concurrency.*"two"/],
+      [["watch", ...at(), "--idle=-5"], 2, /--idle.*"-5"/],
+      [["watch", ...at(), "--poll", "10"], 2, /--poll.*"10"/],
+      [["watch", ...at(), "--keep", "0"], 2, /--keep must be an integer >= 1.*"0"/],
+      [["watch", ...at(), "--summary-log", "segments"], 2, /--summary-log.*"segments"/],
+      [["watch", "big-a", ...at()], 2, /watch takes no thread/],
       [
-        ["watch", "--db", db, "--host-concurrency", "0"],
+        ["watch", "--once", "--db", "app.sqlite"],
         2,
-        /--host-concurrency must be a whole number of compactions.*"0"/,
+        /watch runs compaction jobs on Postgres \(pg-boss\), not on a SQLite file/,
       ],
-      [["watch", "--db", db, "--keep", "0"], 2, /--keep must be an integer >= 1.*"0"/],
-      [["watch", "--db", db, "--summary-log", "segments"], 2, /--summary-log.*"segments"/],
-      [["watch", "big-a", "--db", db], 2, /watch takes no thread/],
       [["watch", "--once", "--postgres", "postgres://nobody@127.0.0.1:1/none"], 3, /127\.0\.0\.1:1|reach|connect/i],
-      [["watch", "--once", "--db", join(dir, "missing.sqlite")], 3, /no SQLite file/],
       [["watch", "--once", "--postgres", "postgres://user@:bad:port/x"], 3, /Invalid URL/],
     ] as Array<[string[], number, RegExp]>) {
       const result = await compactThread(args);
@@ -58,17 +57,16 @@ describe("compact-thread watch", () => {
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(words);
     }
-    expect(sha(db)).toBe(before);
+    expect(await checkpoints()).toEqual(before);
   });
 
-  it("--once --json: one line per thread and one per pass; the threads over the limit compacted, nothing lost", async () => {
-    const result = await compactThread(["watch", "--db", db, "--once", "--idle", "0", "--limit", "1500", "--json"]);
+  it("--once --json: one line per thread and one for the run; the threads over the limit compacted, nothing lost", async () => {
+    const result = await compactThread(["watch", ...at(), "--once", "--idle", "0", "--limit", "1500", "--json"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    // Threads come in an order of the worker's own (workers side by side start on different ones).
     expect(
       lines
         .filter((line) => line.type === "thread")
@@ -79,31 +77,17 @@ describe("compact-thread watch", () => {
       ["big-b", "compacted"],
       ["small", "skipped"],
     ]);
-    expect(lines.at(-1)).toMatchObject({
-      type: "pass",
-      pass: 1,
-      changed: 3,
-      headsRead: 3,
-      candidates: 3,
-      compacted: 2,
-      skipped: 1,
-      failed: 0,
-    });
-    const saver = SqliteSaver.fromConnString(db);
+    expect(lines.at(-1)).toMatchObject({ type: "once", changed: 3, jobs: 3, compacted: 2, skipped: 1, failed: 0 });
     for (const thread of ["big-a", "big-b", "small"])
-      expect((await auditThread(saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
-    saver.db.close();
+      expect((await auditThread(store.saver, { configurable: { thread_id: thread } })).problems).toEqual([]);
   });
 
   it("--summary-log append: the threads it compacts get a log of segments, as the application's summaryLog writes", async () => {
-    const path = join(dir, "log.sqlite");
-    const saver = SqliteSaver.fromConnString(path);
-    await seedTurns(createTestAgent(saver).agent, "log", 30);
-    saver.db.close();
+    const log = await createStore("postgres");
+    await seedTurns(createTestAgent(log.saver).agent, "log", 30);
     const result = await compactThread([
       "watch",
-      "--db",
-      path,
+      ...at(log),
       "--once",
       "--idle",
       "0",
@@ -113,21 +97,21 @@ describe("compact-thread watch", () => {
       "append",
     ]);
     expect(result.code, result.stderr).toBe(0);
-    const check = SqliteSaver.fromConnString(path);
-    const head = await check.getTuple({ configurable: { thread_id: "log", checkpoint_ns: "" } });
-    check.db.close();
+    const head = await log.saver.getTuple({ configurable: { thread_id: "log", checkpoint_ns: "" } });
+    await log.close();
     const summary = (head!.checkpoint.channel_values.messages as BaseMessage[]).find(isSummaryMessage)!;
     expect(getSummaryProvenance(summary)!.segments).toHaveLength(1);
   });
 
-  it("runs until SIGTERM, then finishes the pass in flight and exits 0", async () => {
+  it("runs jobs until SIGTERM, then exits 0", async () => {
+    const grows = await createStore("postgres");
+    await seedTurns(createTestAgent(grows.saver).agent, "grows", 30);
     const child = spawn(
       process.execPath,
       [
         ...childArgs("scripts/compact-thread.ts"),
         "watch",
-        "--db",
-        db,
+        ...at(grows),
         "--idle",
         "0",
         "--limit",
@@ -145,11 +129,11 @@ describe("compact-thread watch", () => {
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    // The first pass's own line is the signal to stop it (no delay involved).
+    // The thread's compaction is the signal to stop it (no delay involved).
     await new Promise<void>((resolve) => {
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString();
-        if (stdout.includes('"type":"pass"')) resolve();
+        if (stdout.includes('"status":"compacted"')) resolve();
       });
     });
     child.kill("SIGTERM");
@@ -159,15 +143,16 @@ describe("compact-thread watch", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.at(-1)).toMatchObject({ type: "stopped", passes: 1, errors: 0 });
+    expect(lines.at(-1)).toMatchObject({ type: "stopped", compacted: 1, errors: 0 });
+    expect((await auditThread(grows.saver, { configurable: { thread_id: "grows" } })).problems).toEqual([]);
+    await grows.close();
   });
 
-  it("SIGTERM while a summary hangs: the summary is abandoned, nothing written, the lease given back, exit 0", async () => {
-    const saver = SqliteSaver.fromConnString(db);
-    const { agent } = createTestAgent(saver);
+  it("SIGTERM while a summary hangs: the summary is abandoned, nothing written, exit 0", async () => {
+    const hangs = await createStore("postgres");
+    const { agent } = createTestAgent(hangs.saver);
     await seedTurns(agent, "hangs", 30);
-    const headBefore = (await saver.getTuple({ configurable: { thread_id: "hangs" } }))!.checkpoint.id;
-    saver.db.close();
+    const headBefore = (await hangs.saver.getTuple({ configurable: { thread_id: "hangs" } }))!.checkpoint.id;
     // A model server that receives the summary request and never answers (the default summaryTimeoutMs is 2 minutes).
     let received!: () => void;
     const asked = new Promise<void>((resolve) => (received = resolve));
@@ -181,8 +166,7 @@ describe("compact-thread watch", () => {
         [
           ...childArgs("scripts/compact-thread.ts"),
           "watch",
-          "--db",
-          db,
+          ...at(hangs),
           "--idle",
           "0",
           "--limit",
@@ -222,12 +206,11 @@ describe("compact-thread watch", () => {
     } finally {
       await server.close();
     }
-    const after = SqliteSaver.fromConnString(db);
-    expect((await after.getTuple({ configurable: { thread_id: "hangs" } }))!.checkpoint.id).toBe(headBefore);
-    after.db.close();
-    // The lease was given back: a compaction right after takes the thread.
-    const compacted = await compactThread(["compact", "hangs", "--db", db, "--limit", "1500", "--json"]);
+    expect((await hangs.saver.getTuple({ configurable: { thread_id: "hangs" } }))!.checkpoint.id).toBe(headBefore);
+    // Nothing holds the thread: a compaction right after takes it.
+    const compacted = await compactThread(["compact", "hangs", ...at(hangs), "--limit", "1500", "--json"]);
     expect(compacted.code, compacted.stderr).toBe(0);
+    await hangs.close();
   });
 
   it("SIGTERM while the store is still being opened: exit 0 at once, nothing taken", async () => {

@@ -283,7 +283,18 @@ const SCRIPT_CASES: Array<[string, () => string[], number, string]> = [
   ["a search limit of 0", () => ["search", THREAD, "invoice", "--hits", "0", "--db", path], 2, 'got "0"'],
   // A negative value names the flag's range (parseArgs alone said "argument is ambiguous").
   ["a negative --limit", () => ["list", "--db", path, "--limit", "-3"], 2, '"-3"'],
-  ["a negative --idle", () => ["watch", "--db", path, "--idle", "-5"], 2, "--idle must be"],
+  [
+    "a negative --idle",
+    () => ["watch", "--postgres", "postgres://127.0.0.1:1/none", "--idle", "-5"],
+    2,
+    "--idle must be",
+  ],
+  [
+    "watch on a SQLite file",
+    () => ["watch", "--db", path, "--once"],
+    2,
+    "watch runs compaction jobs on Postgres (pg-boss)",
+  ],
   ["a negative --busy-timeout", () => ["list", "--db", path, "--busy-timeout", "-1"], 2, '"-1"'],
   ["a negative --keep", () => ["prune", THREAD, "--db", path, "--keep", "-2"], 2, '"-2"'],
   [

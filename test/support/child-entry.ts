@@ -28,7 +28,6 @@ export const CHILD_ENTRIES = [
   "test/support/compact-child.ts",
   "test/support/prune-child.ts",
   "test/support/race-turns.ts",
-  "test/support/slot-holder.ts",
   "test/support/exit-child.ts",
   "test/support/worker-child.ts",
 ];

@@ -1,19 +1,19 @@
 /**
- * CompactionWorker and compactThreads over real savers: a pass reads only the heads that changed, compacts the idle
- * threads over the limit and loses nothing; a pass with nothing changed reads no head; two workers on one Postgres
- * (each with its own pool, as two processes) compact every thread exactly once, their leases never overlapping; an
- * expired lease is taken over, a live one is respected; bad options are refused as the wrapper refuses them.
+ * CompactionWorker (jobs on pg-boss in a real Postgres) and compactThreads over real savers: a sweep sends a job for
+ * each thread whose head changed, the jobs compact the idle threads over the limit and lose nothing, a sweep with
+ * nothing changed sends none; a compaction a run superseded is found from the store and deleted; a thread not idle
+ * yet waits; start() runs jobs until stop(); a SQLite store is refused by name; bad options are refused as the
+ * wrapper refuses them. Four worker processes with kills: test/worker/fleet.test.ts.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditThread } from "../../src/engine/audit.js";
 import { readTranscript } from "../../src/recall/transcript.js";
-import { CompactionWorker, LeasedCompactor, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
+import { CompactionWorker, type ThreadOutcome } from "../../src/runtimes/worker/compaction-worker.js";
 import { compactThreads } from "../../src/runtimes/worker/compact-threads.js";
 import { createTestAgent, runTurns, seedTurns } from "../support/agents.js";
-import { createStore, SAVER_KINDS, type SaverKind, type TestStore } from "../support/savers.js";
+import { createStore, type SaverKind, type TestStore } from "../support/savers.js";
 
 const LIMIT = 1_500;
 const config = (thread: string) => ({ configurable: { thread_id: thread } });
@@ -46,8 +46,9 @@ async function expectNothingLost(saver: BaseCheckpointSaver, threads: readonly s
   }
 }
 
-for (const kind of SAVER_KINDS) {
-  describe(`CompactionWorker (${kind})`, () => {
+{
+  const kind = "postgres";
+  describe("CompactionWorker (Postgres, pg-boss)", () => {
     const seeded = seededStore(kind);
 
     it("compacts the idle threads over the limit once, then reads only the heads that changed", async () => {
@@ -60,8 +61,8 @@ for (const kind of SAVER_KINDS) {
         onOutcome: (outcome) => void outcomes.push(outcome),
       });
       const first = await worker.runOnce();
-      // Every head counted once, under its lease; the four over the limit compacted.
-      expect(first).toMatchObject({ changed: 12, headsRead: 12, candidates: 12, compacted: 4, skipped: 8, failed: 0 });
+      // A job per thread, each counting its head once; the four over the limit compacted.
+      expect(first).toMatchObject({ changed: 12, jobs: 12, compacted: 4, skipped: 8, failed: 0 });
       expect(
         outcomes
           .filter((outcome) => outcome.status === "compacted")
@@ -70,22 +71,21 @@ for (const kind of SAVER_KINDS) {
       ).toEqual(threads.big);
       for (const outcome of outcomes) expect(outcome.tokensAfter ?? outcome.tokensBefore!).toBeLessThanOrEqual(LIMIT);
       await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
-      // The worker knows the heads it wrote: with nothing changed, the next pass reads no head.
-      expect(await worker.runOnce()).toMatchObject({ changed: 0, headsRead: 0, candidates: 0 });
-      // A thread that grows is read again, and compacted when it is over the limit again.
+      // The worker knows the heads it wrote: with nothing changed, the next sweep sends no job.
+      expect(await worker.runOnce()).toMatchObject({ changed: 0, jobs: 0 });
+      // A thread that grows gets a job again, and is compacted when it is over the limit again.
       await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
-      expect(await worker.runOnce()).toMatchObject({ changed: 1, headsRead: 1, candidates: 1, compacted: 1 });
-      expect(await worker.runOnce()).toMatchObject({ changed: 0, headsRead: 0, candidates: 0 });
+      expect(await worker.runOnce()).toMatchObject({ changed: 1, jobs: 1, compacted: 1 });
+      expect(await worker.runOnce()).toMatchObject({ changed: 0, jobs: 0 });
       expect(worker.stats()).toMatchObject({
-        passes: 4,
-        threadsSeen: 12,
-        headsRead: 13,
+        sweeps: 4,
+        jobs: 13,
         compacted: 5,
         superseded: 0,
         errors: 0,
-        conflicts: 0,
         skipped: { "under limit": 8 },
       });
+      await worker.stop();
       await expectNothingLost(store.saver, ["big-a"]);
     });
 
@@ -130,6 +130,7 @@ for (const kind of SAVER_KINDS) {
       await runTurns(agent, thread, 1, { from: 40 });
       expect((await worker.runOnce()).superseded).toBe(0);
       expect(worker.stats().superseded).toBe(1);
+      await worker.stop();
     });
 
     it("finds a compaction superseded while its worker was gone: a new worker reports it from the store and deletes it", async () => {
@@ -139,12 +140,14 @@ for (const kind of SAVER_KINDS) {
       await seedTurns(agent, thread, 30);
       const head = (await store.saver.getTuple(config(thread)))!.checkpoint.id;
       const first: ThreadOutcome[] = [];
-      await new CompactionWorker(store.saver, {
+      const gone = new CompactionWorker(store.saver, {
         trigger: { tokens: LIMIT },
         idleMs: 0,
         env: {},
         onOutcome: (outcome) => void first.push(outcome),
-      }).runOnce();
+      });
+      await gone.runOnce();
+      await gone.stop();
       const written = first.find(
         (outcome) => outcome.threadId === thread && outcome.status === "compacted",
       )!.checkpointId!;
@@ -176,6 +179,7 @@ for (const kind of SAVER_KINDS) {
       await expectNothingLost(store.saver, [thread]);
       // Reported once: the next pass finds nothing more.
       expect((await restarted.runOnce()).superseded).toBe(0);
+      await restarted.stop();
     });
 
     it("leaves a thread whose head moved within idleMs", async () => {
@@ -183,117 +187,43 @@ for (const kind of SAVER_KINDS) {
       const fresh = `fresh-${kind}`;
       await seedTurns(createTestAgent(store.saver).agent, fresh, 30);
       const worker = new CompactionWorker(store.saver, { trigger: { tokens: LIMIT }, idleMs: 3_600_000, env: {} });
-      const pass = await worker.runOnce();
-      expect(pass.candidates).toBe(0);
-      expect(pass.compacted).toBe(0);
+      const once = await worker.runOnce();
+      await worker.stop();
+      // Its job waits in the queue until the thread has been idle for idleMs.
+      expect(once.changed).toBeGreaterThan(0);
+      expect(once).toMatchObject({ jobs: 0, compacted: 0 });
+    });
+
+    it("start() runs the jobs of the threads that need them until stop(); request() sends one", async () => {
+      const { store } = seeded;
+      const thread = `started-${kind}`;
+      const asked = `asked-${kind}`;
+      const { agent } = createTestAgent(store.saver);
+      await seedTurns(agent, thread, 30);
+      const compacted = new Set<string>();
+      let heard!: () => void;
+      const both = new Promise<void>((resolve) => (heard = resolve));
+      const worker = new CompactionWorker(store.saver, {
+        trigger: { tokens: LIMIT },
+        idleMs: 0,
+        pollMs: 500,
+        env: {},
+        onOutcome: (outcome) => {
+          if (outcome.status === "compacted") compacted.add(outcome.threadId);
+          if (compacted.has(thread) && compacted.has(asked)) heard();
+        },
+      });
+      await worker.start();
+      await seedTurns(agent, asked, 30);
+      await worker.request(asked);
+      await both;
+      await worker.stop();
+      expect(worker.stats().compacted).toBeGreaterThanOrEqual(2);
+      await expectNothingLost(store.saver, [thread, asked]);
+      await expect(worker.stop()).resolves.toBeUndefined();
     });
   });
 }
-
-describe("two CompactionWorkers on one Postgres, each with its own pool", () => {
-  const seeded = seededStore("postgres");
-
-  it("compact every thread over the limit exactly once; no two leases on one thread overlap; nothing lost", async () => {
-    const { store, threads } = seeded;
-    const log: Array<{ threadId: string; owner: string; event: "taken" | "released" }> = [];
-    const outcomes: ThreadOutcome[] = [];
-    const workers = await Promise.all(
-      [0, 1].map(
-        async () =>
-          new CompactionWorker(await store.reopen(), {
-            trigger: { tokens: LIMIT },
-            idleMs: 0,
-            env: {},
-            onLease: (event) => void log.push(event),
-            onOutcome: (outcome) => void outcomes.push(outcome),
-          }),
-      ),
-    );
-    await Promise.all(workers.map((worker) => worker.runOnce()));
-    const compacted = outcomes.filter((outcome) => outcome.status === "compacted").map((outcome) => outcome.threadId);
-    expect(compacted.sort()).toEqual(threads.big);
-    // The log of takes: per thread, each take is released before the next one.
-    const holder = new Map<string, string>();
-    for (const { threadId, owner, event } of log) {
-      if (event === "taken") {
-        expect(holder.has(threadId), `${threadId} taken by ${owner} while ${holder.get(threadId)} held it`).toBe(false);
-        holder.set(threadId, owner);
-      } else {
-        expect(holder.get(threadId)).toBe(owner);
-        holder.delete(threadId);
-      }
-    }
-    expect(log.filter((event) => event.event === "taken").length).toBeGreaterThanOrEqual(4);
-    await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
-  });
-
-  it("takes over an expired lease and respects a live one", async () => {
-    const { store } = seeded;
-    const { agent } = createTestAgent(store.saver);
-    await seedTurns(agent, "leased-dead", 30);
-    await seedTurns(agent, "leased-live", 30);
-    const client = new pg.Client({ connectionString: store.location.url });
-    await client.connect();
-    const table = `"${store.location.schema}".compaction_leases`;
-    // A worker that died long ago, and one compacting now.
-    await new CompactionWorker(store.saver, { trigger: { tokens: 1_000_000 }, idleMs: 0, env: {} }).runOnce();
-    await client.query(
-      `INSERT INTO ${table} (thread_id, owner, expires_at) VALUES ('leased-dead', 'worker-dead', now() - interval '1 hour'), ('leased-live', 'worker-busy', now() + interval '1 hour')
-       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
-    );
-    const outcomes: ThreadOutcome[] = [];
-    const worker = new CompactionWorker(await store.reopen(), {
-      trigger: { tokens: LIMIT },
-      idleMs: 0,
-      env: {},
-      onOutcome: (outcome) => void outcomes.push(outcome),
-    });
-    await worker.runOnce();
-    expect(outcomes.find((outcome) => outcome.threadId === "leased-dead")).toMatchObject({ status: "compacted" });
-    expect(outcomes.find((outcome) => outcome.threadId === "leased-live")).toMatchObject({
-      status: "skipped",
-      reason: "leased",
-    });
-    expect(worker.stats().conflicts).toBe(1);
-    // Released after the compaction: only the live lease is held (released rows keep what their holder saw).
-    expect(
-      (await client.query(`SELECT thread_id FROM ${table} WHERE owner <> '' ORDER BY thread_id`)).rows.map(
-        (row) => row.thread_id,
-      ),
-    ).toEqual(["leased-live"]);
-    await client.end();
-  });
-});
-
-describe("a worker behind another", () => {
-  const seeded = seededStore("sqlite");
-
-  it("skips the threads the other has done since its pass began, without a lease or a read", async () => {
-    const { store, threads } = seeded;
-    const all = [...threads.big, ...threads.small];
-    const behind = new LeasedCompactor(await store.reopen(), {
-      trigger: { tokens: LIMIT },
-      env: {},
-      onLease: () => expect.fail("a lease was taken"),
-    });
-    // The heads its pass saw, before the other worker compacted the big threads and counted the small ones.
-    const heads = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
-    const ahead = await new LeasedCompactor(store.saver, { trigger: { tokens: LIMIT }, env: {} }).run(all, { heads });
-    expect(ahead.outcomes.filter((outcome) => outcome.status === "compacted")).toHaveLength(threads.big.length);
-    const { outcomes } = await behind.run(all, { heads });
-    expect(outcomes).toHaveLength(all.length);
-    for (const outcome of outcomes) {
-      expect(outcome).toMatchObject({ status: "skipped", reason: expect.stringMatching(/^counted by another worker/) });
-      expect(outcome.headId).toBeUndefined();
-    }
-    // A thread that grew past what the other counted is read and compacted again.
-    await runTurns(createTestAgent(store.saver).agent, "big-a", 14, { from: 30 });
-    const grown = new Map((await behind.store.changedSince("")).map((row) => [row.threadId, row.headCheckpointId]));
-    const again = new LeasedCompactor(store.saver, { trigger: { tokens: LIMIT }, env: {} });
-    expect((await again.run(["big-a"], { heads: grown })).outcomes[0]).toMatchObject({ status: "compacted" });
-    await expectNothingLost(store.saver, all);
-  });
-});
 
 describe("compactThreads", () => {
   const seeded = seededStore("sqlite");
@@ -342,6 +272,9 @@ describe("the worker's bad options", () => {
     expect(() => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, idleMs: -1, env: {} })).toThrow(
       /idleMs.*-1/,
     );
+    expect(() => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, pollMs: 10, env: {} })).toThrow(
+      /pollMs must be an integer >= 50; got 10/,
+    );
     expect(
       () => new CompactionWorker(store.saver, { trigger: { tokens: 1_000 }, onOutcome: "log" as never, env: {} }),
     ).toThrow(/onOutcome must be a function/);
@@ -354,22 +287,15 @@ describe("the worker's bad options", () => {
     ).rejects.toThrow(/no option "over" in compactThreads/);
   });
 
-  it("start() passes until stop(), which waits for the pass in flight", async () => {
-    const store = await createStore("memory");
-    await seedTurns(createTestAgent(store.saver).agent, "looped", 30);
-    let announce!: () => void;
-    const firstPass = new Promise<void>((resolve) => (announce = resolve));
-    const worker = new CompactionWorker(store.saver, {
-      trigger: { tokens: LIMIT },
-      idleMs: 0,
-      pollMs: 600_000,
-      env: {},
-      onPass: () => announce(),
-    });
-    worker.start();
-    await firstPass;
-    await worker.stop();
-    expect(worker.stats()).toMatchObject({ passes: 1, compacted: 1 });
-    await expect(worker.stop()).resolves.toBeUndefined();
+  it("refuses a store that is not Postgres, naming it, before it takes a job", async () => {
+    const store = await createStore("sqlite");
+    try {
+      const worker = new CompactionWorker(store.saver, { trigger: { tokens: LIMIT }, env: {} });
+      await expect(worker.start()).rejects.toMatchObject({ code: "UNSUPPORTED", value: "sqlite" });
+      await expect(worker.runOnce()).rejects.toThrow(/Postgres \(pg-boss\).*this store is sqlite/);
+      await worker.stop();
+    } finally {
+      await store.close();
+    }
   });
 });

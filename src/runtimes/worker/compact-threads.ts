@@ -1,11 +1,15 @@
 /**
- * `compactThreads(checkpointer, options)`: one-off compaction of many threads (a migration, a nightly job) with the
- * worker's machinery — each thread over the limit compacted by the engine under its lease, so it can run beside
- * workers and the application; `concurrency` threads at once; stopped by `signal` between threads.
+ * `compactThreads(checkpointer, options)`: one-off compaction of many threads (a migration, a nightly job) —
+ * each thread over the limit compacted by the engine, `concurrency` threads at once, stopped by `signal` between
+ * threads. It can run beside workers and the application: the store's compare-and-swap lets one write land on a head.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { LeasedCompactor, type ThreadOutcome } from "./leased-compactor.js";
-import { COMPACT_THREADS_OPTIONS, WORKER_OPTIONS, type CompactThreadsOptions } from "./worker-options.js";
+import { isStoreFailure } from "../../errors.js";
+import { HistoryManager } from "../../engine/history-manager.js";
+import { resolveSettings } from "../../engine/settings.js";
+import { threadStoreFor } from "../../store/thread-store.js";
+import { compactOne } from "./compact-one.js";
+import { COMPACT_THREADS_OPTIONS, type CompactThreadsOptions, type ThreadOutcome } from "./worker-options.js";
 
 export type { CompactThreadsOptions } from "./worker-options.js";
 
@@ -29,24 +33,26 @@ export async function compactThreads(
   checkpointer: BaseCheckpointSaver,
   options: CompactThreadsOptions,
 ): Promise<CompactThreadsResult> {
-  const { threads, signal, onProgress } = options;
-  let done = 0;
-  let total = 0;
-  const compactor = new LeasedCompactor(
-    checkpointer,
-    {
-      ...options,
-      onOutcome: (outcome) => {
-        options.onOutcome?.(outcome);
-        onProgress?.({ done: ++done, total, outcome });
-      },
-    },
-    "compactThreads",
-    COMPACT_THREADS_OPTIONS as unknown as typeof WORKER_OPTIONS,
-  );
-  const ids = threads ? [...threads] : (await compactor.store.listThreads()).map((row) => row.threadId);
-  total = ids.length;
-  const { outcomes, storeError } = await compactor.run(ids, signal ? { signal } : {});
+  const { threads, signal, onProgress, concurrency = 1 } = options;
+  const settings = resolveSettings("compactThreads", COMPACT_THREADS_OPTIONS, options, { requireTrigger: true });
+  const manager = HistoryManager.of({
+    ...settings,
+    store: threadStoreFor(checkpointer, { recallLanguage: settings.recall.language }),
+  });
+  const ids = threads ? [...threads] : (await manager.store.listThreads()).map((row) => row.threadId);
+  const outcomes: ThreadOutcome[] = [];
+  let storeError: unknown;
+  let next = 0;
+  const lane = async () => {
+    while (!signal?.aborted && storeError === undefined && next < ids.length) {
+      const outcome = await compactOne(manager, ids[next++]!, signal ? { signal } : {});
+      if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
+      outcomes.push(outcome);
+      options.onOutcome?.(outcome);
+      onProgress?.({ done: outcomes.length, total: ids.length, outcome });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, lane));
   const count = (status: ThreadOutcome["status"]) => outcomes.filter((outcome) => outcome.status === status).length;
   return {
     outcomes,

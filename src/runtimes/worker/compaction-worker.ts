@@ -1,245 +1,270 @@
 /**
- * The worker runtime: compaction of many threads from outside the application, over a shared store.
+ * The worker runtime: compaction of many threads from outside the application, as jobs on pg-boss in the store's
+ * Postgres database — as many processes on as many machines as you start, `concurrency` jobs at a time in each.
  *
- * A pass asks the store which threads' heads changed since the last pass (an indexed query on checkpoint ids, which
- * sort by time: no checkpoint is read), reads and counts only those heads, and remembers each thread's head id and
- * tokens. A thread over the limit whose head has not moved for `idleMs` (its id says when it was written) is
- * compacted by the engine (`HistoryManager.compactThread`, which leaves busy and interrupted threads alone), then
- * pruned when `keepCheckpoints` is set — each under the thread's lease (store/leases.ts), so workers side by side
- * never compact one thread at once. `compactThreads` is the same work done once over a list of threads.
+ * A thread's job compacts it once its head has not moved for `idleMs` (`HistoryManager.compactThread`, which leaves
+ * busy and interrupted threads alone, then the prune with `keepCheckpoints`); a thread busy, not idle yet or whose
+ * compaction lost to a turn gets its job again for later. Jobs come from each process's sweep of the store every
+ * `pollMs`: an indexed query for the threads whose head changed, one job each (the job counts the thread; one under
+ * the limit is done), and the compactions a run superseded, found from the store, reported and deleted. pg-boss keeps one queued and one active job per thread, retries a failed job, and gives a job whose
+ * worker died to another once `jobTimeoutMs` has passed; the store's compare-and-swap stays the fence.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { isStoreFailure } from "../../errors.js";
+import { HistoryManager } from "../../engine/history-manager.js";
+import { SUMMARY_TIMEOUT_MS } from "../../engine/manager-options.js";
 import type { CompactionPolicy } from "../../engine/policy.js";
-import { isOverLimit } from "../../engine/limits.js";
-import { settleWrite } from "../../engine/superseded-write.js";
+import { resolveSettings } from "../../engine/settings.js";
+import { checkpointTime } from "../../store/checkpoint-time.js";
 import { pause } from "../../pause.js";
+import { threadStoreFor, type ThreadStore } from "../../store/thread-store.js";
+import { compactOne } from "./compact-one.js";
+import { openQueue, sendCompaction, type CompactionJob, type JobQueue } from "./compaction-queue.js";
+import { StoreSweep } from "./store-sweep.js";
 import {
   COMPACTION_WORKER_OPTIONS,
-  WORKER_OPTIONS,
   type CompactionWorkerOptions,
-  type PassSummary,
+  type RunOnceSummary,
+  type ThreadOutcome,
   type WorkerStats,
 } from "./worker-options.js";
 
-import { checkpointIdAt, checkpointTime } from "../../store/checkpoint-time.js";
-import { LeasedCompactor } from "./leased-compactor.js";
-import { leasesOf } from "../../store/leases.js";
+export type {
+  CompactionWorkerOptions,
+  JobEvent,
+  RunOnceSummary,
+  SkipKind,
+  ThreadOutcome,
+  WorkerStats,
+} from "./worker-options.js";
 
-export type { CompactionWorkerOptions, PassSummary, WorkerStats } from "./worker-options.js";
-export { LeasedCompactor, type SkipKind, type ThreadOutcome, type WorkerOptions } from "./leased-compactor.js";
-
-/** How far before the newest head seen a pass looks again (a turn committed late). */
-const LOOKBACK_MS = 60_000;
-
-/** What a thread looked like when a pass last read it. */
-interface Seen {
-  headId: string;
-  tokens?: number;
-}
+/** The longest wait of a lane for its next job when none was due (ms; `pollMs` when shorter). */
+const IDLE_FETCH_MS = 500;
+/** The soonest a busy thread's job runs again (ms; `idleMs` when longer). */
+const BUSY_RETRY_MS = 100;
 
 export class CompactionWorker {
-  private readonly compactor: LeasedCompactor;
+  private readonly manager: HistoryManager;
+  private readonly store: ThreadStore;
   private readonly idleMs: number;
   private readonly pollMs: number;
-  private readonly maxBackoffMs: number;
-  private readonly seen = new Map<string, Seen>();
-  /** Where the store's look for superseded writes starts (`""`: the whole store, at the first pass). */
-  private writesCursor = "";
-  /** Superseded writes this worker reported whose checkpoint stays (not reported again). */
-  private readonly settled = new Set<string>();
-  /** When the newest head seen was written (ms). */
-  private newest?: number;
-  private readonly counters: WorkerStats = {
-    passes: 0,
-    threadsSeen: 0,
-    headsRead: 0,
-    compacted: 0,
-    superseded: 0,
-    skipped: {},
-    conflicts: 0,
-    errors: 0,
-    lagMs: 0,
-  };
+  private readonly jobTimeoutMs: number;
+  private readonly concurrency: number;
+  /** The threads whose job runs in this process now. */
+  private readonly active = new Set<string>();
+  private readonly sweeper: StoreSweep;
+  private readonly counters: WorkerStats = { sweeps: 0, jobs: 0, compacted: 0, superseded: 0, skipped: {}, errors: 0 };
+  private opened?: Promise<JobQueue>;
+  private readonly stopping = new AbortController();
+  /** The lanes and the sweeps of `start()`. */
   private running?: Promise<void>;
-  private stopping?: AbortController;
+  /** The store's failure that ends `runOnce`'s lanes. */
+  private storeFailure?: unknown;
 
   /** @throws CompactionError INVALID_ARGUMENT for a bad option (the wrapper's errors for the shared ones). */
   constructor(
     checkpointer: BaseCheckpointSaver,
     private readonly options: CompactionWorkerOptions,
   ) {
-    const { idleMs, pollMs, maxBackoffMs } = options;
-    this.compactor = new LeasedCompactor(
-      checkpointer,
-      options,
-      "CompactionWorker",
-      COMPACTION_WORKER_OPTIONS as unknown as typeof WORKER_OPTIONS,
-    );
-    this.idleMs = idleMs ?? 60_000;
-    this.pollMs = pollMs ?? 5_000;
-    this.maxBackoffMs = maxBackoffMs ?? 60_000;
+    const settings = resolveSettings("CompactionWorker", COMPACTION_WORKER_OPTIONS, options, { requireTrigger: true });
+    this.manager = HistoryManager.of({
+      ...settings,
+      store: threadStoreFor(checkpointer, { recallLanguage: settings.recall.language }),
+    });
+    this.store = this.manager.store;
+    this.idleMs = options.idleMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 5_000;
+    this.concurrency = options.concurrency ?? 1;
+    this.jobTimeoutMs = options.jobTimeoutMs ?? 2 * (settings.summarizer.timeoutMs ?? SUMMARY_TIMEOUT_MS);
+    this.sweeper = new StoreSweep(this.store, this.idleMs, (outcome) => {
+      this.counters.superseded++;
+      options.onOutcome?.(outcome);
+    });
   }
 
   /** The resolved compaction policy (limits in tokens, the cut, the summary's budget), as every runtime resolves it. */
   get policy(): CompactionPolicy {
-    return this.compactor.manager.policy;
+    return this.manager.policy;
   }
 
-  /** The worker's counters, for a metrics endpoint. */
+  /** This process's counters, for a metrics endpoint. */
   stats(): WorkerStats {
     return { ...this.counters, skipped: { ...this.counters.skipped } };
   }
 
   /**
-   * One pass: the threads whose head changed are read and counted; the idle ones over the limit are compacted.
-   * @throws CompactionError STORE_UNAVAILABLE (and the store's other errors) when the store cannot be listed or fails.
+   * Sends `threadId` a job (a deployment that knows a thread needs one): absorbed when one is queued already.
+   * @throws CompactionError UNSUPPORTED for a store other than Postgres; MISSING_DEPENDENCY without pg-boss.
    */
-  async runOnce(signal?: AbortSignal): Promise<PassSummary> {
+  async request(threadId: string): Promise<void> {
+    await sendCompaction(await this.queue(), threadId);
+  }
+
+  /**
+   * Runs jobs until `stop()`, `concurrency` at a time, and sweeps the store every `pollMs`. Resolves once the queue
+   * is reached and the jobs are being taken.
+   * @throws CompactionError UNSUPPORTED for a store other than Postgres; MISSING_DEPENDENCY without pg-boss.
+   */
+  async start(): Promise<void> {
+    const queue = await this.queue();
+    if (this.running || this.stopping.signal.aborted) return;
+    const { signal } = this.stopping;
+    const sweeping = (async () => {
+      while (!signal.aborted) {
+        await this.sweep(queue).catch((error: unknown) => this.failed(error));
+        await pause(this.pollMs, signal);
+      }
+    })();
+    const lanes = Array.from({ length: this.concurrency }, () =>
+      this.lane(queue, false).catch((error: unknown) => this.failed(error)),
+    );
+    this.running = Promise.all([sweeping, ...lanes]).then(() => undefined);
+  }
+
+  /**
+   * One sweep, then every job due now run in this process, `concurrency` at a time, until none is left: what
+   * `compact-thread watch --once` does. Call `stop()` after it.
+   * @throws CompactionError STORE_UNAVAILABLE (and the store's other errors) when the store cannot be swept, or fails
+   *   under a job (no job is taken after that one).
+   */
+  async runOnce(): Promise<RunOnceSummary> {
     const started = performance.now();
-    const { store, manager } = this.compactor;
-    // Heads written since the newest one seen, less a minute: a turn's id is made before its write commits, so a
-    // slower commit can land with an id below one already seen. Heads seen as they are are not read again.
-    const rows = await store.changedSince(this.newest === undefined ? "" : checkpointIdAt(this.newest - LOOKBACK_MS));
-    let changed = 0;
-    for (const row of rows) {
-      const written = checkpointTime(row.headCheckpointId);
-      if (written !== undefined && written > (this.newest ?? 0)) this.newest = written;
-      if (this.seen.get(row.threadId)?.headId === row.headCheckpointId) continue;
-      this.seen.set(row.threadId, { headId: row.headCheckpointId });
-      changed++;
-    }
-    const superseded = await this.settleWrites();
-    // Tokens other workers recorded when they last held a thread (no head read), for the threads this one cannot
-    // count: a record of the same head, or of a later one (a compaction's id sorts after the head it replaced).
-    const unknown = [...this.seen.entries()]
-      .filter(([, seen]) => seen.tokens === undefined)
-      .map(([threadId]) => threadId);
-    for (const [threadId, known] of await leasesOf(store).known(unknown)) {
-      const seen = this.seen.get(threadId)!;
-      if (known.headId >= seen.headId) this.seen.set(threadId, known);
-    }
-    const now = Date.now();
-    let lag = 0;
-    const candidates: string[] = [];
-    // Over the limit, or not counted yet: counted under the thread's lease (by the one worker that gets it).
-    for (const [threadId, seen] of this.seen) {
-      if (seen.tokens !== undefined && !isOverLimit(manager.policy, seen.tokens)) continue;
-      const written = checkpointTime(seen.headId) ?? 0;
-      if (now - written < this.idleMs) continue;
-      candidates.push(threadId);
-      lag = Math.max(lag, now - written - this.idleMs);
-    }
-    // In an order of its own: workers side by side start on different threads instead of queueing for the same leases.
-    shuffle(candidates);
-    this.options.onCandidates?.(candidates.length);
-    const heads = new Map(candidates.map((threadId) => [threadId, this.seen.get(threadId)!.headId]));
-    const { outcomes, storeError } = await this.compactor.run(candidates, { heads, ...(signal ? { signal } : {}) });
-    let headsRead = 0;
-    for (const outcome of outcomes) {
-      if (outcome.headId) headsRead++;
-      // What this worker wrote it knows without reading it (the write's id sorts just after the head it replaced).
-      if (outcome.status === "compacted" && outcome.checkpointId) {
-        this.seen.set(outcome.threadId, { headId: outcome.checkpointId, tokens: outcome.tokensAfter });
-      }
-      if (outcome.status === "compacted") this.counters.compacted++;
-      else if (outcome.status === "failed") this.counters.errors++;
-      else if (outcome.skip === "leased") this.counters.conflicts++;
-      else {
-        const reason = outcome.skip!;
-        this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + 1;
-        // Under the limit: its tokens; busy, interrupted, nothing to summarize, a lost race: tried again once its
-        // head has changed, which the store reports. One another worker holds is tried at the next pass.
-        const seen = this.seen.get(outcome.threadId)!;
-        this.seen.set(outcome.threadId, {
-          headId: outcome.headId ?? outcome.knownHeadId ?? seen.headId,
-          tokens: reason === "under limit" && outcome.tokensBefore !== undefined ? outcome.tokensBefore : -1,
-        });
-      }
-    }
-    this.counters.passes++;
-    this.counters.threadsSeen = this.seen.size;
-    this.counters.headsRead += headsRead;
-    this.counters.lagMs = lag;
-    const summary: PassSummary = {
-      pass: this.counters.passes,
+    const queue = await this.queue();
+    const before = this.stats();
+    const { changed, superseded } = await this.sweep(queue);
+    const outcomes = (await Promise.all(Array.from({ length: this.concurrency }, () => this.lane(queue, true)))).flat();
+    const count = (status: ThreadOutcome["status"]) => outcomes.filter((outcome) => outcome.status === status).length;
+    return {
       changed,
-      headsRead,
-      candidates: candidates.length,
-      compacted: outcomes.filter((outcome) => outcome.status === "compacted").length,
-      skipped: outcomes.filter((outcome) => outcome.status === "skipped").length,
-      failed: outcomes.filter((outcome) => outcome.status === "failed").length,
+      jobs: this.counters.jobs - before.jobs,
+      compacted: count("compacted"),
+      skipped: count("skipped"),
+      failed: count("failed"),
       superseded,
       ms: performance.now() - started,
     };
-    this.options.onPass?.(summary);
-    if (storeError !== undefined) throw storeError instanceof Error ? storeError : new Error(String(storeError));
-    return summary;
   }
 
   /**
-   * Compactions of this library that a run superseded, found from the store (whichever process wrote them, before a
-   * restart too): each reported once by this worker, and its checkpoint deleted where nothing is lost by it
-   * (engine/superseded-write.ts). The first pass looks at the whole store, later ones at writes since the newest head
-   * seen, less the lookback. Returns how many were found.
-   */
-  private async settleWrites(): Promise<number> {
-    const { store } = this.compactor;
-    let superseded = 0;
-    for (const { threadId, headCheckpointId: writtenId } of await store.strandedWrites(this.writesCursor)) {
-      if (this.settled.has(writtenId)) continue;
-      const settled = await settleWrite(store, threadId, writtenId);
-      if (settled.fate === "in line") continue;
-      this.settled.add(writtenId);
-      superseded++;
-      this.counters.superseded++;
-      const fate = settled.removed
-        ? "its checkpoint was deleted"
-        : "its checkpoint stays (the store cannot delete it, or a run started from it)";
-      this.options.onOutcome?.({
-        threadId,
-        status: "superseded",
-        checkpointId: writtenId,
-        reason: `a run that had read the thread before this compaction wrote from its parent; nothing is lost, ${fate}`,
-      });
-    }
-    if (this.newest !== undefined) this.writesCursor = checkpointIdAt(this.newest - LOOKBACK_MS);
-    return superseded;
-  }
-
-  /** Passes until `stop()`, pausing `pollMs` between them and backing off (doubling) after store errors. */
-  start(): void {
-    if (this.running) return;
-    const stopping = (this.stopping = new AbortController());
-    this.running = (async () => {
-      let wait = this.pollMs;
-      while (!stopping.signal.aborted) {
-        try {
-          await this.runOnce(stopping.signal);
-          wait = this.pollMs;
-        } catch (error) {
-          this.counters.errors++;
-          this.options.onError?.(error);
-          wait = Math.min(this.maxBackoffMs, wait * 2);
-        }
-        await pause(wait, stopping.signal);
-      }
-    })();
-  }
-
-  /**
-   * Stops taking threads and abandons the summary in flight (nothing written); resolves once its lease is given
-   * back. A write already under way finishes (it takes milliseconds).
+   * Stops taking jobs and abandons the summaries in flight (nothing written; their jobs go back to the queue for
+   * another worker); resolves once the jobs in flight have ended. A write already under way finishes (it takes
+   * milliseconds). A stopped worker does not start again.
    */
   async stop(): Promise<void> {
-    this.stopping?.abort();
+    this.stopping.abort();
     await this.running;
-    this.running = undefined;
+    const queue = await this.opened?.catch(() => undefined);
+    await queue?.boss.stop({ graceful: false, close: false });
   }
-}
 
-function shuffle<T>(items: T[]): void {
-  for (let index = items.length - 1; index > 0; index--) {
-    const other = Math.floor(Math.random() * (index + 1));
-    [items[index], items[other]] = [items[other]!, items[index]!];
+  /**
+   * Takes the queue's due jobs one after another, each completed or failed (pg-boss retries it); with none due, waits
+   * (or, `once`, ends). A store failure under a job ends a `once` lane by throwing it; a running lane backs off.
+   */
+  private async lane(queue: JobQueue, once: boolean): Promise<ThreadOutcome[]> {
+    const { boss } = queue;
+    const { signal } = this.stopping;
+    const outcomes: ThreadOutcome[] = [];
+    while (!signal.aborted && !(once && this.storeFailure !== undefined)) {
+      const [job] = await boss.fetch<CompactionJob>(queue.compaction);
+      if (!job) {
+        if (once) break;
+        await pause(Math.min(this.pollMs, IDLE_FETCH_MS), signal);
+        continue;
+      }
+      try {
+        outcomes.push(await this.runJob(queue, job, () => boss.complete(queue.compaction, job.id)));
+      } catch (error) {
+        outcomes.push({ threadId: job.data.threadId, status: "failed", reason: String(error), error });
+        await boss.fail(queue.compaction, job.id, { reason: String(error) }).catch(() => undefined);
+        if (!isStoreFailure(error)) continue;
+        // The store failing: a `once` run stops (its error thrown); a running worker waits before its next job.
+        if (once) this.storeFailure ??= error;
+        else await pause(IDLE_FETCH_MS, signal);
+      }
+    }
+    if (once && this.storeFailure !== undefined)
+      throw this.storeFailure instanceof Error ? this.storeFailure : new Error(String(this.storeFailure));
+    return outcomes;
+  }
+
+  private queue(): Promise<JobQueue> {
+    this.opened ??= openQueue(
+      this.store,
+      { schema: this.options.queueSchema ?? "pgboss", jobTimeoutMs: this.jobTimeoutMs },
+      (error) => this.failed(error),
+    );
+    return this.opened;
+  }
+
+  private failed(error: unknown): void {
+    this.counters.errors++;
+    this.options.onError?.(error);
+  }
+
+  /**
+   * A thread's job: compacted once idle; sent again for later, once this job has ended, when the thread is not idle
+   * yet, busy, or its compaction lost to a turn (a job queued while its thread's job runs would hold back the jobs
+   * queued after it: pg-boss's `stately` policy). Throws (pg-boss retries the job) when the compaction failed or was
+   * stopped.
+   */
+  private async runJob(
+    queue: JobQueue,
+    job: { id: string; data: CompactionJob },
+    complete: () => Promise<unknown>,
+  ): Promise<ThreadOutcome> {
+    const { threadId } = job.data;
+    this.counters.jobs++;
+    this.active.add(threadId);
+    this.options.onJob?.({ threadId, jobId: job.id, event: "started" });
+    let outcome: ThreadOutcome | undefined;
+    let again: Date | undefined;
+    try {
+      ({ outcome, again } = await this.compactIfIdle(threadId));
+      this.count(outcome);
+      this.options.onOutcome?.(outcome);
+      if (outcome.status === "failed") throw outcome.error;
+      if (outcome.skip === "stopped") throw new Error(outcome.reason);
+      await complete();
+      return outcome;
+    } finally {
+      this.active.delete(threadId);
+      this.options.onJob?.({ threadId, jobId: job.id, event: "ended", status: outcome?.status ?? "failed" });
+      if (again) await sendCompaction(queue, threadId, again);
+    }
+  }
+
+  private async compactIfIdle(threadId: string): Promise<{ outcome: ThreadOutcome; again?: Date }> {
+    const headId = await this.store.readHeadId(threadId);
+    if (headId === undefined)
+      return {
+        outcome: { threadId, status: "skipped", reason: "the thread has no checkpoint", skip: "nothing to compact" },
+      };
+    const idleAt = (checkpointTime(headId) ?? 0) + this.idleMs;
+    if (idleAt > Date.now())
+      return {
+        outcome: { threadId, status: "skipped", reason: "its head moved within idleMs", skip: "not idle", headId },
+        again: new Date(idleAt),
+      };
+    // Stopped before pg-boss would give the job to another worker: two never run one thread at once.
+    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(Math.floor(this.jobTimeoutMs * 0.9))]);
+    const outcome = await compactOne(this.manager, threadId, { signal });
+    if (outcome.status === "compacted") this.sweeper.wrote(threadId, outcome.checkpointId!);
+    const busy = outcome.skip === "busy" || outcome.skip === "conflict";
+    return busy ? { outcome, again: new Date(Date.now() + Math.max(this.idleMs, BUSY_RETRY_MS)) } : { outcome };
+  }
+
+  private count(outcome: ThreadOutcome): void {
+    if (outcome.status === "compacted") this.counters.compacted++;
+    else if (outcome.status === "skipped") {
+      const kind = outcome.skip!;
+      this.counters.skipped[kind] = (this.counters.skipped[kind] ?? 0) + 1;
+    }
+  }
+
+  private async sweep(queue: JobQueue): Promise<{ changed: number; superseded: number }> {
+    const swept = await this.sweeper.run(queue, this.active);
+    this.counters.sweeps++;
+    return swept;
   }
 }

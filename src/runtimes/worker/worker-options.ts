@@ -1,7 +1,6 @@
 /**
  * What a worker takes (its options: the shared vocabulary, engine/options.ts, and the worker's own, one schema whose
- * input is the options type) and what it tells (each thread's `ThreadOutcome`, each pass's `PassSummary`,
- * `WorkerStats`).
+ * input is the options type) and what it tells (each thread's `ThreadOutcome`, each job's start and end, `WorkerStats`).
  */
 import { z } from "zod";
 import { COMPACTION_OPTIONS, keepCheckpoints } from "../../engine/options.js";
@@ -16,20 +15,10 @@ export const WORKER_OPTIONS = COMPACTION_OPTIONS.extend({
    * (`pruneThread`). @default keep every checkpoint
    */
   keepCheckpoints: keepCheckpoints.optional(),
-  /** Threads compacted at once. @default 1 */
+  /** Threads compacted at once (in this process). @default 1 */
   concurrency: integer(1).optional(),
-  /** How long a lease lasts; a worker killed mid-compaction holds the thread this long at most. @default 240000 */
-  leaseMs: integer(1).optional(),
-  /**
-   * Compactions at once on this machine across the worker processes and `compactThreads` calls of this store (each
-   * holds one of its slots, named after the store, freed by the operating system when its process dies). `false`,
-   * or not given: no limit beyond this process's `concurrency`. @default false
-   */
-  hostConcurrency: z.union([z.literal(false), integer(1)], { error: "an integer >= 1 or false" }).optional(),
-  /** Told about every thread a pass compacted, skipped or failed on. */
+  /** Told about every thread compacted, skipped or failed on. */
   onOutcome: fn<(outcome: ThreadOutcome) => void>().optional(),
-  /** Told when a lease is taken and given back (what a log of takes needs to show no overlap). */
-  onLease: fn<(event: { threadId: string; owner: string; event: "taken" | "released" }) => void>().optional(),
 });
 
 export type WorkerOptions = z.input<typeof WORKER_OPTIONS>;
@@ -38,15 +27,18 @@ export type WorkerOptions = z.input<typeof WORKER_OPTIONS>;
 export const COMPACTION_WORKER_OPTIONS = WORKER_OPTIONS.extend({
   /** A thread is compacted once its head has not moved for this long. @default 60000 */
   idleMs: integer(0).optional(),
-  /** Pause between passes of `start()`. @default 5000 */
-  pollMs: integer(1).optional(),
-  /** The longest pause after store errors (doubling from `pollMs`). @default 60000 */
-  maxBackoffMs: integer(1).optional(),
-  /** Told after every pass (its summary). */
-  onPass: fn<(pass: PassSummary) => void>().optional(),
-  /** Told how many threads a pass is about to compact (over the limit and idle), before the first one. */
-  onCandidates: fn<(count: number) => void>().optional(),
-  /** Told when a pass of `start()` fails (the store could not be read or failed); the next one backs off. */
+  /** How often the store is swept for threads whose head changed (each gets a job). @default 5000 */
+  pollMs: integer(50).optional(),
+  /**
+   * A job not done in this long is given up and retried by another worker (a worker killed mid-job holds its
+   * thread this long at most). @default twice the summary's timeout
+   */
+  jobTimeoutMs: integer(1000).optional(),
+  /** The Postgres schema of the job queue's tables (pg-boss's, created by its own migrations). @default "pgboss" */
+  queueSchema: text("a schema name").optional(),
+  /** Told when this process starts and ends a thread's job (what a log needs to show no two overlap). */
+  onJob: fn<(event: JobEvent) => void>().optional(),
+  /** Told when the queue or the store fails outside a job (pg-boss's errors, a sweep that could not read). */
   onError: fn<(error: unknown) => void>().optional(),
 });
 
@@ -69,18 +61,27 @@ export type CompactThreadsOptions = z.input<typeof COMPACT_THREADS_OPTIONS>;
 
 /** Why a thread was skipped, as a key for counters and filters. */
 export type SkipKind =
-  "leased" | "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact" | "stopped";
+  "under limit" | "busy" | "interrupted" | "conflict" | "nothing to compact" | "stopped" | "not idle";
+
+/** A thread's job, started or ended in this process. */
+export interface JobEvent {
+  threadId: string;
+  jobId: string;
+  event: "started" | "ended";
+  /** How the job ended: its thread's outcome, or "failed" (retried by pg-boss while it has retries left). */
+  status?: ThreadOutcome["status"];
+}
 
 export interface ThreadOutcome {
   threadId: string;
   /**
    * "superseded": a compaction written earlier (by any worker or process, before a restart too) that a run superseded
    * (it had read the thread just before the write and wrote from the write's parent just after): not in the head's
-   * line, so it does not count; found in the store at the next pass, with its checkpoint deleted (`reason` says
+   * line, so it does not count; found in the store by a later sweep, with its checkpoint deleted (`reason` says
    * whether it could be).
    */
   status: "compacted" | "skipped" | "failed" | "superseded";
-  /** Why a thread was skipped or failed: "leased" (another worker holds it), the engine's reason, the error. */
+  /** Why a thread was skipped or failed: the engine's reason, the error. */
   reason?: string;
   /** A skipped thread's reason as a key. */
   skip?: SkipKind;
@@ -88,43 +89,34 @@ export interface ThreadOutcome {
   tokensAfter?: number;
   /** The head a compaction wrote (and pruned to, with keepCheckpoints); the write a run superseded. */
   checkpointId?: string;
-  /** The head read, when one was (a thread another worker held, or whose lease failed, was not read). */
+  /** The head read, when one was. */
   headId?: string;
-  /** The head another worker counted, when this one took its count instead of reading. */
-  knownHeadId?: string;
   /** The error of a failed thread. */
   error?: unknown;
 }
 
-export interface PassSummary {
-  pass: number;
-  /** Threads whose head differs from what this worker saw last (every thread on the first pass). */
-  changed: number;
-  /** Heads read in this pass: only threads whose head changed and that no worker had counted, and candidates. */
-  headsRead: number;
-  /** Idle threads over the limit or not counted yet (counted under their lease). */
-  candidates: number;
-  compacted: number;
-  skipped: number;
-  failed: number;
-  /** Compactions of earlier passes that a run superseded (`ThreadOutcome`'s "superseded"), found in this pass. */
-  superseded: number;
-  ms: number;
-}
-
 export interface WorkerStats {
-  passes: number;
-  /** Threads this worker knows of. */
-  threadsSeen: number;
-  headsRead: number;
+  /** Sweeps of the store this process ran (each sends a job for every thread whose head changed). */
+  sweeps: number;
+  /** Jobs this process ran. */
+  jobs: number;
   /** Compactions written; those in the head's line are `compacted - superseded`. */
   compacted: number;
   /** Compactions a run superseded: written, then left off the head's line by a run that had read the thread before. */
   superseded: number;
   skipped: Record<string, number>;
-  /** Threads another worker held (their lease was taken). */
-  conflicts: number;
   errors: number;
-  /** How long the oldest idle thread over the limit has waited, as of the last pass (ms). */
-  lagMs: number;
+}
+
+/** What `runOnce` did: one sweep, and every job due then, run in this process. */
+export interface RunOnceSummary {
+  /** Threads whose head changed since this process last swept (every thread at its first sweep): each sent a job. */
+  changed: number;
+  jobs: number;
+  compacted: number;
+  skipped: number;
+  failed: number;
+  /** Compactions a run superseded (`ThreadOutcome`'s "superseded"), found by the sweep. */
+  superseded: number;
+  ms: number;
 }
