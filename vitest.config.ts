@@ -11,6 +11,7 @@ export const PROCESS_SUITES = [
   "test/reliability/crash-prune-postgres.test.ts",
   "test/reliability/racing-writers.test.ts",
   "test/reliability/pruned-snapshot.test.ts",
+  "test/reliability/fleet-kills.test.ts",
 ];
 
 export default defineConfig({

@@ -79,6 +79,12 @@ const rows = [
     };
   }),
   {
+    suite: "the fleet under drawn kills (Postgres, pg-boss)",
+    size: `${n(suites["fleet-kills"]?.trials)} trials of 3 workers over 16 threads`,
+    exercised: `a worker SIGKILLed at its summary ${JSON.stringify(suites["fleet-kills"]?.killedAtSummary ?? [])}; each thread compacted once on its lineage, no two jobs of a thread at once, the dead worker's jobs run again by another`,
+    lost: "0 (auditThread clean on every thread)",
+  },
+  {
     suite: "bad input",
     size: `${n((badInput?.apiCases as number) + (badInput?.scriptCases as number))} cases`,
     exercised: `${n(badInput?.apiCases)} API + ${n(badInput?.scriptCases)} script, each a typed error`,

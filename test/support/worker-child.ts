@@ -1,9 +1,10 @@
 /**
  * A fleet worker process (CompactionWorker on Postgres, jobs on pg-boss), run until SIGTERM:
- *   node worker-child.ts <postgres-url> <schema> <limit> <mode: kill|hang|-> <name>
+ *   node worker-child.ts <postgres-url> <schema> <limit> <mode: kill|kill:N|hang|-> <name>
  * It prints one line per event on stdout, synchronously: `job-start <thread> <job id> <ms>`, `job-end <thread> <job id>
  * <ms> <status>`, `summarizing <thread>`, `outcome <thread> <status>`, `stopped`. With `kill`, it sends itself
- * SIGKILL when its first summary starts; with `hang`, its first summary never ends (the parent sends SIGTERM then).
+ * SIGKILL when its first summary starts (`kill:N`: its Nth); with `hang`, its first summary never ends (the parent
+ * sends SIGTERM then).
  * No timer decides where a kill lands.
  */
 import "../../src/store/all-backends.js";
@@ -25,7 +26,8 @@ const summarizer: Summarizer = {
   async summarize(input) {
     const first = summaries++ === 0;
     line(`summarizing ${name}`);
-    if (first && mode === "kill") process.kill(process.pid, "SIGKILL");
+    if (mode === "kill" ? first : mode.startsWith("kill:") && summaries === Number(mode.slice(5)))
+      process.kill(process.pid, "SIGKILL");
     if (first && mode === "hang")
       await new Promise((_resolve, reject) =>
         input.signal?.addEventListener("abort", () => reject(new Error("abandoned")), { once: true }),
