@@ -192,7 +192,7 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
     const supervisor = new CompactingSupervisor(graph, {
       trigger: { tokens: LIMIT },
       env: {},
-      onCompaction: (report) => void landed(report.threadId),
+      onCompaction: (report) => void (report.status === "compacted" && landed(report.threadId)),
     });
     invoke = (input, threadId) => supervisor.invoke(input, { configurable: { thread_id: threadId } });
     close = () => supervisor.close();
