@@ -23,13 +23,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once `child` says it listens; rejects with its output if it exits first. `output` returns all it printed. */
+/**
+ * Resolves once `child` says it listens; rejects with its output if it logs an error or exits first. `output` returns
+ * all it printed.
+ */
 export async function untilListening(child: ChildProcess): Promise<{ output: () => string }> {
   let log = "";
   await new Promise<void>((resolve, reject) => {
     const read = (chunk: Buffer) => {
       log += chunk.toString();
-      if (/Server running at/.test(log.replace(/\u001b\[[0-9;]*m/g, ""))) resolve();
+      const plain = log.replace(/\u001b\[[0-9;]*m/g, "");
+      if (/Server running at/.test(plain)) resolve();
+      // A graph that fails to load is logged, and the server stays up serving nothing: fail now, with its output.
+      else if (/^error:/m.test(plain)) reject(new Error(`the Agent Server failed to start:\n${plain}`));
     };
     child.stdout!.on("data", read);
     child.stderr!.on("data", read);
