@@ -14,7 +14,7 @@
  * compaction landed, and that
  * delay less the bare graph's.
  *
- * Run: npm run bench:timeliness [-- --turns 60 --latencies 0,20,200 --threads 1,8 --only wrapper,middleware]
+ * Run: npm run bench:timeliness [-- --turns 60 --latencies 0,20,200 --threads 1,8 --only "wrapper,worker, 100 ms gaps"]
  * (TIMELINESS_DEBUG=1 prints the worker's outcomes, tallied by status, when it stops)
  */
 import "../../src/store/all-backends.js";
@@ -428,9 +428,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       only: { type: "string" },
     },
   });
+  // A comma and a space stay inside a name ("worker, 100 ms gaps"); a bare comma separates two.
   const list = (text: string | undefined) =>
     text
-      ?.split(",")
+      ?.split(/,(?! )/)
       .map((value) => value.trim())
       .filter(Boolean);
   const only = list(values.only)?.map(
