@@ -4,7 +4,7 @@
  * for (with backoff) up to a deadline; a head that keeps moving is retried up to `MAX_WRITE_ATTEMPTS` times.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { MAX_WRITE_ATTEMPTS, type ManagerSettings } from "./manager-options.js";
+import { writePolicy, type ManagerSettings } from "./manager-options.js";
 import { rebaseCompaction } from "./rebase.js";
 import { busyCode, type CompactedReport, type CompactionReport, type SkipCode } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
@@ -15,6 +15,7 @@ import { readHead, sameMessages, type PreparedCompaction, type ReportBase } from
 
 export type { PreparedCompaction, ReportBase } from "./read-counted-head.js";
 import { turnOver } from "../slices.js";
+import { checkpointTime } from "../store/checkpoint-time.js";
 import { rewrittenTokens } from "./prompt-cache.js";
 import { retrying, type Attempt } from "./retry.js";
 
@@ -153,7 +154,7 @@ export async function applyPrepared(
   prepared: PreparedCompaction,
   busyWaitMs: number,
 ): Promise<{ report: CompactionReport; prefixChanged: boolean }> {
-  return retrying({ attempts: MAX_WRITE_ATTEMPTS, waitMs: busyWaitMs }, async (attempt) =>
+  return retrying(writePolicy(settings, busyWaitMs), async (attempt) =>
     attemptOf(await applyAttempt(settings, prepared, attempt), attempt),
   );
 }
@@ -164,9 +165,21 @@ async function applyOnce(
   attempt: number,
 ): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
+  const reading = Date.now();
   const { head, headId, base } = await headFor(settings, prepared, attempt);
   if (head.busyReason)
     return { kind: "busy", code: busyCode(head), reason: head.busyReason, waitable: head.busyKind === "run", base };
+  // A head neither just written nor quiet: a turn may have read it (manager-options.ts: WriteWindow).
+  const age = reading - (checkpointTime(headId) ?? 0);
+  const window = settings.writeWindow;
+  if (window && age > window.freshMs && age < window.quietMs)
+    return {
+      kind: "busy",
+      code: "BUSY",
+      reason: `the head was written ${age} ms ago: a next turn may have read it, so the write waits for that turn's end or ${window.quietMs} ms of quiet`,
+      waitable: true,
+      base,
+    };
   const moved = headId !== prepared.snapshotCheckpointId;
   const rebased = moved
     ? rebaseCompaction(compacted, prepared.prefix, head.messages, prepared.snapshotLength)

@@ -15,7 +15,7 @@ import { sumOf } from "./calibration.js";
 import { cutOf, keepAskedOf, planWithin, summaryOverhead, withinPolicy } from "./fit-plan.js";
 import {
   BUSY_WAIT_MS,
-  MAX_WRITE_ATTEMPTS,
+  writePolicy,
   type CompactOverrides,
   type ManagerSettings,
   type PrepareOptions,
@@ -175,7 +175,7 @@ export async function compactWithRetries(
   // `first`: a summary the caller already computed (and showed) is the first attempt's.
   let prepared = first;
   const report = await retrying(
-    { attempts: MAX_WRITE_ATTEMPTS, waitMs: overrides.busyWaitMs ?? BUSY_WAIT_MS },
+    writePolicy(settings, overrides.busyWaitMs ?? BUSY_WAIT_MS, overrides.signal),
     async (attempt): Promise<Attempt<CompactionReport>> => {
       if (!prepared) {
         const fresh = await prepareSummary(settings, threadId, overrides, !overrides.force);

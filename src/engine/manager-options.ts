@@ -9,6 +9,7 @@ import { satisfying } from "../options/rules.js";
 import type { ThreadStore } from "../store/thread-store.js";
 import { COMPACTION_OPTIONS, keepCheckpoints } from "./options.js";
 import type { Settings } from "./settings.js";
+import type { RetryPolicy } from "./retry.js";
 
 export type { CompactOverrides, PrepareOptions } from "./call-options.js";
 
@@ -31,8 +32,29 @@ export const MANAGER_OPTIONS = COMPACTION_OPTIONS.extend({
 
 export type HistoryManagerOptions = z.input<typeof MANAGER_OPTIONS>;
 
+/**
+ * When a writer outside the application's process writes (the worker): right after a turn ends (the head written
+ * within `freshMs`), or onto a quiet thread (no write for `quietMs`). Between the two, a next turn may have read the
+ * head and not written yet, and its next checkpoint, made from what it read, would supersede the write: the write
+ * waits for the end of that turn instead (a busy head's wait, looking at the head twice per `freshMs`).
+ */
+export interface WriteWindow {
+  freshMs: number;
+  quietMs: number;
+}
+
+/** The retry policy of a compaction's writes (retry.ts): `busyWaitMs` for a busy head, looked at as the window asks. */
+export function writePolicy(settings: ManagerSettings, busyWaitMs: number, signal?: AbortSignal): RetryPolicy {
+  return {
+    attempts: MAX_WRITE_ATTEMPTS,
+    waitMs: busyWaitMs,
+    signal,
+    ...(settings.writeWindow ? { longestPauseMs: Math.max(1, Math.floor(settings.writeWindow.freshMs / 2)) } : {}),
+  };
+}
+
 /** What a HistoryManager's compactions read: the resolved settings and the checkpointer's store. */
-export type ManagerSettings = Settings & { store: ThreadStore };
+export type ManagerSettings = Settings & { store: ThreadStore; writeWindow?: WriteWindow };
 
 /** The checkpointer a caller gave, when it is a saver. @throws CompactionError MISSING_CHECKPOINTER otherwise. */
 export function requireCheckpointer(checkpointer: unknown): BaseCheckpointSaver {

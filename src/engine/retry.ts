@@ -1,7 +1,7 @@
 /**
  * The one retry loop of the library's writes. A write is tried against the head it read; it either ends (`done`),
  * lost a race to a turn or another writer that moved the head (`again`: tried again at once, `attempts` tries in
- * all), or found the head busy with a run (`wait`: tried again after a pause, 10 ms doubling to 250 ms, until `waitMs`
+ * all), or found the head busy with a run (`wait`: tried again after a pause, 10 ms doubling to 250 ms or `longestPauseMs`, until `waitMs`
  * has passed). When no try is left, the last try's value is the result.
  */
 export type Attempt<T> = { done: T } | { again: T } | { wait: T };
@@ -11,6 +11,10 @@ export interface RetryPolicy {
   attempts: number;
   /** How long a busy head is waited for (ms); 0: not at all. @default 0 */
   waitMs?: number;
+  /** The longest pause between two looks at a busy head (ms). @default 250 */
+  longestPauseMs?: number;
+  /** Stops the waiting when it aborts: the last try's value is the result. */
+  signal?: AbortSignal | undefined;
 }
 
 /** First and longest pause between two looks at a busy head. */
@@ -29,8 +33,8 @@ export async function retrying<T>(policy: RetryPolicy, attempt: (number: number)
       continue;
     }
     const remaining = deadline - performance.now();
-    if (remaining <= 0) return outcome.wait;
+    if (remaining <= 0 || policy.signal?.aborted) return outcome.wait;
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, remaining)));
-    pause = Math.min(pause * 2, LONGEST_WAIT_MS);
+    pause = Math.min(pause * 2, policy.longestPauseMs ?? LONGEST_WAIT_MS);
   }
 }

@@ -9,17 +9,20 @@ import type { HistoryManager } from "../../engine/history-manager.js";
 import type { ConflictReport, SkippedReport } from "../../engine/report.js";
 import type { SkipKind, ThreadOutcome } from "./worker-options.js";
 
-/** `signal`: stopping abandons the summary in flight (nothing written). */
+/**
+ * `signal`: stopping abandons the summary in flight (nothing written). `busyWaitMs`: how long a summary made waits to
+ * be written while the thread is busy (a turn runs) or its manager's write window says wait; 0: it is dropped then.
+ * A thread busy before its summary starts is left at once.
+ */
 export async function compactOne(
   manager: HistoryManager,
   threadId: string,
-  { force = false, signal }: { force?: boolean; signal?: AbortSignal } = {},
+  { force = false, signal, busyWaitMs = 0 }: { force?: boolean; signal?: AbortSignal; busyWaitMs?: number } = {},
 ): Promise<ThreadOutcome> {
   try {
     const report = await manager.compactThread(
       { configurable: { thread_id: threadId } },
-      // Never waits for a busy thread: its job is sent again once the thread is idle.
-      { busyWaitMs: 0, ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) },
+      { busyWaitMs, ...(force ? { force: true } : {}), ...(signal ? { signal } : {}) },
     );
     const headId = report.previousCheckpointId ?? undefined;
     if (report.status === "compacted")
