@@ -58,13 +58,22 @@ async function headFor(
     };
     return { head: snapshot, headId: prepared.snapshotCheckpointId, base };
   }
+  // A head read by an earlier try and still the head (a wait for a busy head, or for the write window): probed by
+  // id and reused, not read and counted again on every look (the compare-and-swap checks for pending writes).
+  const last = lastRead.get(prepared);
+  if (last && attempt > 1 && (await settings.store.readHeadId(prepared.threadId)) === last.headId)
+    return { ...last, base: { ...last.base, attempts: attempt } };
   // The head moved: it is read again; counted from the snapshot's count and what was appended since (the rebase
   // carries those over), not counted whole a second time. A head that is not the snapshot grown is counted whole.
   const read = await readHead(settings, prepared.threadId, prepared.compacted.summarizer.name, attempt, undefined, {
     grownFrom: prepared,
   });
+  lastRead.set(prepared, read);
   return read;
 }
+
+/** The head each prepared summary's latest try read afresh, while the prepared object lives (see `headFor`). */
+const lastRead = new WeakMap<PreparedCompaction, Awaited<ReturnType<typeof readHead>>>();
 
 /** The count of each of `messages`, a rebase of `compacted`: its counts, and those of what was appended after them. */
 export function rebasedCounts(

@@ -1,8 +1,9 @@
 /**
  * The one retry loop of the library's writes. A write is tried against the head it read; it either ends (`done`),
  * lost a race to a turn or another writer that moved the head (`again`: tried again at once, `attempts` tries in
- * all), or found the head busy with a run (`wait`: tried again after a pause, 10 ms doubling to 250 ms or `longestPauseMs`, until `waitMs`
- * has passed). When no try is left, the last try's value is the result.
+ * all), or found the head busy with a run (`wait`: tried again after a pause, 10 ms doubling to 250 ms or
+ * `longestPauseMs`, until `waitMs` has passed or `signal` aborted). When no try is left, the last try's value is the
+ * result.
  */
 export type Attempt<T> = { done: T } | { again: T } | { wait: T };
 
