@@ -54,7 +54,8 @@ export type { CompactionPlan, PlanOptions } from "./engine/plan.js";
 export type { CompactionReport, CompactedReport, SkippedReport, ConflictReport } from "./engine/report.js";
 export type { SummarizerTokens } from "./engine/summarizer-tokens.js";
 export { auditThread, type ThreadAudit, type AuditProblem, type AuditProblemCode } from "./engine/audit.js";
-export { pruneThread, type PruneOptions, type PruneReport } from "./engine/prune.js";
+export { pruneThread } from "./engine/prune.js";
+export type { PruneOptions, PruneReport } from "./engine/report.js";
 
 // Read and search what compaction took out of the head.
 export {

@@ -7,7 +7,7 @@
 // The SQLite and Postgres backends, registered for every saver of theirs (store/all-backends.ts).
 import "./store/all-backends.js";
 export { planCompaction, DEFAULT_COMPACTION_RATIO } from "./engine/plan.js";
-export { DEFAULT_KEEP_CHECKPOINTS } from "./engine/prune.js";
+export { DEFAULT_KEEP_CHECKPOINTS } from "./engine/options.js";
 export { validateHistory, type HistoryProblem, type HistoryProblemCode } from "./messages/validate.js";
 export type { MessageUnit, UnitKind } from "./messages/units.js";
 export type { EditRecord } from "./messages/markers.js";

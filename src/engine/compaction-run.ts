@@ -23,8 +23,8 @@ import {
 import { keptLessNotice } from "./notices.js";
 import { planCompaction, type CompactionPlan } from "./plan.js";
 import { isOverLimit } from "./limits.js";
-import { pruneAfterCompaction } from "./prune.js";
 import { busyCode, type CompactionReport, type SkipCode } from "./report.js";
+import type { ThreadStore } from "../store/thread-store.js";
 import { retrying, type Attempt } from "./retry.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 
@@ -190,5 +190,18 @@ export async function compactWithRetries(
       return { again: { ...report, reason: `gave up after ${attempt} attempts: ${report.reason}`, attempts: attempt } };
     },
   );
-  return report.status === "compacted" ? pruneAfterCompaction(store, keepCheckpoints, report) : report;
+  return pruneAfterCompaction(store, keepCheckpoints, report);
+}
+
+/**
+ * `report`, with the prune that follows a compaction that landed when `keepCheckpoints` is set (engine/prune.ts,
+ * loaded then: a thread store that never prunes never loads it).
+ */
+export async function pruneAfterCompaction(
+  store: ThreadStore,
+  keep: number | undefined,
+  report: CompactionReport,
+): Promise<CompactionReport> {
+  if (keep === undefined || report.status !== "compacted") return report;
+  return (await import("./prune.js")).prunedAfter(store, keep, report);
 }

@@ -28,8 +28,9 @@ import { writeHistory } from "./write-history.js";
 import type { CompactionReport, SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
-import { DEFAULT_KEEP_CHECKPOINTS, pruneAfterCompaction, pruneStoredThread } from "./prune.js";
-import type { PruneOptions, PruneReport } from "./prune.js";
+import { DEFAULT_KEEP_CHECKPOINTS } from "./options.js";
+import { pruneAfterCompaction } from "./compaction-run.js";
+import type { PruneOptions, PruneReport } from "./report.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import type { Notices } from "./notices.js";
@@ -268,6 +269,7 @@ export class HistoryManager {
   async pruneThread(config: unknown, { keep, dryRun = false }: PruneOptions = {}): Promise<PruneReport> {
     const threadId = requireThreadId(config, "pruneThread");
     const count = keep ?? this.settings.keepCheckpoints ?? DEFAULT_KEEP_CHECKPOINTS;
+    const { pruneStoredThread } = await import("./prune.js");
     return storeErrors(threadId, pruneStoredThread(this.store, threadId, count, dryRun));
   }
 

@@ -158,6 +158,9 @@ export const COMPACTION_OPTIONS = z.strictObject({
 export const lateness = integer(0, { says: "an integer >= 0 (turns or model calls)" });
 
 /** Checkpoints a prune keeps: the head always among them. */
+/** The checkpoints `pruneThread` keeps when not told (the head among them). */
+export const DEFAULT_KEEP_CHECKPOINTS = 3;
+
 export const keepCheckpoints = integer(1, { says: "an integer >= 1 (the head is always kept)" });
 
 export type CompactionOptions = z.input<typeof COMPACTION_OPTIONS>;

@@ -47,9 +47,10 @@ export async function planPrune(
     const plan = await withBackfill(store, threadId, [parent, written], [parentId!], [request.branch]);
     return { ...plan, headCheckpointId: request.headId, leavesOnly: true };
   }
-  if (store.pruneTables) {
+  const tables = await store.pruneTables();
+  if (tables) {
     try {
-      const proven = await planFromTables(store.pruneTables, threadId, request.keep);
+      const proven = await planFromTables(tables, threadId, request.keep);
       if (proven) return proven;
     } catch (error) {
       throw asStoreReadError(error, threadId);

@@ -7,36 +7,14 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { requireThreadId } from "../errors.js";
 import { argument } from "../options/check.js";
-import { keepCheckpoints } from "./options.js";
+import { DEFAULT_KEEP_CHECKPOINTS, keepCheckpoints } from "./options.js";
 import { planPrune } from "./prune-plan.js";
 import { unsupportedPrune } from "../store/prune-writers.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
-import type { CompactionReport } from "./report.js";
+import type { CompactedReport, PruneOptions, PruneReport } from "./report.js";
 import { retrying, type Attempt } from "./retry.js";
 
-export const DEFAULT_KEEP_CHECKPOINTS = 3;
 const ATTEMPTS = 3;
-
-export interface PruneOptions {
-  /** Newest checkpoints of the root namespace kept (the head among them). @default 3 */
-  keep?: number;
-  /** Plan only: what would be deleted and written, nothing changed. @default false */
-  dryRun?: boolean;
-}
-
-export interface PruneReport {
-  threadId: string;
-  /** "pruned"; "dry-run"; "nothing" (nothing to delete); "conflict" (turns kept landing: nothing deleted). */
-  status: "pruned" | "dry-run" | "nothing" | "conflict";
-  headCheckpointId: string;
-  /** Root-namespace checkpoints before, kept and deleted. */
-  checkpointsBefore: number;
-  kept: number;
-  removed: number;
-  /** Messages written to the transcript before the deletion (held only by deleted checkpoints). */
-  backfilled: number;
-  reason?: string;
-}
 
 /**
  * @throws CompactionError MISSING_THREAD_ID; INVALID_ARGUMENT for a bad `keep`; THREAD_NOT_FOUND; UNSUPPORTED for a
@@ -89,13 +67,8 @@ export async function pruneStoredThread(
   });
 }
 
-/** With `keepCheckpoints` (`keep`), a landed compaction is followed by a prune; its outcome goes into the report. */
-export async function pruneAfterCompaction(
-  store: ThreadStore,
-  keep: number | undefined,
-  report: CompactionReport,
-): Promise<CompactionReport> {
-  if (keep === undefined || report.status !== "compacted") return report;
+/** A landed compaction followed by a prune keeping `keep` checkpoints: its outcome goes into the report. */
+export async function prunedAfter(store: ThreadStore, keep: number, report: CompactedReport): Promise<CompactedReport> {
   try {
     const pruned = await pruneStoredThread(store, report.threadId, keep, false);
     return {

@@ -108,3 +108,26 @@ export interface ConflictReport extends ReportBase {
 }
 
 export type CompactionReport = CompactedReport | SkippedReport | ConflictReport;
+
+/** The options of `pruneThread`. */
+export interface PruneOptions {
+  /** Newest checkpoints of the root namespace kept (the head among them). @default 3 */
+  keep?: number;
+  /** Plan only: what would be deleted and written, nothing changed. @default false */
+  dryRun?: boolean;
+}
+
+/** What `pruneThread` did. */
+export interface PruneReport {
+  threadId: string;
+  /** "pruned"; "dry-run"; "nothing" (nothing to delete); "conflict" (turns kept landing: nothing deleted). */
+  status: "pruned" | "dry-run" | "nothing" | "conflict";
+  headCheckpointId: string;
+  /** Root-namespace checkpoints before, kept and deleted. */
+  checkpointsBefore: number;
+  kept: number;
+  removed: number;
+  /** Messages written to the transcript before the deletion (held only by deleted checkpoints). */
+  backfilled: number;
+  reason?: string;
+}

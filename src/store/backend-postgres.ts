@@ -1,7 +1,5 @@
 /** The backend of a PostgresSaver: SQL over its tables, the recall index in its schema. */
 import type { Backend } from "./backend.js";
-import { postgresPruneTables } from "./prune-tables-postgres.js";
-import { prunePostgres } from "./prune-postgres.js";
 import { PostgresRecall, validateLanguage, type PostgresPool } from "./recall-index/postgres-index.js";
 import { createRootIdIndex } from "./root-id-index.js";
 import { quoteIdentifier } from "./sql.js";
@@ -30,8 +28,16 @@ export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: s
     recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
     queueDatabase: { executeSql: (text, values) => pool.query(text, values as unknown[]), scope: schema },
     prunable: true,
-    prune: (threadId, plan) => prunePostgres(pool, schema, validateLanguage(recallLanguage), threadId, plan),
-    pruneTables: postgresPruneTables(pool, schema),
+    // The prune's code loads at the first prune: a store that never prunes never loads it.
+    prune: async (threadId, plan) =>
+      (await import("./prune-postgres.js")).prunePostgres(
+        pool,
+        schema,
+        validateLanguage(recallLanguage),
+        threadId,
+        plan,
+      ),
+    pruneTables: async () => (await import("./prune-tables-postgres.js")).postgresPruneTables(pool, schema),
     namespacesBefore: async (threadId, before) => {
       const result = await pool.query(
         `SELECT checkpoint_ns FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns HAVING max(checkpoint_id) < $2`,

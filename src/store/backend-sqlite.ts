@@ -2,8 +2,6 @@
 import { resolve } from "node:path";
 import type { Backend } from "./backend.js";
 import { LIBRARY_WRITER } from "./replacement-checkpoint.js";
-import { sqlitePruneTables } from "./prune-tables-sqlite.js";
-import { pruneSqlite } from "./prune-sqlite.js";
 import { SqliteRecall } from "./recall-index/sqlite-index.js";
 import { SqliteWriter, type SqliteSaverLike } from "./swap-sqlite.js";
 
@@ -15,8 +13,9 @@ export function sqliteBackend(saver: SqliteSaverLike): Backend {
     writer: new SqliteWriter(saver),
     recall: new SqliteRecall(db),
     prunable: true,
-    prune: async (threadId, plan) => pruneSqlite(db, threadId, plan),
-    pruneTables: sqlitePruneTables(db),
+    // The prune's code loads at the first prune: a store that never prunes never loads it.
+    prune: async (threadId, plan) => (await import("./prune-sqlite.js")).pruneSqlite(db, threadId, plan),
+    pruneTables: async () => (await import("./prune-tables-sqlite.js")).sqlitePruneTables(db),
     file: async (vacuum) => {
       if (vacuum) db.exec("VACUUM");
       const size = db

@@ -26,8 +26,11 @@ export interface Backend {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver. */
   prunable: boolean;
-  /** What a prune's plan reads of the store's tables (engine/prune-plan.ts); absent where the saver has none. */
-  pruneTables?: Omit<PruneTables, "namespacesBefore">;
+  /**
+   * What a prune's plan reads of the store's tables (engine/prune-plan.ts), loaded at the first prune; absent where
+   * the saver has none.
+   */
+  pruneTables?: () => Promise<Omit<PruneTables, "namespacesBefore">>;
   /** The thread's subgraph namespaces whose newest checkpoint is older than `before` (those a prune deletes whole). */
   namespacesBefore: (threadId: string, before: string) => Promise<string[]>;
   /** What the thread takes in the store (every namespace), or undefined where the saver does not say. */

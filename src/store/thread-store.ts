@@ -83,8 +83,11 @@ export interface ThreadStore {
   prune(threadId: string, plan: PrunePlan): Promise<PruneOutcome>;
   /** Whether `prune` can delete from this saver (SQLite, Postgres, MemorySaver). */
   readonly prunable: boolean;
-  /** What the store's tables tell a prune's planner without a checkpoint being read, where the backend reads them. */
-  readonly pruneTables?: PruneTables;
+  /**
+   * What the store's tables tell a prune's planner without a checkpoint being read, where the backend reads them
+   * (loaded at the first prune); undefined elsewhere.
+   */
+  pruneTables(): Promise<PruneTables | undefined>;
   /**
    * The thread's subgraph namespaces a prune whose root deletions end at `before` would delete whole, each with the
    * ids of the messages its checkpoints hold — undefined where that cannot be told (a value that is not a list of
@@ -226,8 +229,8 @@ class BackendThreadStore implements ThreadStore {
     return held;
   }
 
-  get pruneTables(): PruneTables | undefined {
-    const tables = this.parts.pruneTables;
+  async pruneTables(): Promise<PruneTables | undefined> {
+    const tables = await this.parts.pruneTables?.();
     return tables && { ...tables, namespacesBefore: this.parts.namespacesBefore };
   }
 

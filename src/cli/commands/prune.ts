@@ -1,5 +1,7 @@
 import { CompactionError } from "../../errors.js";
-import { DEFAULT_KEEP_CHECKPOINTS, pruneStoredThread, type PruneReport } from "../../engine/prune.js";
+import { pruneStoredThread } from "../../engine/prune.js";
+import { DEFAULT_KEEP_CHECKPOINTS } from "../../engine/options.js";
+import type { PruneReport } from "../../engine/report.js";
 import { keepFlag, type CliContext } from "../context.js";
 import { number, table } from "../format.js";
 
