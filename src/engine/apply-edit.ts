@@ -15,20 +15,8 @@ import type { ThreadHead } from "../store/read-head.js";
 import { MAX_WRITE_ATTEMPTS, type ManagerSettings } from "./manager-options.js";
 import { prefixMismatch } from "./rebase.js";
 import { retrying, type Attempt } from "./retry.js";
-import { busyCode, type SkipCode } from "./report.js";
+import { busyCode, type EditOutcome } from "./report.js";
 import { outcomeOfWriteError, writeHistory } from "./write-history.js";
-
-export type EditOutcome =
-  | {
-      status: "written";
-      checkpointId: string;
-      previousCheckpointId: string;
-      messages: BaseMessage[];
-      appended: number;
-      attempts: number;
-    }
-  | { status: "skipped"; code: SkipCode; reason: string; attempts: number }
-  | { status: "conflict"; reason: string; attempts: number };
 
 /**
  * Write `edited` (computed from `snapshot`) as the thread's head; the caller holds the thread's lock. `metadata`:

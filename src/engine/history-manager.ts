@@ -10,7 +10,6 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { Calibration } from "./calibration.js";
 import { RECOVERY_RATIO, type CompactionPolicy } from "./policy.js";
 import { applyPrepared, type PreparedCompaction } from "./apply-prepared.js";
-import { applyEdit, type EditOutcome } from "./apply-edit.js";
 import { compactWithinPolicy, compactWithRetries, fitPlan, planWith, prepareSummary } from "./compaction-run.js";
 import {
   BUSY_WAIT_MS,
@@ -23,14 +22,13 @@ import {
 } from "./manager-options.js";
 import { resolveSettings } from "./settings.js";
 import type { CompactionPlan } from "./plan.js";
-import { recoverTurn } from "./recover-turn.js";
 import { writeHistory } from "./write-history.js";
 import type { CompactionReport, SkipCode } from "./report.js";
 import { summarizePlan, type CompactedMessages, type UnwrittenSummary } from "./summarize-plan.js";
 import { summaryLocks, threadLocks } from "./thread-lock.js";
 import { DEFAULT_KEEP_CHECKPOINTS } from "./options.js";
 import { pruneAfterCompaction } from "./compaction-run.js";
-import type { PruneOptions, PruneReport } from "./report.js";
+import type { EditOutcome, PruneOptions, PruneReport } from "./report.js";
 import type { ThreadHead } from "../store/read-head.js";
 import { threadStoreFor, type ThreadStore } from "../store/thread-store.js";
 import type { Notices } from "./notices.js";
@@ -178,7 +176,7 @@ export class HistoryManager {
   /**
    * Write a history a strategy computed from `head` (read with `store.readHead`) by the rules a summary is written
    * by: not above `tokenLimit`, never over a busy head, rebased onto turns that landed meanwhile when `head` is still
-   * the start of the thread, else nothing (apply-edit.ts). The one way a strategy's result reaches the store.
+   * the start of the thread, else nothing (apply-edit.ts, loaded then). The one way a strategy's result is written.
    */
   async applyEdit(
     threadId: string,
@@ -186,6 +184,7 @@ export class HistoryManager {
     messages: readonly BaseMessage[],
     metadata?: (headId: string) => Record<string, unknown>,
   ): Promise<EditOutcome> {
+    const { applyEdit } = await import("./apply-edit.js");
     return storeErrors(
       threadId,
       threadLocks.run(this.checkpointer, threadId, () => applyEdit(this.settings, threadId, head, messages, metadata)),
@@ -196,7 +195,7 @@ export class HistoryManager {
    * Recovery after a turn failed because the request outgrew the model's window: the head is whatever the failed
    * run left (its input, maybe partial work, an error write). This writes, after that head, a checkpoint made from
    * the last checkpoint before the failed turn (`baseCheckpointId`), with its history compacted harder — so the turn
-   * can be retried from an idle thread and its input appears exactly once. The failed attempt stays in the history.
+   * can be retried from an idle thread and its input appears exactly once (recover-turn.ts, loaded then).
    * @returns the report; `skipped` when the pre-turn history cannot be compacted.
    */
   async recoverFailedTurn(
@@ -204,6 +203,7 @@ export class HistoryManager {
     { baseCheckpointId, compactionRatio = RECOVERY_RATIO }: { baseCheckpointId: string; compactionRatio?: number },
   ): Promise<CompactionReport> {
     const threadId = requireThreadId(config, "recoverFailedTurn");
+    const { recoverTurn } = await import("./recover-turn.js");
     const plan = (messages: readonly BaseMessage[], overrides: CompactOverrides) =>
       this.planCompaction(messages, overrides);
     return threadLocks.run(this.checkpointer, threadId, () =>

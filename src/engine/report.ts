@@ -1,3 +1,4 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { ProviderUsage } from "./calibration.js";
 import type { SummarizerTokens } from "./summarizer-tokens.js";
 
@@ -131,3 +132,16 @@ export interface PruneReport {
   backfilled: number;
   reason?: string;
 }
+
+/** What `HistoryManager.applyEdit` did with a strategy's history (apply-edit.ts). */
+export type EditOutcome =
+  | {
+      status: "written";
+      checkpointId: string;
+      previousCheckpointId: string;
+      messages: BaseMessage[];
+      appended: number;
+      attempts: number;
+    }
+  | { status: "skipped"; code: SkipCode; reason: string; attempts: number }
+  | { status: "conflict"; reason: string; attempts: number };
