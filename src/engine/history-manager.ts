@@ -195,7 +195,7 @@ export class HistoryManager {
    * Recovery after a turn failed because the request outgrew the model's window: the head is whatever the failed
    * run left (its input, maybe partial work, an error write). This writes, after that head, a checkpoint made from
    * the last checkpoint before the failed turn (`baseCheckpointId`), with its history compacted harder — so the turn
-   * can be retried from an idle thread and its input appears exactly once (recover-turn.ts, loaded then).
+   * is retried from an idle thread, its input once, the failed attempt kept (recover-turn.ts, loaded then).
    * @returns the report; `skipped` when the pre-turn history cannot be compacted.
    */
   async recoverFailedTurn(
