@@ -14,7 +14,8 @@
  * compaction landed, and that
  * delay less the bare graph's.
  *
- * Run: npm run bench:timeliness [-- --turns 60 --latencies 0,20,200 --threads 1,8 --only "wrapper,worker, 100 ms gaps"]
+ * Run: npm run bench:timeliness [-- --turns 60 --latencies 0,20,200 --threads 1,8 --only "wrapper,worker, 100 ms gaps"
+ * --concurrency 2] (`--concurrency`: the worker's jobs at once; by default as many as threads)
  * (TIMELINESS_DEBUG=1 prints the worker's outcomes, tallied by status, when it stops)
  */
 import "../../src/store/all-backends.js";
@@ -169,7 +170,13 @@ async function compactionsIn(saver: BaseCheckpointSaver, threadId: string): Prom
   return count;
 }
 
-async function runOnce(runtime: Runtime, latencyMs: number, threads: number, turns: number): Promise<RunResult> {
+async function runOnce(
+  runtime: Runtime,
+  latencyMs: number,
+  threads: number,
+  turns: number,
+  concurrency = threads,
+): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), "compaction-timeliness-"));
   // The in-process runtimes on a SQLite file; the worker on Postgres (the fleet's jobs are pg-boss's).
   const fleet = runtime.startsWith("worker");
@@ -234,7 +241,7 @@ async function runOnce(runtime: Runtime, latencyMs: number, threads: number, tur
     };
     // A first turn on thread 0 before the worker starts: its first outcome says it is running.
     await invoke({ messages: [ask(0, -1)] }, "thread-0");
-    watch = await startWatch(url, schema, threads);
+    watch = await startWatch(url, schema, concurrency);
   }
   try {
     await Promise.all(
@@ -384,13 +391,21 @@ export async function benchTimeliness({
   latencies = [0, 20, 200],
   threads = [1, 8],
   only = RUNTIMES as readonly Runtime[],
+  concurrency,
+}: {
+  turns?: number;
+  latencies?: number[];
+  threads?: number[];
+  only?: readonly Runtime[];
+  /** The worker's jobs at once; default: as many as threads. */
+  concurrency?: number;
 } = {}): Promise<void> {
   const rows: Array<Record<string, string | number>> = [];
   for (const runtime of only) {
     for (const latency of latencies) {
       for (const count of threads) {
         const started = performance.now();
-        const result = await runOnce(runtime, latency, count, turns);
+        const result = await runOnce(runtime, latency, count, turns, concurrency ?? count);
         rows.push({
           runtime,
           "latency ms": latency,
@@ -406,7 +421,7 @@ export async function benchTimeliness({
     }
   }
   printTable(
-    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${LATENESS}); the worker is compact-thread watch --postgres --idle 0 --poll 100 --concurrency <threads> beside the agent, on Postgres with jobs on pg-boss (the others on SQLite) (npm run bench:timeliness)`,
+    `Timeliness: ${turns} back-to-back turns per thread (~150 tokens each), limit ${LIMIT.toLocaleString("en")}, defaults (lateness ${LATENESS}); the worker is compact-thread watch --postgres --idle 0 --poll 100 --concurrency ${concurrency ?? "<threads>"} beside the agent, on Postgres with jobs on pg-boss (the others on SQLite) (npm run bench:timeliness)`,
     rows,
   );
   printNote(
@@ -426,6 +441,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       latencies: { type: "string" },
       threads: { type: "string" },
       only: { type: "string" },
+      concurrency: { type: "string" },
     },
   });
   // A comma and a space stay inside a name ("worker, 100 ms gaps"); a bare comma separates two.
@@ -441,7 +457,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     values.turns === undefined &&
     values.latencies === undefined &&
     values.threads === undefined &&
-    values.only === undefined;
+    values.only === undefined &&
+    values.concurrency === undefined;
   await readmeBlock(
     "timeliness",
     () =>
@@ -450,6 +467,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         ...(values.latencies ? { latencies: list(values.latencies)!.map(Number) } : {}),
         ...(values.threads ? { threads: list(values.threads)!.map(Number) } : {}),
         ...(only ? { only } : {}),
+        ...(values.concurrency ? { concurrency: Number(values.concurrency) } : {}),
       }),
     { write: full },
   );
