@@ -116,7 +116,8 @@ export async function applyPostgresRecall(
         add.map((entry) => entry.ordinal),
         // The words are derived from the packed message; only a row without one keeps its text.
         add.map((entry) => (entry.message === undefined ? pgText(entry.text) : "")),
-        words.map((list) => pgText(list.join(" "))),
+        // Each word once: a search tests whether a message holds a word, never where or how often (positions unused).
+        words.map((list) => pgText([...new Set(list)].join(" "))),
         add.map((entry, index) =>
           entry.context && contextOf[index] === null ? pgText(indexTerms(entry.context)) : null,
         ),
