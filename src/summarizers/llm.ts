@@ -19,6 +19,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { argument, parseOptions } from "../options/check.js";
 import { fn, integer, text, withMethods } from "../options/rules.js";
 import { TokenCounter } from "../tokens/token-counter.js";
+import type { LlmSettings } from "./llm/settings.js";
 import { DEFAULT_SUMMARIZER_MAX_TOKENS, type SummarizeInput, type Summarizer } from "./types.js";
 
 export interface LlmSummarizerOptions {
@@ -56,8 +57,7 @@ export class LlmSummarizer implements Summarizer {
   private readonly chatModel?: BaseChatModel;
   private readonly loadModel?: () => Promise<BaseChatModel>;
   private loading?: Promise<BaseChatModel>;
-  private readonly summaryPrompt?: string;
-  private readonly trim?: { max: number; counter: TokenCounter };
+  private readonly settings: LlmSettings;
 
   /** @throws CompactionError INVALID_ARGUMENT when no model is given (and none can be built), or a bad option. */
   constructor({
@@ -86,9 +86,12 @@ export class LlmSummarizer implements Summarizer {
       { summaryPrompt: text(), trimTokensToSummarize: integer(1, { says: "a positive integer number of tokens" }) },
       { summaryPrompt, trimTokensToSummarize },
     );
-    this.summaryPrompt = summaryPrompt;
-    if (trimTokensToSummarize !== undefined)
-      this.trim = { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() };
+    this.settings = {
+      summaryPrompt,
+      ...(trimTokensToSummarize === undefined
+        ? {}
+        : { trim: { max: trimTokensToSummarize, counter: counter ?? new TokenCounter() } }),
+    };
   }
 
   /** The chat model, built by `loadModel` on first use (once; a failed build is tried again on the next summary). */
@@ -105,6 +108,6 @@ export class LlmSummarizer implements Summarizer {
     const model = await this.resolveModel();
     input.signal?.throwIfAborted();
     const { summarizeWithModel } = await import("./llm/summarize.js");
-    return summarizeWithModel(model, { summaryPrompt: this.summaryPrompt, trim: this.trim }, input);
+    return summarizeWithModel(model, this.settings, input);
   }
 }

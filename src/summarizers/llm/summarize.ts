@@ -7,22 +7,16 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { CompactionError } from "../../errors.js";
 import { contentText } from "../../messages/content.js";
-import type { TokenCounter } from "../../tokens/token-counter.js";
 import type { ToolDefinitionLike } from "../../tokens/tool-definitions.js";
 import { anchorSummary, lastUserRequest } from "../anchored.js";
 import { liveRequest } from "../live-request.js";
 import { CHARS_PER_TOKEN, validateSummaryText } from "../output.js";
 import { newestWithin, summaryRequest } from "../prompt.js";
 import type { SummarizeInput, SummarizerUsage } from "../types.js";
+import type { LlmSettings } from "./settings.js";
 
 /** The model is never asked for fewer tokens than this, whatever the verbatim last request takes. */
 const FLOOR_MODEL_BUDGET = 48;
-
-/** What an LlmSummarizer's summary reads of its options. */
-export interface LlmSettings {
-  summaryPrompt?: string;
-  trim?: { max: number; counter: TokenCounter };
-}
 
 /** The summary of `input` by `model`, as an LlmSummarizer with `settings` writes it (llm.ts describes how). */
 export async function summarizeWithModel(
