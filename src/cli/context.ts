@@ -7,7 +7,7 @@ import { HistoryManager } from "../engine/history-manager.js";
 import { COMPACTION_OPTIONS, type CompactionOptions } from "../engine/options.js";
 import type { CompactionPolicy } from "../engine/policy.js";
 import { resolveSettings, type Settings } from "../engine/settings.js";
-import type { SummaryLog } from "../engine/summary-log.js";
+import type { SummaryLog } from "../engine/options.js";
 import { openPostgresStore } from "../store/open-postgres.js";
 import { openSqliteStore, type OpenedStore } from "../store/open-sqlite.js";
 import type { ThreadHead } from "../store/read-head.js";

@@ -6,7 +6,7 @@ import { argument, numberArgument } from "../options/check.js";
 import { absent, never, number, oneOf, RATIO_RULE } from "../options/rules.js";
 import type { CompactionOptions } from "../engine/options.js";
 import { triggerOfText } from "../engine/settings.js";
-import type { SummaryLog } from "../engine/summary-log.js";
+import type { SummaryLog } from "../engine/options.js";
 import { ExtractiveSummarizer } from "../summarizers/extractive.js";
 import { DEFAULT_SUMMARY_MODEL } from "../summarizers/llm.js";
 import { createOpenAISummarizer } from "../summarizers/openai.js";

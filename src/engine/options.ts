@@ -173,3 +173,5 @@ export interface ContextSize {
   messages?: number;
 }
 export type RecallOptions = NonNullable<CompactionOptions["recall"]>;
+/** `"rewrite"`: one running summary, rewritten at every compaction. `"append"`: a log of segments (summary-log.ts). */
+export type SummaryLog = NonNullable<CompactionOptions["summaryLog"]>;

@@ -8,8 +8,7 @@ import { argument } from "../options/check.js";
 import { absent, never } from "../options/rules.js";
 import { DEFAULT_MODEL, MIN_LIMIT_TOKENS, resolveModel } from "../tokens/models.js";
 import { DEFAULT_COMPACTION_RATIO } from "./plan.js";
-import type { ContextSize, TriggerOption } from "./options.js";
-import type { SummaryLog } from "./summary-log.js";
+import type { ContextSize, SummaryLog, TriggerOption } from "./options.js";
 
 /** Without `keep` or `compactionRatio`, a compaction brings the thread down to this share of the trigger's tokens. */
 export const DEFAULT_COMPACTION_TARGET = 0.8;

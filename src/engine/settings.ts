@@ -18,9 +18,8 @@ import { modelNameOf, profileWindowOf } from "../tokens/model-option.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 import { Calibration } from "./calibration.js";
 import { Notices } from "./notices.js";
-import type { COMPACTION_OPTIONS, CompactionOptions, TriggerOption } from "./options.js";
+import type { COMPACTION_OPTIONS, CompactionOptions, SummaryLog, TriggerOption } from "./options.js";
 import { resolvePolicy, type CompactionPolicy, type PolicyInput } from "./policy.js";
-import type { SummaryLog } from "./summary-log.js";
 
 /** The environment variable saying the application's agents have the search_history tool ("true" or "false"). */
 export const SEARCH_TOOL_ENVIRONMENT = "HISTORY_SEARCH_TOOL";

@@ -18,7 +18,6 @@ import { SUMMARY_TIMEOUT_MS, type ManagerSettings } from "./manager-options.js";
 import type { CompactionPlan } from "./plan.js";
 import type { SkipCode } from "./report.js";
 import { addSummarizerTokens, type SummarizerTokens } from "./summarizer-tokens.js";
-import { appendSegment, logText, segmentBudget, type Condense } from "./summary-log.js";
 
 export interface CompactedMessages {
   /** `[leading system messages, summary, kept messages]`. */
@@ -75,13 +74,14 @@ export async function summarizePlan(
   let fallbackReason: string | undefined;
   // A log: the summarizer writes the new segment for the span, the earlier segments read-only, within a segment's
   // budget (engine/summary-log.ts).
-  const log = settings.summaryLog === "append";
-  const earlierSegments = log ? logText(plan.previousSummary) : "";
+  // The log's code loads with its first segment.
+  const log = settings.summaryLog === "append" ? await import("./summary-log.js") : undefined;
+  const earlierSegments = log ? log.logText(plan.previousSummary) : "";
   const task: SummaryTask = log
     ? {
         ...(prompt ? { prompt } : {}),
         earlierSegments,
-        budget: segmentBudget(
+        budget: log.segmentBudget(
           plan.tokens.summaryBudget,
           earlierSegments ? settings.counter.countText(earlierSegments) : 0,
         ),
@@ -133,7 +133,7 @@ export async function summarizePlan(
   // them in as it folds a previous summary. One that fails (the fallback too) leaves the new segment to land, the
   // oldest segments retired instead (their messages are in the transcript), and says so in the report.
   let reflectionFailed: string | undefined;
-  const condense: Condense = async (texts, messages, budget) => {
+  const condense = async (texts: readonly string[], messages: number, budget: number) => {
     try {
       return await summarize([], { previousSummary: texts.join("\n\n"), previousCoveredMessages: messages, budget });
     } catch (error) {
@@ -143,7 +143,7 @@ export async function summarizePlan(
     }
   };
   const appended = log
-    ? await appendSegment(
+    ? await log.appendSegment(
         plan.previousSummary,
         text,
         span,

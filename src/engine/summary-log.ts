@@ -12,9 +12,6 @@ import { FLOOR_SUMMARY_TOKENS } from "./plan.js";
 import { getSummaryProvenance, summaryText, type SummarySegment } from "../messages/summary-message.js";
 import { withoutLastRequest } from "../summarizers/anchored.js";
 
-/** `"rewrite"`: one running summary, rewritten at every compaction. `"append"`: a log of segments (above). */
-export type SummaryLog = "rewrite" | "append";
-
 /** A new segment's share of the summary's budget, once the log's older part is full. */
 export const SEGMENT_SHARE = 1 / 8;
 /**
