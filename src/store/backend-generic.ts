@@ -5,7 +5,6 @@
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { supersededWrites } from "./lineage.js";
 import type { Backend, ThreadRow } from "./backend.js";
-import { genericIdentity } from "./generic-parts.js";
 import { isMemorySaver, pruneMemory } from "./prune-memory.js";
 import { unsupportedPrune } from "./prune-writers.js";
 import { memoryRecallFor } from "./recall-index/memory-index.js";
@@ -34,7 +33,6 @@ export function genericBackend(saver: BaseCheckpointSaver): Backend {
   };
   return {
     name: "generic",
-    identity: `generic:${genericIdentity(saver)}`,
     writer: new GenericWriter(saver),
     // No index here: every head is listed, and those above the cursor kept.
     changedSince: async (cursor) =>

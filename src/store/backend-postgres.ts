@@ -11,19 +11,8 @@ export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: s
   const schema = saver.options.schema;
   const s = quoteIdentifier(schema);
   let indexed: Promise<void> | undefined;
-  const connection =
-    (
-      pool as unknown as {
-        options?: { host?: unknown; port?: unknown; database?: unknown; connectionString?: unknown };
-      }
-    ).options ?? {};
-  const server =
-    typeof connection.connectionString === "string"
-      ? connection.connectionString.replace(/\/\/[^@/]*@/, "//")
-      : `${String(connection.host ?? "")}:${String(connection.port ?? "")}/${String(connection.database ?? "")}`;
   return {
     name: "postgres",
-    identity: `postgres:${server}#${schema}`,
     writer: new PostgresWriter(saver, recallLanguage),
     recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
     queueDatabase: { executeSql: (text, values) => pool.query(text, values as unknown[]), scope: schema },

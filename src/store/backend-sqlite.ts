@@ -1,5 +1,4 @@
 /** The backend of a SqliteSaver: SQL on its connection, the recall index in its file. */
-import { resolve } from "node:path";
 import type { Backend } from "./backend.js";
 import { LIBRARY_WRITER } from "./replacement-checkpoint.js";
 import { SqliteRecall } from "./recall-index/sqlite-index.js";
@@ -9,7 +8,6 @@ export function sqliteBackend(saver: SqliteSaverLike): Backend {
   const db = saver.db;
   return {
     name: "sqlite",
-    identity: `sqlite:${db.name ? resolve(db.name) : "memory"}`,
     writer: new SqliteWriter(saver),
     recall: new SqliteRecall(db),
     prunable: true,

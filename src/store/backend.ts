@@ -10,11 +10,6 @@ import type { PruneOutcome } from "./prune-writers.js";
 
 export interface Backend {
   name: "sqlite" | "postgres" | "generic";
-  /**
-   * What names this store on its machine, the same in every process that opens it: a SQLite file's path, a Postgres
-   * server, database and schema; for another saver, this saver object alone.
-   */
-  identity: string;
   writer: CompareAndSwapWriter;
   recall: RecallBackend;
   listThreads(): Promise<ThreadRow[]>;

@@ -38,8 +38,6 @@ export type ReplaceOutcome = { status: "written"; checkpointId: string } | Exclu
 
 export interface ThreadStore {
   readonly backend: "sqlite" | "postgres" | "generic";
-  /** What names this store on its machine, the same in every process that opens it (backends.ts). */
-  readonly identity: string;
   readonly saver: BaseCheckpointSaver;
   /** The recall index of the store: FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
   readonly recall: RecallBackend;
@@ -111,7 +109,6 @@ export interface ThreadStoreOptions {
 
 class BackendThreadStore implements ThreadStore {
   readonly backend: ThreadStore["backend"];
-  readonly identity: string;
   readonly recall: RecallBackend;
 
   constructor(
@@ -119,7 +116,6 @@ class BackendThreadStore implements ThreadStore {
     private readonly parts: Backend,
   ) {
     this.backend = parts.name;
-    this.identity = parts.identity;
     this.recall = parts.recall;
   }
 
