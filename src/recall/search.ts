@@ -10,7 +10,7 @@ import { DEFAULT_RECALL_LANGUAGE } from "../store/recall-index/types.js";
 import { searchLimit, searchTerms } from "../store/recall-index/query.js";
 import { recallMessage } from "../store/recall-index/entries.js";
 import type { RecallHit, RecallMessage, SearchHit } from "../store/recall-index/types.js";
-import { threadStoreFor, type RecallBackend } from "../store/thread-store.js";
+import { threadStoreFor } from "../store/thread-store.js";
 import { transcriptHome } from "../store/transcript-home.js";
 import { searchOf } from "../store/recall-index/search-of.js";
 import { HeadView, headViewOf } from "./out-of-head.js";
@@ -30,14 +30,6 @@ const NEIGHBOURS = integer(0, { max: MAX_NEIGHBOURS });
 export interface RecallBackendOptions {
   /** Postgres text search configuration used when a thread's rows do not name theirs. @default "simple" */
   language?: string;
-}
-
-/** The recall index of `checkpointer` (its ThreadStore's): FTS5 in a SQLite file, tsvector in Postgres, in-process for other savers. */
-export function recallBackendFor(
-  checkpointer: BaseCheckpointSaver,
-  { language = DEFAULT_RECALL_LANGUAGE }: RecallBackendOptions = {},
-): RecallBackend {
-  return threadStoreFor(checkpointer, { recallLanguage: argument("recall.language", language, LANGUAGE) }).recall;
 }
 
 export interface TranscriptStoreOption {

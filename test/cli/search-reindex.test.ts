@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { createTestAgent, runTurns } from "../support/agents.js";
 import { createStore, type SaverKind, type TestStore } from "../support/savers.js";
@@ -30,7 +30,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 
 /** Empties the recall index of `threadId` (as a store written before the index existed would be). */
 async function dropIndex(saver: BaseCheckpointSaver, threadId: string): Promise<void> {
-  await recallBackendFor(saver).replaceThread(threadId, []);
+  await threadStoreFor(saver).recall.replaceThread(threadId, []);
 }
 
 describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and reindex (%s)", (kind) => {
@@ -92,7 +92,7 @@ describe.each(["sqlite", "postgres"] as SaverKind[])("compact-thread search and 
 
   it("rebuilds a missing index with reindex, for one thread or all, idempotently", async () => {
     const location = await compacted(["ops", "billing"]);
-    const backend = recallBackendFor(store.saver);
+    const backend = threadStoreFor(store.saver).recall;
     const live = { ops: await backend.entries("ops"), billing: await backend.entries("billing") };
     expect(live.ops.length).toBeGreaterThan(0);
     for (const thread of ["ops", "billing"]) await dropIndex(store.saver, thread);

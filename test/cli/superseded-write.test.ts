@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { auditThread, reindexThread } from "../../src/index.js";
 import { runScriptInProcess } from "../support/in-process-script.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { stillInLine } from "../../src/store/lineage.js";
 import { entriesOutOfHead } from "../support/recall-view.js";
 import { createTestAgent, seedThread } from "../support/agents.js";
@@ -96,7 +96,7 @@ describe("a compaction superseded by a turn that read the thread before it", () 
 
     // The index keeps the entries of the messages the turn brought back into the head, and answers without them:
     // exactly what is out of the head, right after the superseding turn, after the next write and after reindex.
-    const backend = recallBackendFor(saver);
+    const backend = threadStoreFor(saver).recall;
     const answered = async () => (await entriesOutOfHead(saver, THREAD)).map((entry) => entry.messageId).sort();
     const exact = async () => {
       const { ever, head } = await idsOf(saver);

@@ -9,7 +9,8 @@ import { MessagesAnnotation, StateGraph, START } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { recallText } from "../../src/messages/message-shape.js";
 import { createHistorySearchTool } from "../../src/recall/tool.js";
-import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
+import { searchHistory } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { reindexThread } from "../../src/recall/reindex.js";
 import { HistoryManager } from "../../src/engine/history-manager.js";
@@ -53,7 +54,7 @@ describe.each(SAVER_KINDS)("search over edited messages (%s)", (kind) => {
 
   it("finds a message by its newest version's words only; an older version is in the transcript, not found", async () => {
     store = await createStore(kind);
-    for (const add of WRITES) await recallBackendFor(store.saver).record({ threadId: THREAD, add });
+    for (const add of WRITES) await threadStoreFor(store.saver).recall.record({ threadId: THREAD, add });
     expect(await found(store, "Paris river")).toEqual([]);
     expect(await found(store, "Rome")).toEqual([["meeting", recallText(after)]]);
     const tool = createHistorySearchTool({ checkpointer: store.saver });
@@ -64,7 +65,7 @@ describe.each(SAVER_KINDS)("search over edited messages (%s)", (kind) => {
 
   it("nothing the head holds is found, by any version", async () => {
     store = await createStore(kind);
-    for (const add of WRITES) await recallBackendFor(store.saver).record({ threadId: THREAD, add });
+    for (const add of WRITES) await threadStoreFor(store.saver).recall.record({ threadId: THREAD, add });
     await noopGraph(store).invoke({ messages: [before, other] }, config);
     expect(await found(store, "Rome")).toEqual([]);
     expect(await found(store, "Paris")).toEqual([]);

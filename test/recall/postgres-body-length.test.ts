@@ -5,7 +5,8 @@
  */
 import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
+import { searchHistory } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
 import { createStore, type TestStore } from "../support/savers.js";
 
@@ -34,7 +35,7 @@ describe("the Postgres index's stored body length", () => {
   let store: TestStore;
   beforeAll(async () => {
     store = await createStore("postgres");
-    await recallBackendFor(store.saver).record({ threadId: THREAD, add: ENTRIES });
+    await threadStoreFor(store.saver).recall.record({ threadId: THREAD, add: ENTRIES });
   });
   afterAll(async () => store?.close());
 

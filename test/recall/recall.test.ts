@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
 import { reindexThread } from "../../src/recall/reindex.js";
-import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
+import { searchHistory } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { threadKey } from "../../src/store/recall-index/sqlite-index.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
@@ -81,7 +82,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const ordinal = before.messages.findIndex((message) => message.id === best!.messageId);
     expect(best!.after[0]?.messageId).toBe(before.messages[ordinal + 1]!.id);
     // Every indexed message left the head; every message that left it is indexed.
-    const entries = await recallBackendFor(saver).entries("a");
+    const entries = await threadStoreFor(saver).recall.entries("a");
     const left = before.messages.filter((message) => !inHead.has(message.id));
     expect(byId(entries).map((entry) => entry.messageId)).toEqual(left.map((message) => message.id!).sort());
     // The summary tells the model the tool exists (announce: the agents have it).
@@ -159,7 +160,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     const failing: Summarizer = { name: "failing", summarize: async () => Promise.reject(new Error("provider down")) };
     const broken = new HistoryManager({ checkpointer: saver, summarizer: failing });
     await expect(broken.compactThread(config("a"), { compactionRatio: 0.5 })).rejects.toThrow(/provider down/);
-    expect(await recallBackendFor(saver).entries("a")).toEqual([]);
+    expect(await threadStoreFor(saver).recall.entries("a")).toEqual([]);
 
     // Each attempt's summarized prefix is edited while it summarizes: no summary can be applied.
     let turn = 100;
@@ -177,7 +178,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
       compactionRatio: 0.5,
     });
     expect(report.status).toBe("conflict");
-    expect(await recallBackendFor(saver).entries("a")).toEqual([]);
+    expect(await threadStoreFor(saver).recall.entries("a")).toEqual([]);
     expect(await searchHistory(saver, config("a"), "invoice total ord_1001")).toEqual([]);
   });
 
@@ -188,7 +189,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     await manager.compactThread(config("a"), { compactionRatio: 0.5 });
     await runTurns(agent, "a", 6, { from: 9 });
     await manager.compactThread(config("a"), { compactionRatio: 0.5 });
-    const backend = recallBackendFor(saver);
+    const backend = threadStoreFor(saver).recall;
     const live = byId(await backend.entries("a"));
     expect(live.length).toBeGreaterThan(8);
     for (let round = 0; round < 2; round++) {
@@ -240,7 +241,7 @@ describe.each(SAVER_KINDS)("recall index (%s)", (kind) => {
     await manager.compactThread(config("e"), { compactionRatio: 0.6 });
     await runTurns(agent, "e", 6, { from: 9 });
     await manager.compactThread(config("e"), { compactionRatio: 0.6 });
-    const backend = recallBackendFor(saver);
+    const backend = threadStoreFor(saver).recall;
     const live = byId(await backend.entries("e"));
     expect(live.map((entry) => entry.messageId)).toContain("card");
     expect(live.map((entry) => entry.messageId)).not.toContain("turn-e-4");

@@ -9,7 +9,8 @@ import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { baseStoreRecallFor } from "../../src/store/recall-index/base-store-index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { HistoryManager } from "../../src/engine/history-manager.js";
-import { recallBackendFor, searchHistory } from "../../src/recall/search.js";
+import { searchHistory } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { reciprocalRankFusion } from "../../src/recall/semantic.js";
 import { ExtractiveSummarizer } from "../../src/summarizers/extractive.js";
 import { createTestAgent } from "../support/agents.js";
@@ -132,7 +133,7 @@ describe.each(SAVER_KINDS)("semantic ranking (%s)", (kind) => {
     await expect(
       searchHistory(store.saver, config("failing"), "automobile", { semantic: { embeddings: short } }),
     ).rejects.toMatchObject({ code: "EMBEDDINGS_FAILED" });
-    const backend = searchOf(recallBackendFor(store.saver));
+    const backend = searchOf(threadStoreFor(store.saver).recall);
     expect(await backend.vectors.read("failing", "ConceptEmbeddings:broken")).toEqual([]);
     expect(await backend.vectors.read("failing", "ConceptEmbeddings:short")).toEqual([]);
     await expect(

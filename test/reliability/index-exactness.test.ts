@@ -13,7 +13,7 @@ import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ExtractiveSummarizer, getSummaryProvenance, HistoryManager, reindexThread } from "../../src/index.js";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { entriesOutOfHead } from "../support/recall-view.js";
 import { FUZZ_SEED, recordFigures, size } from "../support/reliability.js";
 
@@ -82,9 +82,9 @@ describe("the recall index under random interleavings of writes", () => {
           figures.libraryWrites++;
           const { left, indexed } = await state();
           expect(indexed).toEqual(left);
-          const live = await recallBackendFor(saver).entries(thread);
+          const live = await threadStoreFor(saver).recall.entries(thread);
           await reindexThread(saver, config);
-          expect(await recallBackendFor(saver).entries(thread)).toEqual(live);
+          expect(await threadStoreFor(saver).recall.entries(thread)).toEqual(live);
         }
 
         await graph.updateState(config, { messages: say(10) }, "agent");

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { auditThread } from "../../src/index.js";
 import { getSummaryProvenance } from "../../src/messages/summary-message.js";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { readTranscript } from "../../src/recall/transcript.js";
 import { entriesOutOfHead } from "../support/recall-view.js";
 import { recordFigures, size } from "../support/reliability.js";
@@ -164,7 +164,7 @@ describe.each(stores)("racing writers on %s", (kind, open) => {
     const indexed = async () => (await entriesOutOfHead(saver, THREAD)).map((entry) => entry.messageId).sort();
     const left = (head: Set<string | undefined>) => [...ever].filter((id) => !head.has(id)).sort();
     expect(await indexed()).toEqual(left(new Set(headIds)));
-    const backInHead = (await recallBackendFor(saver).entries(THREAD)).filter((entry) =>
+    const backInHead = (await threadStoreFor(saver).recall.entries(THREAD)).filter((entry) =>
       headIds.includes(entry.messageId),
     ).length;
     const headId = (await saver.getTuple(config))!.checkpoint.id;

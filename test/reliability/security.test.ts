@@ -22,7 +22,7 @@ import {
   type CompactionReport,
 } from "../../src/index.js";
 import { createDefaultSummarizer } from "../../src/internal.js";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { threadKey } from "../../src/store/recall-index/sqlite-index.js";
 import { main } from "../../src/cli/main.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/fakes/chat-completions-server.js";
@@ -305,7 +305,7 @@ describe.each(SAVER_KINDS)("hostile searches (%s)", (kind) => {
   async function written(): Promise<string> {
     let checkpoints = 0;
     for (const thread of [VICTIM, OTHER]) for await (const _ of store.saver.list(config(thread))) checkpoints++;
-    const backend = recallBackendFor(store.saver);
+    const backend = threadStoreFor(store.saver).recall;
     return JSON.stringify([checkpoints, await backend.entries(VICTIM), await backend.entries(OTHER)]);
   }
 

@@ -3,7 +3,7 @@
  * (savers.ts), or a graph's BaseStore with no checkpointer.
  */
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import { baseStoreRecallFor } from "../../src/store/recall-index/base-store-index.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
 import { createStore, type SaverKind, type TestStore } from "./savers.js";
@@ -15,7 +15,7 @@ export async function createIndexedStore(
   entries: RecallEntry[],
 ): Promise<TestStore> {
   const store = await createStore(kind);
-  await recallBackendFor(store.saver).record({ threadId, add: entries });
+  await threadStoreFor(store.saver).recall.record({ threadId, add: entries });
   return store;
 }
 

@@ -4,7 +4,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { HeadView } from "../../src/recall/out-of-head.js";
-import { recallBackendFor } from "../../src/recall/search.js";
+import { threadStoreFor } from "../../src/store/thread-store.js";
 import type { RecallEntry } from "../../src/store/recall-index/types.js";
 
 export async function entriesOutOfHead(saver: BaseCheckpointSaver, threadId: string): Promise<RecallEntry[]> {
@@ -12,5 +12,5 @@ export async function entriesOutOfHead(saver: BaseCheckpointSaver, threadId: str
   const head = new HeadView(
     ((tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []) as BaseMessage[],
   );
-  return (await recallBackendFor(saver).entries(threadId)).filter((entry) => head.outOfHead(entry));
+  return (await threadStoreFor(saver).recall.entries(threadId)).filter((entry) => head.outOfHead(entry));
 }
