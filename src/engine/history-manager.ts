@@ -95,11 +95,6 @@ export class HistoryManager {
     return this.settings.recall.language;
   }
 
-  /** True when this manager's summaries tell the model the search_history tool finds compacted messages. */
-  get announcesSearch(): boolean {
-    return this.settings.recall.announce;
-  }
-
   /** Which compare-and-swap this manager uses: "sqlite", "postgres", or "generic" (best effort). */
   get backend(): "sqlite" | "postgres" | "generic" {
     return this.settings.store.backend;
