@@ -40,10 +40,6 @@ export class CircuitBreaker {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get size(): number {
-    return this.states.size;
-  }
-
   /** May a compaction of this thread run now? */
   allows(threadId: string): boolean {
     const state = this.states.get(threadId);

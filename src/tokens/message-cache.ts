@@ -285,9 +285,4 @@ export class MessageTokenCache {
     });
     return entry;
   }
-
-  clear(): void {
-    this.byKey.clear();
-    this.forgetSequences();
-  }
 }

@@ -82,10 +82,6 @@ export class ThreadRecords {
     private readonly breaker: CircuitBreaker,
   ) {}
 
-  get size(): number {
-    return this.records.size;
-  }
-
   /** The thread's record, created when missing; marks it most recently used. */
   get(threadId: string): ThreadRecord {
     let record = this.records.get(threadId);
