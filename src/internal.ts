@@ -12,7 +12,7 @@ export { validateHistory, type HistoryProblem, type HistoryProblemCode } from ".
 export type { MessageUnit, UnitKind } from "./messages/units.js";
 export type { EditRecord } from "./messages/markers.js";
 export { isPinned } from "./messages/pins.js";
-export { resolveModel, getContextWindow, resolveTokenLimit, DEFAULT_MODEL, type ModelInfo } from "./tokens/models.js";
+export { resolveModel, DEFAULT_MODEL, type ModelInfo } from "./tokens/models.js";
 export { createDefaultSummarizer } from "./summarizers/default.js";
 export { TRANSCRIPT_NAMESPACE, transcriptNamespace } from "./store/recall-index/base-store-index.js";
 export { transcriptHome, type TranscriptPlaces } from "./store/transcript-home.js";

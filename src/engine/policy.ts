@@ -102,22 +102,9 @@ export interface PolicyInput {
 export function resolvePolicy(input: PolicyInput): CompactionPolicy {
   const name = (key: "trigger" | "keep" | "compactionRatio") => input.names?.[key] ?? key;
   const model = input.model ?? DEFAULT_MODEL;
-  const info = resolveModel(model);
-  const contextWindow = input.window ?? info.contextWindow;
-  const windowKnown = input.window !== undefined || info.known;
+  const contextWindow = input.window ?? resolveModel(model).contextWindow;
   const hard = Math.floor(contextWindow * HARD_LIMIT_SHARE);
-  const tokensOf = (size: ContextSize, parameter: string): number | undefined => {
-    if (size.fraction === undefined) return size.tokens;
-    if (!windowKnown)
-      argument(
-        `${parameter}.fraction`,
-        size.fraction,
-        never(
-          `tokens: model ${JSON.stringify(model)} is not one whose context window this library knows (give the trigger in tokens, or model as a chat model whose profile states maxInputTokens)`,
-        ),
-      );
-    return Math.max(size.tokens ?? 0, Math.floor(size.fraction * contextWindow));
-  };
+  const tokensOf = (size: ContextSize, parameter: string) => tokensOfSize(size, parameter, model, input.window);
 
   const { trigger, keep, compactionRatio } = input;
   if (keep !== undefined && compactionRatio !== undefined)
@@ -205,6 +192,31 @@ export function resolvePolicy(input: PolicyInput): CompactionPolicy {
     model,
     contextWindow,
   });
+}
+
+/**
+ * The tokens `size` names: its `tokens`, or its `fraction` of the model's context window (`window`, a chat model's
+ * profile, when given; else the known model's), the larger when it gives both. The one rule by which a share of the
+ * window becomes tokens (a trigger, `keep`, the context-trim hook's budget).
+ * @throws CompactionError INVALID_ARGUMENT naming `<parameter>.fraction` when the model's window is unknown.
+ */
+export function tokensOfSize(
+  size: ContextSize,
+  parameter: string,
+  model: string = DEFAULT_MODEL,
+  window?: number,
+): number | undefined {
+  if (size.fraction === undefined) return size.tokens;
+  const info = resolveModel(model);
+  if (window === undefined && !info.known)
+    argument(
+      `${parameter}.fraction`,
+      size.fraction,
+      never(
+        `tokens: model ${JSON.stringify(model)} is not one whose context window this library knows (give it in tokens, or model as a chat model whose profile states maxInputTokens)`,
+      ),
+    );
+  return Math.max(size.tokens ?? 0, Math.floor(size.fraction * (window ?? info.contextWindow)));
 }
 
 /** The fewest messages of a condition that counts messages only (one that holds after any compaction that leaves as many). */

@@ -28,8 +28,18 @@ export const strategy = satisfying(
   'a strategy, a pipeline (array), or a name such as "clear-tool-results"',
 );
 
+const BUDGET_RULE = "{ tokens: n } or { fraction: f } (0 < f <= 1 of the model's context window), exactly one";
+
 export const CONTEXT_TRIM_HOOK_FIELDS = {
-  budget: number("a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window", { above: 0 }),
+  budget: z
+    .strictObject(
+      {
+        tokens: integer(1, { says: "a positive integer number of tokens" }).optional(),
+        fraction: number("a share of the window, 0 < f <= 1", { above: 0, to: 1 }).optional(),
+      },
+      { error: BUDGET_RULE },
+    )
+    .refine((size) => (size.tokens === undefined) !== (size.fraction === undefined), { error: BUDGET_RULE }),
   reserveTokens: count,
   strategy,
   model: text(),

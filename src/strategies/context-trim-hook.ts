@@ -10,12 +10,16 @@ import { CONTEXT_TRIM_HOOK_FIELDS } from "../options/strategy-fields.js";
 import { never } from "../options/rules.js";
 import { resolveStrategy, type StrategyInput } from "./registry.js";
 import type { StrategyReport } from "./types.js";
-import { MIN_LIMIT_TOKENS, resolveTokenLimit } from "../tokens/models.js";
+import { tokensOfSize } from "../engine/policy.js";
+import { MIN_LIMIT_TOKENS } from "../tokens/models.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
 export interface ContextTrimHookOptions {
-  /** Tokens the model may receive (the stored history may be larger); a value <= 1 is a fraction of the window. */
-  budget: number;
+  /**
+   * What the model may receive (the stored history may be larger): `{ tokens: n }`, or `{ fraction: f }` of the
+   * model's context window.
+   */
+  budget: { tokens: number } | { fraction: number };
   /** Tokens reserved for what the agent adds after the hook (its prompt, tool definitions). @default 0 */
   reserveTokens?: number;
   /** @default clear-tool-results (keep 3) → smart-trim */
@@ -36,12 +40,14 @@ export const DEFAULT_HOOK_STRATEGY: StrategyInput = ["clear-tool-results", "smar
 export function createContextTrimHook(options: ContextTrimHookOptions) {
   const {
     model = "gpt-4o",
-    budget: raw,
+    budget: size,
     reserveTokens: reserve = 0,
   } = parseOptions("createContextTrimHook", CONTEXT_TRIM_HOOK_FIELDS, options);
-  const budget = resolveTokenLimit(raw, model, { parameter: "budget" }) - reserve;
+  // Required: the schema's fields are optional, this one is not.
+  if (size === undefined) argument("budget", size, CONTEXT_TRIM_HOOK_FIELDS.budget);
+  const budget = tokensOfSize(size, "budget", model)! - reserve;
   const after = `at least ${MIN_LIMIT_TOKENS} tokens once resolved, after reserveTokens (${reserve})`;
-  if (budget < MIN_LIMIT_TOKENS) argument("budget", raw, never(after));
+  if (budget < MIN_LIMIT_TOKENS) argument("budget", size, never(after));
   const strategy = resolveStrategy(options.strategy ?? DEFAULT_HOOK_STRATEGY);
   const counter = options.counter ?? new TokenCounter({ model });
 

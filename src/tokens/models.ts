@@ -7,15 +7,6 @@
  * ~10-20% of the provider's own count, which is why limits should keep some headroom.
  */
 
-import { CompactionError } from "../errors.js";
-import { argument } from "../options/check.js";
-import { never, number } from "../options/rules.js";
-
-/** What a limit must be (a trigger in tokens or a share, TOKEN_LIMIT, `--limit`, a hook's `budget`). */
-const LIMIT = number("a positive number of tokens, or a fraction (0 < x <= 1) of the model's context window", {
-  above: 0,
-});
-
 export type EncodingName = "o200k_base" | "cl100k_base";
 
 /** The encoding used for models with no public tokenizer, and for unknown names. */
@@ -123,38 +114,5 @@ export function resolveModel(model: string = DEFAULT_MODEL): ModelInfo {
   return { model, encoding: entry.encoding, contextWindow: entry.contextWindow, known: true };
 }
 
-/** The context window of a model, in tokens (`DEFAULT_CONTEXT_WINDOW` when unknown). */
-export function getContextWindow(model: string = DEFAULT_MODEL): number {
-  return resolveModel(model).contextWindow;
-}
-
 /** The smallest limit, in tokens, a limit may resolve to: below it no history fits a summary and a turn. */
 export const MIN_LIMIT_TOKENS = 100;
-
-/**
- * The one rule for limits (`tokenLimit`, `hardLimit`, TOKEN_LIMIT, `--limit`, a hook's `budget`): a number > 1 is
- * tokens, a number 0 < x <= 1 is that fraction of the model's context window (`contextWindow` when given, else the
- * model's known window). `resolveTokenLimit(0.75, "gpt-4o")` is 96,000.
- * @throws CompactionError INVALID_ARGUMENT naming `parameter`: not a positive number, a fraction of the window of a
- *   model whose window is unknown (pass contextWindow), or under 100 tokens once resolved.
- */
-
-export function resolveTokenLimit(
-  given: unknown,
-  model: string = DEFAULT_MODEL,
-  { parameter = "tokenLimit", contextWindow }: { parameter?: string; contextWindow?: number } = {},
-): number {
-  const limit = argument(parameter, given, LIMIT);
-  const info = resolveModel(model);
-  if (limit <= 1 && contextWindow === undefined && !info.known) {
-    throw new CompactionError({
-      code: "INVALID_ARGUMENT",
-      parameter: "model",
-      value: model,
-      message: `${parameter} ${limit} is a fraction of the context window, but model ${JSON.stringify(model)} is not one whose window this library knows: give ${parameter} in tokens.`,
-    });
-  }
-  const tokens = limit <= 1 ? Math.floor(limit * (contextWindow ?? info.contextWindow)) : Math.floor(limit);
-  if (tokens < MIN_LIMIT_TOKENS) argument(parameter, limit, never(`at least ${MIN_LIMIT_TOKENS} tokens once resolved`));
-  return tokens;
-}

@@ -72,10 +72,6 @@ export class TokenCounter {
     return this.modelInfo.encoding;
   }
 
-  get contextWindow(): number {
-    return this.modelInfo.contextWindow;
-  }
-
   /** Tokens of plain text. Special-token strings count as text. */
   countText(text: string): number {
     if (typeof text !== "string") argument("text", text, z.string({ error: "a string" }));

@@ -53,7 +53,9 @@ describe("createContextTrimHook (within-turn guard)", () => {
   it("keeps every model call of a 40-tool-call turn under the budget; the stored history holds the full turn", async () => {
     const budget = 8_000;
     const trims: StrategyReport[] = [];
-    const { graph, model } = agent(createContextTrimHook({ budget, onTrim: (report) => void trims.push(report) }));
+    const { graph, model } = agent(
+      createContextTrimHook({ budget: { tokens: budget }, onTrim: (report) => void trims.push(report) }),
+    );
     const config = { configurable: { thread_id: "guarded" }, recursionLimit: 200 };
     const result = await graph.invoke(
       { messages: [new HumanMessage({ id: "u", content: "Reconcile all 40 order batches." })] },
@@ -87,9 +89,19 @@ describe("createContextTrimHook (within-turn guard)", () => {
   });
 
   it("validates its options with typed errors", () => {
-    expect(() => createContextTrimHook({ budget: -1 })).toThrow(/budget must be a positive number/);
-    expect(() => createContextTrimHook({ budget: 1_000, reserveTokens: 950 })).toThrow(/at least 100 tokens/);
-    expect(() => createContextTrimHook({ budget: 1_000, strategy: "shrink" as never })).toThrow(
+    expect(() => createContextTrimHook({ budget: { tokens: -1 } })).toThrow(
+      /budget\.tokens must be a positive integer/,
+    );
+    expect(() => createContextTrimHook({} as never)).toThrow(/budget must be \{ tokens: n \}.*got undefined/);
+    expect(() => createContextTrimHook({ budget: 8_000 as never })).toThrow(/\{ tokens: n \} or \{ fraction: f \}/);
+    expect(() => createContextTrimHook({ budget: { tokens: 8_000, fraction: 0.5 } as never })).toThrow(/exactly one/);
+    expect(() => createContextTrimHook({ budget: { fraction: 0.5 }, model: "totally-new-model" })).toThrow(
+      /budget\.fraction .*"totally-new-model"/,
+    );
+    expect(() => createContextTrimHook({ budget: { tokens: 1_000 }, reserveTokens: 950 })).toThrow(
+      /at least 100 tokens/,
+    );
+    expect(() => createContextTrimHook({ budget: { tokens: 1_000 }, strategy: "shrink" as never })).toThrow(
       /unknown strategy "shrink"/,
     );
   });

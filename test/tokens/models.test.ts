@@ -1,9 +1,10 @@
 /**
  * Provider windows: a fraction of the window means a fraction of the right model's, by the names providers and hosts
- * use; a model the library does not know asks for `contextWindow`.
+ * use (tokensOfSize: the one rule for a trigger, `keep` and the context-trim hook's budget); a model the library does
+ * not know asks for its window.
  */
 import { describe, expect, it } from "vitest";
-import { resolveTokenLimit } from "../../src/tokens/models.js";
+import { tokensOfSize } from "../../src/engine/policy.js";
 
 describe("a fraction of the model's window", () => {
   for (const [model, window] of [
@@ -27,14 +28,20 @@ describe("a fraction of the model's window", () => {
     ["meta.llama3-8b-instruct-v1:0", 8_192],
   ] as const) {
     it(`${model}: 0.8 is 80% of ${window.toLocaleString("en")}`, () => {
-      expect(resolveTokenLimit(0.8, model)).toBe(Math.floor(0.8 * window));
+      expect(tokensOfSize({ fraction: 0.8 }, "trigger", model)).toBe(Math.floor(0.8 * window));
     });
   }
 
-  it("a model it does not know asks for contextWindow, naming the model", () => {
-    expect(() => resolveTokenLimit(0.8, "totally-new-model")).toThrow(
-      expect.objectContaining({ code: "INVALID_ARGUMENT", parameter: "model", value: "totally-new-model" }),
+  it("a model it does not know asks for its window, naming the option and the model", () => {
+    expect(() => tokensOfSize({ fraction: 0.8 }, "budget", "totally-new-model")).toThrow(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        parameter: "budget.fraction",
+        value: 0.8,
+        message: expect.stringContaining('"totally-new-model"'),
+      }),
     );
-    expect(resolveTokenLimit(0.8, "totally-new-model", { contextWindow: 50_000 })).toBe(40_000);
+    expect(tokensOfSize({ fraction: 0.8 }, "budget", "totally-new-model", 50_000)).toBe(40_000);
+    expect(tokensOfSize({ tokens: 3_000 }, "budget", "totally-new-model")).toBe(3_000);
   });
 });
