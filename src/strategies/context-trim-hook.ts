@@ -11,7 +11,7 @@ import { never } from "../options/rules.js";
 import { resolveStrategy, type StrategyInput } from "./registry.js";
 import type { StrategyReport } from "./types.js";
 import { tokensOfSize } from "../engine/policy.js";
-import { MIN_LIMIT_TOKENS } from "../tokens/models.js";
+import { DEFAULT_MODEL, MIN_LIMIT_TOKENS } from "../tokens/models.js";
 import { TokenCounter } from "../tokens/token-counter.js";
 
 export interface ContextTrimHookOptions {
@@ -39,7 +39,7 @@ export const DEFAULT_HOOK_STRATEGY: StrategyInput = ["clear-tool-results", "smar
  */
 export function createContextTrimHook(options: ContextTrimHookOptions) {
   const {
-    model = "gpt-4o",
+    model = DEFAULT_MODEL,
     budget: size,
     reserveTokens: reserve = 0,
   } = parseOptions("createContextTrimHook", CONTEXT_TRIM_HOOK_FIELDS, options);
