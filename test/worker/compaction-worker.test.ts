@@ -240,6 +240,10 @@ describe("compactThreads", () => {
     expect(result).toMatchObject({ compacted: 4, skipped: 8, failed: 0, notAttempted: 0 });
     expect(progress.at(-1)).toBe(1);
     expect(progress).toHaveLength(12);
+    // One callback tells each outcome: onProgress carries it, so the worker's onOutcome is not an option here.
+    await expect(
+      compactThreads(store.saver, { trigger: { tokens: LIMIT }, env: {}, onOutcome: () => undefined } as never),
+    ).rejects.toThrow(/no option "onOutcome" in compactThreads/);
     await expectNothingLost(store.saver, [...threads.big, ...threads.small]);
     const page = await readTranscript(store.saver, config("big-a"), { limit: 10_000 });
     expect(page.messages.filter((line) => line.source === "transcript").length).toBeGreaterThan(0);

@@ -48,7 +48,6 @@ export async function compactThreads(
       const outcome = await compactOne(manager, ids[next++]!, signal ? { signal } : {});
       if (outcome.status === "failed" && isStoreFailure(outcome.error)) storeError = outcome.error;
       outcomes.push(outcome);
-      options.onOutcome?.(outcome);
       onProgress?.({ done: outcomes.length, total: ids.length, outcome });
     }
   };

@@ -17,14 +17,14 @@ export const WORKER_OPTIONS = COMPACTION_OPTIONS.extend({
   keepCheckpoints: keepCheckpoints.optional(),
   /** Threads compacted at once (in this process). @default 1 */
   concurrency: integer(1).optional(),
-  /** Told about every thread compacted, skipped or failed on. */
-  onOutcome: fn<(outcome: ThreadOutcome) => void>().optional(),
 });
 
 export type WorkerOptions = z.input<typeof WORKER_OPTIONS>;
 
 /** `CompactionWorker`'s options. */
 export const COMPACTION_WORKER_OPTIONS = WORKER_OPTIONS.extend({
+  /** Told about every thread a job compacted, skipped or failed on, and every compaction a run superseded. */
+  onOutcome: fn<(outcome: ThreadOutcome) => void>().optional(),
   /** A thread is compacted once its head has not moved for this long. @default 60000 */
   idleMs: integer(0).optional(),
   /** How often the store is swept for threads whose head changed (each gets a job). @default 5000 */
