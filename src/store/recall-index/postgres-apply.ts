@@ -32,11 +32,16 @@ function pgText<T extends string | null | undefined>(value: T): T {
   return (typeof value === "string" && value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value) as T;
 }
 
-/** Writes `changes` with `client`, which must be inside the transaction of the write they belong to. */
+/**
+ * Writes `changes` with `client`, which must be inside the transaction of the write they belong to. `configured`:
+ * the writer's text search configuration, used for a thread with none recorded; a thread's rows are all in the one
+ * recorded with it (a search parses the query with that one), so a writer configured otherwise — a prune, the script
+ * without --language — writes in the thread's, and only a reindex (`replaceThread`) changes it.
+ */
 export async function applyPostgresRecall(
   client: PostgresQueryable,
   schema: string,
-  language: string,
+  configured: string,
   { threadId, add: written, move = [] }: RecallChanges,
 ): Promise<void> {
   // Texts as the index stores them, so a version is compared with what the index holds.
@@ -44,6 +49,11 @@ export async function applyPostgresRecall(
   if (given.length === 0 && move.length === 0) return;
   await ensurePostgresRecall(client, schema);
   const s = quoteIdentifier(schema);
+  const thread = await client.query(
+    `SELECT language::text AS language FROM ${s}.compaction_recall_threads WHERE thread_id = $1`,
+    [threadId],
+  );
+  const language = (thread.rows[0]?.language as string | undefined) ?? configured;
   if (move.length > 0) {
     await client.query(
       `UPDATE ${s}.compaction_recall r SET checkpoint_id = m.checkpoint_id, ordinal = m.ordinal, previous_id = m.previous_id
@@ -131,7 +141,7 @@ export async function applyPostgresRecall(
   }
   await client.query(
     `INSERT INTO ${s}.compaction_recall_threads (thread_id, language, documents) VALUES ($1, $2::regconfig, $3)
-     ON CONFLICT (thread_id) DO UPDATE SET language = EXCLUDED.language, documents = ${s}.compaction_recall_threads.documents + EXCLUDED.documents`,
+     ON CONFLICT (thread_id) DO UPDATE SET documents = ${s}.compaction_recall_threads.documents + EXCLUDED.documents`,
     [threadId, language, add.length - gone.rows.length],
   );
   const changed = [...counts].filter(([, delta]) => delta !== 0);

@@ -11,8 +11,9 @@
  *   that word (the name and the context have no statistics of their own here).
  *   Measured on the retention benchmark's conversations: see docs/benchmarks.md (recall rows, Postgres).
  * - The text search configuration is an option (`language`, default `simple`: any language is cut into words, none
- *   is stemmed; `english` stems English). It is recorded per thread, so a search uses the configuration the thread's
- *   rows were written with.
+ *   is stemmed; `english` stems English). It is recorded per thread, and every later write of the thread's rows uses
+ *   it (postgres-apply.ts), so a search uses the configuration the thread's rows were written with; a reindex
+ *   (`replaceThread`) is how a thread changes it.
  * - The document is the message's words (store/recall-index/query.ts: `indexTerms`) at weight D, its name and day at weight B and
  *   the previous message's words at weight C (see sqlite-index.ts for why); a search tells them apart by weight
  *   (the body stays at the default weight, so its tsvector is not copied once more to be relabelled).
@@ -234,7 +235,8 @@ export class PostgresRecall {
       await ensurePostgresRecall(client, this.schema);
       await client.query(`DELETE FROM ${s}.compaction_recall WHERE thread_id = $1`, [threadId]);
       await client.query(`DELETE FROM ${s}.compaction_recall_terms WHERE thread_id = $1`, [threadId]);
-      await client.query(`UPDATE ${s}.compaction_recall_threads SET documents = 0 WHERE thread_id = $1`, [threadId]);
+      // The thread's record goes with its rows: they are written again in this index's configuration.
+      await client.query(`DELETE FROM ${s}.compaction_recall_threads WHERE thread_id = $1`, [threadId]);
       await applyPostgresRecall(client, this.schema, this.language, { threadId, add: [...entries] });
     });
   }
