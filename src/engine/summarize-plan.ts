@@ -73,8 +73,7 @@ export async function summarizePlan(
   let summarizer = settings.summarizer;
   let fallbackReason: string | undefined;
   // A log: the summarizer writes the new segment for the span, the earlier segments read-only, within a segment's
-  // budget (engine/summary-log.ts).
-  // The log's code loads with its first segment.
+  // budget (engine/summary-log.ts, loaded with a log's first segment).
   const log = settings.summaryLog === "append" ? await import("./summary-log.js") : undefined;
   const earlierSegments = log ? log.logText(plan.previousSummary) : "";
   const task: SummaryTask = log
