@@ -59,6 +59,32 @@ export interface WriteRequest {
   recall?: RecallChanges;
 }
 
+/**
+ * The compare-and-swap's verdict on the head found inside the write (`current`, with `pendingWrites` of its own):
+ * undefined when the write may land, else why not. The one rule every writer applies.
+ */
+export function headVerdict(
+  {
+    expectedCheckpointId,
+    ignorePendingWrites = false,
+  }: Pick<WriteRequest, "expectedCheckpointId" | "ignorePendingWrites">,
+  current: string | null,
+  pendingWrites: number,
+): Exclude<WriteOutcome, { status: "written" }> | undefined {
+  if (current !== expectedCheckpointId)
+    return {
+      status: "conflict",
+      reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`,
+      headCheckpointId: current,
+    };
+  if (pendingWrites > 0 && !ignorePendingWrites)
+    return {
+      status: "busy",
+      reason: `the head has ${pendingWrites} pending write(s): a run is in progress or interrupted`,
+    };
+  return undefined;
+}
+
 /** The greatest of `versions` (numbers compared as numbers, strings as strings), for `getNextVersion`. */
 export function maxVersion(versions: ChannelVersions): number | string | undefined {
   let max: number | string | undefined;

@@ -3,33 +3,18 @@
  * back in this process, guarded by the HistoryManager's per-thread lock; the recall index is the in-process one.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
+import { headVerdict, type CompareAndSwapWriter, type WriteOutcome, type WriteRequest } from "./compare-and-swap.js";
 import { memoryRecallFor } from "./recall-index/memory-index.js";
 
 export class GenericWriter implements CompareAndSwapWriter {
   readonly backend = "generic" as const;
   constructor(private readonly saver: BaseCheckpointSaver) {}
 
-  async write({
-    threadId,
-    expectedCheckpointId,
-    proposedVersion,
-    build,
-    ignorePendingWrites = false,
-    recall,
-  }: WriteRequest): Promise<WriteOutcome> {
+  async write(request: WriteRequest): Promise<WriteOutcome> {
+    const { threadId, expectedCheckpointId, proposedVersion, build, recall } = request;
     const head = await this.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
-    const current = head?.checkpoint.id ?? null;
-    if (current !== expectedCheckpointId) {
-      return {
-        status: "conflict",
-        reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`,
-        headCheckpointId: current,
-      };
-    }
-    if ((head?.pendingWrites?.length ?? 0) > 0 && !ignorePendingWrites) {
-      return { status: "busy", reason: "the head has pending writes: a run is in progress or interrupted" };
-    }
+    const refused = headVerdict(request, head?.checkpoint.id ?? null, head?.pendingWrites?.length ?? 0);
+    if (refused) return refused;
     const { checkpoint, metadata, newVersions } = build(proposedVersion);
     await this.saver.put(
       { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: expectedCheckpointId } },

@@ -10,7 +10,7 @@ import type {
   Checkpoint,
   CheckpointMetadata,
 } from "@langchain/langgraph-checkpoint";
-import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
+import { headVerdict, type CompareAndSwapWriter, type WriteOutcome, type WriteRequest } from "./compare-and-swap.js";
 import { applyPostgresRecall } from "./recall-index/postgres-index.js";
 import { withConnection, type PostgresConnector } from "./pg-connection.js";
 import { quoteIdentifier } from "./sql.js";
@@ -36,14 +36,8 @@ export class PostgresWriter implements CompareAndSwapWriter {
     private readonly recallLanguage: string,
   ) {}
 
-  async write({
-    threadId,
-    expectedCheckpointId,
-    proposedVersion,
-    build,
-    ignorePendingWrites = false,
-    recall,
-  }: WriteRequest): Promise<WriteOutcome> {
+  async write(request: WriteRequest): Promise<WriteOutcome> {
+    const { threadId, expectedCheckpointId, proposedVersion, build, recall } = request;
     const schema = quoteIdentifier(this.saver.options.schema);
     return withConnection(this.saver.pool, async (client): Promise<WriteOutcome> => {
       await client.query("BEGIN");
@@ -55,22 +49,18 @@ export class PostgresWriter implements CompareAndSwapWriter {
           `SELECT checkpoint_id FROM ${schema}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
           [threadId],
         );
-        const current = (head.rows[0]?.checkpoint_id as string | undefined) ?? null;
-        if (current !== expectedCheckpointId) {
-          await client.query("ROLLBACK");
-          return {
-            status: "conflict",
-            reason: `the head moved from ${expectedCheckpointId} to ${current ?? "nothing"}`,
-            headCheckpointId: current,
-          };
-        }
         const pending = await client.query(
-          `SELECT 1 FROM ${schema}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2 LIMIT 1`,
+          `SELECT COUNT(*)::int AS n FROM ${schema}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2`,
           [threadId, expectedCheckpointId],
         );
-        if (pending.rows.length > 0 && !ignorePendingWrites) {
+        const refused = headVerdict(
+          request,
+          (head.rows[0]?.checkpoint_id as string | undefined) ?? null,
+          pending.rows[0]!.n as number,
+        );
+        if (refused) {
           await client.query("ROLLBACK");
-          return { status: "busy", reason: "the head has pending writes: a run is in progress or interrupted" };
+          return refused;
         }
         const stored = await client.query(
           `SELECT version FROM ${schema}.checkpoint_blobs WHERE thread_id = $1 AND checkpoint_ns = '' AND channel = 'messages'`,

@@ -4,7 +4,7 @@
  * rows SqliteSaver writes (same serializer, same columns), and the recall index rows in the same transaction.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import type { CompareAndSwapWriter, WriteOutcome, WriteRequest } from "./compare-and-swap.js";
+import { headVerdict, type CompareAndSwapWriter, type WriteOutcome, type WriteRequest } from "./compare-and-swap.js";
 import { applySqliteRecall, ensureSqliteRecall } from "./recall-index/sqlite-index.js";
 import type { SqliteDatabase as Database } from "../sqlite-database.js";
 
@@ -18,14 +18,8 @@ export class SqliteWriter implements CompareAndSwapWriter {
   readonly backend = "sqlite" as const;
   constructor(private readonly saver: SqliteSaverLike) {}
 
-  async write({
-    threadId,
-    expectedCheckpointId,
-    proposedVersion,
-    build,
-    ignorePendingWrites = false,
-    recall,
-  }: WriteRequest): Promise<WriteOutcome> {
+  async write(request: WriteRequest): Promise<WriteOutcome> {
+    const { threadId, expectedCheckpointId, proposedVersion, build, recall } = request;
     // setup() is idempotent and creates the tables a fresh file lacks.
     (this.saver as unknown as { setup(): void }).setup();
     const db = this.saver.db;
@@ -43,21 +37,11 @@ export class SqliteWriter implements CompareAndSwapWriter {
           `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
         )
         .get(threadId) as { checkpoint_id: string } | undefined;
-      if (current?.checkpoint_id !== expectedCheckpointId) {
-        return {
-          status: "conflict",
-          reason: `the head moved from ${expectedCheckpointId} to ${current?.checkpoint_id ?? "nothing"}`,
-          headCheckpointId: current?.checkpoint_id ?? null,
-        };
-      }
       const pending = db
         .prepare(`SELECT COUNT(*) AS n FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`)
         .get(threadId, expectedCheckpointId) as { n: number };
-      if (pending.n > 0 && !ignorePendingWrites)
-        return {
-          status: "busy",
-          reason: `the head has ${pending.n} pending write(s): a run is in progress or interrupted`,
-        };
+      const refused = headVerdict(request, current?.checkpoint_id ?? null, pending.n);
+      if (refused) return refused;
       db.prepare(
         `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, ?, ?, ?)`,
       ).run(threadId, checkpoint.id, expectedCheckpointId, type, serializedCheckpoint, serializedMetadata);
