@@ -251,6 +251,28 @@ export async function requireThread(context: CliContext, threadId: string | unde
   return head;
 }
 
+/**
+ * The threads a command runs on, given a thread id or `--all` (every thread the store lists), never both.
+ * @throws CompactionError INVALID_ARGUMENT naming `command` when it has both or neither.
+ */
+export async function threadsOf(context: CliContext, threadId: string | undefined, command: string): Promise<string[]> {
+  if (threadId && context.options.all)
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "--all",
+      value: threadId,
+      message: `${command} takes a thread or --all, not both`,
+    });
+  if (!threadId && !context.options.all)
+    throw new CompactionError({
+      code: "INVALID_ARGUMENT",
+      parameter: "thread",
+      value: undefined,
+      message: `${command} needs a thread id or --all`,
+    });
+  return threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
+}
+
 export function loadDotEnv(env: NodeJS.ProcessEnv): void {
   if (env === process.env && existsSync(".env")) process.loadEnvFile(".env");
 }

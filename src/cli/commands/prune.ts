@@ -1,8 +1,7 @@
-import { CompactionError } from "../../errors.js";
 import { pruneStoredThread } from "../../engine/prune.js";
 import { DEFAULT_KEEP_CHECKPOINTS } from "../../engine/options.js";
 import type { PruneReport } from "../../engine/report.js";
-import { keepFlag, type CliContext } from "../context.js";
+import { keepFlag, threadsOf, type CliContext } from "../context.js";
 import { number, table } from "../format.js";
 
 export const PRUNE_HELP = `prune <thread> | --all — delete the checkpoints the transcript makes redundant: every message they hold is
@@ -27,23 +26,9 @@ Examples:
   npx compact-thread prune --all --postgres "$POSTGRES_URL" --keep 5`;
 
 export async function pruneCommand(context: CliContext, threadId: string | undefined): Promise<void> {
-  if (threadId && context.options.all)
-    throw new CompactionError({
-      code: "INVALID_ARGUMENT",
-      parameter: "--all",
-      value: threadId,
-      message: "prune takes a thread or --all, not both",
-    });
-  if (!threadId && !context.options.all)
-    throw new CompactionError({
-      code: "INVALID_ARGUMENT",
-      parameter: "thread",
-      value: undefined,
-      message: "prune needs a thread id or --all",
-    });
+  const threads = await threadsOf(context, threadId, "prune");
   const keep = keepFlag(context.options.keep) ?? DEFAULT_KEEP_CHECKPOINTS;
   const dryRun = Boolean(context.options["dry-run"]);
-  const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
   const reports: PruneReport[] = [];
   for (const id of threads) reports.push(await pruneStoredThread(context.store.threads, id, keep, dryRun));
   const vacuum = Boolean(context.options.vacuum) && !dryRun;

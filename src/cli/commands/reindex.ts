@@ -1,6 +1,5 @@
-import { CompactionError } from "../../errors.js";
 import { reindexThread } from "../../recall/reindex.js";
-import type { CliContext } from "../context.js";
+import { threadsOf, type CliContext } from "../context.js";
 import { number, table } from "../format.js";
 
 export const REINDEX_HELP = `reindex <thread> | --all — rebuild the recall index of a thread (or of every thread) from its checkpoint
@@ -14,23 +13,7 @@ Examples:
   npx compact-thread reindex --all --postgres "$POSTGRES_URL" --language english`;
 
 export async function reindexCommand(context: CliContext, threadId: string | undefined): Promise<void> {
-  if (threadId && context.options.all) {
-    throw new CompactionError({
-      code: "INVALID_ARGUMENT",
-      parameter: "--all",
-      value: threadId,
-      message: "reindex takes a thread or --all, not both",
-    });
-  }
-  if (!threadId && !context.options.all) {
-    throw new CompactionError({
-      code: "INVALID_ARGUMENT",
-      parameter: "thread",
-      value: undefined,
-      message: "reindex needs a thread id or --all",
-    });
-  }
-  const threads = threadId ? [threadId] : (await context.store.threads.listThreads()).map((row) => row.threadId);
+  const threads = await threadsOf(context, threadId, "reindex");
   const options = context.options.language ? { language: context.options.language } : {};
   const reports = [];
   for (const id of threads)
