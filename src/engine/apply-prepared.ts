@@ -46,18 +46,12 @@ async function headFor(
   attempt: number,
 ): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
   const snapshot = attempt === 1 ? snapshots.get(prepared) : undefined;
-  if (snapshot && (await settings.store.readHeadId(prepared.threadId)) === prepared.snapshotCheckpointId) {
-    const base = {
-      threadId: prepared.threadId,
-      previousCheckpointId: prepared.snapshotCheckpointId,
-      messagesBefore: prepared.messagesBefore,
-      tokensBefore: prepared.tokensBefore,
-      summarizer: prepared.compacted.summarizer.name,
-      attempts: attempt,
-      ...(prepared.providerUsage ? { providerUsage: prepared.providerUsage } : {}),
+  if (snapshot && (await settings.store.readHeadId(prepared.threadId)) === prepared.snapshotCheckpointId)
+    return {
+      head: snapshot,
+      headId: prepared.snapshotCheckpointId,
+      base: snapshotBase(prepared, prepared.snapshotCheckpointId, attempt),
     };
-    return { head: snapshot, headId: prepared.snapshotCheckpointId, base };
-  }
   // A head read by an earlier try and still the head (a wait for a busy head, or for the write window): probed by
   // id and reused, not read and counted again on every look (the compare-and-swap checks for pending writes).
   const last = lastRead.get(prepared);
@@ -70,6 +64,48 @@ async function headFor(
   });
   lastRead.set(prepared, read);
   return read;
+}
+
+/** A report's figures from the snapshot `prepared` was computed from, the head being `headId`. */
+function snapshotBase(prepared: PreparedCompaction, headId: string, attempt: number): ReportBase {
+  return {
+    threadId: prepared.threadId,
+    previousCheckpointId: headId,
+    messagesBefore: prepared.messagesBefore,
+    tokensBefore: prepared.tokensBefore,
+    summarizer: prepared.compacted.summarizer.name,
+    attempts: attempt,
+    ...(prepared.providerUsage ? { providerUsage: prepared.providerUsage } : {}),
+  };
+}
+
+/** Where each prepared summary's latest look found the head: its id, when, and since when it has been there at most. */
+const sightings = new WeakMap<PreparedCompaction, { id: string; at: number; since: number | undefined }>();
+
+/**
+ * How long ago the head `id` was written, at most: when it appeared between two of this summary's looks, since the
+ * earlier one; else the time in its id. That says when the run made the checkpoint, which a slow commit leaves behind:
+ * under load, every head looked too old to write on by its id alone.
+ */
+function headAge(prepared: PreparedCompaction, id: string, now: number): number {
+  const last = sightings.get(prepared);
+  const since = last === undefined ? undefined : last.id === id ? last.since : last.at;
+  sightings.set(prepared, { id, at: now, since });
+  const written = now - (checkpointTime(id) ?? 0);
+  return since === undefined ? written : Math.min(written, now - since);
+}
+
+/**
+ * Why the head `id` may not take `prepared`'s write now, or undefined when it may (manager-options.ts: WriteWindow):
+ * a head neither just written nor quiet, which a next turn may have read.
+ */
+function outsideWindow(settings: ManagerSettings, prepared: PreparedCompaction, id: string): string | undefined {
+  const window = settings.writeWindow;
+  if (!window) return undefined;
+  const age = headAge(prepared, id, Date.now());
+  return age > window.freshMs && age < window.quietMs
+    ? `the head was written ${age} ms ago: a next turn may have read it, so the write waits for that turn's end or ${window.quietMs} ms of quiet`
+    : undefined;
 }
 
 /** The head each prepared summary's latest try read afresh, while the prepared object lives (see `headFor`). */
@@ -174,21 +210,26 @@ async function applyOnce(
   attempt: number,
 ): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
-  const reading = Date.now();
+  if (settings.writeWindow) {
+    // A head outside the write window (manager-options.ts: WriteWindow) is not read at all: a busy thread's heads
+    // come every few milliseconds, and reading each one whole took the worker's time from the head it could write.
+    const probed = await settings.store.readHeadId(threadId);
+    const waiting = probed === undefined ? undefined : outsideWindow(settings, prepared, probed);
+    if (waiting)
+      return {
+        kind: "busy",
+        code: "BUSY",
+        reason: waiting,
+        waitable: true,
+        base: snapshotBase(prepared, probed!, attempt),
+      };
+  }
   const { head, headId, base } = await headFor(settings, prepared, attempt);
   if (head.busyReason)
     return { kind: "busy", code: busyCode(head), reason: head.busyReason, waitable: head.busyKind === "run", base };
-  // A head neither just written nor quiet: a turn may have read it (manager-options.ts: WriteWindow).
-  const age = reading - (checkpointTime(headId) ?? 0);
-  const window = settings.writeWindow;
-  if (window && age > window.freshMs && age < window.quietMs)
-    return {
-      kind: "busy",
-      code: "BUSY",
-      reason: `the head was written ${age} ms ago: a next turn may have read it, so the write waits for that turn's end or ${window.quietMs} ms of quiet`,
-      waitable: true,
-      base,
-    };
+  // Judged again once the head is read: a read slowed by a busy machine would land the write after a next turn read it.
+  const waiting = outsideWindow(settings, prepared, headId);
+  if (waiting) return { kind: "busy", code: "BUSY", reason: waiting, waitable: true, base };
   const moved = headId !== prepared.snapshotCheckpointId;
   const rebased = moved
     ? rebaseCompaction(compacted, prepared.prefix, head.messages, prepared.snapshotLength)

@@ -109,3 +109,26 @@ it("waits for the next turn's end, and writes onto it, the turn's message kept",
   expect(head.some(isSummaryMessage)).toBe(true);
   expect(head.at(-1)!.id).toBe("turn-after");
 });
+
+it("writes onto a turn's head that appears while it waits, however long before its commit the head's id was made", async () => {
+  // Under load a turn's checkpoint can be committed well after its id was made: its id alone would call it too old
+  // to write on, at every look. The compaction sees it appear between two looks: it was written since the first.
+  const saver = new CountingSaver();
+  const headId = await putHead(saver, "t", history, Date.now() - 50 * MINUTE);
+  const summarizer = new GatedSummarizer();
+  const compacting = manager(saver, { freshMs: MINUTE, quietMs: HOUR }, summarizer);
+  summarizer.close();
+  const report = compacting.compactThread(config, { busyWaitMs: MINUTE });
+  await expect.poll(() => summarizer.calls).toBe(1);
+  // The summary made, the compaction looks at the head (too old to write on) before the turn lands.
+  const reads = saver.reads;
+  summarizer.release();
+  await expect.poll(() => saver.reads).toBeGreaterThanOrEqual(reads + 2);
+  const turn = new HumanMessage({ id: "late-commit", content: "And the refund for invoice 4471?" });
+  await putHead(saver, "t", [...history, turn], Date.now() - 20 * MINUTE, headId);
+  const written = await report;
+  expect(written.status).toBe("compacted");
+  const head = (await saver.getTuple(config))!.checkpoint.channel_values.messages as BaseMessage[];
+  expect(head.some(isSummaryMessage)).toBe(true);
+  expect(head.at(-1)!.id).toBe("late-commit");
+});

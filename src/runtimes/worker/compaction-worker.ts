@@ -44,7 +44,7 @@ const IDLE_FETCH_MS = 500;
  * When the worker writes a compaction (engine/manager-options.ts: WriteWindow): within 50 ms of a turn's end, or after
  * a second of quiet. A turn that had read the head just before the write would otherwise supersede it: with 100 ms
  * between 8 threads' turns, 46 of 85 writes were superseded (p95 of the model's input 1.8-3.5x the limit); written
- * so, 6 of 81 in a good run (1.1-3.7x over runs and latencies; docs/deploying.md).
+ * so, 0-4 of about 75 (p95 1.09-1.56x over runs and latencies; docs/deploying.md).
  */
 const WRITE_WINDOW = { freshMs: 50, quietMs: 1_000 };
 /** The soonest a busy thread's job runs again (ms; `idleMs` when longer). */
