@@ -5,6 +5,7 @@ import { createRootIdIndex } from "./root-id-index.js";
 import { quoteIdentifier } from "./sql.js";
 import { LIBRARY_WRITER } from "./replacement-checkpoint.js";
 import { PostgresWriter, type PostgresSaverInternals } from "./swap-postgres.js";
+import { readPostgresTuple } from "./read-tuple-postgres.js";
 
 export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: string): Backend {
   const pool = saver.pool as unknown as PostgresPool;
@@ -17,6 +18,7 @@ export function postgresBackend(saver: PostgresSaverInternals, recallLanguage: s
     recall: new PostgresRecall(pool, schema, validateLanguage(recallLanguage)),
     queueDatabase: { executeSql: (text, values) => pool.query(text, values as unknown[]), scope: schema },
     prunable: true,
+    readTuple: (threadId, checkpointId) => readPostgresTuple(saver, threadId, checkpointId),
     // The prune's code loads at the first prune: a store that never prunes never loads it.
     prune: async (threadId, plan) =>
       (await import("./prune-postgres.js")).prunePostgres(

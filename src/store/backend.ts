@@ -2,6 +2,7 @@
  * What a ThreadStore needs of its backend (backends.ts picks one by what the saver is): the compare-and-swap writer,
  * the recall index, the prune and the listings.
  */
+import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { CompareAndSwapWriter } from "./compare-and-swap.js";
 import type { RecallChanges, RecallEntry } from "./recall-index/types.js";
 import type { PrunePlan } from "./prune-plan.js";
@@ -13,6 +14,11 @@ export interface Backend {
   writer: CompareAndSwapWriter;
   recall: RecallBackend;
   listThreads(): Promise<ThreadRow[]>;
+  /**
+   * The thread's root-namespace head (or its checkpoint `checkpointId`) as the saver's `getTuple` returns it, read
+   * faster than the saver reads it; absent where the saver's own read is the one to use.
+   */
+  readTuple?(threadId: string, checkpointId?: string): Promise<CheckpointTuple | undefined>;
   /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
   headId(threadId: string): Promise<string | undefined>;
   /** Bytes of the head's JSON where it holds its messages as a list (a bound on their tokens); else undefined. */

@@ -63,7 +63,8 @@ function busyReasonOf(tuple: CheckpointTuple): string | undefined {
  * The head of the thread's root namespace and its messages, whichever way the `messages` channel is stored (a
  * `DeltaChannel` is rebuilt from its snapshot and writes: checkpoint-messages.ts), with why it may not be compacted
  * now. Undefined when the thread has no checkpoint. `checkpointId`: that checkpoint instead of the head (a snapshot
- * the head has moved on from; undefined when the thread has no such checkpoint).
+ * the head has moved on from; undefined when the thread has no such checkpoint). `readTuple`: the backend's faster
+ * read of the same tuple (store/backend.ts), in place of the saver's `getTuple`.
  * @throws CompactionError INVALID_HISTORY when `messages` holds something else than LangChain messages;
  *   STORE_CORRUPT when a checkpoint cannot be decoded.
  */
@@ -71,17 +72,20 @@ export async function readThreadHead(
   saver: BaseCheckpointSaver,
   threadId: string,
   checkpointId?: string,
+  readTuple?: (threadId: string, checkpointId?: string) => Promise<CheckpointTuple | undefined>,
 ): Promise<ThreadHead | undefined> {
   let tuple: CheckpointTuple | undefined;
   let raw: unknown;
   try {
-    tuple = await saver.getTuple({
-      configurable: {
-        thread_id: threadId,
-        checkpoint_ns: "",
-        ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }),
-      },
-    });
+    tuple = readTuple
+      ? await readTuple(threadId, checkpointId)
+      : await saver.getTuple({
+          configurable: {
+            thread_id: threadId,
+            checkpoint_ns: "",
+            ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }),
+          },
+        });
     if (!tuple) return undefined;
     raw = await messagesAt(saver, tuple);
   } catch (error) {

@@ -9,6 +9,7 @@ import type {
   ChannelVersions,
   Checkpoint,
   CheckpointMetadata,
+  CheckpointPendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import { headVerdict, type CompareAndSwapWriter, type WriteOutcome, type WriteRequest } from "./compare-and-swap.js";
 import { applyPostgresRecall } from "./recall-index/postgres-index.js";
@@ -26,6 +27,9 @@ export interface PostgresSaverInternals extends BaseCheckpointSaver {
     versions: ChannelVersions,
   ): Promise<unknown[][]>;
   _dumpMetadata(metadata: CheckpointMetadata): Promise<unknown>;
+  _loadCheckpoint(checkpoint: unknown, blobs: Array<[Uint8Array, Uint8Array, Uint8Array]>): Promise<Checkpoint>;
+  _loadMetadata(metadata: unknown): Promise<CheckpointMetadata>;
+  _loadWrites(writes: Array<[Uint8Array, Uint8Array, Uint8Array, Uint8Array]>): Promise<CheckpointPendingWrite[]>;
   SQL_STATEMENTS: { UPSERT_CHECKPOINT_BLOBS_SQL: string };
 }
 

@@ -124,7 +124,7 @@ class BackendThreadStore implements ThreadStore {
   }
 
   readHead(threadId: string, at?: string): Promise<ThreadHead | undefined> {
-    return readThreadHead(this.saver, threadId, at);
+    return readThreadHead(this.saver, threadId, at, this.parts.readTuple);
   }
 
   async readHeadId(threadId: string): Promise<string | undefined> {
