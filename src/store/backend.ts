@@ -18,7 +18,7 @@ export interface Backend {
    * The thread's root-namespace head (or its checkpoint `checkpointId`) as the saver's `getTuple` returns it, read
    * faster than the saver reads it; absent where the saver's own read is the one to use.
    */
-  readTuple?(threadId: string, checkpointId?: string): Promise<CheckpointTuple | undefined>;
+  readTuple?: (threadId: string, checkpointId?: string) => Promise<CheckpointTuple | undefined>;
   /** The id of the thread's root-namespace head, without reading the checkpoint itself. */
   headId(threadId: string): Promise<string | undefined>;
   /** Bytes of the head's JSON where it holds its messages as a list (a bound on their tokens); else undefined. */
