@@ -21,8 +21,11 @@ export async function readPostgresTuple(
   const pool = saver.pool as unknown as PostgresPool;
   const s = quoteIdentifier(saver.options.schema);
   const found = await pool.query(
-    `SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints
-     WHERE thread_id = $1 AND checkpoint_ns = '' ${checkpointId === undefined ? "ORDER BY checkpoint_id DESC LIMIT 1" : "AND checkpoint_id = $2"}`,
+    checkpointId === undefined
+      ? `SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints
+         WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`
+      : `SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints
+         WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2`,
     checkpointId === undefined ? [threadId] : [threadId, checkpointId],
   );
   const row = found.rows[0] as

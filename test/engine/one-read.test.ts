@@ -13,18 +13,25 @@ describe.each(["sqlite", "postgres"] as const)("one read of the head per compact
   beforeEach(async () => void (store = await createStore(kind)));
   afterEach(async () => store.close());
 
-  /** Counts the saver's getTuple calls for the thread's head while `run` runs. */
+  /**
+   * Counts the reads of the thread's head while `run` runs: the saver's getTuple calls for it (SQLite); on Postgres,
+   * where the store reads a checkpoint's rows itself (store/read-tuple-postgres.ts), the checkpoints PostgresSaver's
+   * own code loads, whichever way they were read.
+   */
   async function headReads(run: () => Promise<unknown>): Promise<number> {
-    const original = store.saver.getTuple.bind(store.saver);
     let reads = 0;
-    store.saver.getTuple = async (config) => {
-      if (config.configurable?.checkpoint_id === undefined) reads++;
-      return original(config);
+    const saver = store.saver as unknown as Record<string, (...args: never[]) => unknown>;
+    const method = kind === "postgres" ? "_loadCheckpoint" : "getTuple";
+    const original = saver[method]!;
+    saver[method] = function (this: unknown, ...args: never[]) {
+      const config = args[0] as { configurable?: { checkpoint_id?: string } } | undefined;
+      if (kind === "postgres" || config?.configurable?.checkpoint_id === undefined) reads++;
+      return original.apply(this, args);
     };
     try {
       await run();
     } finally {
-      store.saver.getTuple = original;
+      saver[method] = original;
     }
     return reads;
   }
