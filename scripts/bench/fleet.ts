@@ -183,8 +183,8 @@ async function benchFleet(): Promise<void> {
             ),
           );
   } finally {
-    await postgres.stop();
     watcher?.remove();
+    await postgres.stop();
   }
   const perMinute = (run: Run) => (run.compacted / run.seconds) * 60;
   const mean = (values: number[]) => values.reduce((total, value) => total + value, 0) / values.length;
