@@ -74,12 +74,23 @@ describe("docs/deploying.md: the Agent Server, run locally as the page says", ()
       .split("\n")
       .map((line) => installHere(line, tarball))
       .join("\n");
-    execFileSync("bash", ["-euo", "pipefail", "-c", script], {
-      cwd: work,
-      stdio: "pipe",
-      env: { ...process.env, npm_config_update_notifier: "false" },
-    });
     const folder = /mkdir (\S+)/.exec(setup!)![1]!;
+    const install = (env: Record<string, string>) =>
+      execFileSync("bash", ["-euo", "pipefail", "-c", script], {
+        cwd: work,
+        stdio: "pipe",
+        env: { ...process.env, npm_config_update_notifier: "false", ...env },
+      });
+    try {
+      install({});
+    } catch (error) {
+      // The registry not answering, or a stale copy of a package's versions (ETARGET for a version it lists): the
+      // steps run once more, every package's versions fetched afresh. Any other failure is the page's.
+      const said = String((error as { stderr?: unknown }).stderr ?? error);
+      if (!/ETARGET|ECONNRESET|ETIMEDOUT|EAI_AGAIN|E50\d/.test(said)) throw error;
+      rmSync(join(work, folder), { recursive: true, force: true });
+      install({ npm_config_prefer_online: "true" });
+    }
     project = join(work, folder);
 
     // Steps 2 and 3: the files as printed.
