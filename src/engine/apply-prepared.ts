@@ -38,15 +38,18 @@ export function rememberSnapshot(prepared: PreparedCompaction, head: ThreadHead)
 
 /**
  * The head to apply `prepared` to: its snapshot when that is still the head (checked by id; the compare-and-swap
- * checks again, and checks for pending writes, inside the write), else the head read afresh.
+ * checks again, and checks for pending writes, inside the write), else the head read afresh. `probed`: the head's id,
+ * when this try has probed it already (the write window's look), not probed a second time.
  */
 async function headFor(
   settings: ManagerSettings,
   prepared: PreparedCompaction,
   attempt: number,
+  probed?: string,
 ): Promise<{ head: ThreadHead; headId: string; base: ReportBase }> {
+  const currentId = async () => (probed ??= await settings.store.readHeadId(prepared.threadId));
   const snapshot = attempt === 1 ? snapshots.get(prepared) : undefined;
-  if (snapshot && (await settings.store.readHeadId(prepared.threadId)) === prepared.snapshotCheckpointId)
+  if (snapshot && (await currentId()) === prepared.snapshotCheckpointId)
     return {
       head: snapshot,
       headId: prepared.snapshotCheckpointId,
@@ -55,7 +58,7 @@ async function headFor(
   // A head read by an earlier try and still the head (a wait for a busy head, or for the write window): probed by
   // id and reused, not read and counted again on every look (the compare-and-swap checks for pending writes).
   const last = lastRead.get(prepared);
-  if (last && attempt > 1 && (await settings.store.readHeadId(prepared.threadId)) === last.headId)
+  if (last && attempt > 1 && (await currentId()) === last.headId)
     return { ...last, base: { ...last.base, attempts: attempt } };
   // The head moved: it is read again; counted from the snapshot's count and what was appended since (the rebase
   // carries those over), not counted whole a second time. A head that is not the snapshot grown is counted whole.
@@ -210,10 +213,11 @@ async function applyOnce(
   attempt: number,
 ): Promise<ApplyOutcome> {
   const { threadId, compacted } = prepared;
+  let probed: string | undefined;
   if (settings.writeWindow) {
     // A head outside the write window (manager-options.ts: WriteWindow) is not read at all: a busy thread's heads
     // come every few milliseconds, and reading each one whole took the worker's time from the head it could write.
-    const probed = await settings.store.readHeadId(threadId);
+    probed = await settings.store.readHeadId(threadId);
     const waiting = probed === undefined ? undefined : outsideWindow(settings, prepared, probed);
     if (waiting)
       return {
@@ -224,7 +228,7 @@ async function applyOnce(
         base: snapshotBase(prepared, probed!, attempt),
       };
   }
-  const { head, headId, base } = await headFor(settings, prepared, attempt);
+  const { head, headId, base } = await headFor(settings, prepared, attempt, probed);
   if (head.busyReason)
     return { kind: "busy", code: busyCode(head), reason: head.busyReason, waitable: head.busyKind === "run", base };
   // Judged again once the head is read: a read slowed by a busy machine would land the write after a next turn read it.
