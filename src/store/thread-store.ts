@@ -144,16 +144,10 @@ class BackendThreadStore implements ThreadStore {
   }
 
   async readCheckpoint(threadId: string, checkpointId: string): Promise<StoredCheckpoint | undefined> {
-    try {
-      const tuple = await this.saver.getTuple({
-        configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId },
-      });
-      if (!tuple || tuple.checkpoint.id !== checkpointId) return undefined;
-      const [stored] = await this.withMessages(threadId, [tuple]);
-      return stored;
-    } catch (error) {
-      throw asStoreReadError(error, threadId);
-    }
+    const stored = await this.readHead(threadId, checkpointId);
+    return stored?.tuple.checkpoint.id === checkpointId
+      ? { tuple: stored.tuple, messages: stored.messages }
+      : undefined;
   }
 
   async listCheckpoints(threadId: string): Promise<StoredCheckpoint[]> {
