@@ -9,9 +9,10 @@
  *   minute), with its retention of planted facts (bench:peers' figure).
  * Contenders: no compaction, a sliding window (trimMessages before each call), langchain's summarizationMiddleware
  * triggered at the budget keeping half of it and keeping 20 messages, and this library as wrapper and as middleware,
- * and with lower low-water marks (LOW_WATER); on the retention conversations also a prototype of cache-aware
+ * and its frontier of cost against retention as the trigger goes under the budget, for each form of the summary
+ * (FRONTIER); on the retention conversations also a prototype of cache-aware
  * scheduling (COLD_START: a compaction at each session's first turn, where the cache is cold). The targets table adds the bound of any scheduling (the defaults' calls
- * priced as if no compaction broke the cache: cost/priced-call.ts) and the library at about the keep-20 middleware's
+ * priced as if no compaction broke the cache: cost/priced-call.ts) and each frontier read at the keep-20 middleware's
  * cost.
  * The summarizers are offline here (the library's extractive one; summarizationMiddleware over the same extractive
  * text as a chat model): their calls cost nothing. With OPENAI_API_KEY the library also runs with LlmSummarizer, and
@@ -77,15 +78,32 @@ const PEER_NAMES = [
 const LLM_SUMMARIZER = "this library, LlmSummarizer (OPENAI_API_KEY)";
 const LIBRARY = new Set(["this library (defaults, offline)", "this library (CompactingSupervisor)"]);
 /**
- * The library with its trigger under the budget (a compaction comes sooner and leaves a smaller head): what a lower
- * trigger saves and what it gives up. The last one costs about what summarizationMiddleware keeping 20 messages
- * does: the targets table reads the two at equal cost.
+ * The one way to spend less: the trigger under the budget (a compaction comes sooner and leaves a smaller head). Its
+ * frontier for each form of the summary: the form's defaults (the trigger at the budget) and the trigger at these
+ * shares of the budget. The targets table reads each frontier at the keep-20 middleware's cost.
  */
-const LOW_WATER = [
-  { name: "this library, trigger 0.8 of the budget", triggerShare: 0.8 },
-  { name: "this library, trigger 0.6 of the budget", triggerShare: 0.6 },
-] as const;
-const EQUAL_COST = LOW_WATER[1].name;
+const TRIGGER_SHARES = [0.8, 0.6, 0.4] as const;
+const FORMS = [
+  {
+    form: "running summary",
+    defaults: LIBRARY,
+    name: (share: number) => `this library, trigger ${share} of the budget`,
+  },
+  {
+    form: "summary log",
+    defaults: new Set([SUMMARY_LOG]),
+    summaryLog: "append" as const,
+    name: (share: number) => `this library, summaryLog "append", trigger ${share} of the budget`,
+  },
+];
+const FRONTIER = FORMS.flatMap(({ name, summaryLog }) =>
+  TRIGGER_SHARES.map((triggerShare) => ({
+    name: name(triggerShare),
+    triggerShare,
+    ...(summaryLog ? { summaryLog } : {}),
+  })),
+);
+
 /**
  * Cache-aware scheduling's prototype (retention/contenders.ts): a compaction at each turn that finds the cache cold,
  * when the thread holds `mark` of the limit or more (the low-water mark itself, or nearly the limit).
@@ -129,7 +147,7 @@ export async function benchCost({
           RETENTION_NAMES.includes(contender.name) || (contender.name === LLM_SUMMARIZER && !contender.skip?.()),
       ),
       summarizationContender(KEEP_20, () => ({ messages: 20 })),
-      ...LOW_WATER.map(({ name, ...variant }) =>
+      ...FRONTIER.map(({ name, ...variant }) =>
         library(name, (counter) => new ExtractiveSummarizer({ counter }), variant),
       ),
       ...COLD_START.map(({ name, mark }) => coldStartContender(name, mark)),
@@ -155,6 +173,7 @@ export async function benchCost({
   for (const sheet of PRICE_SHEETS) {
     const rows: Array<Record<string, string>> = [];
     const targets: Array<Record<string, string>> = [];
+    const frontier: Array<Record<string, string>> = [];
     for (const workload of [...new Set(runs.map((run) => run.workload))]) {
       const of = (name: string) => runs.find((run) => run.workload === workload && run.name === name);
       const cost = (run: Run | undefined) => (run ? costOf(run, sheet) : Number.NaN);
@@ -181,7 +200,6 @@ export async function benchCost({
       const defaults = runs.find((run) => run.workload === workload && LIBRARY.has(run.name));
       const window = of("trimMessages (sliding window)");
       const keep20 = of(KEEP_20);
-      const equalCost = of(EQUAL_COST);
       // A run's cost against its bound: the same calls priced as if no compaction broke the cache (#60's target).
       const boundRatio = (run: Run | undefined, prices: typeof sheet) =>
         run
@@ -190,6 +208,28 @@ export async function benchCost({
               (priceCalls(run.calls, prices, { unbroken: true }).cost + priceSummarizer(run.summarizer, prices))
             ).toFixed(2)
           : "—";
+      // A form's settings in the option's order: its defaults (the trigger at the budget), then TRIGGER_SHARES.
+      const frontierOf = ({ defaults: names, name }: (typeof FORMS)[number]) => [
+        runs.find((run) => run.workload === workload && names.has(run.name)),
+        ...TRIGGER_SHARES.map((share) => of(name(share))),
+      ];
+      const costHeld = (run: Run | undefined) =>
+        run
+          ? `${fixed(cost(run) / reference)}, ${run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`}`
+          : "—";
+      [1, ...TRIGGER_SHARES].forEach((share, index) =>
+        frontier.push({
+          workload,
+          trigger: `${share} of the budget${index === 0 ? " (the default)" : ""}`,
+          ...Object.fromEntries(FORMS.map((form) => [`${form.form}: cost, held`, costHeld(frontierOf(form)[index])])),
+        }),
+      );
+      for (const name of [KEEP_20, "trimMessages (sliding window)"])
+        frontier.push({
+          workload,
+          trigger: name,
+          ...Object.fromEntries(FORMS.map((form) => [`${form.form}: cost, held`, costHeld(of(name))])),
+        });
       const heldRatio = (a: Run | undefined, b: Run | undefined) =>
         a?.held !== undefined && b?.held ? (a.held / b.held).toFixed(2) : "—";
       targets.push({
@@ -204,7 +244,12 @@ export async function benchCost({
                 cost(keep20),
             )
           : "—",
-        "low-water 0.4, summary 0.3 / keep 20: cost, held": `${fixed(cost(equalCost) / cost(keep20))}, ${heldRatio(equalCost, keep20)}`,
+        ...Object.fromEntries(
+          FORMS.map((form) => [
+            `${form.form} at keep 20's cost: held / keep 20's (>= 1.5)`,
+            atCost(frontierOf(form), cost, cost(keep20), keep20),
+          ]),
+        ),
         "defaults / their bound (<= 1.05)": boundRatio(defaults, sheet),
         "summary log / its bound (<= 1.05)": boundRatio(of(SUMMARY_LOG), sheet),
       });
@@ -212,6 +257,10 @@ export async function benchCost({
     printTable(
       `What a conversation costs at a ${BUDGET * 100}% budget, ${sheet.name}; cost relative to no compaction with caching, per workload`,
       rows,
+    );
+    printTable(
+      `The one way to spend less, ${sheet.name}: the trigger under the budget, cost (no compaction = 1) and held for each form of the summary, beside the keep-20 middleware and the window (the same figures in both columns)`,
+      frontier,
     );
     printTable(`The targets of this run, ${sheet.name}`, targets);
   }
@@ -228,6 +277,28 @@ export async function benchCost({
   );
 }
 
+/**
+ * A frontier's evidence (or facts) held at `target` cost, against `reference`'s: read off the line between the first
+ * two neighbouring settings (in the option's order) whose costs bracket `target`; a dash where none do (the frontier
+ * does not reach that cost) or a setting did not run.
+ */
+function atCost(
+  points: ReadonlyArray<Run | undefined>,
+  cost: (run: Run) => number,
+  target: number,
+  reference: Run | undefined,
+): string {
+  if (!reference?.held || points.some((run) => run?.held === undefined)) return "—";
+  const line = (points as Run[]).map((run) => ({ cost: cost(run), held: run.held! }));
+  for (let index = 1; index < line.length; index++) {
+    const [a, b] = [line[index - 1]!, line[index]!];
+    if (Math.min(a.cost, b.cost) > target || Math.max(a.cost, b.cost) < target) continue;
+    const held = a.cost === b.cost ? a.held : a.held + ((b.held - a.held) * (target - a.cost)) / (b.cost - a.cost);
+    return (held / reference.held).toFixed(2);
+  }
+  return "—";
+}
+
 /** A ratio to two places, or a dash where a contender did not run (`--only`). */
 const fixed = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : "—");
 
@@ -242,7 +313,7 @@ async function agentRuns(counter: TokenCounter, dir: string, only?: readonly str
     ...PEER_CONTENDERS.filter((contender) => PEER_NAMES.includes(contender.name)),
     peerSummarization(KEEP_20, () => ({ messages: 20 })),
     libraryContender(SUMMARY_LOG, undefined, { summaryLog: "append" }),
-    ...LOW_WATER.map(({ name, ...lowWater }) => libraryContender(name, undefined, lowWater)),
+    ...FRONTIER.map(({ name, ...lowWater }) => libraryContender(name, undefined, lowWater)),
   ].filter((contender) => chosen(contender.name, only));
   // The same tools on every call: the cache serves them first.
   const tools = createPlayer(conversation, counter).tools;
