@@ -313,7 +313,7 @@ async function agentRuns(counter: TokenCounter, dir: string, only?: readonly str
     ...PEER_CONTENDERS.filter((contender) => PEER_NAMES.includes(contender.name)),
     peerSummarization(KEEP_20, () => ({ messages: 20 })),
     libraryContender(SUMMARY_LOG, undefined, { summaryLog: "append" }),
-    ...FRONTIER.map(({ name, ...lowWater }) => libraryContender(name, undefined, lowWater)),
+    ...FRONTIER.map(({ name, ...variant }) => libraryContender(name, undefined, variant)),
   ].filter((contender) => chosen(contender.name, only));
   // The same tools on every call: the cache serves them first.
   const tools = createPlayer(conversation, counter).tools;
