@@ -190,6 +190,7 @@ export async function benchCost({
           "relative cost": (total / reference).toFixed(2),
           "cost per call": (total / totals.calls).toFixed(0),
           "cache-breaking rewrites": String(totals.rewrites),
+          "tokens rewritten per rewrite": perRewrite(totals).toLocaleString("en-US"),
           "held (evidence / facts)": run.held === undefined ? "—" : `${(run.held * 100).toFixed(1)}%`,
           "summarizer tokens in / out":
             run.summarizer && run.summarizer.calls > 0
@@ -250,6 +251,12 @@ export async function benchCost({
             atCost(frontierOf(form), cost, cost(keep20), keep20),
           ]),
         ),
+        "log / running summary: tokens rewritten per rewrite (<= 0.5)":
+          defaults && of(SUMMARY_LOG)
+            ? fixed(
+                perRewrite(priceCalls(of(SUMMARY_LOG)!.calls, sheet)) / perRewrite(priceCalls(defaults.calls, sheet)),
+              )
+            : "—",
         "defaults / their bound (<= 1.05)": boundRatio(defaults, sheet),
         "summary log / its bound (<= 1.05)": boundRatio(of(SUMMARY_LOG), sheet),
       });
@@ -298,6 +305,10 @@ function atCost(
   }
   return "—";
 }
+
+/** The tokens a contender's cache-breaking calls wrote again, per such call (0 without any). */
+const perRewrite = ({ rewrites, rewritten }: { rewrites: number; rewritten: number }) =>
+  rewrites === 0 ? 0 : Math.round(rewritten / rewrites);
 
 /** A ratio to two places, or a dash where a contender did not run (`--only`). */
 const fixed = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : "—");

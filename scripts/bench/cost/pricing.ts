@@ -62,6 +62,8 @@ export interface CostTotals {
   cachedRead: number;
   calls: number;
   rewrites: number;
+  /** Tokens the rewrites sent again: what each cache-breaking call wrote anew besides what it appended. */
+  rewritten: number;
 }
 
 /**
@@ -86,7 +88,15 @@ export function priceCalls(
     input += call.cached + call.fresh;
     cachedRead += hit;
   }
-  return { cost, input, cachedRead, calls: calls.length, rewrites: calls.filter((call) => call.rewrite).length };
+  const rewrites = calls.filter((call) => call.rewrite);
+  return {
+    cost,
+    input,
+    cachedRead,
+    calls: calls.length,
+    rewrites: rewrites.length,
+    rewritten: rewrites.reduce((total, call) => total + call.fresh - call.appended, 0),
+  };
 }
 
 /**
