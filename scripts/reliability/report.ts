@@ -37,10 +37,11 @@ const rows = [
   },
   {
     suite: "crash safety (SIGKILL, SQLite)",
-    size: `${n(crash?.trials)} + ${n(crash?.rebaseTrials)} trials on ${n(crash?.messagesPerThread)} messages`,
+    size: `${n(crash?.trials)} + ${n(crash?.rebaseTrials)} + ${n(crash?.logTrials)} trials on ${n(crash?.messagesPerThread)} messages`,
     exercised:
       `${n(crash?.trials)} kills, head old ${n(crash?.headsOld)} / new ${n(crash?.headsNew)}, last phase ${JSON.stringify(crash?.lastPhaseBeforeKill ?? {})}; ` +
-      `${n(crash?.rebaseTrials)} kills around a rebased write, heads ${JSON.stringify(crash?.rebaseHeads ?? {})}`,
+      `${n(crash?.rebaseTrials)} kills around a rebased write, heads ${JSON.stringify(crash?.rebaseHeads ?? {})}; ` +
+      `${n(crash?.logTrials)} kills in a log thread's segment, reflection and write, heads ${JSON.stringify(crash?.logHeads ?? {})}`,
     lost: n(crash?.messagesLost),
   },
   {

@@ -30,6 +30,8 @@ import { createTeam } from "../support/team.js";
 // npm test: each named phase once, then kills at drawn statements; test:reliability: 200 and 50 trials.
 const TRIALS = size("CRASH_TRIALS", 7, 200);
 const REBASE_TRIALS = size("CRASH_REBASE_TRIALS", 6, 50);
+// npm test: each phase of a log's compaction once; test:reliability: 40 trials, the rest at drawn statements.
+const LOG_TRIALS = size("CRASH_LOG_TRIALS", 7, 40);
 // npm test: each prune phase and one drawn statement; test:reliability: every statement of the prune.
 const PRUNE_TRIALS = FULL ? Infinity : size("CRASH_PRUNE_TRIALS", 1, 1);
 const PRUNE_PHASES = ["prune:in-transaction", "prune:backfilled", "prune:deleted"];
@@ -44,7 +46,11 @@ const PHASES = [
 const THREAD = "crash";
 
 /** Runs the compaction (or prune) child, which kills itself on reaching `killAt` (if given). */
-function runChild(path: string, killAt?: string, mode: "plain" | "rebase" | "prune" = "plain"): Promise<StepRun> {
+function runChild(
+  path: string,
+  killAt?: string,
+  mode: "plain" | "rebase" | "prune" | "log" = "plain",
+): Promise<StepRun> {
   return runStepChild("test/support/compact-child.ts", [path, THREAD, killAt ?? "-", mode]);
 }
 
@@ -52,7 +58,7 @@ function runChild(path: string, killAt?: string, mode: "plain" | "rebase" | "pru
 async function killAndCheck(
   path: string,
   killAt: string,
-  mode: "plain" | "rebase" | "prune",
+  mode: "plain" | "rebase" | "prune" | "log",
   label: string,
 ): Promise<StepRun> {
   const run = await runChild(path, killAt, mode);
@@ -247,6 +253,89 @@ describe("crash safety (SIGKILL during compaction, SQLite)", () => {
       expect(heads.rebased).toBeGreaterThan(0);
     },
     120_000 + REBASE_TRIALS * 10_000,
+  );
+  it(
+    `a log thread: survives kills during its new segment, during a reflection of the older segments and inside the write`,
+    async () => {
+      const LOG_PHASES = [
+        "summarizing",
+        "reflecting",
+        "reflected",
+        "in-transaction",
+        "in-transaction:recall",
+        "committed:compacted",
+      ];
+      // Compact the thread as a log, uninterrupted, until a compaction reflects: the file before that one is where
+      // every trial starts.
+      const base = join(dir, "log-base.sqlite");
+      copyFileSync(pristine, base);
+      let calibration: StepRun | undefined;
+      for (let compaction = 0; compaction < 8 && !calibration; compaction++) {
+        const probe = join(dir, "log-probe.sqlite");
+        copyFileSync(base, probe);
+        const run = await runChild(probe, undefined, "log");
+        expect(run.steps.at(-1)).toBe("committed:compacted");
+        if (run.steps.includes("reflecting")) calibration = run;
+        else copyFileSync(probe, base);
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(`${probe}${suffix}`, { force: true });
+      }
+      expect(calibration, "a log compaction that reflects").toBeDefined();
+      const before = SqliteSaver.fromConnString(base);
+      const config = { configurable: { thread_id: THREAD } };
+      const baseHead = (await before.getTuple(config))!;
+      const baseMessages = baseHead.checkpoint.channel_values.messages as BaseMessage[];
+      // The messages of the head before, summaries aside (a summary is replaced, never indexed).
+      const baseIds = baseMessages.filter((message) => !getSummaryProvenance(message)).map((message) => message.id!);
+      const baseSegments = getSummaryProvenance(baseMessages[1])?.segments;
+      expect(baseSegments?.length).toBeGreaterThan(0);
+      before.db.pragma("wal_checkpoint(TRUNCATE)");
+      before.db.close();
+      const baseIndexed = indexedIds(base);
+      const random = createRandom(FUZZ_SEED + 3);
+      const heads = { old: 0, new: 0 };
+      for (let index = 0; index < Math.max(LOG_PHASES.length, LOG_TRIALS); index++) {
+        const path = join(dir, `log-${index}.sqlite`);
+        copyFileSync(base, path);
+        const killAt = index < LOG_PHASES.length ? LOG_PHASES[index]! : `sql:${random.int(1, calibration!.total!)}`;
+        await killAndCheck(path, killAt, "log", `log trial ${index} (${killAt})`);
+        const saver = SqliteSaver.fromConnString(path);
+        const head = (await saver.getTuple(config))!;
+        const indexed = indexedIds(path);
+        if (head.checkpoint.id === baseHead.checkpoint.id) {
+          heads.old++;
+          expect([...indexed].sort(), `log trial ${index} (${killAt})`).toEqual([...baseIndexed].sort());
+        } else {
+          heads.new++;
+          // A complete replacement: the reflected log and its new segment, the messages that left the head indexed.
+          expect(head.parentConfig?.configurable?.checkpoint_id).toBe(baseHead.checkpoint.id);
+          const messages = head.checkpoint.channel_values.messages as BaseMessage[];
+          expect(validateHistory(messages)).toEqual([]);
+          const provenance = getSummaryProvenance(messages[1]);
+          expect(provenance?.replacedCheckpointId).toBe(baseHead.checkpoint.id);
+          expect(provenance?.condensations ?? 0).toBeGreaterThan(0);
+          const kept = new Set(messages.map((message) => message.id));
+          const left = baseIds.filter((id) => !kept.has(id) && !baseIndexed.includes(id));
+          expect(left.length).toBeGreaterThan(0);
+          expect([...indexed].sort(), `log trial ${index} (${killAt})`).toEqual([...baseIndexed, ...left].sort());
+        }
+        const audit = await auditThread(saver, config);
+        expect(audit.problems, `log trial ${index} (${killAt})`).toEqual([]);
+        expect(audit.messagesEver).toBe(originalIds.length);
+        const { agent } = createTestAgent(saver);
+        const result = await agent.invoke(
+          { messages: [new HumanMessage({ id: `log-next-${index}`, content: "And what is the total?" })] },
+          config,
+        );
+        expect(result.messages.at(-1)!.getType()).toBe("ai");
+        expect((await auditThread(saver, config)).problems).toEqual([]);
+        saver.db.close();
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+      }
+      recordFigures("crash", { logTrials: Math.max(LOG_PHASES.length, LOG_TRIALS), logHeads: heads });
+      expect(heads.old).toBeGreaterThan(0);
+      expect(heads.new).toBeGreaterThan(0);
+    },
+    120_000 + LOG_TRIALS * 10_000,
   );
   it(
     `pruning: survives kills at each phase and at ${PRUNE_TRIALS === Infinity ? "every" : PRUNE_TRIALS} SQL statement(s) of a prune: the head stays, every message stays`,

@@ -1,6 +1,6 @@
 /**
  * A process that compacts one thread of a SQLite file and may be killed at any step:
- *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt|-] [plain|rebase|prune]
+ *   node --import tsx test/support/compact-child.ts <sqlite-path> <thread> [killAt|-] [plain|rebase|prune|log]
  * It writes each step it reaches to stdout synchronously, so the parent knows where a kill landed, and with
  * `killAt` it sends itself SIGKILL on reaching that step — no timer decides where a kill lands, so a loaded machine
  * runs the same schedule. Steps:
@@ -8,6 +8,9 @@
  *   summary, so the write is a rebase), "in-transaction" (inside the write's SQLite transaction, after
  *   the checkpoint INSERT, before COMMIT), "in-transaction:recall" (after the first row of the recall index),
  *   "committed:<status>";
+ * - with mode `log` (the summary as a log, `summaryLog: "append"`): "summarizing" and "summarized" around the new
+ *   segment, and "reflecting" and "reflected" around a reflection of the older segments, when the log passes its
+ *   budget;
  * - with mode `prune` (a prune keeping the head only, instead of a compaction): "prune:in-transaction" (the head
  *   checked), "prune:backfilled" (the transcript written), "prune:deleted" (before COMMIT), "committed:<status>";
  * - "sql:<n>": the n-th SQL statement the child runs after "started" (reads, the transaction's statements, every
@@ -74,9 +77,11 @@ const extractive = new ExtractiveSummarizer();
 const summarizer: Summarizer = {
   name: "observed-extractive",
   async summarize(input) {
-    step("summarizing");
+    // A log's reflection folds the older segments in with no messages of its own.
+    const reflection = mode === "log" && input.messages.length === 0;
+    step(reflection ? "reflecting" : "summarizing");
     const text = await extractive.summarize(input);
-    step("summarized");
+    step(reflection ? "reflected" : "summarized");
     if (mode === "rebase") {
       // Another writer's turn lands between the summary and its write: the write must carry it over.
       const { agent } = createTestAgent(saver);
@@ -96,7 +101,11 @@ if (mode === "prune") {
   const report = await pruneThread(saver, { configurable: { thread_id: threadId } }, { keep: 1 });
   step(`committed:${report.status}`);
 } else {
-  const manager = new HistoryManager({ checkpointer: saver, summarizer });
+  const manager = new HistoryManager({
+    checkpointer: saver,
+    summarizer,
+    ...(mode === "log" ? { summaryLog: "append" as const } : {}),
+  });
   const report = await manager.compactThread({ configurable: { thread_id: threadId } }, { compactionRatio: 0.5 });
   step(`committed:${report.status}`);
 }
