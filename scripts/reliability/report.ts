@@ -32,7 +32,7 @@ const rows = [
   {
     suite: "property-based (fast-check)",
     size: `${n(fuzz?.pureCases)} histories + ${n(fuzz?.storedCases)} stored threads (seed ${fuzz?.seed ?? "—"})`,
-    exercised: `${n(fuzz?.pureCompacted)} compactions, ${n(fuzz?.runningSummaries)} running summaries, ${n(fuzz?.storedAudits)} audits, ${n(fuzz?.logCompactions)} compactions into a summary log`,
+    exercised: `${n(fuzz?.pureCompacted)} compactions, ${n(fuzz?.runningSummaries)} running summaries, ${n(fuzz?.storedAudits)} audits, ${n(fuzz?.logCompactions)} compactions into a summary log, ${n(fuzz?.formSwitches)} switches of a thread between the two forms`,
     lost: n(fuzz?.messagesLost),
   },
   {

@@ -98,13 +98,17 @@ describe("fuzzed histories", () => {
       let audited = 0;
       let lost = 0;
       let logs = 0;
+      let switches = 0;
       await fc.assert(
         fc.asyncProperty(
           historyShape,
-          fc.array(fc.tuple(ratio, historyShape), { minLength: 1, maxLength: 3 }),
+          // Each round compacts in a form drawn for it: a thread switches between the running summary and the log.
+          fc.array(fc.tuple(ratio, historyShape, fc.constantFrom("rewrite" as const, "append" as const)), {
+            minLength: 1,
+            maxLength: 3,
+          }),
           text,
-          fc.constantFrom("rewrite" as const, "append" as const),
-          async (shape, rounds, todo, summaryLog) => {
+          async (shape, rounds, todo) => {
             const saver = new MemorySaver();
             const graph = new StateGraph(State)
               .addNode("agent", async () => ({}))
@@ -120,14 +124,19 @@ describe("fuzzed histories", () => {
               "agent",
             );
             const otherHead = await saver.getTuple(other);
-            const compactor = manager(saver, summaryLog);
-            for (const [[compactionRatio, next], round] of rounds.map((value, index) => [value, index] as const)) {
+            const compactors = { rewrite: manager(saver, "rewrite"), append: manager(saver, "append") };
+            let form: "rewrite" | "append" | undefined;
+            for (const [[compactionRatio, next, summaryLog], round] of rounds.map(
+              (value, index) => [value, index] as const,
+            )) {
               const before = await graph.getState(config);
-              const report = await compactor.compactThread(config, { compactionRatio });
+              const report = await compactors[summaryLog].compactThread(config, { compactionRatio });
               const after = await graph.getState(config);
               if (report.status === "compacted") {
                 expect(leadingSystem(after.values.messages)).toEqual(leadingSystem(before.values.messages));
                 if (summaryLog === "append") logs++;
+                if (form !== undefined && form !== summaryLog) switches++;
+                form = summaryLog;
               } else {
                 expect(after.config.configurable?.checkpoint_id).toBe(before.config.configurable?.checkpoint_id);
               }
@@ -151,9 +160,11 @@ describe("fuzzed histories", () => {
         storedCases: STORED_RUNS,
         storedAudits: audited,
         logCompactions: logs,
+        formSwitches: switches,
         messagesLost: lost,
       });
       expect(logs).toBeGreaterThan(0);
+      expect(switches).toBeGreaterThan(0);
     },
     60_000 + STORED_RUNS * 60,
   );
